@@ -1,0 +1,269 @@
+/*
+ * racesim physics: the deterministic vehicle-physics core.
+ *
+ * A world holds cars and steps them at a fixed tick with a fixed number of
+ * substeps. The state after N ticks is a pure function of the initial state,
+ * the parameters (car definitions, ground) and the quantised inputs, bit for
+ * bit on every compiler, optimisation level and architecture we support (see
+ * docs/DETERMINISM.md). The state serialises to canonical little-endian bytes
+ * (the snapshot) and its 64-bit hash is computed over those bytes.
+ *
+ * Conventions: SI units; world frame x, y horizontal and z up; car body frame
+ * x forward, y left, z up (ISO 8855); positive yaw turns left.
+ *
+ * Thread rules: a world is not thread-safe; different worlds share nothing and
+ * may be stepped on different threads. Car parameters are immutable after
+ * creation and may be shared by any number of worlds and threads.
+ */
+#ifndef RACESIM_PHYSICS_H
+#define RACESIM_PHYSICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever any simulation result changes. Lap records store it. */
+#define RS_PHYSICS_VERSION 1u
+
+typedef enum rs_status {
+    RS_OK = 0,
+    RS_ERR_IO,        /* a file could not be read */
+    RS_ERR_PARSE,     /* malformed text (JSON, .tir) */
+    RS_ERR_RANGE,     /* a value is outside its legal range */
+    RS_ERR_MISSING,   /* a required field is absent */
+    RS_ERR_NOMEM,     /* allocation failed */
+    RS_ERR_FULL,      /* no room for another car */
+    RS_ERR_BUFFER,    /* caller's buffer too small, or bytes truncated */
+    RS_ERR_FORMAT,    /* bytes are not a snapshot/parameter block we accept */
+    RS_ERR_MISMATCH,  /* snapshot does not match this world's parameters */
+    RS_ERR_NONFINITE, /* a NaN or Inf appeared in the state: a bug, reported */
+    RS_ERR_ARG        /* an invalid argument (bad id, NULL) */
+} rs_status;
+
+/* A static English description of a status. Never fails. */
+const char *rs_status_str(rs_status status);
+
+/* ------------------------------------------------------------------ inputs */
+
+#define RS_STEER_MAX 32767 /* steer is in [-RS_STEER_MAX, RS_STEER_MAX], + = left */
+#define RS_PEDAL_MAX 255   /* throttle, brake, clutch, handbrake in [0, 255] */
+
+enum {
+    RS_GEAR_REVERSE = -1,
+    RS_GEAR_NEUTRAL = 0,
+    RS_GEAR_KEEP = -128 /* rs_input.gear: no gear request this tick */
+};
+
+/* rs_input.buttons: shift requests act on the rising edge (held = one shift). */
+enum { RS_BUTTON_SHIFT_UP = 1u << 0, RS_BUTTON_SHIFT_DOWN = 1u << 1 };
+
+/* One car's controls for one tick. Integers only, so every machine sees the
+ * same values; out-of-range fields are clamped by the world. */
+typedef struct rs_input {
+    int16_t steer;     /* -32767 full right .. 32767 full left */
+    uint8_t throttle;  /* 0..255 */
+    uint8_t brake;     /* 0..255 */
+    uint8_t clutch;    /* pedal, 0 released (engaged) .. 255 pressed; manual clutch only */
+    uint8_t handbrake; /* 0..255, rear axle */
+    int8_t gear;       /* requested gear (-1 R, 0 N, 1..n) or RS_GEAR_KEEP */
+    uint8_t buttons;   /* RS_BUTTON_* */
+} rs_input;
+
+/* A neutral input: no pedals, centred steering, no gear request. */
+rs_input rs_input_default(void);
+
+/* Quantises floating-point controls (steer in [-1, 1], pedals in [0, 1]) into
+ * an input, clamping out-of-range and NaN values. For AI drivers and tools. */
+rs_input rs_input_quantise(double steer, double throttle, double brake, double clutch,
+                           double handbrake);
+
+/* ------------------------------------------------------------ car params */
+
+/* Parsed, validated car parameters (body, suspension, tyres, drivetrain,
+ * aero). Immutable; shared by reference between worlds. */
+typedef struct rs_car_params rs_car_params;
+
+/* Loads a car definition JSON file (and the .tir files it names, relative to
+ * the JSON file). On error returns a status and writes a message naming the
+ * file and field (or line) into err; *out is left NULL. Caller frees with
+ * rs_car_params_destroy. */
+rs_status rs_car_params_load(const char *path, rs_car_params **out, char *err, size_t err_len);
+
+/* Rebuilds parameters from a canonical block (as sent to clients). The block
+ * is fully validated. Caller frees with rs_car_params_destroy. */
+rs_status rs_car_params_from_block(const uint8_t *block, size_t len, rs_car_params **out,
+                                   char *err, size_t err_len);
+
+/* Writes the canonical block. Returns the block's size; writes nothing when
+ * buf is NULL or cap is too small (size-query idiom). Never fails. */
+size_t rs_car_params_block(const rs_car_params *params, uint8_t *buf, size_t cap);
+
+/* 64-bit hash of the canonical block: the identity of a car definition. */
+uint64_t rs_car_params_hash(const rs_car_params *params);
+
+/* The definition's display name, borrowed until rs_car_params_destroy. */
+const char *rs_car_params_name(const rs_car_params *params);
+
+/* Accepts NULL. */
+void rs_car_params_destroy(rs_car_params *params);
+
+/* ------------------------------------------------------------------ ground */
+
+/* Surface kinds a ground lookup may report. */
+typedef enum rs_surface {
+    RS_SURFACE_ASPHALT = 0,
+    RS_SURFACE_KERB = 1,
+    RS_SURFACE_GRASS = 2,
+    RS_SURFACE_GRAVEL = 3,
+    RS_SURFACE_COUNT
+} rs_surface;
+
+/* How a surface changes a tyre: friction scale and extra rolling drag. */
+typedef struct rs_surface_params {
+    double grip_scale;        /* multiplies the tyre's peak friction; asphalt 1 */
+    double rolling_drag_coef; /* extra rolling resistance force / wheel load; asphalt 0 */
+} rs_surface_params;
+
+/* What the ground is like at one horizontal point. */
+typedef struct rs_ground_hit {
+    double height_m;  /* ground height at (x, y) */
+    double normal[3]; /* unit normal, pointing up */
+    uint8_t surface;  /* rs_surface */
+} rs_ground_hit;
+
+/* A ground lookup: the track module supplies one; NULL means a flat asphalt
+ * plane at z = 0. Must be a pure function of (ctx, x, y). */
+typedef void (*rs_ground_fn)(const void *ctx, double x_m, double y_m, rs_ground_hit *out);
+
+/* ------------------------------------------------------------------- world */
+
+typedef struct rs_world rs_world;
+
+/* A car in a world. Zero means none. */
+typedef struct rs_car_id {
+    uint16_t index1; /* slot index + 1 */
+} rs_car_id;
+
+typedef struct rs_world_def {
+    uint32_t tick_hz;    /* ticks per second. Usually 60 */
+    uint32_t substeps;   /* integration substeps per tick. Usually 4; 1..64 */
+    uint32_t max_cars;   /* capacity, allocated at creation. Usually 16; 1..65535 */
+    rs_ground_fn ground; /* NULL: flat asphalt plane at z = 0 */
+    const void *ground_ctx;
+    rs_surface_params surfaces[RS_SURFACE_COUNT];
+} rs_world_def;
+
+/* Sensible defaults: 60 Hz, 4 substeps, 16 cars, flat plane, standard surfaces. */
+rs_world_def rs_world_default(void);
+
+/* Creates a world; allocates everything it will ever need. Caller frees with
+ * rs_world_destroy. On error *out is NULL. */
+rs_status rs_world_create(const rs_world_def *def, rs_world **out);
+
+/* Accepts NULL. Does not free car parameters (the caller owns them). */
+void rs_world_destroy(rs_world *world);
+
+typedef enum rs_transmission {
+    RS_TRANSMISSION_AUTO = 0,  /* gearbox shifts itself (up/down hysteresis) */
+    RS_TRANSMISSION_MANUAL = 1 /* only gear requests and shift buttons shift */
+} rs_transmission;
+
+typedef enum rs_clutch_mode {
+    RS_CLUTCH_AUTO = 0,  /* launch and shifts handled; the pedal is ignored */
+    RS_CLUTCH_MANUAL = 1 /* the clutch pedal input drives the clutch */
+} rs_clutch_mode;
+
+/* Where and how a car starts. */
+typedef struct rs_car_spawn {
+    double pos_m[3];   /* position of the centre of mass; z = 0 puts it at ride height */
+    double yaw_rad;    /* heading, 0 = +x */
+    double speed_m_s;  /* initial forward speed; wheels spin to match */
+    int8_t gear;       /* initial gear; 0 = neutral */
+    uint8_t transmission; /* rs_transmission */
+    uint8_t clutch_mode;  /* rs_clutch_mode */
+} rs_car_spawn;
+
+rs_car_spawn rs_car_spawn_default(void);
+
+/* Adds a car at rest on its suspension at the spawn pose. params is borrowed
+ * and must outlive the world. Returns RS_ERR_FULL when max_cars are present. */
+rs_status rs_world_add_car(rs_world *world, const rs_car_params *params,
+                           const rs_car_spawn *spawn, rs_car_id *out);
+
+/* Number of cars added so far; ids are {1}..{count} in insertion order. */
+uint32_t rs_world_car_count(const rs_world *world);
+
+/* Sets the input used by every following tick until changed. Out-of-range
+ * fields are clamped. Returns RS_ERR_ARG for an unknown id. */
+rs_status rs_world_set_input(rs_world *world, rs_car_id car, const rs_input *input);
+
+/* Advances every car one tick. Allocates nothing. Returns RS_ERR_NONFINITE
+ * (and leaves the world unchanged from then on) if a NaN or Inf appears. */
+rs_status rs_world_step(rs_world *world);
+
+/* Ticks stepped since creation (or since the restored snapshot's tick). */
+uint64_t rs_world_tick(const rs_world *world);
+
+/* Canonical snapshot of the dynamic state (not the parameters, which are
+ * identified by their hashes inside it). Returns the size; writes only when
+ * buf is non-NULL and cap is large enough. Never fails. */
+size_t rs_world_snapshot(const rs_world *world, uint8_t *buf, size_t cap);
+
+/* Restores a snapshot taken from a world with the same cars (same parameter
+ * hashes, in the same order) and definition. On error the world is unchanged. */
+rs_status rs_world_restore(rs_world *world, const uint8_t *buf, size_t len);
+
+/* 64-bit hash of the snapshot bytes (-0.0 written as +0.0). */
+uint64_t rs_world_hash(const rs_world *world);
+
+/* 64-bit hash of one car's part of the snapshot, for naming a divergence. */
+uint64_t rs_world_car_hash(const rs_world *world, rs_car_id car);
+
+/* ------------------------------------------------------------ observation */
+
+typedef struct rs_wheel_state {
+    double load_n;        /* vertical tyre force Fz */
+    double fx_n, fy_n;    /* tyre forces, ISO-W wheel axes */
+    double mz_nm;         /* aligning moment */
+    double slip_ratio;    /* transient longitudinal slip kappa' */
+    double slip_angle_rad;/* atan of transient tan(alpha') */
+    double omega_rad_s;   /* wheel spin */
+    double travel_m;      /* suspension compression from the design position */
+    double steer_rad;     /* road-wheel steer angle */
+    double camber_rad;
+    uint8_t surface;      /* rs_surface under the wheel */
+    bool grounded;
+} rs_wheel_state;
+
+typedef struct rs_car_state {
+    double pos_m[3];
+    double quat[4];        /* w, x, y, z: body to world */
+    double vel_m_s[3];     /* world frame */
+    double angvel_rad_s[3];/* world frame */
+    double speed_m_s;      /* |velocity| */
+    double forward_speed_m_s; /* along the body x axis */
+    double yaw_rad;        /* heading in (-pi, pi] */
+    double engine_rpm;
+    double engine_torque_nm; /* engine output torque this tick (after throttle/limiter) */
+    double clutch_engagement;/* 0 open .. 1 fully engaged */
+    int gear;              /* -1 R, 0 N, 1..n */
+    bool shifting;
+    double drive_power_w;  /* power delivered to the driven wheels' hubs */
+    rs_wheel_state wheels[4]; /* FL, FR, RL, RR */
+} rs_car_state;
+
+enum { RS_WHEEL_FL = 0, RS_WHEEL_FR = 1, RS_WHEEL_RL = 2, RS_WHEEL_RR = 3 };
+
+/* Fills *out with a read-only view of one car. Returns RS_ERR_ARG for an
+ * unknown id. */
+rs_status rs_world_car_state(const rs_world *world, rs_car_id car, rs_car_state *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

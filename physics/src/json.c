@@ -1,0 +1,2 @@
+/* placeholder: being written */
+typedef int rs_placeholder_json;
