@@ -1,2 +1,732 @@
-/* placeholder: being written */
-typedef int rs_placeholder_car;
+/*
+ * The vehicle model: body, suspension, wheels, tyres and drivetrain stepped
+ * together once per substep (see car.h and docs/PHYSICS.md).
+ *
+ * Order inside a substep, and why:
+ *  1. Wheel kinematics and tyre loads from the current state (tyre vertical
+ *     spring + damper, seed 004's "spring-damper suspension gives the load").
+ *  2. Magic Formula forces at the current transient slips (MF52.md).
+ *  3. Wheel spin, transient longitudinal slip and the drivetrain solved
+ *     together, linear-implicitly (the tyre's slip slope and the relaxation
+ *     ODE folded into each wheel's response), so a wheel is stable from
+ *     standstill to 100 m/s and a held brake keeps it at exactly zero spin.
+ *  4. Lateral transient slip updated implicitly in its decay term.
+ *  5. Suspension travel with implicit damping, then the body (semi-implicit
+ *     Euler on velocity then position; quaternion renormalised).
+ * Forces in the body's x-y plane act at the roll-centre height; the
+ * unsprung masses move with the body in x-y and on their own along body z,
+ * so the body's mass is anisotropic: total mass in x-y, sprung mass in z.
+ */
+#include "car.h"
+
+#include "detmath.h"
+#include "drivetrain.h"
+
+#define GRAVITY 9.80665
+#define RPM_PER_RAD_S (60.0 / RS_TWO_PI)
+/* Low-speed tyre damping as a fraction of critical for the corner mass on
+ * the relaxation spring: keeps a parked car from ringing on its tyres. */
+#define LOW_SPEED_DAMPING_RATIO 0.6
+
+/* ---------------------------------------------------------------- vectors */
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const double a[3], const double b[3], double out[3])
+{
+    double x = a[1] * b[2] - a[2] * b[1];
+    double y = a[2] * b[0] - a[0] * b[2];
+    double z = a[0] * b[1] - a[1] * b[0];
+    out[0] = x, out[1] = y, out[2] = z;
+}
+
+/* Rotation matrix (row-major) of a unit quaternion w x y z. */
+static void quat_matrix(const double q[4], double m[9])
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    m[0] = 1.0 - 2.0 * (y * y + z * z), m[1] = 2.0 * (x * y - w * z), m[2] = 2.0 * (x * z + w * y);
+    m[3] = 2.0 * (x * y + w * z), m[4] = 1.0 - 2.0 * (x * x + z * z), m[5] = 2.0 * (y * z - w * x);
+    m[6] = 2.0 * (x * z - w * y), m[7] = 2.0 * (y * z + w * x), m[8] = 1.0 - 2.0 * (x * x + y * y);
+}
+
+static void mat_mul(const double m[9], const double v[3], double out[3])
+{
+    double x = m[0] * v[0] + m[1] * v[1] + m[2] * v[2];
+    double y = m[3] * v[0] + m[4] * v[1] + m[5] * v[2];
+    double z = m[6] * v[0] + m[7] * v[1] + m[8] * v[2];
+    out[0] = x, out[1] = y, out[2] = z;
+}
+
+static void mat_tmul(const double m[9], const double v[3], double out[3])
+{
+    double x = m[0] * v[0] + m[3] * v[1] + m[6] * v[2];
+    double y = m[1] * v[0] + m[4] * v[1] + m[7] * v[2];
+    double z = m[2] * v[0] + m[5] * v[1] + m[8] * v[2];
+    out[0] = x, out[1] = y, out[2] = z;
+}
+
+static void invert3(const double m[9], double out[9])
+{
+    double c0 = m[4] * m[8] - m[5] * m[7];
+    double c1 = m[5] * m[6] - m[3] * m[8];
+    double c2 = m[3] * m[7] - m[4] * m[6];
+    double inv_det = 1.0 / (m[0] * c0 + m[1] * c1 + m[2] * c2);
+    out[0] = c0 * inv_det;
+    out[1] = (m[2] * m[7] - m[1] * m[8]) * inv_det;
+    out[2] = (m[1] * m[5] - m[2] * m[4]) * inv_det;
+    out[3] = c1 * inv_det;
+    out[4] = (m[0] * m[8] - m[2] * m[6]) * inv_det;
+    out[5] = (m[2] * m[3] - m[0] * m[5]) * inv_det;
+    out[6] = c2 * inv_det;
+    out[7] = (m[1] * m[6] - m[0] * m[7]) * inv_det;
+    out[8] = (m[0] * m[4] - m[1] * m[3]) * inv_det;
+}
+
+/* ------------------------------------------------------------------ setup */
+
+static int is_left(int i) { return (i & 1) == 0; }
+static const rs_axle_params *axle_of(const rs_car_params_data *d, int i) { return &d->axle[i >> 1]; }
+
+static void derive(rs_car *car)
+{
+    const rs_car_params_data *d = &car->params->d;
+    rs_car_derived *k = &car->k;
+    double xf = d->axle[0].x_m, xr = d->axle[1].x_m;
+    double wheelbase = xf - xr;
+    /* Static axle loads from the lever rule: front carries m g b / L. */
+    double axle_load[2] = {d->mass_kg * GRAVITY * (-xr) / wheelbase,
+                           d->mass_kg * GRAVITY * xf / wheelbase};
+    double unsprung = 0.0;
+
+    k->wheelbase_m = wheelbase;
+    for (int i = 0; i < 4; i++) {
+        const rs_axle_params *a = axle_of(d, i);
+        double corner = 0.5 * axle_load[i >> 1];
+        double tyre_sag = corner / a->tire.vertical_stiffness;
+        k->mount[i][0] = a->x_m;
+        k->mount[i][1] = is_left(i) ? 0.5 * a->track_m : -0.5 * a->track_m;
+        k->mount[i][2] = a->tire.unloaded_radius - tyre_sag - d->cg_height_m;
+        k->rc_z[i] = a->roll_centre_m - d->cg_height_m;
+        /* The spring carries the sprung part of the corner at design ride. */
+        k->preload_n[i] = corner - a->unsprung_mass_kg * GRAVITY;
+        unsprung += a->unsprung_mass_kg;
+    }
+    k->sprung_mass_kg = d->mass_kg - unsprung;
+
+    const double *I = d->inertia_kg_m2; /* xx yy zz xy xz yz: tensor entries */
+    double m[9] = {I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2]};
+    for (int j = 0; j < 9; j++)
+        k->inertia[j] = m[j];
+    invert3(m, k->inv_inertia);
+
+    /* Full lock: the inside front wheel reaches steer_max. With Ackermann
+     * geometry the bicycle-model angle is a little smaller (seed 000:
+     * R = L / tan(delta) for the rear-axle centre). */
+    const rs_axle_params *f = &d->axle[0];
+    if (f->steer_max_rad > 0.0) {
+        double inner_r = wheelbase / rs_tan(f->steer_max_rad);
+        double full_ack = rs_atan(wheelbase / (inner_r + 0.5 * f->track_m));
+        k->steer_ref_max_rad = f->steer_max_rad + d->ackermann * (full_ack - f->steer_max_rad);
+    } else {
+        k->steer_ref_max_rad = 0.0;
+    }
+
+    k->idle_rad_s = d->idle_rpm / RPM_PER_RAD_S;
+    k->engage_start_rad_s = 1.1 * k->idle_rad_s;
+    k->engage_full_rad_s = (d->idle_rpm + 0.3 * (d->redline_rpm - d->idle_rpm)) / RPM_PER_RAD_S;
+    k->cp_z = d->cp_height_m - d->cg_height_m;
+    if (d->drive == RS_DRIVE_FWD)
+        k->driven[0] = RS_WHEEL_FL, k->driven[1] = RS_WHEEL_FR;
+    else
+        k->driven[0] = RS_WHEEL_RL, k->driven[1] = RS_WHEEL_RR;
+}
+
+static void ground_at(const rs_world_def *w, double x, double y, rs_ground_hit *hit)
+{
+    if (w->ground) {
+        w->ground(w->ground_ctx, x, y, hit);
+        if (hit->surface >= RS_SURFACE_COUNT)
+            hit->surface = RS_SURFACE_ASPHALT;
+    } else {
+        hit->height_m = 0.0;
+        hit->normal[0] = 0.0, hit->normal[1] = 0.0, hit->normal[2] = 1.0;
+        hit->surface = RS_SURFACE_ASPHALT;
+    }
+}
+
+void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *spawn,
+                 const rs_world_def *world)
+{
+    const rs_car_params_data *d = &params->d;
+    rs_ground_hit hit;
+    double c, s;
+
+    *car = (rs_car){0};
+    car->params = params;
+    derive(car);
+
+    ground_at(world, spawn->pos_m[0], spawn->pos_m[1], &hit);
+    rs_sincos(0.5 * spawn->yaw_rad, &s, &c);
+    car->q[0] = c, car->q[3] = s;
+    car->pos[0] = spawn->pos_m[0];
+    car->pos[1] = spawn->pos_m[1];
+    car->pos[2] = hit.height_m + d->cg_height_m + spawn->pos_m[2];
+    rs_sincos(spawn->yaw_rad, &s, &c);
+    car->vel[0] = spawn->speed_m_s * c;
+    car->vel[1] = spawn->speed_m_s * s;
+
+    for (int i = 0; i < 4; i++) {
+        const rs_tire_params *t = &axle_of(d, i)->tire;
+        car->wheel[i].omega = spawn->speed_m_s / t->unloaded_radius;
+    }
+    car->transmission = spawn->transmission <= RS_TRANSMISSION_MANUAL ? spawn->transmission
+                                                                       : RS_TRANSMISSION_AUTO;
+    car->clutch_mode = spawn->clutch_mode <= RS_CLUTCH_MANUAL ? spawn->clutch_mode : RS_CLUTCH_AUTO;
+    int gear = spawn->gear;
+    if (gear < -1)
+        gear = -1;
+    if (gear > (int)d->gears)
+        gear = (int)d->gears;
+    car->gear = gear;
+    car->shift_target = gear;
+    car->auto_mode_gear = gear > 0 ? 1 : gear;
+    double wheel_w = 0.5 * (car->wheel[car->k.driven[0]].omega + car->wheel[car->k.driven[1]].omega);
+    car->omega_e = rs_max(car->k.idle_rad_s, rs_gear_ratio(d, gear) * wheel_w);
+    car->input = rs_input_default();
+}
+
+/* ------------------------------------------------------------- gearbox */
+
+static void start_shift(rs_car *car, int target, double forward_speed)
+{
+    const rs_car_params_data *d = &car->params->d;
+    if (target < -1 || target > (int)d->gears || target == car->shift_target)
+        return;
+    /* Reverse and forward gears only engage when (nearly) stopped: a real
+     * gearbox refuses, and so do we. */
+    if ((target < 0 && forward_speed > 1.0) || (target > 0 && car->gear < 0 && forward_speed < -1.0))
+        return;
+    car->shift_target = target;
+    car->gear = 0;
+    car->shift_timer_s = d->shift_time_s;
+    car->shift_cooldown_s = d->shift_time_s + 0.3;
+    if (car->shift_timer_s <= 0.0)
+        car->gear = target;
+}
+
+static double forward_speed(const rs_car *car)
+{
+    double m[9], vb[3];
+    quat_matrix(car->q, m);
+    mat_tmul(m, car->vel, vb);
+    return vb[0];
+}
+
+/* Automatic gearbox (seed 003): separate up and down shift points that move
+ * with throttle, with hysteresis so it never hunts between two gears. */
+static void auto_gearbox(rs_car *car, double fwd)
+{
+    const rs_car_params_data *d = &car->params->d;
+    int g = car->gear;
+    if (car->auto_mode_gear != 1) {
+        start_shift(car, car->auto_mode_gear, fwd);
+        return;
+    }
+    if (car->shift_timer_s > 0.0 || car->shift_cooldown_s > 0.0)
+        return;
+    if (g <= 0) {
+        start_shift(car, 1, fwd);
+        return;
+    }
+    double thr = car->input.throttle / (double)RS_PEDAL_MAX;
+    double wheel_w = 0.5 * (car->wheel[car->k.driven[0]].omega + car->wheel[car->k.driven[1]].omega);
+    double rpm = wheel_w * rs_gear_ratio(d, g) * RPM_PER_RAD_S;
+    double up = d->idle_rpm + (d->upshift_rpm - d->idle_rpm) * (0.35 + 0.65 * thr);
+    double down = d->idle_rpm + (d->downshift_rpm - d->idle_rpm) * (0.5 + 0.5 * thr);
+    if (g < (int)d->gears && rpm >= up) {
+        double after = rpm * d->gear_ratio[g] / d->gear_ratio[g - 1];
+        if (after >= down * 1.05)
+            start_shift(car, g + 1, fwd);
+    } else if (g > 1 && rpm <= down) {
+        double after = rpm * d->gear_ratio[g - 2] / d->gear_ratio[g - 1];
+        if (after <= up * 0.95)
+            start_shift(car, g - 1, fwd);
+    }
+}
+
+void rs_car_tick_input(rs_car *car, double tick_dt)
+{
+    const rs_input *in = &car->input;
+    uint8_t pressed = (uint8_t)(in->buttons & ~car->prev_buttons);
+    double fwd = forward_speed(car);
+    (void)tick_dt;
+
+    if (car->transmission == RS_TRANSMISSION_MANUAL) {
+        int target = car->shift_target;
+        if (in->gear != RS_GEAR_KEEP)
+            target = in->gear;
+        else if (pressed & RS_BUTTON_SHIFT_UP)
+            target = car->shift_target + 1;
+        else if (pressed & RS_BUTTON_SHIFT_DOWN)
+            target = car->shift_target - 1;
+        start_shift(car, target, fwd);
+    } else {
+        if (in->gear != RS_GEAR_KEEP)
+            car->auto_mode_gear = in->gear > 0 ? 1 : in->gear;
+        auto_gearbox(car, fwd);
+    }
+    car->prev_buttons = in->buttons;
+}
+
+/* --------------------------------------------------------------- substep */
+
+/* Everything one wheel contributes in a substep. */
+typedef struct wheel_frame {
+    double lever[3];   /* mount point (with travel) relative to CG, world */
+    double n[3], lng[3], lat[3];
+    double vx, vy;
+    double fz;
+    double fx, fy;     /* final forces this substep */
+    double a, b;       /* kappa+ = a + b * omega+ */
+    double f, g;       /* Fx+ = f + g * omega+ */
+    double re;
+    double kappa_lim, alpha_lim;
+    rs_tire_out t;
+    int grounded;
+} wheel_frame;
+
+/* 1 at rest, fading smoothly to 0 at v_low (smoothstep, no transcendental). */
+static double low_speed_weight(double vx, double v_low)
+{
+    double s = rs_abs(vx) / v_low;
+    if (s >= 1.0)
+        return 0.0;
+    return 1.0 - s * s * (3.0 - 2.0 * s);
+}
+
+static double wheel_steer(const rs_car *car, int i, double steer_ref)
+{
+    const rs_car_params_data *d = &car->params->d;
+    const rs_axle_params *a = axle_of(d, i);
+    double toe = is_left(i) ? -a->toe_rad : a->toe_rad;
+    if (a->steer_max_rad <= 0.0 || steer_ref == 0.0)
+        return toe;
+    /* Ackermann: each front wheel points at the turn centre on the rear-axle
+     * line; the ackermann factor blends from parallel (0) to full (1). */
+    double L = car->k.wheelbase_m;
+    double r = L / rs_tan(rs_abs(steer_ref));
+    int inside = (steer_ref > 0.0) == is_left(i);
+    double half = 0.5 * a->track_m;
+    double ack = rs_atan(L / (inside ? r - half : r + half));
+    double mag = rs_abs(steer_ref) + d->ackermann * (ack - rs_abs(steer_ref));
+    return (steer_ref > 0.0 ? mag : -mag) + toe;
+}
+
+static void wheel_kinematics(rs_car *car, const rs_world_def *world, const double R[9],
+                             const double w_world[3], int i, double steer, wheel_frame *wf)
+{
+    const rs_car_params_data *d = &car->params->d;
+    const rs_axle_params *a = axle_of(d, i);
+    const rs_tire_params *tp = &a->tire;
+    rs_wheel *wh = &car->wheel[i];
+    double local[3] = {car->k.mount[i][0], car->k.mount[i][1], car->k.mount[i][2] + wh->travel_m};
+    double centre[3], v[3], zb[3] = {R[2], R[5], R[8]};
+    rs_ground_hit hit;
+
+    mat_mul(R, local, wf->lever);
+    for (int j = 0; j < 3; j++)
+        centre[j] = car->pos[j] + wf->lever[j];
+    cross3(w_world, wf->lever, v);
+    for (int j = 0; j < 3; j++)
+        v[j] += car->vel[j] + zb[j] * wh->travel_v;
+
+    ground_at(world, centre[0], centre[1], &hit);
+    for (int j = 0; j < 3; j++)
+        wf->n[j] = hit.normal[j];
+    wh->surface = hit.surface;
+
+    /* Tyre as a radial spring-damper against the ground plane. */
+    double dist = (centre[2] - hit.height_m) * wf->n[2];
+    double deflection = tp->unloaded_radius - dist;
+    double fz = 0.0;
+    if (deflection > 0.0)
+        fz = tp->vertical_stiffness * deflection - tp->vertical_damping * dot3(v, wf->n);
+    wf->fz = fz > 0.0 ? fz : 0.0;
+    wf->grounded = deflection > 0.0;
+
+    /* Wheel heading and spin axis (ISO-W: x along heading, y left). */
+    double cs, sn, cg, sg;
+    double camber = is_left(i) ? -a->camber_rad : a->camber_rad; /* ISO sign per side */
+    rs_sincos(steer, &sn, &cs);
+    rs_sincos(camber, &sg, &cg);
+    double head_b[3] = {cs, sn, 0.0}, axis_b[3] = {-sn * cg, cs * cg, sg};
+    double head[3], axis[3];
+    mat_mul(R, head_b, head);
+    mat_mul(R, axis_b, axis);
+    double hn = dot3(head, wf->n);
+    for (int j = 0; j < 3; j++)
+        wf->lng[j] = head[j] - hn * wf->n[j];
+    double len = rs_sqrt(dot3(wf->lng, wf->lng));
+    for (int j = 0; j < 3; j++)
+        wf->lng[j] /= len;
+    cross3(wf->n, wf->lng, wf->lat);
+    wf->vx = dot3(v, wf->lng);
+    wf->vy = dot3(v, wf->lat);
+    wh->steer = steer;
+    wh->camber = rs_asin(rs_clamp(dot3(axis, wf->n), -1.0, 1.0));
+}
+
+/* Tyre forces at the current transient slips, and each wheel's linear
+ * implicit spin response (see drivetrain.h). */
+static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
+                       double brake_nm, wheel_frame *wf, rs_wheel_response *resp)
+{
+    const rs_axle_params *a = axle_of(&car->params->d, i);
+    const rs_tire_params *tp = &a->tire;
+    rs_wheel *wh = &car->wheel[i];
+    double iw = a->wheel_inertia_kg_m2;
+    rs_tire_in in;
+
+    in.fz_n = wf->fz;
+    in.kappa = wh->kappa;
+    in.tan_alpha = wh->tan_alpha;
+    in.gamma_rad = wh->camber;
+    in.vx_m_s = wf->vx;
+    in.omega_rad_s = wh->omega;
+    in.grip_scale = world->surfaces[wh->surface].grip_scale;
+    in.mode = RS_TIRE_TRANSIENT;
+    in.want_moments = 1;
+    rs_tire_eval(tp, &in, &wf->t);
+    wf->re = wf->t.re_m > 0.05 ? wf->t.re_m : 0.05;
+
+    double friction = brake_nm + rs_abs(wf->t.my) +
+                      world->surfaces[wh->surface].rolling_drag_coef * wf->fz * wf->re;
+    resp->friction_nm = friction;
+
+    if (!wf->grounded || wf->fz <= 0.0) {
+        /* In the air: no tyre force; the deflections relax away. */
+        wf->a = wh->kappa / (1.0 + 20.0 * dt), wf->b = 0.0;
+        wf->f = 0.0, wf->g = 0.0;
+        wf->kappa_lim = wf->alpha_lim = 1e9;
+        resp->p = wh->omega;
+        resp->q = dt / iw;
+        return;
+    }
+
+    /* Relaxation ODE sigma dk/dt = (omega Re - Vx) - |Vx| k, implicit:
+     * k+ = a + b omega+ (MF52.md low-speed option 4, Pacejka 7.2). */
+    double sigma = wf->t.sigma_kappa_m > 0.01 ? wf->t.sigma_kappa_m : 0.01;
+    double vabs = rs_abs(wf->vx);
+    double D = 1.0 + dt * vabs / sigma;
+    wf->a = (wh->kappa - dt * wf->vx / sigma) / D;
+    wf->b = dt * wf->re / (sigma * D);
+
+    /* Fx linearised in kappa with the tyre's own slope (never negative: a
+     * falling slope is the real wheel-spin instability, handled explicitly),
+     * plus low-speed damping of the relaxation spring. */
+    double slope = wf->t.dfx_dkappa > 0.0 ? wf->t.dfx_dkappa : 0.0;
+    double m_corner = wf->fz / GRAVITY;
+    double wls = low_speed_weight(wf->vx, tp->vxlow > 0.1 ? tp->vxlow : 1.0);
+    double cx = 2.0 * LOW_SPEED_DAMPING_RATIO * rs_sqrt(rs_abs(wf->t.kxk) / sigma * m_corner) * wls;
+    wf->f = wf->t.fx + slope * (wf->a - wh->kappa) + cx * (-wf->vx - vabs * wh->kappa);
+    wf->g = slope * wf->b + cx * wf->re;
+
+    double m = iw / dt + wf->re * wf->g;
+    resp->p = (iw * wh->omega / dt - wf->re * wf->f) / m;
+    resp->q = 1.0 / m;
+
+    /* At low speed the transient slip is the tyre's deflection: cap it where
+     * the tyre saturates so it slides instead of winding up without bound. */
+    double peak_x = wf->t.mux * wf->fz, peak_y = wf->t.muy * wf->fz;
+    if (vabs < 2.0 * (tp->vxlow > 0.1 ? tp->vxlow : 1.0)) {
+        wf->kappa_lim = 3.0 * peak_x / (rs_abs(wf->t.kxk) + 1.0);
+        wf->alpha_lim = 3.0 * peak_y / (rs_abs(wf->t.kya) + 1.0);
+    } else {
+        wf->kappa_lim = tp->kpumax > -tp->kpumin ? tp->kpumax : -tp->kpumin;
+        wf->alpha_lim = tp->tan_alpmax > -tp->tan_alpmin ? tp->tan_alpmax : -tp->tan_alpmin;
+    }
+}
+
+static void lateral_slip(rs_car *car, int i, double dt, wheel_frame *wf)
+{
+    const rs_tire_params *tp = &axle_of(&car->params->d, i)->tire;
+    rs_wheel *wh = &car->wheel[i];
+    if (!wf->grounded || wf->fz <= 0.0) {
+        wh->tan_alpha /= 1.0 + 20.0 * dt;
+        wf->fy = 0.0;
+        return;
+    }
+    /* sigma d(tan a)/dt = Vy - |Vx| tan a, implicit in the decay term. */
+    double sigma = wf->t.sigma_alpha_m > 0.01 ? wf->t.sigma_alpha_m : 0.01;
+    double vabs = rs_abs(wf->vx);
+    double next = (wh->tan_alpha + dt * wf->vy / sigma) / (1.0 + dt * vabs / sigma);
+    next = rs_clamp(next, -wf->alpha_lim, wf->alpha_lim);
+    double slope = wf->t.dfy_dalpha < 0.0 ? wf->t.dfy_dalpha : 0.0;
+    double wls = low_speed_weight(wf->vx, tp->vxlow > 0.1 ? tp->vxlow : 1.0);
+    double cy = 2.0 * LOW_SPEED_DAMPING_RATIO *
+                rs_sqrt(rs_abs(wf->t.kya) / sigma * (wf->fz / GRAVITY)) * wls;
+    wf->fy = wf->t.fy + slope * (next - wh->tan_alpha) - cy * (wf->vy - vabs * wh->tan_alpha);
+    wh->tan_alpha = next;
+}
+
+static double suspension_force(const rs_axle_params *a, double preload, double travel, double v,
+                               double other_travel)
+{
+    double f = preload + a->spring_n_m * travel;
+    f += (v > 0.0 ? a->damper_bump_n_s_m : a->damper_rebound_n_s_m) * v;
+    if (travel > a->bump_travel_m)
+        f += a->bump_stop_n_m * (travel - a->bump_travel_m);
+    else if (travel < -a->droop_travel_m)
+        f += a->bump_stop_n_m * (travel + a->droop_travel_m);
+    return f + a->arb_n_m * (travel - other_travel);
+}
+
+void rs_car_substep(rs_car *car, const rs_world_def *world, double dt)
+{
+    const rs_car_params_data *d = &car->params->d;
+    double R[9], w_world[3], gb[3], gw[3] = {0.0, 0.0, -GRAVITY};
+    double force[3] = {0.0, 0.0, 0.0}, torque[3] = {0.0, 0.0, 0.0}; /* body frame */
+    wheel_frame wf[4];
+    rs_wheel_response resp[4];
+
+    quat_matrix(car->q, R);
+    mat_mul(R, car->w, w_world);
+    mat_tmul(R, gw, gb);
+
+    /* Controls. */
+    const rs_input *in = &car->input;
+    double throttle = in->throttle / (double)RS_PEDAL_MAX;
+    double brake = in->brake / (double)RS_PEDAL_MAX;
+    double handbrake = in->handbrake / (double)RS_PEDAL_MAX;
+    double steer_ref = in->steer / (double)RS_STEER_MAX * car->k.steer_ref_max_rad;
+
+    /* 1-2: kinematics, loads, tyre forces, spin responses. */
+    for (int i = 0; i < 4; i++) {
+        const rs_axle_params *a = axle_of(d, i);
+        double bnm = 0.5 * d->brake_max_nm * a->brake_share * brake;
+        if (i >= 2)
+            bnm += 0.5 * d->handbrake_max_nm * handbrake;
+        wheel_kinematics(car, world, R, w_world, i, wheel_steer(car, i, steer_ref), &wf[i]);
+        wheel_tyre(car, world, i, dt, bnm, &wf[i], &resp[i]);
+    }
+
+    /* 3: drivetrain and wheel spin. */
+    int shifting = car->shift_timer_s > 0.0;
+    double thr_eff = shifting ? 0.0 : throttle;
+    double idle = rs_idle_throttle(d, car->omega_e);
+    if (idle > thr_eff)
+        thr_eff = idle;
+    double engine_nm = rs_engine_torque(d, car->omega_e, thr_eff);
+    double engagement;
+    if (car->clutch_mode == RS_CLUTCH_MANUAL)
+        engagement = shifting ? 0.0 : 1.0 - in->clutch / (double)RS_PEDAL_MAX;
+    else if (shifting)
+        engagement = 0.0;
+    else
+        engagement = rs_clamp((car->omega_e - car->k.engage_start_rad_s) /
+                                  (car->k.engage_full_rad_s - car->k.engage_start_rad_s),
+                              0.0, 1.0);
+
+    rs_driveline_in dl;
+    rs_driveline_out out;
+    dl.dt = dt;
+    dl.omega_e = car->omega_e;
+    dl.engine_nm = engine_nm;
+    dl.ratio = rs_gear_ratio(d, car->gear);
+    dl.clutch_nm = engagement * d->clutch_max_nm;
+    dl.lsd_prev_nm = car->drive_prev_nm;
+    dl.driven[0] = car->k.driven[0];
+    dl.driven[1] = car->k.driven[1];
+    rs_driveline_solve(d, &dl, resp, &out);
+
+    double hub_power = 0.0;
+    for (int i = 0; i < 4; i++) {
+        rs_wheel *wh = &car->wheel[i];
+        double w = out.omega[i];
+        wf[i].fx = wf[i].f + wf[i].g * w;
+        wh->kappa = rs_clamp(wf[i].a + wf[i].b * w, -wf[i].kappa_lim, wf[i].kappa_lim);
+        wh->omega = w;
+        hub_power += out.drive_nm[i] * w;
+        /* 4: lateral transient slip. */
+        lateral_slip(car, i, dt, &wf[i]);
+    }
+
+    /* 5a: suspension. Tyre force components in the body's x-y plane go to
+     * the body at roll-centre height; along body z they load the wheel. */
+    double fsusp[4], fwheel_z[4];
+    for (int i = 0; i < 4; i++) {
+        double ft[3], fb[3];
+        for (int j = 0; j < 3; j++)
+            ft[j] = wf[i].fx * wf[i].lng[j] + wf[i].fy * wf[i].lat[j] + wf[i].fz * wf[i].n[j];
+        mat_tmul(R, ft, fb);
+        fwheel_z[i] = fb[2];
+        double p[3] = {car->k.mount[i][0], car->k.mount[i][1], car->k.rc_z[i]};
+        double fxy[3] = {fb[0], fb[1], 0.0}, tq[3];
+        cross3(p, fxy, tq);
+        force[0] += fb[0], force[1] += fb[1];
+        for (int j = 0; j < 3; j++)
+            torque[j] += tq[j];
+        /* Aligning moment about the ground normal reaches the body through
+         * the steering. */
+        double mz_w[3] = {wf[i].t.mz * wf[i].n[0], wf[i].t.mz * wf[i].n[1], wf[i].t.mz * wf[i].n[2]};
+        double mz_b[3];
+        mat_tmul(R, mz_w, mz_b);
+        for (int j = 0; j < 3; j++)
+            torque[j] += mz_b[j];
+    }
+    for (int i = 0; i < 4; i++) {
+        const rs_axle_params *a = axle_of(d, i);
+        rs_wheel *wh = &car->wheel[i];
+        double mu = a->unsprung_mass_kg;
+        double other = car->wheel[i ^ 1].travel_m;
+        double c = wh->travel_v > 0.0 ? a->damper_bump_n_s_m : a->damper_rebound_n_s_m;
+        double ct = wf[i].grounded ? a->tire.vertical_damping : 0.0;
+        /* Implicit in the dampers (suspension and tyre): F(v+) = F0 - c v+. */
+        double f_now = fwheel_z[i] -
+                       suspension_force(a, car->k.preload_n[i], wh->travel_m, wh->travel_v, other) +
+                       mu * gb[2];
+        double f0 = f_now + (c + ct) * wh->travel_v;
+        double v_next = (wh->travel_v + dt * f0 / mu) / (1.0 + dt * (c + ct) / mu);
+        fsusp[i] = suspension_force(a, car->k.preload_n[i], wh->travel_m, v_next, other);
+        wh->travel_v = v_next;
+    }
+    for (int i = 0; i < 4; i++) {
+        rs_wheel *wh = &car->wheel[i];
+        double f[3] = {0.0, 0.0, fsusp[i]}, tq[3];
+        double p[3] = {car->k.mount[i][0], car->k.mount[i][1], car->k.mount[i][2] + wh->travel_m};
+        cross3(p, f, tq);
+        force[2] += fsusp[i];
+        for (int j = 0; j < 3; j++)
+            torque[j] += tq[j];
+        wh->travel_m += dt * wh->travel_v;
+        wh->fz = wf[i].fz, wh->fx = wf[i].fx, wh->fy = wf[i].fy, wh->mz = wf[i].t.mz;
+        wh->grounded = (uint8_t)wf[i].grounded;
+    }
+
+    /* Aerodynamics: drag at the centre of pressure, downforce at each axle. */
+    double vb[3];
+    mat_tmul(R, car->vel, vb);
+    double speed = rs_sqrt(dot3(vb, vb));
+    double q_dyn = 0.5 * d->air_density_kg_m3;
+    double drag = q_dyn * d->drag_cd_a_m2 * speed;
+    double fd[3] = {-drag * vb[0], -drag * vb[1], -drag * vb[2]}, cp[3] = {0.0, 0.0, car->k.cp_z};
+    double tq[3];
+    cross3(cp, fd, tq);
+    for (int j = 0; j < 3; j++)
+        force[j] += fd[j], torque[j] += tq[j];
+    double vx2 = vb[0] * vb[0];
+    double down_f = q_dyn * d->lift_front_cl_a_m2 * vx2, down_r = q_dyn * d->lift_rear_cl_a_m2 * vx2;
+    force[2] -= down_f + down_r;
+    torque[1] += down_f * d->axle[0].x_m + down_r * d->axle[1].x_m; /* r x (0,0,-F): +x*F about y */
+
+    /* Gravity: total mass in x-y, sprung mass along z (the unsprung weight
+     * is carried by the wheels' own travel DOFs). */
+    force[0] += d->mass_kg * gb[0];
+    force[1] += d->mass_kg * gb[1];
+    force[2] += car->k.sprung_mass_kg * gb[2];
+
+    /* 5b: body, semi-implicit Euler. */
+    double acc_b[3] = {force[0] / d->mass_kg, force[1] / d->mass_kg, force[2] / car->k.sprung_mass_kg};
+    double acc[3];
+    mat_mul(R, acc_b, acc);
+    for (int j = 0; j < 3; j++) {
+        car->vel[j] += dt * acc[j];
+        car->pos[j] += dt * car->vel[j];
+    }
+    double Iw[3], gyro[3], rhs[3], dw[3];
+    mat_mul(car->k.inertia, car->w, Iw);
+    cross3(car->w, Iw, gyro);
+    for (int j = 0; j < 3; j++)
+        rhs[j] = torque[j] - gyro[j];
+    mat_mul(car->k.inv_inertia, rhs, dw);
+    for (int j = 0; j < 3; j++)
+        car->w[j] += dt * dw[j];
+    double *q = car->q, wx = car->w[0], wy = car->w[1], wz = car->w[2];
+    double h = 0.5 * dt;
+    double nq[4] = {q[0] + h * (-q[1] * wx - q[2] * wy - q[3] * wz),
+                    q[1] + h * (q[0] * wx + q[2] * wz - q[3] * wy),
+                    q[2] + h * (q[0] * wy + q[3] * wx - q[1] * wz),
+                    q[3] + h * (q[0] * wz + q[1] * wy - q[2] * wx)};
+    double inv = 1.0 / rs_sqrt(nq[0] * nq[0] + nq[1] * nq[1] + nq[2] * nq[2] + nq[3] * nq[3]);
+    for (int j = 0; j < 4; j++)
+        q[j] = nq[j] * inv;
+
+    /* Drivetrain state and timers. */
+    car->omega_e = out.omega_e > 0.0 ? out.omega_e : 0.0;
+    car->drive_prev_nm = out.wheel_side_nm;
+    if (car->shift_timer_s > 0.0) {
+        car->shift_timer_s -= dt;
+        if (car->shift_timer_s <= 0.0) {
+            car->shift_timer_s = 0.0;
+            car->gear = car->shift_target;
+        }
+    }
+    if (car->shift_cooldown_s > 0.0) {
+        car->shift_cooldown_s -= dt;
+        if (car->shift_cooldown_s < 0.0)
+            car->shift_cooldown_s = 0.0;
+    }
+    car->engine_nm = engine_nm;
+    car->clutch_engagement = engagement;
+    car->drive_power_w = hub_power;
+}
+
+/* ------------------------------------------------------------- queries */
+
+static int finite(double x) { return x == x && x - x == 0.0; }
+
+int rs_car_finite(const rs_car *car)
+{
+    for (int j = 0; j < 3; j++)
+        if (!finite(car->pos[j]) || !finite(car->vel[j]) || !finite(car->w[j]))
+            return 0;
+    for (int j = 0; j < 4; j++)
+        if (!finite(car->q[j]))
+            return 0;
+    for (int i = 0; i < 4; i++) {
+        const rs_wheel *w = &car->wheel[i];
+        if (!finite(w->travel_m) || !finite(w->travel_v) || !finite(w->omega) ||
+            !finite(w->kappa) || !finite(w->tan_alpha))
+            return 0;
+    }
+    return finite(car->omega_e) && finite(car->shift_timer_s) && finite(car->shift_cooldown_s) &&
+           finite(car->drive_prev_nm);
+}
+
+void rs_car_observe(const rs_car *car, rs_car_state *out)
+{
+    double R[9], vb[3];
+    quat_matrix(car->q, R);
+    *out = (rs_car_state){0};
+    for (int j = 0; j < 3; j++)
+        out->pos_m[j] = car->pos[j], out->vel_m_s[j] = car->vel[j];
+    for (int j = 0; j < 4; j++)
+        out->quat[j] = car->q[j];
+    mat_mul(R, car->w, out->angvel_rad_s);
+    mat_tmul(R, car->vel, vb);
+    out->speed_m_s = rs_sqrt(dot3(car->vel, car->vel));
+    out->forward_speed_m_s = vb[0];
+    out->yaw_rad = rs_atan2(R[3], R[0]);
+    out->engine_rpm = car->omega_e * RPM_PER_RAD_S;
+    out->engine_torque_nm = car->engine_nm;
+    out->clutch_engagement = car->clutch_engagement;
+    out->gear = car->shift_timer_s > 0.0 ? car->shift_target : car->gear;
+    out->shifting = car->shift_timer_s > 0.0;
+    out->drive_power_w = car->drive_power_w;
+    for (int i = 0; i < 4; i++) {
+        const rs_wheel *w = &car->wheel[i];
+        rs_wheel_state *o = &out->wheels[i];
+        o->load_n = w->fz, o->fx_n = w->fx, o->fy_n = w->fy, o->mz_nm = w->mz;
+        o->slip_ratio = w->kappa;
+        o->slip_angle_rad = rs_atan(w->tan_alpha);
+        o->omega_rad_s = w->omega;
+        o->travel_m = w->travel_m;
+        o->steer_rad = w->steer;
+        o->camber_rad = w->camber;
+        o->surface = w->surface;
+        o->grounded = w->grounded != 0;
+    }
+}

@@ -1,2 +1,194 @@
-/* placeholder: being written */
-typedef int rs_placeholder_snapshot;
+/*
+ * Canonical snapshots and state hashes.
+ *
+ * Layout (all little endian, doubles as IEEE-754 bits, -0.0 as +0.0):
+ *   "RSWS" u32 format | u32 physics_version | u64 tick | u32 tick_hz |
+ *   u32 substeps | u32 car count | per car: u64 parameter hash, state...
+ * The parameters themselves are not in the snapshot: a receiver builds the
+ * world from the parameter blocks first, and the hashes make sure it did.
+ * The same bytes are what the state hash is computed over.
+ */
+#include <string.h>
+
+#include "world.h"
+
+#define SNAPSHOT_MAGIC 0x53575352u /* "RSWS" */
+#define SNAPSHOT_FORMAT 1u
+
+void rs_snapshot_write_car(const rs_car *car, rs_writer *w)
+{
+    rs_write_u64(w, car->params->hash);
+    for (int j = 0; j < 3; j++)
+        rs_write_f64(w, car->pos[j]);
+    for (int j = 0; j < 4; j++)
+        rs_write_f64(w, car->q[j]);
+    for (int j = 0; j < 3; j++)
+        rs_write_f64(w, car->vel[j]);
+    for (int j = 0; j < 3; j++)
+        rs_write_f64(w, car->w[j]);
+    for (int i = 0; i < 4; i++) {
+        const rs_wheel *wh = &car->wheel[i];
+        rs_write_f64(w, wh->travel_m);
+        rs_write_f64(w, wh->travel_v);
+        rs_write_f64(w, wh->omega);
+        rs_write_f64(w, wh->kappa);
+        rs_write_f64(w, wh->tan_alpha);
+    }
+    rs_write_f64(w, car->omega_e);
+    rs_write_f64(w, car->shift_timer_s);
+    rs_write_f64(w, car->shift_cooldown_s);
+    rs_write_f64(w, car->drive_prev_nm);
+    rs_write_i32(w, car->gear);
+    rs_write_i32(w, car->shift_target);
+    rs_write_i32(w, car->auto_mode_gear);
+    rs_write_u8(w, car->transmission);
+    rs_write_u8(w, car->clutch_mode);
+    rs_write_u8(w, car->prev_buttons);
+    rs_write_u16(w, (uint16_t)car->input.steer);
+    rs_write_u8(w, car->input.throttle);
+    rs_write_u8(w, car->input.brake);
+    rs_write_u8(w, car->input.clutch);
+    rs_write_u8(w, car->input.handbrake);
+    rs_write_u8(w, (uint8_t)car->input.gear);
+    rs_write_u8(w, car->input.buttons);
+}
+
+size_t rs_snapshot_car_size(void)
+{
+    static const rs_car zero_params_car; /* sizes only: no values are read */
+    rs_car probe = zero_params_car;
+    rs_car_params dummy;
+    memset(&dummy, 0, sizeof dummy);
+    probe.params = &dummy;
+    rs_writer w = rs_writer_init(NULL, 0);
+    rs_snapshot_write_car(&probe, &w);
+    return w.len;
+}
+
+void rs_snapshot_read_car(rs_car *car, rs_reader *r)
+{
+    for (int j = 0; j < 3; j++)
+        car->pos[j] = rs_read_f64(r);
+    for (int j = 0; j < 4; j++)
+        car->q[j] = rs_read_f64(r);
+    for (int j = 0; j < 3; j++)
+        car->vel[j] = rs_read_f64(r);
+    for (int j = 0; j < 3; j++)
+        car->w[j] = rs_read_f64(r);
+    for (int i = 0; i < 4; i++) {
+        rs_wheel *wh = &car->wheel[i];
+        wh->travel_m = rs_read_f64(r);
+        wh->travel_v = rs_read_f64(r);
+        wh->omega = rs_read_f64(r);
+        wh->kappa = rs_read_f64(r);
+        wh->tan_alpha = rs_read_f64(r);
+    }
+    car->omega_e = rs_read_f64(r);
+    car->shift_timer_s = rs_read_f64(r);
+    car->shift_cooldown_s = rs_read_f64(r);
+    car->drive_prev_nm = rs_read_f64(r);
+    car->gear = rs_read_i32(r);
+    car->shift_target = rs_read_i32(r);
+    car->auto_mode_gear = rs_read_i32(r);
+    car->transmission = rs_read_u8(r);
+    car->clutch_mode = rs_read_u8(r);
+    car->prev_buttons = rs_read_u8(r);
+    car->input.steer = (int16_t)rs_read_u16(r);
+    car->input.throttle = rs_read_u8(r);
+    car->input.brake = rs_read_u8(r);
+    car->input.clutch = rs_read_u8(r);
+    car->input.handbrake = rs_read_u8(r);
+    car->input.gear = (int8_t)rs_read_u8(r);
+    car->input.buttons = rs_read_u8(r);
+}
+
+size_t rs_world_snapshot(const rs_world *world, uint8_t *buf, size_t cap)
+{
+    rs_writer w = rs_writer_init(buf, cap);
+    rs_writer probe = rs_writer_init(NULL, 0);
+    rs_writer *out = &w;
+    /* Size query first so a too-small buffer is left untouched. */
+    for (int pass = buf ? 0 : 1; pass < 2; pass++) {
+        out = pass == 0 ? &probe : &w;
+        rs_write_u32(out, SNAPSHOT_MAGIC);
+        rs_write_u32(out, SNAPSHOT_FORMAT);
+        rs_write_u32(out, RS_PHYSICS_VERSION);
+        rs_write_u64(out, world->tick);
+        rs_write_u32(out, world->def.tick_hz);
+        rs_write_u32(out, world->def.substeps);
+        rs_write_u32(out, world->count);
+        for (uint32_t c = 0; c < world->count; c++)
+            rs_snapshot_write_car(&world->cars[c], out);
+        if (pass == 0 && probe.len > cap)
+            return probe.len;
+    }
+    return out->len;
+}
+
+static int valid_car(const rs_car *car, uint32_t gears)
+{
+    int g_ok = car->gear >= -1 && car->gear <= (int32_t)gears && car->shift_target >= -1 &&
+               car->shift_target <= (int32_t)gears && car->auto_mode_gear >= -1 &&
+               car->auto_mode_gear <= 1;
+    return g_ok && car->transmission <= RS_TRANSMISSION_MANUAL &&
+           car->clutch_mode <= RS_CLUTCH_MANUAL && rs_car_finite(car);
+}
+
+rs_status rs_world_restore(rs_world *world, const uint8_t *buf, size_t len)
+{
+    if (!world || !buf)
+        return RS_ERR_ARG;
+    /* Pass 0 validates into a scratch car; pass 1 commits. The world is
+     * untouched unless everything checks out. */
+    for (int pass = 0; pass < 2; pass++) {
+        rs_reader r = rs_reader_init(buf, len);
+        if (rs_read_u32(&r) != SNAPSHOT_MAGIC || rs_read_u32(&r) != SNAPSHOT_FORMAT)
+            return r.error ? RS_ERR_BUFFER : RS_ERR_FORMAT;
+        if (rs_read_u32(&r) != RS_PHYSICS_VERSION)
+            return RS_ERR_MISMATCH;
+        uint64_t tick = rs_read_u64(&r);
+        uint32_t hz = rs_read_u32(&r), sub = rs_read_u32(&r), count = rs_read_u32(&r);
+        if (r.error)
+            return RS_ERR_BUFFER;
+        if (hz != world->def.tick_hz || sub != world->def.substeps || count != world->count)
+            return RS_ERR_MISMATCH;
+        for (uint32_t c = 0; c < count; c++) {
+            rs_car *dst = &world->cars[c];
+            uint64_t hash = rs_read_u64(&r);
+            if (r.error)
+                return RS_ERR_BUFFER;
+            if (hash != dst->params->hash)
+                return RS_ERR_MISMATCH;
+            rs_car tmp = *dst;
+            rs_snapshot_read_car(&tmp, &r);
+            if (r.error)
+                return RS_ERR_BUFFER;
+            if (!valid_car(&tmp, dst->params->d.gears))
+                return RS_ERR_FORMAT;
+            if (pass == 1)
+                *dst = tmp;
+        }
+        if (r.pos != len)
+            return RS_ERR_FORMAT;
+        if (pass == 1) {
+            world->tick = tick;
+            world->broken = 0;
+        }
+    }
+    return RS_OK;
+}
+
+uint64_t rs_world_hash(const rs_world *world)
+{
+    size_t n = rs_world_snapshot(world, world->scratch, world->scratch_len);
+    return rs_hash64(world->scratch, n, 0);
+}
+
+uint64_t rs_world_car_hash(const rs_world *world, rs_car_id id)
+{
+    if (!world || id.index1 == 0 || id.index1 > world->count)
+        return 0;
+    rs_writer w = rs_writer_init(world->scratch, world->scratch_len);
+    rs_snapshot_write_car(&world->cars[id.index1 - 1], &w);
+    return rs_hash64(world->scratch, w.len, 0);
+}

@@ -1,0 +1,182 @@
+/*
+ * World-level tests: snapshot/restore continuity, the golden hash, and that
+ * malformed snapshots are refused without touching the world.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "golden_scenario.h"
+#include "racesim/physics.h"
+
+static const char *data_dir(void)
+{
+    const char *d = getenv("RS_DATA_DIR");
+    return d ? d : RS_DATA_DIR;
+}
+
+static rs_golden *golden(void)
+{
+    char err[512] = "";
+    rs_golden *g = NULL;
+    rs_status st = rs_golden_create(data_dir(), &g, err, sizeof err);
+    if (st != RS_OK)
+        fail_msg("golden scenario: %s", err);
+    return g;
+}
+
+static void run(rs_golden *g, uint64_t ticks)
+{
+    for (uint64_t t = 0; t < ticks; t++)
+        assert_int_equal(rs_golden_step(g), RS_OK);
+}
+
+static void test_snapshot_restore_then_continue_matches_uninterrupted_run(void **state)
+{
+    (void)state;
+    rs_golden *a = golden(), *b = golden();
+    run(a, 700);
+    size_t n = rs_world_snapshot(rs_golden_world(a), NULL, 0);
+    uint8_t *snap = malloc(n);
+    assert_non_null(snap);
+    assert_int_equal(rs_world_snapshot(rs_golden_world(a), snap, n), n);
+    run(a, 900);
+
+    run(b, 13); /* a different state, to be overwritten */
+    assert_int_equal(rs_world_restore(rs_golden_world(b), snap, n), RS_OK);
+    assert_int_equal(rs_world_tick(rs_golden_world(b)), 700);
+    run(b, 900);
+    assert_int_equal(rs_world_hash(rs_golden_world(a)), rs_world_hash(rs_golden_world(b)));
+    for (uint16_t c = 1; c <= RS_GOLDEN_CARS; c++) {
+        rs_car_id id = {c};
+        assert_int_equal(rs_world_car_hash(rs_golden_world(a), id),
+                         rs_world_car_hash(rs_golden_world(b), id));
+    }
+    free(snap);
+    rs_golden_destroy(a);
+    rs_golden_destroy(b);
+}
+
+static void test_golden_scenario_final_hash_matches_checked_in_value(void **state)
+{
+    (void)state;
+    rs_golden *g = golden();
+    run(g, RS_GOLDEN_TICKS);
+    uint64_t h = rs_world_hash(rs_golden_world(g));
+    print_message("golden final hash: %016llx (checked in: %016llx)\n", (unsigned long long)h,
+                  (unsigned long long)RS_GOLDEN_HASH);
+    assert_int_equal(h, RS_GOLDEN_HASH);
+    rs_golden_destroy(g);
+}
+
+static void test_restore_refuses_every_truncation_and_leaves_world_unchanged(void **state)
+{
+    (void)state;
+    rs_golden *a = golden(), *b = golden();
+    run(a, 120);
+    run(b, 60);
+    size_t n = rs_world_snapshot(rs_golden_world(a), NULL, 0);
+    uint8_t *snap = malloc(n);
+    assert_non_null(snap);
+    rs_world_snapshot(rs_golden_world(a), snap, n);
+    uint64_t before = rs_world_hash(rs_golden_world(b));
+    for (size_t len = 0; len < n; len++)
+        assert_int_not_equal(rs_world_restore(rs_golden_world(b), snap, len), RS_OK);
+    /* Trailing garbage, a bad magic, a NaN in a double, a wrong parameter hash. */
+    uint8_t *longer = malloc(n + 1);
+    memcpy(longer, snap, n);
+    longer[n] = 0;
+    assert_int_equal(rs_world_restore(rs_golden_world(b), longer, n + 1), RS_ERR_FORMAT);
+    snap[0] ^= 0xff;
+    assert_int_equal(rs_world_restore(rs_golden_world(b), snap, n), RS_ERR_FORMAT);
+    snap[0] ^= 0xff;
+    size_t first_car = 4 + 4 + 4 + 8 + 4 + 4 + 4;
+    uint8_t saved[8];
+    memcpy(saved, snap + first_car + 8, 8);
+    const uint8_t nan_bits[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
+    memcpy(snap + first_car + 8, nan_bits, 8);
+    assert_int_not_equal(rs_world_restore(rs_golden_world(b), snap, n), RS_OK);
+    memcpy(snap + first_car + 8, saved, 8);
+    snap[first_car] ^= 1;
+    assert_int_equal(rs_world_restore(rs_golden_world(b), snap, n), RS_ERR_MISMATCH);
+    snap[first_car] ^= 1;
+    assert_int_equal(rs_world_hash(rs_golden_world(b)), before);
+    assert_int_equal(rs_world_restore(rs_golden_world(b), snap, n), RS_OK);
+    assert_int_equal(rs_world_hash(rs_golden_world(b)), rs_world_hash(rs_golden_world(a)));
+    free(longer);
+    free(snap);
+    rs_golden_destroy(a);
+    rs_golden_destroy(b);
+}
+
+static void test_snapshot_size_query_writes_nothing_into_a_small_buffer(void **state)
+{
+    (void)state;
+    rs_golden *g = golden();
+    size_t n = rs_world_snapshot(rs_golden_world(g), NULL, 0);
+    uint8_t small[16];
+    memset(small, 0xab, sizeof small);
+    assert_int_equal(rs_world_snapshot(rs_golden_world(g), small, sizeof small), n);
+    for (size_t i = 0; i < sizeof small; i++)
+        assert_int_equal(small[i], 0xab);
+    rs_golden_destroy(g);
+}
+
+static void test_world_refuses_a_car_beyond_capacity(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    rs_car_params *p = NULL;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/cars/c5.json", data_dir());
+    assert_int_equal(rs_car_params_load(path, &p, err, sizeof err), RS_OK);
+    rs_world_def def = rs_world_default();
+    def.max_cars = 2;
+    rs_world *w = NULL;
+    assert_int_equal(rs_world_create(&def, &w), RS_OK);
+    rs_car_spawn sp = rs_car_spawn_default();
+    rs_car_id id;
+    assert_int_equal(rs_world_add_car(w, p, &sp, &id), RS_OK);
+    assert_int_equal(id.index1, 1);
+    sp.pos_m[1] = 10.0;
+    assert_int_equal(rs_world_add_car(w, p, &sp, &id), RS_OK);
+    assert_int_equal(rs_world_add_car(w, p, &sp, &id), RS_ERR_FULL);
+    assert_int_equal(id.index1, 0);
+    rs_car_id bad = {3};
+    rs_input in = rs_input_default();
+    assert_int_equal(rs_world_set_input(w, bad, &in), RS_ERR_ARG);
+    rs_world_destroy(w);
+    rs_car_params_destroy(p);
+}
+
+static void test_quantised_inputs_clamp_out_of_range_and_nan(void **state)
+{
+    (void)state;
+    rs_input in = rs_input_quantise(2.0, -1.0, 0.5, 0.0 / 0.0 * 0.0, 1.0);
+    assert_int_equal(in.steer, RS_STEER_MAX);
+    assert_int_equal(in.throttle, 0);
+    assert_int_equal(in.brake, 128);
+    assert_int_equal(in.clutch, 0);
+    assert_int_equal(in.handbrake, RS_PEDAL_MAX);
+    in = rs_input_quantise(-1.0, 0, 0, 0, 0);
+    assert_int_equal(in.steer, -RS_STEER_MAX);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_snapshot_restore_then_continue_matches_uninterrupted_run),
+        cmocka_unit_test(test_golden_scenario_final_hash_matches_checked_in_value),
+        cmocka_unit_test(test_restore_refuses_every_truncation_and_leaves_world_unchanged),
+        cmocka_unit_test(test_snapshot_size_query_writes_nothing_into_a_small_buffer),
+        cmocka_unit_test(test_world_refuses_a_car_beyond_capacity),
+        cmocka_unit_test(test_quantised_inputs_clamp_out_of_range_and_nan),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
