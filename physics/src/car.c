@@ -87,6 +87,8 @@ static void invert3(const double m[9], double out[9])
 
 /* ------------------------------------------------------------------ setup */
 
+static double wheel_steer(const rs_car *car, int i, double steer_ref);
+
 static int is_left(int i) { return (i & 1) == 0; }
 static const rs_axle_params *axle_of(const rs_car_params_data *d, int i) { return &d->axle[i >> 1]; }
 
@@ -112,6 +114,7 @@ static void derive(rs_car *car)
         k->rc_z[i] = a->roll_centre_m - d->cg_height_m;
         /* The spring carries the sprung part of the corner at design ride. */
         k->preload_n[i] = corner - a->unsprung_mass_kg * GRAVITY;
+        rs_sincos(is_left(i) ? -a->camber_rad : a->camber_rad, &k->camber_sin[i], &k->camber_cos[i]);
         unsprung += a->unsprung_mass_kg;
     }
     k->sprung_mass_kg = d->mass_kg - unsprung;
@@ -196,6 +199,10 @@ void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *s
     double wheel_w = 0.5 * (car->wheel[car->k.driven[0]].omega + car->wheel[car->k.driven[1]].omega);
     car->omega_e = rs_max(car->k.idle_rad_s, rs_gear_ratio(d, gear) * wheel_w);
     car->input = rs_input_default();
+    for (int i = 0; i < 4; i++) {
+        car->steer_rad[i] = wheel_steer(car, i, 0.0);
+        rs_sincos(car->steer_rad[i], &car->steer_sin[i], &car->steer_cos[i]);
+    }
 }
 
 /* ------------------------------------------------------------- gearbox */
@@ -241,9 +248,11 @@ static void auto_gearbox(rs_car *car, double fwd)
         start_shift(car, 1, fwd);
         return;
     }
+    /* Decide on road speed, not driven-wheel speed: wheelspin must not
+     * shift the box up (a spinning car would end up in top gear at rest). */
     double thr = car->input.throttle / (double)RS_PEDAL_MAX;
-    double wheel_w = 0.5 * (car->wheel[car->k.driven[0]].omega + car->wheel[car->k.driven[1]].omega);
-    double rpm = wheel_w * rs_gear_ratio(d, g) * RPM_PER_RAD_S;
+    double radius = d->axle[car->k.driven[0] >> 1].tire.unloaded_radius;
+    double rpm = fwd / radius * rs_gear_ratio(d, g) * RPM_PER_RAD_S;
     double up = d->idle_rpm + (d->upshift_rpm - d->idle_rpm) * (0.35 + 0.65 * thr);
     double down = d->idle_rpm + (d->downshift_rpm - d->idle_rpm) * (0.5 + 0.5 * thr);
     if (g < (int)d->gears && rpm >= up) {
@@ -279,6 +288,13 @@ void rs_car_tick_input(rs_car *car, double tick_dt)
         auto_gearbox(car, fwd);
     }
     car->prev_buttons = in->buttons;
+
+    /* Steering geometry changes only with the input: once per tick. */
+    double steer_ref = in->steer / (double)RS_STEER_MAX * car->k.steer_ref_max_rad;
+    for (int i = 0; i < 4; i++) {
+        car->steer_rad[i] = wheel_steer(car, i, steer_ref);
+        rs_sincos(car->steer_rad[i], &car->steer_sin[i], &car->steer_cos[i]);
+    }
 }
 
 /* --------------------------------------------------------------- substep */
@@ -294,6 +310,7 @@ typedef struct wheel_frame {
     double f, g;       /* Fx+ = f + g * omega+ */
     double re;
     double kappa_lim, alpha_lim;
+    double peak_x, peak_y; /* friction bound on the final forces */
     rs_tire_out t;
     int grounded;
 } wheel_frame;
@@ -326,11 +343,10 @@ static double wheel_steer(const rs_car *car, int i, double steer_ref)
 }
 
 static void wheel_kinematics(rs_car *car, const rs_world_def *world, const double R[9],
-                             const double w_world[3], int i, double steer, wheel_frame *wf)
+                             const double w_world[3], int i, wheel_frame *wf)
 {
     const rs_car_params_data *d = &car->params->d;
-    const rs_axle_params *a = axle_of(d, i);
-    const rs_tire_params *tp = &a->tire;
+    const rs_tire_params *tp = &axle_of(d, i)->tire;
     rs_wheel *wh = &car->wheel[i];
     double local[3] = {car->k.mount[i][0], car->k.mount[i][1], car->k.mount[i][2] + wh->travel_m};
     double centre[3], v[3], zb[3] = {R[2], R[5], R[8]};
@@ -358,10 +374,8 @@ static void wheel_kinematics(rs_car *car, const rs_world_def *world, const doubl
     wf->grounded = deflection > 0.0;
 
     /* Wheel heading and spin axis (ISO-W: x along heading, y left). */
-    double cs, sn, cg, sg;
-    double camber = is_left(i) ? -a->camber_rad : a->camber_rad; /* ISO sign per side */
-    rs_sincos(steer, &sn, &cs);
-    rs_sincos(camber, &sg, &cg);
+    double cs = car->steer_cos[i], sn = car->steer_sin[i];
+    double cg = car->k.camber_cos[i], sg = car->k.camber_sin[i];
     double head_b[3] = {cs, sn, 0.0}, axis_b[3] = {-sn * cg, cs * cg, sg};
     double head[3], axis[3];
     mat_mul(R, head_b, head);
@@ -375,13 +389,13 @@ static void wheel_kinematics(rs_car *car, const rs_world_def *world, const doubl
     cross3(wf->n, wf->lng, wf->lat);
     wf->vx = dot3(v, wf->lng);
     wf->vy = dot3(v, wf->lat);
-    wh->steer = steer;
+    wh->steer = car->steer_rad[i];
     wh->camber = rs_asin(rs_clamp(dot3(axis, wf->n), -1.0, 1.0));
 }
 
 /* Tyre forces at the current transient slips, and each wheel's linear
  * implicit spin response (see drivetrain.h). */
-static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
+static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt, int first,
                        double brake_nm, wheel_frame *wf, rs_wheel_response *resp)
 {
     const rs_axle_params *a = axle_of(&car->params->d, i);
@@ -390,16 +404,33 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
     double iw = a->wheel_inertia_kg_m2;
     rs_tire_in in;
 
+    /* A .tir describes a tyre as mounted on the left; on the right it is
+     * mirrored (lateral slip, camber and the lateral outputs change sign,
+     * as ADAMS/MFeval do with TYRESIDE), so ply-steer and conicity offsets
+     * cancel across the axle and a symmetric car runs straight. */
+    int mirror = !is_left(i);
     in.fz_n = wf->fz;
     in.kappa = wh->kappa;
-    in.tan_alpha = wh->tan_alpha;
-    in.gamma_rad = wh->camber;
+    in.tan_alpha = mirror ? -wh->tan_alpha : wh->tan_alpha;
+    in.gamma_rad = mirror ? -wh->camber : wh->camber;
     in.vx_m_s = wf->vx;
     in.omega_rad_s = wh->omega;
     in.grip_scale = world->surfaces[wh->surface].grip_scale;
     in.mode = RS_TIRE_TRANSIENT;
-    in.want_moments = 1;
+    /* The aligning moment (a small yaw torque on the body) is evaluated on
+     * the tick's first substep and held: it costs as much as the forces. */
+    in.want_moments = first;
     rs_tire_eval(tp, &in, &wf->t);
+    if (mirror) {
+        /* d(-Fy(-a))/da = Fy'(-a): the slope keeps its sign. */
+        wf->t.fy = -wf->t.fy;
+        wf->t.mz = -wf->t.mz;
+        wf->t.mx = -wf->t.mx;
+    }
+    if (first)
+        wh->mz = wf->t.mz;
+    else
+        wf->t.mz = wh->mz;
     wf->re = wf->t.re_m > 0.05 ? wf->t.re_m : 0.05;
 
     double friction = brake_nm + rs_abs(wf->t.my) +
@@ -411,6 +442,7 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
         wf->a = wh->kappa / (1.0 + 20.0 * dt), wf->b = 0.0;
         wf->f = 0.0, wf->g = 0.0;
         wf->kappa_lim = wf->alpha_lim = 1e9;
+        wf->peak_x = wf->peak_y = 0.0;
         resp->p = wh->omega;
         resp->q = dt / iw;
         return;
@@ -441,6 +473,11 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
     /* At low speed the transient slip is the tyre's deflection: cap it where
      * the tyre saturates so it slides instead of winding up without bound. */
     double peak_x = wf->t.mux * wf->fz, peak_y = wf->t.muy * wf->fz;
+    /* The linearised force and the low-speed damping may never exceed what
+     * friction can give (a little margin for the formula's offsets): a wheel
+     * sliding sideways at walking pace must not get a damper's force. */
+    wf->peak_x = 1.1 * peak_x + 1.0;
+    wf->peak_y = 1.1 * peak_y + 1.0;
     if (vabs < 2.0 * (tp->vxlow > 0.1 ? tp->vxlow : 1.0)) {
         wf->kappa_lim = 3.0 * peak_x / (rs_abs(wf->t.kxk) + 1.0);
         wf->alpha_lim = 3.0 * peak_y / (rs_abs(wf->t.kya) + 1.0);
@@ -468,7 +505,8 @@ static void lateral_slip(rs_car *car, int i, double dt, wheel_frame *wf)
     double wls = low_speed_weight(wf->vx, tp->vxlow > 0.1 ? tp->vxlow : 1.0);
     double cy = 2.0 * LOW_SPEED_DAMPING_RATIO *
                 rs_sqrt(rs_abs(wf->t.kya) / sigma * (wf->fz / GRAVITY)) * wls;
-    wf->fy = wf->t.fy + slope * (next - wh->tan_alpha) - cy * (wf->vy - vabs * wh->tan_alpha);
+    double fy = wf->t.fy + slope * (next - wh->tan_alpha) - cy * (wf->vy - vabs * wh->tan_alpha);
+    wf->fy = rs_clamp(fy, -wf->peak_y, wf->peak_y);
     wh->tan_alpha = next;
 }
 
@@ -484,7 +522,7 @@ static double suspension_force(const rs_axle_params *a, double preload, double t
     return f + a->arb_n_m * (travel - other_travel);
 }
 
-void rs_car_substep(rs_car *car, const rs_world_def *world, double dt)
+void rs_car_substep(rs_car *car, const rs_world_def *world, double dt, int first)
 {
     const rs_car_params_data *d = &car->params->d;
     double R[9], w_world[3], gb[3], gw[3] = {0.0, 0.0, -GRAVITY};
@@ -501,7 +539,6 @@ void rs_car_substep(rs_car *car, const rs_world_def *world, double dt)
     double throttle = in->throttle / (double)RS_PEDAL_MAX;
     double brake = in->brake / (double)RS_PEDAL_MAX;
     double handbrake = in->handbrake / (double)RS_PEDAL_MAX;
-    double steer_ref = in->steer / (double)RS_STEER_MAX * car->k.steer_ref_max_rad;
 
     /* 1-2: kinematics, loads, tyre forces, spin responses. */
     for (int i = 0; i < 4; i++) {
@@ -509,8 +546,8 @@ void rs_car_substep(rs_car *car, const rs_world_def *world, double dt)
         double bnm = 0.5 * d->brake_max_nm * a->brake_share * brake;
         if (i >= 2)
             bnm += 0.5 * d->handbrake_max_nm * handbrake;
-        wheel_kinematics(car, world, R, w_world, i, wheel_steer(car, i, steer_ref), &wf[i]);
-        wheel_tyre(car, world, i, dt, bnm, &wf[i], &resp[i]);
+        wheel_kinematics(car, world, R, w_world, i, &wf[i]);
+        wheel_tyre(car, world, i, dt, first, bnm, &wf[i], &resp[i]);
     }
 
     /* 3: drivetrain and wheel spin. */
@@ -546,7 +583,7 @@ void rs_car_substep(rs_car *car, const rs_world_def *world, double dt)
     for (int i = 0; i < 4; i++) {
         rs_wheel *wh = &car->wheel[i];
         double w = out.omega[i];
-        wf[i].fx = wf[i].f + wf[i].g * w;
+        wf[i].fx = rs_clamp(wf[i].f + wf[i].g * w, -wf[i].peak_x, wf[i].peak_x);
         wh->kappa = rs_clamp(wf[i].a + wf[i].b * w, -wf[i].kappa_lim, wf[i].kappa_lim);
         wh->omega = w;
         hub_power += out.drive_nm[i] * w;
@@ -602,7 +639,7 @@ void rs_car_substep(rs_car *car, const rs_world_def *world, double dt)
         for (int j = 0; j < 3; j++)
             torque[j] += tq[j];
         wh->travel_m += dt * wh->travel_v;
-        wh->fz = wf[i].fz, wh->fx = wf[i].fx, wh->fy = wf[i].fy, wh->mz = wf[i].t.mz;
+        wh->fz = wf[i].fz, wh->fx = wf[i].fx, wh->fy = wf[i].fy;
         wh->grounded = (uint8_t)wf[i].grounded;
     }
 

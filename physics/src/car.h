@@ -43,6 +43,7 @@ typedef struct rs_car_derived {
     double engage_full_rad_s;  /* ... fully engaged */
     double idle_rad_s;
     double cp_z;               /* aero centre of pressure, body frame z */
+    double camber_sin[4], camber_cos[4]; /* static camber, ISO sign per side */
     int driven[2];
 } rs_car_derived;
 
@@ -67,6 +68,9 @@ typedef struct rs_car {
     uint8_t clutch_mode;    /* rs_clutch_mode */
     uint8_t prev_buttons;
     rs_input input;
+    /* per-tick cache derived from the input at the start of each tick (not
+     * state: recomputed before it is used) */
+    double steer_rad[4], steer_sin[4], steer_cos[4];
     /* telemetry of the last substep (not state) */
     double engine_nm, clutch_engagement, drive_power_w;
 } rs_car;
@@ -78,8 +82,9 @@ void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *s
 /* Applies this tick's input (edge-triggered shifts, automatic gearbox). */
 void rs_car_tick_input(rs_car *car, double tick_dt);
 
-/* One substep of duration dt. */
-void rs_car_substep(rs_car *car, const rs_world_def *world, double dt);
+/* One substep of duration dt. first is nonzero for a tick's first substep:
+ * the aligning moment is evaluated there and held for the tick. */
+void rs_car_substep(rs_car *car, const rs_world_def *world, double dt, int first);
 
 /* True when every state value is finite. */
 int rs_car_finite(const rs_car *car);

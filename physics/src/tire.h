@@ -17,8 +17,12 @@
 #include "racesim/physics.h"
 
 /* Every coefficient, in SI units after [UNITS] conversion. Fields absent from
- * a file take MF5.2 defaults (scaling factors 1, the rest 0 unless noted in
- * tir.c). The names are the .tir keys in lower case. */
+ * a file take MF5.2 defaults (scaling factors 1, the rest 0, except FITTYP 6,
+ * USE_MODE 4, VXLOW 1 m/s, LONGVL 16.7 m/s, KPU -1.5..1.5, ALP and CAM
+ * -pi/2..pi/2, FZMIN 0, FZMAX 3 x FNOMIN: the table in tir.c). Required:
+ * UNLOADED_RADIUS, FNOMIN, VERTICAL_STIFFNESS, PCX1, PDX1, PKX1, PCY1, PDY1,
+ * PKY1. The names are the .tir keys in lower case; the field order is the
+ * canonical byte order. */
 typedef struct rs_tire_params {
     /* [model] */
     double fittyp, use_mode, vxlow, longvl;
@@ -52,21 +56,31 @@ typedef struct rs_tire_params {
     double qdz1, qdz2, qdz3, qdz4, qdz6, qdz7, qdz8, qdz9;
     double qez1, qez2, qez3, qez4, qez5, qhz1, qhz2, qhz3;
     double qhz4, ssz1, ssz2, ssz3, ssz4, qtz1, mbelt;
-    /* derived at load, not serialised: tan of the slip-angle limits */
+    /* derived at load (and by rs_tire_params_read), not serialised: tan of
+     * ALPMIN/ALPMAX, each first clamped to +-(pi/2 - 0.01) */
     double tan_alpmin, tan_alpmax;
 } rs_tire_params;
 
-/* Parses .tir text. name is used in messages ("file.tir:123: ..."). On error
- * returns RS_ERR_PARSE/RS_ERR_RANGE/RS_ERR_MISSING with a message naming the
- * line (and key) in err. */
+/* Parses .tir text (MF5.2 / PAC2002: FITTYP 5, 6 or absent). name is used in
+ * messages ("file.tir:123: PDX1: expected a number"). Keys are
+ * case-insensitive; unknown keys and sections are ignored; [UNITS] converts
+ * the dimensional keys to SI. Copied; nothing is kept. On error *out is
+ * untouched and the status is RS_ERR_PARSE (syntax, non-number, duplicate
+ * key, unknown unit), RS_ERR_MISSING (a required key) or RS_ERR_RANGE (FITTYP
+ * not MF5.2, or a value outside its legal range), with a message naming the
+ * line and key in err. */
 rs_status rs_tir_parse(const char *text, size_t len, const char *name, rs_tire_params *out,
                        char *err, size_t err_len);
 
-/* Reads and parses a .tir file. */
+/* Reads and parses a .tir file; messages name the path as given. On error
+ * also RS_ERR_IO (cannot open or read) or RS_ERR_NOMEM. */
 rs_status rs_tir_load(const char *path, rs_tire_params *out, char *err, size_t err_len);
 
-/* Canonical serialisation (every coefficient as f64, fixed order) for the
- * car parameter block, and its inverse (which re-validates and re-derives). */
+/* Canonical serialisation for the car parameter block: the u32 tag "TIR1",
+ * then every coefficient as f64 in the field order of rs_tire_params (derived
+ * fields excluded). Never fails (the writer's flags report overflow). The
+ * reader re-validates and re-derives: RS_ERR_BUFFER if truncated or
+ * non-finite, RS_ERR_FORMAT if the tag differs, RS_ERR_RANGE as the parser. */
 void rs_tire_params_write(const rs_tire_params *p, rs_writer *w);
 rs_status rs_tire_params_read(rs_reader *r, rs_tire_params *out, char *err, size_t err_len);
 
@@ -76,19 +90,32 @@ typedef enum rs_tire_mode {
      * reference-value test). */
     RS_TIRE_STEADY = 0,
     /* The caller passes relaxed (transient) slips that are already well
-     * behaved at zero speed; only offsets and My are faded below VXLOW so a
-     * parked car feels no force at zero deflection. Used by the car model. */
+     * behaved at zero speed; only the offsets (SHx SVx SHy SVy SVyk, and the
+     * trail and residual moment of Mz) are faded below VXLOW, so a parked car
+     * feels exactly zero force at zero deflection and a spring force (slip
+     * stiffness x deflection) otherwise. My fades with the rolling speed
+     * omega Re. Used by the car model. */
     RS_TIRE_TRANSIENT = 1
 } rs_tire_mode;
 
+/* Slip conventions (the same in both directions of travel, see TYRES.md):
+ * kappa = (omega Re - Vx)/|Vx| and tan_alpha = Vsy/|Vx| in steady state, so
+ * Fx has the sign of kappa and Fy the opposite sign of tan_alpha whichever
+ * way the wheel rolls. For Vx > 0 these are MFeval's kappa and
+ * alpha* = tan(alpha) sgn(Vx); unlike MFeval the tyre is not mirrored for
+ * Vx < 0 (only its small asymmetric offsets would differ). */
 typedef struct rs_tire_in {
-    double fz_n;      /* vertical load; clamped to [FZMIN, FZMAX] for the formulas, 0 gives 0 */
+    double fz_n;      /* vertical load; <= 0 (or NaN) gives zero forces and moments (in the
+                         air); clamped to FZMAX; below FZMIN the forces fade to 0 with Fz as
+                         the formula does and only the moments hold FZMIN (as MFeval) */
     double kappa;     /* longitudinal slip; clamped to [KPUMIN, KPUMAX] */
-    double tan_alpha; /* alpha* = tan(alpha) sgn(Vx); clamped to tan(ALPMIN..ALPMAX) */
-    double gamma_rad; /* camber; clamped to [CAMMIN, CAMMAX] */
-    double vx_m_s;    /* longitudinal speed of the wheel centre */
-    double omega_rad_s; /* wheel spin, for Re and My (steady: derived from kappa) */
-    double grip_scale;  /* surface friction scale multiplying LMUX and LMUY; 1 on asphalt */
+    double tan_alpha; /* lateral slip, tan of the slip angle; clamped to tan(ALPMIN..ALPMAX) */
+    double gamma_rad; /* inclination (camber), ISO-W; clamped to [CAMMIN, CAMMAX] */
+    double vx_m_s;    /* longitudinal speed of the wheel centre (sign = direction) */
+    double omega_rad_s; /* wheel spin, for My in transient mode (steady: Vx + kappa |Vx|
+                           stands for omega Re, as MFeval) */
+    double grip_scale;  /* surface friction scale multiplying LMUX and LMUY; 1 on asphalt;
+                           held at 0.001 or more */
     int mode;           /* rs_tire_mode */
     int want_moments;   /* 0 skips Mz (and its trail terms) to save time */
 } rs_tire_in;
@@ -105,12 +132,15 @@ typedef struct rs_tire_out {
     double kya;           /* cornering stiffness Ky_alpha, N/rad (negative) */
     double mux, muy;      /* peak friction coefficients */
     double trail_m, mzr;  /* pneumatic trail and residual moment */
-    double dfx_dkappa;    /* slope of combined Fx w.r.t. kappa at this point (Gxa held) */
-    double dfy_dalpha;    /* slope of combined Fy w.r.t. tan_alpha (Gyk held) */
+    double dfx_dkappa;    /* slope of combined Fx w.r.t. the input kappa at this point, Gxa
+                             held (> 0 before the peak; 0 where kappa is clamped) */
+    double dfy_dalpha;    /* slope of combined Fy w.r.t. the input tan_alpha, Gyk held
+                             (< 0 before the peak; 0 where clamped) */
 } rs_tire_out;
 
 /* Evaluates forces and moments. Deterministic, allocation-free, never fails;
- * out-of-range inputs are clamped to the file's limits. */
+ * out-of-range inputs are clamped to the file's limits, NaN slips count as 0.
+ * Every output is finite for finite parameters. */
 void rs_tire_eval(const rs_tire_params *p, const rs_tire_in *in, rs_tire_out *out);
 
 #endif

@@ -177,7 +177,7 @@ rs_status rs_world_step(rs_world *world)
         rs_car_tick_input(&world->cars[c], tick_dt);
     for (uint32_t s = 0; s < world->def.substeps; s++)
         for (uint32_t c = 0; c < world->count; c++)
-            rs_car_substep(&world->cars[c], &world->def, dt);
+            rs_car_substep(&world->cars[c], &world->def, dt, s == 0);
     world->tick++;
     for (uint32_t c = 0; c < world->count; c++) {
         if (!rs_car_finite(&world->cars[c])) {

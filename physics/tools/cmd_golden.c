@@ -1,2 +1,76 @@
-/* placeholder: being written */
-typedef int rs_placeholder_cmd_golden;
+/*
+ * `racesim golden [--trace] [--data DIR]`: runs the golden determinism
+ * scenario (tests/support/golden_scenario.h) and prints the final world hash
+ * as "hash=<16 hex digits>". With --trace it first prints, after every tick,
+ * one line per car "<tick> <car> <car hash>" and one "<tick> world <world
+ * hash>" (scenario.h documents the format; tests/determinism/cross_check.sh
+ * compares these traces between builds to name the first divergence).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "golden_scenario.h"
+#include "scenario.h"
+
+#define CMD "golden"
+
+static void help(void)
+{
+    printf("usage: racesim golden [--trace] [--data DIR]\n"
+           "\n"
+           "Runs the golden determinism scenario (%d cars, %u ticks at 60 Hz) and prints the\n"
+           "final world hash as the last line: hash=<16 hex digits>.\n"
+           "\n"
+           "  --trace     after every tick print \"<tick> <car> <car hash>\" for each car\n"
+           "              (tick 1-based, car 0-based) and then \"<tick> world <world hash>\"\n"
+           "  --data DIR  the data folder holding cars/*.json (default %s)\n"
+           "\n"
+           "The checked-in golden hash is %016" PRIx64 " (tests/support/golden_scenario.h).\n",
+           RS_GOLDEN_CARS, (unsigned)RS_GOLDEN_TICKS, RS_DATA_DIR, (uint64_t)RS_GOLDEN_HASH);
+}
+
+int rs_cmd_golden(int argc, char **argv)
+{
+    const char *data = RS_DATA_DIR;
+    int trace = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (rs_is_help(a)) {
+            help();
+            return RS_EXIT_OK;
+        } else if (strcmp(a, "--trace") == 0) {
+            trace = 1;
+        } else if (strcmp(a, "--data") == 0) {
+            if (!(data = rs_opt_value(CMD, argc, argv, &i)))
+                return RS_EXIT_USAGE;
+        } else {
+            return rs_usage_error(CMD, "unexpected argument '%s'", a);
+        }
+    }
+
+    rs_golden *g = NULL;
+    char err[512];
+    rs_status st = rs_golden_create(data, &g, err, sizeof err);
+    if (st != RS_OK)
+        return rs_fail(CMD, "%s", err);
+    rs_world *w = rs_golden_world(g);
+    for (uint32_t t = 0; t < RS_GOLDEN_TICKS; t++) {
+        if ((st = rs_golden_step(g)) != RS_OK) {
+            rs_golden_destroy(g);
+            return rs_fail(CMD, "tick %u: %s", t + 1, rs_status_str(st));
+        }
+        if (trace && rs_trace_write(stdout, w) != 0) {
+            rs_golden_destroy(g);
+            return rs_fail(CMD, "error writing the trace");
+        }
+    }
+    char line[32];
+    rs_hash_line(rs_world_hash(w), line);
+    rs_golden_destroy(g);
+    printf("%s\n", line);
+    if (fflush(stdout) != 0)
+        return rs_fail(CMD, "error writing stdout");
+    return RS_EXIT_OK;
+}
