@@ -22,7 +22,7 @@
 
 #include "detmath.h"
 
-/* The correctly rounded doubles (PI and friends are not C11). */
+/* Correctly rounded constants (M_PI and friends are not in C11). */
 #define PI 0x1.921fb54442d18p+1
 #define PI_2 0x1.921fb54442d18p+0
 #define PI_4 0x1.921fb54442d18p-1
@@ -105,46 +105,80 @@ static double ulp_error(double got, double ref)
  * 0.001 ulp) the true error, printed for information next to the figure
  * against glibc's double result, which is what is asserted. */
 #if LDBL_MANT_DIG >= 64 && LDBL_MANT_DIG < 113
-#define HAVE_FINE_REFERENCE 1
-#define FINE(expr) (expr)
+#define FINE(f) (f)
 #else
-#define HAVE_FINE_REFERENCE 0
-#define FINE(expr) ((long double)NAN)
+#define FINE(f) NULL
 #endif
 
+typedef double (*fn1)(double);
+typedef double (*fn2)(double, double);
+typedef long double (*fn1l)(long double);
+typedef long double (*fn2l)(long double, long double);
+
+/* One function under test (one- or two-argument) and its worst case. */
 typedef struct {
     const char *name;
-    double max_ulp;       /* against glibc's double result (asserted) */
-    double max_true_ulp;  /* against the long double reference */
-    double worst_x, worst_y;
+    fn1 ours1, ref1;
+    fn1l fine1;
+    fn2 ours2, ref2;
+    fn2l fine2;
+    double max_ulp;      /* against glibc's double result (asserted) */
+    double max_true_ulp; /* against the long double reference */
+    double worst_a, worst_b;
     long points;
 } err_stats;
 
-static void record(err_stats *st, double got, double ref, long double fine, double x, double y)
+static err_stats stats1(const char *name, fn1 ours, fn1 ref, fn1l fine)
+{
+    err_stats st = {.name = name, .ours1 = ours, .ref1 = ref, .fine1 = fine};
+    return st;
+}
+
+static err_stats stats2(const char *name, fn2 ours, fn2 ref, fn2l fine)
+{
+    err_stats st = {.name = name, .ours2 = ours, .ref2 = ref, .fine2 = fine};
+    return st;
+}
+
+static void record(err_stats *st, double got, double ref, long double fine, double a, double b)
 {
     double e = ulp_error(got, ref);
     st->points++;
     if (e > st->max_ulp || isnan(e)) {
         st->max_ulp = e;
-        st->worst_x = x;
-        st->worst_y = y;
+        st->worst_a = a;
+        st->worst_b = b;
     }
-    if (HAVE_FINE_REFERENCE && isfinite(fine)) {
+    if (isfinite(fine)) {
         double t = (double)(fabsl((long double)got - fine) / (long double)ulp_of((double)fine));
         if (t > st->max_true_ulp)
             st->max_true_ulp = t;
     }
 }
 
+static void check1(err_stats *st, double a)
+{
+    long double fine = st->fine1 ? st->fine1((long double)a) : (long double)NAN;
+    record(st, st->ours1(a), st->ref1(a), fine, a, 0.0);
+}
+
+static void check2(err_stats *st, double a, double b)
+{
+    long double fine = st->fine2 ? st->fine2((long double)a, (long double)b) : (long double)NAN;
+    record(st, st->ours2(a, b), st->ref2(a, b), fine, a, b);
+}
+
 static void report(const err_stats *st, double bound)
 {
-    if (HAVE_FINE_REFERENCE)
-        print_message("%-6s max %.0f ulp vs glibc (bound %.0f; %.3f ulp vs exact) over %ld points, "
-                      "worst at x=%.17g y=%.17g\n",
-                      st->name, st->max_ulp, bound, st->max_true_ulp, st->points, st->worst_x, st->worst_y);
+    if (st->fine1 || st->fine2)
+        print_message("%-5s max %.0f ulp vs glibc (bound %.0f; %.3f ulp vs exact) over %ld points, "
+                      "worst at (%.17g, %.17g)\n",
+                      st->name, st->max_ulp, bound, st->max_true_ulp, st->points, st->worst_a,
+                      st->worst_b);
     else
-        print_message("%-6s max %.0f ulp vs glibc (bound %.0f) over %ld points, worst at x=%.17g y=%.17g\n",
-                      st->name, st->max_ulp, bound, st->points, st->worst_x, st->worst_y);
+        print_message("%-5s max %.0f ulp vs glibc (bound %.0f) over %ld points, "
+                      "worst at (%.17g, %.17g)\n",
+                      st->name, st->max_ulp, bound, st->points, st->worst_a, st->worst_b);
     assert_true(st->points >= 1000000);
     assert_true(st->max_ulp <= bound);
 }
@@ -153,36 +187,36 @@ static void report(const err_stats *st, double bound)
 
 static void test_sin_is_within_1_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "sin"};
+    err_stats st = stats1("sin", rs_sin, sin, FINE(sinl));
     (void)state;
     rng_seed(1);
     for (int i = 0; i < 1000000; i++) {
         double x = uniform(-100.0, 100.0);
-        record(&st, rs_sin(x), sin(x), FINE(sinl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 200000; i++) {
         double x = uniform(-1e5, 1e5);
-        record(&st, rs_sin(x), sin(x), FINE(sinl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 100000; i++) {
         double x = random_sign(log_uniform(1e-300, 1.0));
-        record(&st, rs_sin(x), sin(x), FINE(sinl((long double)x)), x, 0);
+        check1(&st, x);
     }
     report(&st, SIN_BOUND);
 }
 
 static void test_cos_is_within_1_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "cos"};
+    err_stats st = stats1("cos", rs_cos, cos, FINE(cosl));
     (void)state;
     rng_seed(2);
     for (int i = 0; i < 1000000; i++) {
         double x = uniform(-100.0, 100.0);
-        record(&st, rs_cos(x), cos(x), FINE(cosl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 200000; i++) {
         double x = uniform(-1e5, 1e5);
-        record(&st, rs_cos(x), cos(x), FINE(cosl((long double)x)), x, 0);
+        check1(&st, x);
     }
     report(&st, COS_BOUND);
 }
@@ -202,39 +236,39 @@ static void test_sincos_matches_sin_and_cos_bit_for_bit(void **state)
 
 static void test_tan_is_within_1_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "tan"};
+    err_stats st = stats1("tan", rs_tan, tan, FINE(tanl));
     (void)state;
     rng_seed(4);
     for (int i = 0; i < 1000000; i++) {
         double x = uniform(-100.0, 100.0);
-        record(&st, rs_tan(x), tan(x), FINE(tanl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 200000; i++) {
         double x = uniform(-1e5, 1e5);
-        record(&st, rs_tan(x), tan(x), FINE(tanl((long double)x)), x, 0);
+        check1(&st, x);
     }
     report(&st, TAN_BOUND);
 }
 
 static void test_atan_is_within_1_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "atan"};
+    err_stats st = stats1("atan", rs_atan, atan, FINE(atanl));
     (void)state;
     rng_seed(5);
     for (int i = 0; i < 1000000; i++) {
         double x = random_sign(log_uniform(1e-8, 1e6));
-        record(&st, rs_atan(x), atan(x), FINE(atanl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 200000; i++) { /* the reduction's breakpoints */
         double x = uniform(-3.0, 3.0);
-        record(&st, rs_atan(x), atan(x), FINE(atanl((long double)x)), x, 0);
+        check1(&st, x);
     }
     report(&st, ATAN_BOUND);
 }
 
 static void test_atan2_is_within_2_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "atan2"};
+    err_stats st = stats2("atan2", rs_atan2, atan2, FINE(atan2l));
     (void)state;
     rng_seed(6);
     /* 1001 angles over the full circle (multiples of pi/4 and the axes
@@ -244,135 +278,135 @@ static void test_atan2_is_within_2_ulp_of_libm(void **state)
         for (int j = 0; j < 1000; j++) {
             double rad = pow(10.0, -6.0 + 12.0 * j / 999.0);
             double y = rad * sin(t), x = rad * cos(t);
-            record(&st, rs_atan2(y, x), atan2(y, x), FINE(atan2l((long double)y, (long double)x)), x, y);
+            check2(&st, y, x);
         }
     }
     for (int j = 0; j < 1000; j++) { /* exactly on the axes */
         double rad = pow(10.0, -6.0 + 12.0 * j / 999.0);
-        record(&st, rs_atan2(0.0, rad), atan2(0.0, rad), FINE(atan2l((long double)0.0, (long double)rad)), rad, 0.0);
-        record(&st, rs_atan2(0.0, -rad), atan2(0.0, -rad), FINE(atan2l((long double)0.0, (long double)-rad)), -rad, 0.0);
-        record(&st, rs_atan2(rad, 0.0), atan2(rad, 0.0), FINE(atan2l((long double)rad, (long double)0.0)), 0.0, rad);
-        record(&st, rs_atan2(-rad, 0.0), atan2(-rad, 0.0), FINE(atan2l((long double)-rad, (long double)0.0)), 0.0, -rad);
+        check2(&st, 0.0, rad);
+        check2(&st, 0.0, -rad);
+        check2(&st, rad, 0.0);
+        check2(&st, -rad, 0.0);
     }
     for (int i = 0; i < 200000; i++) { /* random directions and lengths */
         double y = uniform(-1.0, 1.0) * log_uniform(1e-6, 1e6);
         double x = uniform(-1.0, 1.0) * log_uniform(1e-6, 1e6);
-        record(&st, rs_atan2(y, x), atan2(y, x), FINE(atan2l((long double)y, (long double)x)), x, y);
+        check2(&st, y, x);
     }
     report(&st, ATAN2_BOUND);
 }
 
 static void test_asin_is_within_1_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "asin"};
+    err_stats st = stats1("asin", rs_asin, asin, FINE(asinl));
     (void)state;
     rng_seed(7);
     for (int i = 0; i < 1000000; i++) {
         double x = uniform(-1.0, 1.0);
-        record(&st, rs_asin(x), asin(x), FINE(asinl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 100000; i++) { /* near +-1 and near 0 */
         double x = random_sign(1.0 - log_uniform(1e-16, 0.5));
-        record(&st, rs_asin(x), asin(x), FINE(asinl((long double)x)), x, 0);
+        check1(&st, x);
         x = random_sign(log_uniform(1e-300, 0.5));
-        record(&st, rs_asin(x), asin(x), FINE(asinl((long double)x)), x, 0);
+        check1(&st, x);
     }
     report(&st, ASIN_BOUND);
 }
 
 static void test_acos_is_within_1_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "acos"};
+    err_stats st = stats1("acos", rs_acos, acos, FINE(acosl));
     (void)state;
     rng_seed(8);
     for (int i = 0; i < 1000000; i++) {
         double x = uniform(-1.0, 1.0);
-        record(&st, rs_acos(x), acos(x), FINE(acosl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 100000; i++) {
         double x = random_sign(1.0 - log_uniform(1e-16, 0.5));
-        record(&st, rs_acos(x), acos(x), FINE(acosl((long double)x)), x, 0);
+        check1(&st, x);
     }
     report(&st, ACOS_BOUND);
 }
 
 static void test_exp_is_within_1_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "exp"};
+    err_stats st = stats1("exp", rs_exp, exp, FINE(expl));
     (void)state;
     rng_seed(9);
     for (int i = 0; i < 1000000; i++) {
         double x = uniform(-700.0, 700.0);
-        record(&st, rs_exp(x), exp(x), FINE(expl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 200000; i++) {
         double x = uniform(-2.0, 2.0);
-        record(&st, rs_exp(x), exp(x), FINE(expl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 50000; i++) { /* the two-step scaling near the ends */
         double x = uniform(-708.39, -708.0);
-        record(&st, rs_exp(x), exp(x), FINE(expl((long double)x)), x, 0);
+        check1(&st, x);
         x = uniform(708.0, 709.78);
-        record(&st, rs_exp(x), exp(x), FINE(expl((long double)x)), x, 0);
+        check1(&st, x);
     }
     report(&st, EXP_BOUND);
 }
 
 static void test_log_is_within_1_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "log"};
+    err_stats st = stats1("log", rs_log, log, FINE(logl));
     (void)state;
     rng_seed(10);
     for (int i = 0; i < 1000000; i++) {
         double x = log_uniform(1e-300, 1e300);
-        record(&st, rs_log(x), log(x), FINE(logl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 200000; i++) { /* near 1, where log is small */
         double x = 1.0 + random_sign(log_uniform(1e-15, 0.3));
-        record(&st, rs_log(x), log(x), FINE(logl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 10000; i++) { /* subnormal arguments */
         double x = log_uniform(0x1p-1074, DBL_MIN);
-        record(&st, rs_log(x), log(x), FINE(logl((long double)x)), x, 0);
+        check1(&st, x);
     }
     report(&st, LOG_BOUND);
 }
 
 static void test_pow_is_within_1_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "pow"};
+    err_stats st = stats2("pow", rs_pow, pow, FINE(powl));
     (void)state;
     rng_seed(11);
     for (int i = 0; i < 1000000; i++) {
         double x = log_uniform(1e-6, 1e6);
         double y = uniform(-10.0, 10.0);
-        record(&st, rs_pow(x, y), pow(x, y), FINE(powl((long double)x, (long double)y)), x, y);
+        check2(&st, x, y);
     }
     for (int i = 0; i < 100000; i++) { /* bases near 1, as in load ratios */
         double x = 1.0 + random_sign(log_uniform(1e-12, 0.5));
         double y = uniform(-10.0, 10.0);
-        record(&st, rs_pow(x, y), pow(x, y), FINE(powl((long double)x, (long double)y)), x, y);
+        check2(&st, x, y);
     }
     for (int i = 0; i < 100000; i++) { /* integer and half-integer exponents */
         double x = log_uniform(1e-6, 1e6);
         double y = (double)((int)(rng_next() % 41) - 20) * 0.5;
-        record(&st, rs_pow(x, y), pow(x, y), FINE(powl((long double)x, (long double)y)), x, y);
+        check2(&st, x, y);
     }
     report(&st, POW_BOUND);
 }
 
 static void test_tanh_is_within_2_ulp_of_libm(void **state)
 {
-    err_stats st = {.name = "tanh"};
+    err_stats st = stats1("tanh", rs_tanh, tanh, FINE(tanhl));
     (void)state;
     rng_seed(12);
     for (int i = 0; i < 1000000; i++) {
         double x = uniform(-20.0, 20.0);
-        record(&st, rs_tanh(x), tanh(x), FINE(tanhl((long double)x)), x, 0);
+        check1(&st, x);
     }
     for (int i = 0; i < 200000; i++) {
         double x = random_sign(log_uniform(1e-300, 2.0));
-        record(&st, rs_tanh(x), tanh(x), FINE(tanhl((long double)x)), x, 0);
+        check1(&st, x);
     }
     report(&st, TANH_BOUND);
 }
@@ -538,7 +572,6 @@ static void test_symmetries_hold_bit_for_bit(void **state)
 
 /* Walk consecutive doubles across the places where the code switches
  * formula or table entry, and a coarse grid over the whole range. */
-typedef double (*fn1)(double);
 
 static void check_monotonic(fn1 f, double lo, double hi, int steps, int increasing)
 {

@@ -24,9 +24,12 @@
 
 #define GRAVITY 9.80665
 #define RPM_PER_RAD_S (60.0 / RS_TWO_PI)
-/* Low-speed tyre damping as a fraction of critical for the corner mass on
- * the relaxation spring: keeps a parked car from ringing on its tyres. */
-#define LOW_SPEED_DAMPING_RATIO 0.6
+/* Carcass damping of the tyre's relaxation spring (stiffness K/sigma
+ * against the corner mass), as a fraction of critical. It acts on the
+ * deflection rate sigma * d(slip)/dt, so it is zero in steady state; it keeps
+ * a parked car from ringing on its tyres and damps the lateral-roll mode that
+ * the relaxation spring and camber would otherwise excite at walking pace. */
+#define CARCASS_DAMPING_RATIO 0.6
 
 /* ---------------------------------------------------------------- vectors */
 
@@ -315,15 +318,6 @@ typedef struct wheel_frame {
     int grounded;
 } wheel_frame;
 
-/* 1 at rest, fading smoothly to 0 at v_low (smoothstep, no transcendental). */
-static double low_speed_weight(double vx, double v_low)
-{
-    double s = rs_abs(vx) / v_low;
-    if (s >= 1.0)
-        return 0.0;
-    return 1.0 - s * s * (3.0 - 2.0 * s);
-}
-
 static double wheel_steer(const rs_car *car, int i, double steer_ref)
 {
     const rs_car_params_data *d = &car->params->d;
@@ -461,8 +455,7 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
      * plus low-speed damping of the relaxation spring. */
     double slope = wf->t.dfx_dkappa > 0.0 ? wf->t.dfx_dkappa : 0.0;
     double m_corner = wf->fz / GRAVITY;
-    double wls = low_speed_weight(wf->vx, tp->vxlow > 0.1 ? tp->vxlow : 1.0);
-    double cx = 2.0 * LOW_SPEED_DAMPING_RATIO * rs_sqrt(rs_abs(wf->t.kxk) / sigma * m_corner) * wls;
+    double cx = 2.0 * CARCASS_DAMPING_RATIO * rs_sqrt(rs_abs(wf->t.kxk) / sigma * m_corner);
     wf->f = wf->t.fx + slope * (wf->a - wh->kappa) + cx * (-wf->vx - vabs * wh->kappa);
     wf->g = slope * wf->b + cx * wf->re;
 
@@ -489,7 +482,6 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
 
 static void lateral_slip(rs_car *car, int i, double dt, wheel_frame *wf)
 {
-    const rs_tire_params *tp = &axle_of(&car->params->d, i)->tire;
     rs_wheel *wh = &car->wheel[i];
     if (!wf->grounded || wf->fz <= 0.0) {
         wh->tan_alpha /= 1.0 + 20.0 * dt;
@@ -502,9 +494,7 @@ static void lateral_slip(rs_car *car, int i, double dt, wheel_frame *wf)
     double next = (wh->tan_alpha + dt * wf->vy / sigma) / (1.0 + dt * vabs / sigma);
     next = rs_clamp(next, -wf->alpha_lim, wf->alpha_lim);
     double slope = wf->t.dfy_dalpha < 0.0 ? wf->t.dfy_dalpha : 0.0;
-    double wls = low_speed_weight(wf->vx, tp->vxlow > 0.1 ? tp->vxlow : 1.0);
-    double cy = 2.0 * LOW_SPEED_DAMPING_RATIO *
-                rs_sqrt(rs_abs(wf->t.kya) / sigma * (wf->fz / GRAVITY)) * wls;
+    double cy = 2.0 * CARCASS_DAMPING_RATIO * rs_sqrt(rs_abs(wf->t.kya) / sigma * (wf->fz / GRAVITY));
     double fy = wf->t.fy + slope * (next - wh->tan_alpha) - cy * (wf->vy - vabs * wh->tan_alpha);
     wf->fy = rs_clamp(fy, -wf->peak_y, wf->peak_y);
     wh->tan_alpha = next;

@@ -65,6 +65,28 @@ static inline double split_hi(double v)
     return p - (p - v);
 }
 
+/* A value as an unevaluated sum hi + lo, |lo| <= ulp(hi)/2. */
+typedef struct { double hi, lo; } dd;
+
+/* The exact rounding error of a*b (Dekker's product; no FMA available). */
+static inline double mul_err(double a, double b, double ab)
+{
+    double ah = split_hi(a), al = a - ah;
+    double bh = split_hi(b), bl = b - bh;
+    return (((ah * bh - ab) + ah * bl) + al * bh) + al * bl;
+}
+
+/* (nh + nl) / (dh + dl) to about 2^-100 beyond the final rounding: one
+ * Newton correction of the rounded quotient with an exact residual. */
+static inline double div_dd(double nh, double nl, double dh, double dl)
+{
+    double q = nh / dh;
+    double qd = q * dh;
+    /* nh - qd is exact (Sterbenz): q*dh is within a rounding of nh. */
+    double res = ((nh - qd) - mul_err(q, dh, qd)) + (nl - q * dl);
+    return q + res / dh;
+}
+
 /* Adding then subtracting 1.5*2^52 rounds |v| < 2^51 to the nearest integer
  * (ties to even) with SSE2/NEON double arithmetic. */
 #define ROUND_SHIFT 0x1.8p52
@@ -423,9 +445,6 @@ static inline trig_arg trig_reduce(double x)
     return a;
 }
 
-/* A value as an unevaluated sum hi + lo, |lo| <= ulp(hi)/2. */
-typedef struct { double hi, lo; } dd;
-
 /* sin(r + rl) ~ sin(r) + rl*cos(r), with cos(r) ~ 1 - r^2/2 good enough for
  * a term of size ulp(r). The final sum r + tail is also returned exactly as
  * hi + lo (Fast2Sum: |tail| < |r|), for rs_tan. */
@@ -455,25 +474,6 @@ static inline dd cos_kernel(double r, double rl, double z, double zerr)
     c.hi = w + tail;
     c.lo = (w - c.hi) + tail;
     return c;
-}
-
-/* The exact rounding error of a*b (Dekker's product; no FMA available). */
-static inline double mul_err(double a, double b, double ab)
-{
-    double ah = split_hi(a), al = a - ah;
-    double bh = split_hi(b), bl = b - bh;
-    return (((ah * bh - ab) + ah * bl) + al * bh) + al * bl;
-}
-
-/* (nh + nl) / (dh + dl) to about 2^-100 beyond the final rounding: one
- * Newton correction of the rounded quotient with an exact residual. */
-static inline double div_dd(double nh, double nl, double dh, double dl)
-{
-    double q = nh / dh;
-    double qd = q * dh;
-    /* nh - qd is exact (Sterbenz): q*dh is within a rounding of nh. */
-    double res = ((nh - qd) - mul_err(q, dh, qd)) + (nl - q * dl);
-    return q + res / dh;
 }
 
 /* Quadrant selection without branches: pick the bits of one of two values
@@ -727,7 +727,7 @@ double rs_acos(double x)
 #define E5 0x1.11110f0922144p-7
 
 /* exp(x + xl) = 2^e * (returned value) for |x| < 746 (not NaN), |xl| tiny.
- * The returned value lies in [0.99, 2.01). */
+ * The returned value lies in about [1, 2). */
 static inline double exp_core(double x, double xl, int *e)
 {
     double kd = x * INV_LN2_128 + ROUND_SHIFT;
@@ -809,8 +809,8 @@ static inline double log_core(double x, int eadj, double *lo)
     double rb = r - rhi;
     double rerr = (rhi - (r - rb)) + (rlo - rb);
     /* e*ln2 + log(1/a) + r as a double-double (two Fast2Sums: the larger
-     * operand comes first, or the first is 0; checked for every table
-     * entry). */
+     * operand comes first, or the first is 0; |log(1/a)| > |r| was checked
+     * for every table entry when the table was made). */
     double ed = (double)e;
     double big = ed * LN2_HI;
     double t1 = big + LOG_TAB[i].hi;
@@ -857,12 +857,9 @@ double rs_pow(double x, double y)
      * could overflow for huge y). */
     if (!(rs_abs(ph) <= 746.0))
         return exp_edge(ph, 0.0);
-    /* y*(lh + ll) = ph + pl: the rounding error of y*lh by Dekker's exact
-     * product (no FMA), here |y| < 2^63 since |lh| >= 2^-53 for x != 1. */
-    double yh = split_hi(y), yl = y - yh;
-    double lhh = split_hi(lh), lhl = lh - lhh;
-    double pe = (((yh * lhh - ph) + yh * lhl) + yl * lhh) + yl * lhl;
-    double pl = pe + y * ll;
+    /* y*(lh + ll) = ph + pl, with the exact rounding error of y*lh (the
+     * split is safe: |y| < 2^63 here since |lh| >= 2^-53 for x != 1). */
+    double pl = mul_err(y, lh, ph) + y * ll;
     if (!(rs_abs(ph) <= 708.0))
         return exp_edge(ph, pl);
     int e;
