@@ -507,7 +507,7 @@ static void test_both_shipped_cars_load(void **state)
     assert_int_equal(d->gears, 6);
     assert_true(d->gear_ratio[0] == 2.66 && d->gear_ratio[5] == 0.50);
     assert_true(d->final_drive == 3.42 && d->reverse_ratio == 2.90);
-    assert_true(d->driveline_efficiency == 0.7);
+    assert_true(d->driveline_efficiency == 0.85);
     assert_int_equal(d->drive, RS_DRIVE_RWD);
     assert_int_equal(d->diff, RS_DIFF_LSD);
     assert_true(d->axle[0].x_m - d->axle[1].x_m > 2.65 && d->axle[0].x_m - d->axle[1].x_m < 2.66);
@@ -890,7 +890,7 @@ static void test_each_bad_field_is_named_with_file_and_path(void **state)
          "differential.preload_nm: only used when type is \"lsd\""},
         {"\"mass_kg\": 1470", "\"mass_kg\": \"1470\"", RS_ERR_PARSE,
          "body.mass_kg: expected a number, found a string"},
-        {"\"efficiency\": 0.7", "\"efficiency\": 0", RS_ERR_RANGE,
+        {"\"efficiency\": 0.85", "\"efficiency\": 0", RS_ERR_RANGE,
          "gearbox.efficiency: 0 outside 0..1 (0 excluded)"},
         {"\"upshift_rpm\": 5800", "\"upshift_rpm\": 2500", RS_ERR_RANGE,
          "gearbox.downshift_rpm: 2800 must be below upshift_rpm 2500"},
