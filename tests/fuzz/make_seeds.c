@@ -1,0 +1,76 @@
+/*
+ * Writes seed inputs for the binary fuzz targets: the canonical blocks of
+ * the shipped cars and snapshots of a small world at a few ticks. Text
+ * targets seed from data/ directly (see run_fuzz.sh).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "racesim/physics.h"
+
+static int write_file(const char *dir, const char *name, const uint8_t *p, size_t n)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(p, 1, n, f) != n) {
+        fprintf(stderr, "make_seeds: cannot write %s\n", path);
+        if (f)
+            fclose(f);
+        return 1;
+    }
+    return fclose(f) != 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *cars[2] = {"c5", "formula"};
+    char err[512], path[1024];
+    rs_car_params *p[2] = {NULL, NULL};
+    if (argc != 3) {
+        fprintf(stderr, "usage: make_seeds BLOCK_DIR SNAPSHOT_DIR\n");
+        return 2;
+    }
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/cars/%s.json", RS_DATA_DIR, cars[i]);
+        if (rs_car_params_load(path, &p[i], err, sizeof err) != RS_OK) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        size_t n = rs_car_params_block(p[i], NULL, 0);
+        uint8_t *b = malloc(n);
+        if (!b || rs_car_params_block(p[i], b, n) != n || write_file(argv[1], cars[i], b, n))
+            return 1;
+        free(b);
+    }
+    /* The snapshot target restores into a world of two C5s. */
+    rs_world_def def = rs_world_default();
+    def.max_cars = 2;
+    rs_world *w = NULL;
+    if (rs_world_create(&def, &w) != RS_OK)
+        return 1;
+    for (int i = 0; i < 2; i++) {
+        rs_car_spawn sp = rs_car_spawn_default();
+        sp.pos_m[1] = 10.0 * i;
+        rs_world_add_car(w, p[0], &sp, NULL);
+    }
+    rs_input in = rs_input_quantise(0.3, 1.0, 0.0, 0.0, 0.0);
+    in.gear = 1;
+    rs_car_id id = {1};
+    rs_world_set_input(w, id, &in);
+    for (int k = 0; k < 3; k++) {
+        for (int t = 0; t < 90; t++)
+            rs_world_step(w);
+        size_t n = rs_world_snapshot(w, NULL, 0);
+        uint8_t *b = malloc(n);
+        char name[32];
+        snprintf(name, sizeof name, "tick%d", (k + 1) * 90);
+        if (!b || rs_world_snapshot(w, b, n) != n || write_file(argv[2], name, b, n))
+            return 1;
+        free(b);
+    }
+    rs_world_destroy(w);
+    rs_car_params_destroy(p[0]);
+    rs_car_params_destroy(p[1]);
+    return 0;
+}
