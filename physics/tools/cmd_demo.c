@@ -197,7 +197,7 @@ static int figures(def_entry *defs, int n_defs)
     char err[512];
     printf("Test figures from the standard maneuvers (racesim maneuver NAME --car FILE):\n\n");
     printf("%-24s %10s %10s %10s %10s %10s %10s %10s\n", "car", "0-100 s", "0-200 s", "1/4 mi s",
-           "top km/h", "100-0 m", "locked m", "skidpad g");
+           "top km/h", "100-0 m", "full ped m", "skidpad g");
     for (int i = 0; i < n_defs; i++) {
         rs_mv_accel a;
         rs_mv_brake b;
@@ -213,11 +213,11 @@ static int figures(def_entry *defs, int n_defs)
         fig(a.quarter_mile_s, "%.2f");
         fig(a.top_speed_kmh, "%.1f");
         fig(b.dist_100_0_m, "%.1f");
-        fig(b.dist_locked_m, "%.1f");
+        fig(b.dist_full_pedal_m, "%.1f");
         fig(s.max_lat_g, "%.3f");
         printf("\n");
     }
-    printf("\n(skidpad: %.2f m radius; braking: slip-limited pedal vs. locked wheels)\n", 45.72);
+    printf("\n(skidpad: %.2f m radius; braking: slip-limited pedal vs. full pedal)\n", 45.72);
     return RS_EXIT_OK;
 }
 

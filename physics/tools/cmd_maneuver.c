@@ -24,7 +24,8 @@ static void help(void)
         "              (top speed: highest speed once the gain over 5 s is < 0.05 m/s, or\n"
         "              the highest speed in 300 s)\n"
         "  brake       threshold braking from a steady 100 km/h with a slip-limiting pedal\n"
-        "              controller: dist_100_0_m; also the locked-wheel dist_locked_m\n"
+        "              controller: dist_100_0_m; also dist_full_pedal_m, the same stop with\n"
+        "              the pedal held at full (wheels lock where the brakes can lock them)\n"
         "  skidpad     counter-clockwise circle, radius 45.72 m (300 ft diameter) unless\n"
         "              --radius: max_lat_g = v^2/(R g) at the highest speed held within\n"
         "              0.5 m of the circle for 2 s while the speed ramps up\n"
@@ -152,8 +153,8 @@ int rs_cmd_maneuver(int argc, char **argv)
             num("mean_decel_g", r.mean_decel_g, "%.3f", 1);
             num("target_slip_front", r.target_slip_front, "%.4f", 1);
             num("target_slip_rear", r.target_slip_rear, "%.4f", 1);
-            num("dist_locked_m", r.dist_locked_m, "%.2f", 1);
-            num("time_locked_s", r.time_locked_s, "%.3f", 0);
+            num("dist_full_pedal_m", r.dist_full_pedal_m, "%.2f", 1);
+            num("time_full_pedal_s", r.time_full_pedal_s, "%.3f", 0);
             printf("}\n");
         }
     } else if (strcmp(name, "skidpad") == 0) {

@@ -287,7 +287,8 @@ rs_status rs_mv_run_accel(const rs_car_params *car, const rs_mv_config *cfg, rs_
     rs_car_spawn sp = spawn_at_rest();
     rs_status st;
     double dist = 0.0, t0, vmax = 0.0, vsec[8] = {0};
-    unsigned ticks_per_s, n_sec = 0;
+    unsigned ticks_per_s, n_sec = 0, same_gear_s = 0;
+    int last_gear = -2;
 
     memset(out, 0, sizeof *out);
     out->t_0_100_kmh_s = out->t_0_200_kmh_s = RS_MV_NOT_REACHED;
@@ -330,10 +331,17 @@ rs_status rs_mv_run_accel(const rs_car_params *car, const rs_mv_config *cfg, rs_
             out->top_speed_rpm = s.st.engine_rpm;
             out->top_speed_t_s = s.t - t0;
         }
-        /* Plateau test once per simulated second: gained < 0.05 m/s in 5 s. */
+        /* Plateau test once per simulated second: gained < 0.05 m/s in 5 s
+         * in one gear, unless the engine runs at or above the upshift point
+         * below top gear (the gearbox has yet to shift up: not the top
+         * speed). */
         if (k % ticks_per_s == 0) {
+            const rs_car_params_data *d = &car->d;
+            int limited = s.st.gear < (int)d->gears && s.st.engine_rpm >= d->upshift_rpm;
+            same_gear_s = s.st.gear == last_gear && !s.st.shifting ? same_gear_s + 1 : 0;
+            last_gear = s.st.gear;
             vsec[n_sec % 8] = v1;
-            if (n_sec >= 10 && v1 - vsec[(n_sec - 5) % 8] < 0.05) {
+            if (n_sec >= 10 && same_gear_s >= 5 && v1 - vsec[(n_sec - 5) % 8] < 0.05 && !limited) {
                 out->settled = 1;
                 break;
             }
@@ -424,7 +432,7 @@ rs_status rs_mv_run_brake(const rs_car_params *car, const rs_mv_config *cfg, rs_
         return st;
     out->start_kmh = v0 * 3.6;
     out->mean_decel_g = (100.0 * KMH) * (100.0 * KMH) / (2.0 * out->dist_100_0_m * G);
-    return brake_run(car, cfg, 0, target, &out->dist_locked_m, &out->time_locked_s, &v0, err,
+    return brake_run(car, cfg, 0, target, &out->dist_full_pedal_m, &out->time_full_pedal_s, &v0, err,
                      err_len);
 }
 

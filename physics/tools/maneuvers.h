@@ -34,10 +34,13 @@ rs_mv_config rs_mv_config_default(void);
  * rs_mv_launch (full throttle unless the driven wheels slip beyond the
  * tyre's peak; lane keeping). The car settles for 1 s with the brake held,
  * then the brake is released and the throttle floored at t = 0 (no roll-out
- * is subtracted). Top speed:
- * the run continues until the speed gained over the last 5 s is below
- * 0.05 m/s (mean acceleration under 0.01 m/s^2) or 300 s have passed; the
- * top speed is the highest speed seen. */
+ * is subtracted).
+ *
+ * Top speed: the run continues until the speed gained over the last 5 s,
+ * all in one gear, is below 0.05 m/s (mean acceleration under 0.01 m/s^2)
+ * while the engine is below the upshift point or in top gear (otherwise the
+ * gearbox has yet to shift), or until 300 s have passed; the top speed is
+ * the highest speed seen. */
 typedef struct rs_mv_accel {
     double t_0_100_kmh_s;   /* or RS_MV_NOT_REACHED */
     double t_0_200_kmh_s;   /* or RS_MV_NOT_REACHED */
@@ -69,8 +72,9 @@ rs_status rs_mv_run_accel(const rs_car_params *car, const rs_mv_config *cfg, rs_
  *
  * The distance runs from brake onset to rest (speed < 0.01 m/s) and is
  * scaled by (100 km/h / v0)^2 for the small difference between the held
- * speed v0 and 100 km/h (reported). The locked-wheel run is the same with
- * the pedal held at full. */
+ * speed v0 and 100 km/h (reported). The full-pedal run is the same with
+ * the pedal held at full and no modulation: the wheels lock if the brakes
+ * can overpower the tyres (a non-ABS panic stop). */
 typedef struct rs_mv_brake {
     double dist_100_0_m;      /* threshold braking */
     double time_s;
@@ -78,8 +82,8 @@ typedef struct rs_mv_brake {
     double mean_decel_g;      /* v0^2 / (2 d g) */
     double target_slip_front; /* kappa* (negative) */
     double target_slip_rear;
-    double dist_locked_m;     /* full pedal, no modulation */
-    double time_locked_s;
+    double dist_full_pedal_m; /* full pedal, no modulation */
+    double time_full_pedal_s;
 } rs_mv_brake;
 
 rs_status rs_mv_run_brake(const rs_car_params *car, const rs_mv_config *cfg, rs_mv_brake *out,
