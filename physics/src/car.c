@@ -88,6 +88,31 @@ static void invert3(const double m[9], double out[9])
     out[8] = (m[0] * m[4] - m[1] * m[3]) * inv_det;
 }
 
+/* The gyroscopic part of Euler's equations, I dw/dt = -w x Iw, integrated
+ * with one Newton step of backward Euler (Catto, "Numerical Methods", GDC
+ * 2015). Explicit integration of this term adds energy: a tumbling car in
+ * the air would spin up without bound. */
+static void gyroscopic_implicit(const double I[9], double dt, double w[3])
+{
+    double Iw[3], f[3], J[9], Jinv[9], step[3];
+    mat_mul(I, w, Iw);
+    cross3(w, Iw, f);
+    for (int j = 0; j < 3; j++)
+        f[j] *= dt;
+    /* J = I + dt (skew(w) I - skew(I w)) */
+    double sw[9] = {0.0, -w[2], w[1], w[2], 0.0, -w[0], -w[1], w[0], 0.0};
+    double sIw[9] = {0.0, -Iw[2], Iw[1], Iw[2], 0.0, -Iw[0], -Iw[1], Iw[0], 0.0};
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            double swI = sw[3 * r] * I[c] + sw[3 * r + 1] * I[3 + c] + sw[3 * r + 2] * I[6 + c];
+            J[3 * r + c] = I[3 * r + c] + dt * (swI - sIw[3 * r + c]);
+        }
+    invert3(J, Jinv);
+    mat_mul(Jinv, f, step);
+    for (int j = 0; j < 3; j++)
+        w[j] -= step[j];
+}
+
 /* ------------------------------------------------------------------ setup */
 
 static double wheel_steer(const rs_car *car, int i, double steer_ref);
@@ -115,6 +140,8 @@ static void derive(rs_car *car)
         k->mount[i][1] = is_left(i) ? 0.5 * a->track_m : -0.5 * a->track_m;
         k->mount[i][2] = a->tire.unloaded_radius - tyre_sag - d->cg_height_m;
         k->rc_z[i] = a->roll_centre_m - d->cg_height_m;
+        if (i == 2 + (d->drive == RS_DRIVE_FWD ? -2 : 0))
+            k->rolling_radius_m = a->tire.unloaded_radius - tyre_sag;
         /* The spring carries the sprung part of the corner at design ride. */
         k->preload_n[i] = corner - a->unsprung_mass_kg * GRAVITY;
         rs_sincos(is_left(i) ? -a->camber_rad : a->camber_rad, &k->camber_sin[i], &k->camber_cos[i]);
@@ -254,7 +281,7 @@ static void auto_gearbox(rs_car *car, double fwd)
     /* Decide on road speed, not driven-wheel speed: wheelspin must not
      * shift the box up (a spinning car would end up in top gear at rest). */
     double thr = car->input.throttle / (double)RS_PEDAL_MAX;
-    double radius = d->axle[car->k.driven[0] >> 1].tire.unloaded_radius;
+    double radius = car->k.rolling_radius_m;
     double rpm = fwd / radius * rs_gear_ratio(d, g) * RPM_PER_RAD_S;
     double up = d->idle_rpm + (d->upshift_rpm - d->idle_rpm) * (0.35 + 0.65 * thr);
     double down = d->idle_rpm + (d->downshift_rpm - d->idle_rpm) * (0.5 + 0.5 * thr);
@@ -317,6 +344,28 @@ typedef struct wheel_frame {
     rs_tire_out t;
     int grounded;
 } wheel_frame;
+
+/* Weight of the carcass damper, 1 .. 0. The damper works only while the
+ * contact patch sticks: once a patch slides at speed its deflection stops
+ * changing, so a sliding tyre gets no damping force on top of friction
+ * (otherwise a braked wheel creeps towards lock-up for seconds, braking
+ * harder than its friction allows). Below VXLOW, and blending out by twice
+ * that, the damper stays fully on: a parked car must not rock on its tyres,
+ * which it would as pitch modulates the load-dependent slip stiffness. */
+static double carcass_damping_weight(double force, double peak, double vx, double v_low)
+{
+    double u = peak > 0.0 ? 1.0 - rs_abs(force) / peak : 0.0;
+    if (u < 0.0)
+        u = 0.0;
+    double s = rs_abs(vx) / v_low;
+    if (s <= 1.0)
+        return 1.0;
+    if (s < 2.0)
+        return u + (1.0 - u) * (2.0 - s);
+    return u;
+}
+
+static double tyre_vlow(const rs_tire_params *tp) { return tp->vxlow > 0.1 ? tp->vxlow : 1.0; }
 
 static double wheel_steer(const rs_car *car, int i, double steer_ref)
 {
@@ -455,7 +504,8 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
      * plus low-speed damping of the relaxation spring. */
     double slope = wf->t.dfx_dkappa > 0.0 ? wf->t.dfx_dkappa : 0.0;
     double m_corner = wf->fz / GRAVITY;
-    double cx = 2.0 * CARCASS_DAMPING_RATIO * rs_sqrt(rs_abs(wf->t.kxk) / sigma * m_corner);
+    double cx = 2.0 * CARCASS_DAMPING_RATIO * rs_sqrt(rs_abs(wf->t.kxk) / sigma * m_corner) *
+                carcass_damping_weight(wf->t.fx, wf->t.mux * wf->fz, wf->vx, tyre_vlow(tp));
     wf->f = wf->t.fx + slope * (wf->a - wh->kappa) + cx * (-wf->vx - vabs * wh->kappa);
     wf->g = slope * wf->b + cx * wf->re;
 
@@ -466,12 +516,12 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
     /* At low speed the transient slip is the tyre's deflection: cap it where
      * the tyre saturates so it slides instead of winding up without bound. */
     double peak_x = wf->t.mux * wf->fz, peak_y = wf->t.muy * wf->fz;
-    /* The linearised force and the low-speed damping may never exceed what
-     * friction can give (a little margin for the formula's offsets): a wheel
-     * sliding sideways at walking pace must not get a damper's force. */
-    wf->peak_x = 1.1 * peak_x + 1.0;
-    wf->peak_y = 1.1 * peak_y + 1.0;
-    if (vabs < 2.0 * (tp->vxlow > 0.1 ? tp->vxlow : 1.0)) {
+    /* The linearised force and the carcass damping may never exceed what
+     * friction can give: the bound is the tyre's peak, or the formula's own
+     * force where its offsets put it above the peak. */
+    wf->peak_x = rs_max(peak_x, rs_abs(wf->t.fx));
+    wf->peak_y = rs_max(peak_y, rs_abs(wf->t.fy));
+    if (vabs < 2.0 * tyre_vlow(tp)) {
         wf->kappa_lim = 3.0 * peak_x / (rs_abs(wf->t.kxk) + 1.0);
         wf->alpha_lim = 3.0 * peak_y / (rs_abs(wf->t.kya) + 1.0);
     } else {
@@ -482,6 +532,7 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
 
 static void lateral_slip(rs_car *car, int i, double dt, wheel_frame *wf)
 {
+    const rs_tire_params *tp = &axle_of(&car->params->d, i)->tire;
     rs_wheel *wh = &car->wheel[i];
     if (!wf->grounded || wf->fz <= 0.0) {
         wh->tan_alpha /= 1.0 + 20.0 * dt;
@@ -494,7 +545,8 @@ static void lateral_slip(rs_car *car, int i, double dt, wheel_frame *wf)
     double next = (wh->tan_alpha + dt * wf->vy / sigma) / (1.0 + dt * vabs / sigma);
     next = rs_clamp(next, -wf->alpha_lim, wf->alpha_lim);
     double slope = wf->t.dfy_dalpha < 0.0 ? wf->t.dfy_dalpha : 0.0;
-    double cy = 2.0 * CARCASS_DAMPING_RATIO * rs_sqrt(rs_abs(wf->t.kya) / sigma * (wf->fz / GRAVITY));
+    double cy = 2.0 * CARCASS_DAMPING_RATIO * rs_sqrt(rs_abs(wf->t.kya) / sigma * (wf->fz / GRAVITY)) *
+                carcass_damping_weight(wf->t.fy, wf->t.muy * wf->fz, wf->vx, tyre_vlow(tp));
     double fy = wf->t.fy + slope * (next - wh->tan_alpha) - cy * (wf->vy - vabs * wh->tan_alpha);
     wf->fy = rs_clamp(fy, -wf->peak_y, wf->peak_y);
     wh->tan_alpha = next;
@@ -663,14 +715,11 @@ void rs_car_substep(rs_car *car, const rs_world_def *world, double dt, int first
         car->vel[j] += dt * acc[j];
         car->pos[j] += dt * car->vel[j];
     }
-    double Iw[3], gyro[3], rhs[3], dw[3];
-    mat_mul(car->k.inertia, car->w, Iw);
-    cross3(car->w, Iw, gyro);
-    for (int j = 0; j < 3; j++)
-        rhs[j] = torque[j] - gyro[j];
-    mat_mul(car->k.inv_inertia, rhs, dw);
+    double dw[3];
+    mat_mul(car->k.inv_inertia, torque, dw);
     for (int j = 0; j < 3; j++)
         car->w[j] += dt * dw[j];
+    gyroscopic_implicit(car->k.inertia, dt, car->w);
     double *q = car->q, wx = car->w[0], wy = car->w[1], wz = car->w[2];
     double h = 0.5 * dt;
     double nq[4] = {q[0] + h * (-q[1] * wx - q[2] * wy - q[3] * wz),

@@ -38,6 +38,7 @@ typedef struct rs_car_derived {
     double inertia[9];
     double sprung_mass_kg;
     double wheelbase_m;
+    double rolling_radius_m;   /* driven tyre at static load: the gearbox's road-speed gauge */
     double steer_ref_max_rad;  /* bicycle-model steer angle at full lock */
     double engage_start_rad_s; /* automatic clutch: starts to bite */
     double engage_full_rad_s;  /* ... fully engaged */

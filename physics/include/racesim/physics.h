@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever any simulation result changes. Lap records store it. */
-#define RS_PHYSICS_VERSION 1u
+#define RS_PHYSICS_VERSION 2u
 
 typedef enum rs_status {
     RS_OK = 0,
