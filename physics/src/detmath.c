@@ -921,7 +921,7 @@ double rs_tanh(double x)
 
 /* ---------------------------------------------------------------- sqrt */
 
-double rs_sqrt(double x)
+double rs_sqrt_out_of_line(double x)
 {
     return x <= 0.0 ? 0.0 : __builtin_sqrt(x);
 }

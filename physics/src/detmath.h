@@ -112,9 +112,15 @@ static inline double rs_clamp(double x, double lo, double hi) { return x < lo ? 
 static inline double rs_sign(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0); }
 
 /* Square root, correctly rounded (IEEE-754 requires it, so it is the same
- * everywhere): 0 for x <= 0; NaN stays NaN. Out of line so that it is the
- * bare sqrt instruction (the physics target has -fno-math-errno) whatever
- * the flags of the file that calls it. */
-double rs_sqrt(double x);
+ * everywhere): 0 for x <= 0; NaN stays NaN. Inline where the caller is
+ * compiled with -fno-math-errno (the physics target: __builtin_sqrt is then
+ * the bare instruction, and it sits on the hot path); elsewhere (tests,
+ * tools) the out-of-line copy, so they need not link libm. Same result. */
+double rs_sqrt_out_of_line(double x);
+#ifdef __NO_MATH_ERRNO__
+static inline double rs_sqrt(double x) { return x <= 0.0 ? 0.0 : __builtin_sqrt(x); }
+#else
+#define rs_sqrt rs_sqrt_out_of_line
+#endif
 
 #endif
