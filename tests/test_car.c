@@ -17,6 +17,7 @@
 #include "carparams.h"
 #include "maneuvers.h"
 #include "racesim/physics.h"
+#include "race.h"
 
 static rs_car_params *load(const char *name)
 {
@@ -78,9 +79,12 @@ static void test_parked_car_comes_to_rest_after_a_hard_stop(void **state)
     }
 }
 
-/* Byte offset of the first car's angular velocity in a snapshot: header,
- * parameter hash, position, quaternion, velocity (see snapshot.c). */
-#define SNAP_W_OFFSET (4 + 4 + 4 + 8 + 4 + 4 + 4 + 8 + 24 + 32 + 24)
+/* Byte offset of the first car's angular velocity in a snapshot: header
+ * (magic, format, version, tick, hz, substeps, track hash, laps, start tick,
+ * car collisions), race state, car count, then the car's parameter hash,
+ * position, quaternion, velocity (see snapshot.c). */
+#define SNAP_W_OFFSET \
+    (4 + 4 + 4 + 8 + 4 + 4 + 8 + 4 + 8 + 1 + (int)rs_race_size() + 4 + 8 + 24 + 32 + 24)
 
 static void put_f64(uint8_t *p, double v)
 {

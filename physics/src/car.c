@@ -23,7 +23,6 @@
 #include "drivetrain.h"
 
 #define GRAVITY 9.80665
-#define RPM_PER_RAD_S (60.0 / RS_TWO_PI)
 /* Carcass damping of the tyre's relaxation spring (stiffness K/sigma
  * against the corner mass), as a fraction of critical. It acts on the
  * deflection rate sigma * d(slip)/dt, so it is zero in steady state; it keeps
@@ -120,7 +119,7 @@ static double wheel_steer(const rs_car *car, int i, double steer_ref);
 static int is_left(int i) { return (i & 1) == 0; }
 static const rs_axle_params *axle_of(const rs_car_params_data *d, int i) { return &d->axle[i >> 1]; }
 
-static void derive(rs_car *car)
+void rs_car_derive(rs_car *car)
 {
     const rs_car_params_data *d = &car->params->d;
     rs_car_derived *k = &car->k;
@@ -167,9 +166,9 @@ static void derive(rs_car *car)
         k->steer_ref_max_rad = 0.0;
     }
 
-    k->idle_rad_s = d->idle_rpm / RPM_PER_RAD_S;
+    k->idle_rad_s = d->idle_rpm / RS_RPM_PER_RAD_S;
     k->engage_start_rad_s = 1.1 * k->idle_rad_s;
-    k->engage_full_rad_s = (d->idle_rpm + 0.3 * (d->redline_rpm - d->idle_rpm)) / RPM_PER_RAD_S;
+    k->engage_full_rad_s = (d->idle_rpm + 0.3 * (d->redline_rpm - d->idle_rpm)) / RS_RPM_PER_RAD_S;
     k->cp_z = d->cp_height_m - d->cg_height_m;
     if (d->drive == RS_DRIVE_FWD)
         k->driven[0] = RS_WHEEL_FL, k->driven[1] = RS_WHEEL_FR;
@@ -180,6 +179,8 @@ static void derive(rs_car *car)
 static void ground_at(const rs_world_def *w, double x, double y, rs_ground_hit *hit)
 {
     if (w->ground) {
+        /* A lookup that knows nothing of track limits leaves them "inside". */
+        hit->inside_limits = true;
         w->ground(w->ground_ctx, x, y, hit);
         if (hit->surface >= RS_SURFACE_COUNT)
             hit->surface = RS_SURFACE_ASPHALT;
@@ -187,6 +188,7 @@ static void ground_at(const rs_world_def *w, double x, double y, rs_ground_hit *
         hit->height_m = 0.0;
         hit->normal[0] = 0.0, hit->normal[1] = 0.0, hit->normal[2] = 1.0;
         hit->surface = RS_SURFACE_ASPHALT;
+        hit->inside_limits = true;
     }
 }
 
@@ -199,7 +201,7 @@ void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *s
 
     *car = (rs_car){0};
     car->params = params;
-    derive(car);
+    rs_car_derive(car);
 
     ground_at(world, spawn->pos_m[0], spawn->pos_m[1], &hit);
     rs_sincos(0.5 * spawn->yaw_rad, &s, &c);
@@ -282,7 +284,7 @@ static void auto_gearbox(rs_car *car, double fwd)
      * shift the box up (a spinning car would end up in top gear at rest). */
     double thr = car->input.throttle / (double)RS_PEDAL_MAX;
     double radius = car->k.rolling_radius_m;
-    double rpm = fwd / radius * rs_gear_ratio(d, g) * RPM_PER_RAD_S;
+    double rpm = fwd / radius * rs_gear_ratio(d, g) * RS_RPM_PER_RAD_S;
     double up = d->idle_rpm + (d->upshift_rpm - d->idle_rpm) * (0.35 + 0.65 * thr);
     double down = d->idle_rpm + (d->downshift_rpm - d->idle_rpm) * (0.5 + 0.5 * thr);
     if (g < (int)d->gears && rpm >= up) {
@@ -406,6 +408,7 @@ static void wheel_kinematics(rs_car *car, const rs_world_def *world, const doubl
     for (int j = 0; j < 3; j++)
         wf->n[j] = hit.normal[j];
     wh->surface = hit.surface;
+    wh->inside_limits = hit.inside_limits;
 
     /* Tyre as a radial spring-damper against the ground plane. */
     double dist = (centre[2] - hit.height_m) * wf->n[2];
@@ -786,7 +789,7 @@ void rs_car_observe(const rs_car *car, rs_car_state *out)
     out->speed_m_s = rs_sqrt(dot3(car->vel, car->vel));
     out->forward_speed_m_s = vb[0];
     out->yaw_rad = rs_atan2(R[3], R[0]);
-    out->engine_rpm = car->omega_e * RPM_PER_RAD_S;
+    out->engine_rpm = car->omega_e * RS_RPM_PER_RAD_S;
     out->engine_torque_nm = car->engine_nm;
     out->clutch_engagement = car->clutch_engagement;
     out->gear = car->shift_timer_s > 0.0 ? car->shift_target : car->gear;
@@ -804,5 +807,6 @@ void rs_car_observe(const rs_car *car, rs_car_state *out)
         o->camber_rad = w->camber;
         o->surface = w->surface;
         o->grounded = w->grounded != 0;
+        o->inside_limits = w->inside_limits != 0;
     }
 }

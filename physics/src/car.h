@@ -26,6 +26,7 @@ typedef struct rs_wheel {
     double fz, fx, fy, mz, steer, camber;
     uint8_t surface;
     uint8_t grounded;
+    uint8_t inside_limits;
 } rs_wheel;
 
 /* Constants derived from the parameters when the car is added. They are a
@@ -75,6 +76,9 @@ typedef struct rs_car {
     /* telemetry of the last substep (not state) */
     double engine_nm, clutch_engagement, drive_power_w;
 } rs_car;
+
+/* Fills car->k from car->params (car->params must be set). */
+void rs_car_derive(rs_car *car);
 
 /* Sets up a car at rest on its suspension. */
 void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *spawn,

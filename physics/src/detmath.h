@@ -34,6 +34,7 @@
 #define RS_PI 3.14159265358979323846
 #define RS_TWO_PI 6.28318530717958647692
 #define RS_HALF_PI 1.57079632679489661923
+#define RS_RPM_PER_RAD_S (60.0 / RS_TWO_PI)
 
 /* sin x. Max error 1 ulp vs glibc (0.79 ulp vs exact) over [-100, 100] and
  * [-1e5, 1e5], measured by tests/test_detmath.c. The reduction by pi/2 is
@@ -110,6 +111,17 @@ static inline double rs_min(double a, double b) { return a < b ? a : b; }
 static inline double rs_max(double a, double b) { return a > b ? a : b; }
 static inline double rs_clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
 static inline double rs_sign(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0); }
+
+/* An angle wrapped into (-pi, pi] by whole turns (exact for the few turns
+ * headings and their differences span). */
+static inline double rs_wrap_angle(double a)
+{
+    while (a > RS_PI)
+        a -= RS_TWO_PI;
+    while (a <= -RS_PI)
+        a += RS_TWO_PI;
+    return a;
+}
 
 /* Square root, correctly rounded (IEEE-754 requires it, so it is the same
  * everywhere): 0 for x <= 0; NaN stays NaN. Inline where the caller is

@@ -11,7 +11,6 @@
 
 #include "detmath.h"
 
-#define RPM_PER_RAD_S (60.0 / RS_TWO_PI)
 
 static double curve_torque(const rs_car_params_data *d, double rpm)
 {
@@ -30,7 +29,7 @@ static double curve_torque(const rs_car_params_data *d, double rpm)
 
 double rs_engine_torque(const rs_car_params_data *d, double omega_e, double throttle)
 {
-    double rpm = omega_e * RPM_PER_RAD_S;
+    double rpm = omega_e * RS_RPM_PER_RAD_S;
     /* Soft rev limiter: fuel is cut progressively over the last 100 rpm, so
      * the engine settles at the limiter instead of bouncing off it. */
     double cut = rs_clamp((d->redline_rpm + 100.0 - rpm) / 100.0, 0.0, 1.0);
@@ -49,7 +48,7 @@ double rs_engine_torque(const rs_car_params_data *d, double omega_e, double thro
 double rs_idle_throttle(const rs_car_params_data *d, double omega_e)
 {
     /* Proportional idle governor: fully open 20 % below idle. */
-    double rpm = omega_e * RPM_PER_RAD_S;
+    double rpm = omega_e * RS_RPM_PER_RAD_S;
     return rs_clamp((d->idle_rpm - rpm) / (0.2 * d->idle_rpm) + 0.02, 0.0, 1.0);
 }
 

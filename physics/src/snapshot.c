@@ -3,19 +3,23 @@
  *
  * Layout (all little endian, doubles as IEEE-754 bits, -0.0 as +0.0):
  *   "RSWS" u32 format | u32 physics_version | u64 tick | u32 tick_hz |
- *   u32 substeps | u32 car count | per car: u64 parameter hash, state...
+ *   u32 substeps | u64 track hash (0: none) | u32 laps | u64 start_tick |
+ *   u8 car collisions | race state | u32 car count |
+ *   per car: u64 parameter hash, dynamic state, race state, contact state
  * The parameters themselves are not in the snapshot: a receiver builds the
  * world from the parameter blocks first, and the hashes make sure it did.
  * The same bytes are what the state hash is computed over.
  */
 #include <string.h>
 
+#include "racesim/track.h"
+
 #include "world.h"
 
 #define SNAPSHOT_MAGIC 0x53575352u /* "RSWS" */
-#define SNAPSHOT_FORMAT 1u
+#define SNAPSHOT_FORMAT 2u
 
-void rs_snapshot_write_car(const rs_car *car, rs_writer *w)
+static void rs_snapshot_write_car(const rs_car *car, rs_writer *w)
 {
     rs_write_u64(w, car->params->hash);
     for (int j = 0; j < 3; j++)
@@ -53,19 +57,41 @@ void rs_snapshot_write_car(const rs_car *car, rs_writer *w)
     rs_write_u8(w, car->input.buttons);
 }
 
+static void write_slot_parts(const rs_car *car, const rs_race_car *rc, const rs_collide_car *cc,
+                             rs_writer *w)
+{
+    rs_snapshot_write_car(car, w);
+    rs_race_car_write(rc, w);
+    rs_collide_car_write(cc, w);
+}
+
 size_t rs_snapshot_car_size(void)
 {
     static const rs_car zero_params_car; /* sizes only: no values are read */
     rs_car probe = zero_params_car;
     rs_car_params dummy;
+    rs_race_car rc;
+    rs_collide_car cc;
     memset(&dummy, 0, sizeof dummy);
     probe.params = &dummy;
+    rs_race_car_init(&rc, 0);
+    rs_collide_car_init(&cc);
     rs_writer w = rs_writer_init(NULL, 0);
-    rs_snapshot_write_car(&probe, &w);
+    write_slot_parts(&probe, &rc, &cc, &w);
     return w.len;
 }
 
-void rs_snapshot_read_car(rs_car *car, rs_reader *r)
+void rs_snapshot_write_slot(const rs_world *world, uint32_t slot, rs_writer *w)
+{
+    write_slot_parts(&world->cars[slot], &world->race_cars[slot], &world->contact[slot], w);
+}
+
+static uint64_t track_hash(const rs_world *world)
+{
+    return world->def.track ? rs_track_hash(world->def.track) : 0;
+}
+
+static void rs_snapshot_read_car(rs_car *car, rs_reader *r)
 {
     for (int j = 0; j < 3; j++)
         car->pos[j] = rs_read_f64(r);
@@ -116,9 +142,14 @@ size_t rs_world_snapshot(const rs_world *world, uint8_t *buf, size_t cap)
         rs_write_u64(out, world->tick);
         rs_write_u32(out, world->def.tick_hz);
         rs_write_u32(out, world->def.substeps);
+        rs_write_u64(out, track_hash(world));
+        rs_write_u32(out, world->def.laps);
+        rs_write_u64(out, world->def.start_tick);
+        rs_write_u8(out, world->def.car_collisions ? 1 : 0);
+        rs_race_write(&world->race, out);
         rs_write_u32(out, world->count);
         for (uint32_t c = 0; c < world->count; c++)
-            rs_snapshot_write_car(&world->cars[c], out);
+            rs_snapshot_write_slot(world, c, out);
         if (pass == 0 && probe.len > cap)
             return probe.len;
     }
@@ -147,11 +178,32 @@ rs_status rs_world_restore(rs_world *world, const uint8_t *buf, size_t len)
         if (rs_read_u32(&r) != RS_PHYSICS_VERSION)
             return RS_ERR_MISMATCH;
         uint64_t tick = rs_read_u64(&r);
-        uint32_t hz = rs_read_u32(&r), sub = rs_read_u32(&r), count = rs_read_u32(&r);
+        uint32_t hz = rs_read_u32(&r), sub = rs_read_u32(&r);
+        uint64_t thash = rs_read_u64(&r);
+        uint32_t laps = rs_read_u32(&r);
+        uint64_t start = rs_read_u64(&r);
+        uint8_t collisions = rs_read_u8(&r);
         if (r.error)
             return RS_ERR_BUFFER;
-        if (hz != world->def.tick_hz || sub != world->def.substeps || count != world->count)
+        if (hz != world->def.tick_hz || sub != world->def.substeps || thash != track_hash(world) ||
+            laps != world->def.laps || start != world->def.start_tick ||
+            collisions != (world->def.car_collisions ? 1 : 0))
             return RS_ERR_MISMATCH;
+        uint32_t count_at = (uint32_t)r.pos + (uint32_t)rs_race_size();
+        rs_race race = world->race;
+        rs_race_read(&race, &r);
+        uint32_t count = rs_read_u32(&r);
+        if (len < (size_t)count_at + 4u)
+            return RS_ERR_BUFFER;
+        if (count != world->count)
+            return RS_ERR_MISMATCH;
+        /* Every part has a fixed size: a wrong total is a truncated or
+         * padded buffer, so a read error after this point is a bad value. */
+        size_t expect = (size_t)count_at + 4u + (size_t)count * rs_snapshot_car_size();
+        if (len < expect)
+            return RS_ERR_BUFFER;
+        if (len > expect || r.error)
+            return RS_ERR_FORMAT;
         for (uint32_t c = 0; c < count; c++) {
             rs_car *dst = &world->cars[c];
             uint64_t hash = rs_read_u64(&r);
@@ -160,19 +212,32 @@ rs_status rs_world_restore(rs_world *world, const uint8_t *buf, size_t len)
             if (hash != dst->params->hash)
                 return RS_ERR_MISMATCH;
             rs_car tmp = *dst;
+            rs_race_car rc;
+            rs_collide_car cc;
             rs_snapshot_read_car(&tmp, &r);
-            if (r.error)
-                return RS_ERR_BUFFER;
-            if (!valid_car(&tmp, dst->params->d.gears))
+            rs_race_car_read(&rc, &r);
+            rs_collide_car_read(&cc, &r);
+            if (r.error || !valid_car(&tmp, dst->params->d.gears))
                 return RS_ERR_FORMAT;
-            if (pass == 1)
+            world->race_tmp[c] = rc;
+            if (pass == 1) {
                 *dst = tmp;
+                world->race_cars[c] = rc;
+                world->contact[c] = cc;
+            }
         }
         if (r.pos != len)
             return RS_ERR_FORMAT;
+        /* Positions and finishers must be ones the rules can produce;
+         * checked on the copies before anything is committed. */
+        if (pass == 0 &&
+            !rs_race_consistent(&race, world->race_tmp, count, (uint16_t *)world->scratch))
+            return RS_ERR_FORMAT;
         if (pass == 1) {
             world->tick = tick;
+            world->race = race;
             world->broken = 0;
+            world->events.count = 0;
         }
     }
     return RS_OK;
@@ -189,6 +254,6 @@ uint64_t rs_world_car_hash(const rs_world *world, rs_car_id id)
     if (!world || id.index1 == 0 || id.index1 > world->count)
         return 0;
     rs_writer w = rs_writer_init(world->scratch, world->scratch_len);
-    rs_snapshot_write_car(&world->cars[id.index1 - 1], &w);
+    rs_snapshot_write_slot(world, (uint32_t)id.index1 - 1, &w);
     return rs_hash64(world->scratch, w.len, 0);
 }

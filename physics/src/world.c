@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "detmath.h"
+#include "racesim/track.h"
 
 const char *rs_status_str(rs_status status)
 {
@@ -73,6 +74,10 @@ rs_world_def rs_world_default(void)
     d.surfaces[RS_SURFACE_KERB] = (rs_surface_params){0.92, 0.004};
     d.surfaces[RS_SURFACE_GRASS] = (rs_surface_params){0.55, 0.06};
     d.surfaces[RS_SURFACE_GRAVEL] = (rs_surface_params){0.5, 0.25};
+    d.track = NULL;
+    d.laps = 0;
+    d.start_tick = 0;
+    d.car_collisions = true;
     return d;
 }
 
@@ -85,6 +90,10 @@ rs_car_spawn rs_car_spawn_default(void)
     s.clutch_mode = RS_CLUTCH_AUTO;
     return s;
 }
+
+/* Events one step may produce: per car a few timing events per substep is
+ * already generous (lines are metres apart), plus hits. */
+static uint32_t event_capacity(uint32_t max_cars) { return 64u + 16u * max_cars; }
 
 rs_status rs_world_create(const rs_world_def *def, rs_world **out)
 {
@@ -103,10 +112,27 @@ rs_status rs_world_create(const rs_world_def *def, rs_world **out)
     if (!w)
         goto fail;
     w->def = *def;
+    if (def->track && !def->ground) {
+        w->def.ground = rs_track_ground;
+        w->def.ground_ctx = def->track;
+    }
     w->cars = calloc(def->max_cars, sizeof *w->cars);
+    w->race_cars = calloc(def->max_cars, sizeof *w->race_cars);
+    w->race_tmp = calloc(def->max_cars, sizeof *w->race_tmp);
+    w->contact = calloc(def->max_cars, sizeof *w->contact);
+    w->prev_pos = calloc(def->max_cars, sizeof *w->prev_pos);
+    w->saved_input = calloc(def->max_cars, sizeof *w->saved_input);
+    w->events.cap = event_capacity(def->max_cars);
+    w->events.buf = calloc(w->events.cap, sizeof *w->events.buf);
+    if (!w->cars || !w->race_cars || !w->race_tmp || !w->contact || !w->prev_pos || !w->saved_input ||
+        !w->events.buf)
+        goto fail;
+    if (rs_collide_scratch_create(def->max_cars, &w->collide_scratch) != RS_OK)
+        goto fail;
+    rs_race_init(&w->race, def->laps);
     w->scratch_len = rs_world_snapshot(w, NULL, 0) + (size_t)def->max_cars * rs_snapshot_car_size();
     w->scratch = malloc(w->scratch_len);
-    if (!w->cars || !w->scratch)
+    if (!w->scratch)
         goto fail;
     *out = w;
     return RS_OK;
@@ -120,6 +146,13 @@ void rs_world_destroy(rs_world *world)
     if (!world)
         return;
     free(world->cars);
+    free(world->race_cars);
+    free(world->race_tmp);
+    free(world->contact);
+    free(world->prev_pos);
+    free(world->saved_input);
+    free(world->events.buf);
+    rs_collide_scratch_destroy(world->collide_scratch);
     free(world->scratch);
     free(world);
 }
@@ -137,6 +170,8 @@ rs_status rs_world_add_car(rs_world *world, const rs_car_params *params,
     rs_car_init(car, params, spawn, &world->def);
     if (!rs_car_finite(car))
         return RS_ERR_RANGE;
+    rs_race_car_init(&world->race_cars[world->count], world->count);
+    rs_collide_car_init(&world->contact[world->count]);
     world->count++;
     if (out)
         out->index1 = (uint16_t)world->count;
@@ -167,17 +202,77 @@ rs_status rs_world_set_input(rs_world *world, rs_car_id id, const rs_input *inpu
     return RS_OK;
 }
 
+static bool all_wheels_out(const rs_car *car)
+{
+    for (int i = 0; i < 4; i++)
+        if (car->wheel[i].inside_limits)
+            return false;
+    return true;
+}
+
+/* One substep of every car: integrate, then barriers, then car pairs (the
+ * walls get the last word inside rs_collide_cars), then the timing lines
+ * against the centre-of-mass path the collisions left. */
+static void substep(rs_world *world, uint32_t s, double dt)
+{
+    const rs_world_def *def = &world->def;
+    const rs_track *track = def->track;
+    world->events.substep = s;
+    for (uint32_t c = 0; c < world->count; c++) {
+        rs_car *car = &world->cars[c];
+        for (int j = 0; j < 3; j++)
+            world->prev_pos[c][j] = car->pos[j];
+        rs_car_substep(car, def, dt, s == 0);
+    }
+    if (track)
+        for (uint32_t c = 0; c < world->count; c++)
+            rs_collide_barriers(&world->cars[c], (uint16_t)(c + 1), world->prev_pos[c], track, dt,
+                                &world->contact[c], &world->events);
+    if (def->car_collisions && world->count > 1)
+        rs_collide_cars(world->cars, world->count, track, dt, world->contact,
+                        world->collide_scratch, &world->events);
+    if (track) {
+        /* The race clock at this substep's start: an exact integer count of
+         * substeps over the substep rate, negative before lights out. */
+        int64_t n = ((int64_t)world->tick - (int64_t)def->start_tick) * (int64_t)def->substeps +
+                    (int64_t)s;
+        double clock = (double)n / ((double)def->tick_hz * (double)def->substeps);
+        for (uint32_t c = 0; c < world->count; c++) {
+            const rs_car *car = &world->cars[c];
+            rs_race_substep(&world->race, world->race_cars, world->count, c, track,
+                            world->prev_pos[c], car->pos, clock, dt, all_wheels_out(car),
+                            &world->events);
+        }
+        rs_race_substep_end(&world->race, world->race_cars, world->count, &world->events);
+    }
+}
+
 rs_status rs_world_step(rs_world *world)
 {
     if (world->broken)
         return RS_ERR_NONFINITE;
     double tick_dt = 1.0 / (double)world->def.tick_hz;
     double dt = tick_dt / (double)world->def.substeps;
-    for (uint32_t c = 0; c < world->count; c++)
-        rs_car_tick_input(&world->cars[c], tick_dt);
+    world->events.count = 0;
+    world->events.tick = world->tick;
+    /* Before lights out every car is held: the players' inputs are kept
+     * (they are state) but the car sees full brakes and no throttle. */
+    int held = world->tick < world->def.start_tick;
+    for (uint32_t c = 0; c < world->count; c++) {
+        rs_car *car = &world->cars[c];
+        rs_input saved = car->input;
+        if (held) {
+            car->input.throttle = 0;
+            car->input.brake = RS_PEDAL_MAX;
+        }
+        rs_car_tick_input(car, tick_dt);
+        world->saved_input[c] = saved;
+    }
     for (uint32_t s = 0; s < world->def.substeps; s++)
+        substep(world, s, dt);
+    if (held)
         for (uint32_t c = 0; c < world->count; c++)
-            rs_car_substep(&world->cars[c], &world->def, dt, s == 0);
+            world->cars[c].input = world->saved_input[c];
     world->tick++;
     for (uint32_t c = 0; c < world->count; c++) {
         if (!rs_car_finite(&world->cars[c])) {
@@ -198,3 +293,41 @@ rs_status rs_world_car_state(const rs_world *world, rs_car_id id, rs_car_state *
     rs_car_observe(car, out);
     return RS_OK;
 }
+
+/* ---------------------------------------------------------------- racing */
+
+rs_status rs_world_race_state(const rs_world *world, rs_car_id id, rs_race_car_state *out)
+{
+    if (!car_of(world, id) || !out)
+        return RS_ERR_ARG;
+    rs_race_fill_state(&world->race_cars[id.index1 - 1], world->def.track, out);
+    out->barrier_hits = world->contact[id.index1 - 1].barrier_hits;
+    out->car_hits = world->contact[id.index1 - 1].car_hits;
+    return RS_OK;
+}
+
+int64_t rs_world_race_time_us(const rs_world *world)
+{
+    /* Rounded like the timing lines, so the clock agrees with event times. */
+    double t = ((double)world->tick - (double)world->def.start_tick) / (double)world->def.tick_hz;
+    return rs_race_time_us(t);
+}
+
+uint32_t rs_world_race_order(const rs_world *world, rs_car_id *out, uint32_t cap)
+{
+    uint16_t *order = (uint16_t *)world->scratch; /* scratch holds >= 2 bytes per slot */
+    uint32_t n = rs_race_order(world->race_cars, world->count, order, world->count);
+    for (uint32_t i = 0; i < n && i < cap; i++)
+        out[i].index1 = (uint16_t)(order[i] + 1);
+    return world->count;
+}
+
+bool rs_world_race_over(const rs_world *world) { return world->race.over != 0; }
+
+const rs_event *rs_world_events(const rs_world *world, size_t *count)
+{
+    *count = world->events.count;
+    return world->events.buf;
+}
+
+uint64_t rs_world_events_dropped(const rs_world *world) { return world->events.dropped; }

@@ -16,6 +16,8 @@ int rs_cmd_maneuver(int argc, char **argv);
 int rs_cmd_run(int argc, char **argv);
 int rs_cmd_golden(int argc, char **argv);
 int rs_cmd_demo(int argc, char **argv);
+int rs_cmd_track(int argc, char **argv); /* cmd_track.c */
+int rs_cmd_race(int argc, char **argv);  /* cmd_race.c */
 
 /* Prints "racesim <cmd>: <message>" and a hint to stderr; returns
  * RS_EXIT_USAGE so callers can `return rs_usage_error(...)`. */

@@ -17,7 +17,6 @@
 #define G 9.80665
 #define KMH (1.0 / 3.6)
 #define QUARTER_MILE_M 402.336
-#define RPM_PER_RAD_S (60.0 / RS_TWO_PI)
 
 rs_mv_config rs_mv_config_default(void)
 {
@@ -163,7 +162,7 @@ int rs_mv_cruise_gear(const rs_car_params *car, double speed_m_s)
     double r = d->axle[driven_axle(d)].tire.unloaded_radius;
     double want = d->idle_rpm + 0.4 * (d->upshift_rpm - d->idle_rpm);
     for (int g = (int)d->gears; g >= 1; g--) {
-        double rpm = speed_m_s / r * d->gear_ratio[g - 1] * d->final_drive * RPM_PER_RAD_S;
+        double rpm = speed_m_s / r * d->gear_ratio[g - 1] * d->final_drive * RS_RPM_PER_RAD_S;
         if (rpm >= want)
             return g;
     }
@@ -176,16 +175,6 @@ double rs_mv_steer_for_curvature(const rs_car_params *car, double curvature_1_m)
     double L = d->axle[0].x_m - d->axle[1].x_m;
     double gain = d->axle[0].steer_max_rad > 0.0 ? d->axle[0].steer_max_rad : 0.5;
     return rs_clamp(rs_atan(L * curvature_1_m) / gain, -1.0, 1.0);
-}
-
-/* Wraps an angle into (-pi, pi]. */
-static double wrap_angle(double a)
-{
-    while (a > RS_PI)
-        a -= RS_TWO_PI;
-    while (a <= -RS_PI)
-        a += RS_TWO_PI;
-    return a;
 }
 
 /* -------------------------------------------------------- slip control */
@@ -246,7 +235,7 @@ static double lane_keep(const rs_car_params_data *d, const rs_car_state *c, doub
     double v = c->forward_speed_m_s > 3.0 ? c->forward_speed_m_s : 3.0;
     double wn = 0.5;
     double kappa = -(wn / v) * (wn / v) * (c->pos_m[1] - lane_y) -
-                   2.0 * 0.9 * wn / v * wrap_angle(c->yaw_rad);
+                   2.0 * 0.9 * wn / v * rs_wrap_angle(c->yaw_rad);
     return rs_clamp(rs_atan(L * kappa) / gain, -1.0, 1.0);
 }
 
@@ -475,7 +464,7 @@ rs_status rs_mv_run_skidpad(const rs_car_params *car, const rs_mv_config *cfg, d
         double rx = c->pos_m[0], ry = c->pos_m[1] - R;
         double r = rs_sqrt(rx * rx + ry * ry);
         double e = r - R; /* + = outside the circle */
-        double h = wrap_angle(c->yaw_rad - (rs_atan2(ry, rx) + RS_HALF_PI)); /* + = nose inward */
+        double h = rs_wrap_angle(c->yaw_rad - (rs_atan2(ry, rx) + RS_HALF_PI)); /* + = nose inward */
         double v = c->forward_speed_m_s > 1.0 ? c->forward_speed_m_s : 1.0;
 
         if (s.t > 1.0) {

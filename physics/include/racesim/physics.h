@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever any simulation result changes. Lap records store it. */
-#define RS_PHYSICS_VERSION 2u
+#define RS_PHYSICS_VERSION 3u
 
 typedef enum rs_status {
     RS_OK = 0,
@@ -133,6 +133,7 @@ typedef struct rs_ground_hit {
     double height_m;  /* ground height at (x, y) */
     double normal[3]; /* unit normal, pointing up */
     uint8_t surface;  /* rs_surface */
+    bool inside_limits; /* inside the track limits (edges, kerbs counting as track) */
 } rs_ground_hit;
 
 /* A ground lookup: the track module supplies one; NULL means a flat asphalt
@@ -142,6 +143,7 @@ typedef void (*rs_ground_fn)(const void *ctx, double x_m, double y_m, rs_ground_
 /* ------------------------------------------------------------------- world */
 
 typedef struct rs_world rs_world;
+typedef struct rs_track rs_track; /* racesim/track.h */
 
 /* A car in a world. Zero means none. */
 typedef struct rs_car_id {
@@ -155,9 +157,17 @@ typedef struct rs_world_def {
     rs_ground_fn ground; /* NULL: flat asphalt plane at z = 0 */
     const void *ground_ctx;
     rs_surface_params surfaces[RS_SURFACE_COUNT];
+    /* Racing. With a track, the ground defaults to the track's surface (when
+     * ground is NULL), barriers stop the cars and the world times laps. */
+    const rs_track *track; /* NULL: no barriers, no timing; borrowed, must outlive the world */
+    uint32_t laps;         /* race distance; 0 = open session (laps timed, nobody finishes) */
+    uint64_t start_tick;   /* lights out: before this tick every car is held on its
+                              brakes with no throttle and the race clock is at zero */
+    bool car_collisions;   /* false = ghost mode: cars pass through each other */
 } rs_world_def;
 
-/* Sensible defaults: 60 Hz, 4 substeps, 16 cars, flat plane, standard surfaces. */
+/* Sensible defaults: 60 Hz, 4 substeps, 16 cars, flat plane, standard
+ * surfaces, no track, open session, start at tick 0, car collisions on. */
 rs_world_def rs_world_default(void);
 
 /* Creates a world; allocates everything it will ever need. Caller frees with
@@ -237,6 +247,7 @@ typedef struct rs_wheel_state {
     double camber_rad;
     uint8_t surface;      /* rs_surface under the wheel */
     bool grounded;
+    bool inside_limits;   /* contact point inside the track limits */
 } rs_wheel_state;
 
 typedef struct rs_car_state {
@@ -261,6 +272,120 @@ enum { RS_WHEEL_FL = 0, RS_WHEEL_FR = 1, RS_WHEEL_RL = 2, RS_WHEEL_RR = 3 };
 /* Fills *out with a read-only view of one car. Returns RS_ERR_ARG for an
  * unknown id. */
 rs_status rs_world_car_state(const rs_world *world, rs_car_id car, rs_car_state *out);
+
+/* Static facts about a car definition, for drivers (AI or human aids) and
+ * frontends. */
+typedef struct rs_car_info {
+    double mass_kg;
+    double wheelbase_m;
+    double track_front_m, track_rear_m;
+    double length_m, width_m, height_m; /* body box */
+    double cg_height_m;
+    double steer_lock_rad;   /* bicycle-model road-wheel angle at full steering input */
+    double max_power_w;      /* peak of the engine's full-throttle curve */
+    double max_power_rpm;
+    double redline_rpm;
+    double drag_cd_a_m2;
+    double downforce_cl_a_m2;/* front + rear, positive = down */
+    double air_density_kg_m3;
+    double tire_mu;          /* peak lateral friction coefficient of the tyres at
+                                their static load (the weaker axle), on asphalt */
+    double brake_mu_limit;   /* deceleration the brakes can demand at full pedal
+                                per unit g (brake torque / radius / weight) */
+    uint32_t gears;
+} rs_car_info;
+
+rs_status rs_car_params_info(const rs_car_params *params, rs_car_info *out);
+
+/* ------------------------------------------------------------------ racing */
+
+/* Most timing lines (start/finish + sector lines) a track may have; a lap has
+ * as many sectors as the track has timing lines. */
+#define RS_MAX_SECTORS 16
+
+/* Why a lap is not valid (the first reason wins). */
+typedef enum rs_lap_invalid {
+    RS_LAP_VALID = 0,
+    RS_LAP_SECTOR_SKIPPED = 1, /* a sector line was not crossed in order */
+    RS_LAP_TRACK_LIMITS = 2,   /* all four wheels left the track limits */
+    RS_LAP_REVERSED = 3        /* the car crossed a timing line backwards */
+} rs_lap_invalid;
+
+typedef enum rs_race_status {
+    RS_RACE_GRID = 0,     /* before lights out, or before its first crossing of the start line */
+    RS_RACE_RACING = 1,   /* on a lap */
+    RS_RACE_FINISHED = 2  /* took the flag; it keeps driving but is no longer timed */
+} rs_race_status;
+
+typedef struct rs_race_car_state {
+    uint8_t status;          /* rs_race_status */
+    uint32_t position;       /* 1 = leading (laps completed, then progress, then time) */
+    uint32_t laps_completed;
+    uint32_t next_line;      /* timing line expected next */
+    bool lap_valid;          /* the lap in progress */
+    uint8_t invalid_reason;  /* rs_lap_invalid of the lap in progress */
+    int64_t lap_start_us;    /* race clock when the lap in progress began */
+    int64_t last_lap_us;     /* -1 before the first lap */
+    int64_t best_lap_us;     /* best valid lap, -1 if none */
+    int64_t finish_us;       /* race clock at the flag, -1 before */
+    uint32_t finish_position;/* 0 before the flag */
+    uint32_t barrier_hits;   /* distinct barrier impacts */
+    uint32_t car_hits;       /* distinct car-to-car impacts */
+} rs_race_car_state;
+
+rs_status rs_world_race_state(const rs_world *world, rs_car_id car, rs_race_car_state *out);
+
+/* The race clock at the end of the last step, microseconds since lights out
+ * (negative before it). */
+int64_t rs_world_race_time_us(const rs_world *world);
+
+/* Writes up to cap car ids in race order (leader first); returns how many
+ * cars there are. */
+uint32_t rs_world_race_order(const rs_world *world, rs_car_id *out, uint32_t cap);
+
+/* True once laps > 0 and every car has taken the flag. */
+bool rs_world_race_over(const rs_world *world);
+
+typedef enum rs_event_type {
+    RS_EVENT_SECTOR = 1,      /* a sector completed (also for the last sector of a lap) */
+    RS_EVENT_LAP = 2,         /* a lap completed: time, sectors, validity */
+    RS_EVENT_LAP_INVALID = 3, /* the lap in progress became invalid: reason */
+    RS_EVENT_FINISH = 4,      /* the car took the flag: finish position */
+    RS_EVENT_RACE_OVER = 5,   /* every car has taken the flag (car = 0) */
+    RS_EVENT_BARRIER_HIT = 6, /* a car hit a barrier: point, normal, impulse */
+    RS_EVENT_CAR_HIT = 7      /* two cars hit: car < other, point, normal, impulse */
+} rs_event_type;
+
+/* Something that happened during the last step, for frontends (sounds,
+ * timing screens) and stewarding. */
+typedef struct rs_event {
+    uint8_t type;        /* rs_event_type */
+    uint8_t reason;      /* RS_EVENT_LAP/LAP_INVALID: rs_lap_invalid */
+    bool valid;          /* RS_EVENT_LAP: lap valid */
+    uint16_t car;        /* rs_car_id.index1 */
+    uint16_t other;      /* RS_EVENT_CAR_HIT: the other car; else 0 */
+    uint32_t lap;        /* lap number the event belongs to (1 = first) */
+    uint32_t sector;     /* RS_EVENT_SECTOR: sector index (0-based) */
+    uint32_t position;   /* RS_EVENT_FINISH: finish position */
+    uint32_t substep;    /* substep of the tick in which it happened */
+    uint64_t tick;       /* tick in which it happened */
+    int64_t time_us;     /* race clock at the event (line crossings interpolated inside the substep) */
+    int64_t duration_us; /* SECTOR: sector time; LAP: lap time */
+    uint32_t sector_count;             /* RS_EVENT_LAP: entries in sectors_us */
+    int64_t sectors_us[RS_MAX_SECTORS]; /* RS_EVENT_LAP: sector times; -1 = skipped */
+    double impulse_n_s;  /* hits: normal impulse */
+    double speed_m_s;    /* hits: closing speed along the normal */
+    double point_m[2];   /* hits: contact point, world */
+    double normal[2];    /* hits: unit contact normal, world (towards car) */
+} rs_event;
+
+/* The events of the last rs_world_step in the order they happened; borrowed
+ * until the next step. *count receives the number. */
+const rs_event *rs_world_events(const rs_world *world, size_t *count);
+
+/* Events that did not fit the per-step buffer since creation (a capacity
+ * problem worth logging; the race state itself is unaffected). */
+uint64_t rs_world_events_dropped(const rs_world *world);
 
 #ifdef __cplusplus
 }
