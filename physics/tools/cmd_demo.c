@@ -2,8 +2,9 @@
  * `racesim demo`: what the physics core can do today, in a few seconds and
  * one screen. It loads every car definition in data/cars/, lines N cars up
  * for a standing-start drag race in one world (lanes 6 m apart) and prints a
- * timing table, then runs the standard maneuvers on each definition and
- * prints their figures side by side.
+ * timing table, runs the standard maneuvers on each definition and prints
+ * their figures side by side, and ends with a race of AI cars on the default
+ * track (racesim race --table).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -18,6 +19,7 @@
 #define CMD "demo"
 #define MAX_DEFS 32
 #define MAX_DEMO_CARS 16
+#define DEFAULT_TRACK "tracks/technical.json"
 
 static void help(void)
 {
@@ -27,8 +29,10 @@ static void help(void)
            "drag race of N cars (default: one of each definition; the definitions repeat\n"
            "when N is larger) for S seconds (default 20), printing speeds and distances,\n"
            "then each definition's 0-100 km/h, quarter mile, top speed, 100-0 km/h braking\n"
-           "and skidpad figures from the standard maneuvers (racesim maneuver --help).\n",
-           RS_DATA_DIR);
+           "and skidpad figures from the standard maneuvers (racesim maneuver --help),\n"
+           "and finally races 8 AI-driven C5s over 2 laps of the default track\n"
+           "(DIR/%s) and prints the classification and fastest laps.\n",
+           RS_DATA_DIR, DEFAULT_TRACK);
 }
 
 typedef struct def_entry {
@@ -272,6 +276,15 @@ int rs_cmd_demo(int argc, char **argv)
         rc = figures(defs, n_defs);
     for (int i = 0; i < n_defs; i++)
         rs_car_params_destroy(defs[i].params);
+    if (rc == RS_EXIT_OK) {
+        char track[1024], car[1024];
+        snprintf(track, sizeof track, "%s/%s", data, DEFAULT_TRACK);
+        snprintf(car, sizeof car, "%s/cars/c5.json", data);
+        char *race_argv[] = {"--track", track, "--car", car, "--cars", "8", "--laps", "2", "--table"};
+        printf("\n");
+        fflush(stdout);
+        rc = rs_cmd_race((int)(sizeof race_argv / sizeof race_argv[0]), race_argv);
+    }
     fflush(stdout);
     return rc;
 }

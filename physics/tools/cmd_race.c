@@ -9,6 +9,8 @@
  * through rs_world_set_input exactly like a player's. The world times the
  * laps; this command only collects its RS_EVENT_LAP events and reads the
  * race state at the end. Same arguments, same output, bit for bit.
+ * --table prints the same results for people: a classification and the
+ * race's fastest laps (racesim demo ends with one).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,7 +28,7 @@
 static void help(void)
 {
     printf("usage: racesim race --track FILE [--car FILE] [--cars N] [--laps L] [--ghost]\n"
-           "                    [--max-time S] [--seed N] [--pace P]\n"
+           "                    [--max-time S] [--seed N] [--pace P] [--table]\n"
            "\n"
            "Races N AI cars over L laps of a track and prints one JSON object: the track,\n"
            "car, physics version and final world hash, the finish order as car numbers\n"
@@ -39,6 +41,7 @@ static void help(void)
            "                  all the slots if fewer)\n"
            "  --laps L        race distance, 1..1000 (default 3)\n"
            "  --ghost         no car-to-car collisions\n"
+           "  --table         print a results table and the fastest laps instead of JSON\n"
            "  --max-time S    stop after S simulated seconds even if not everyone has\n"
            "                  finished (default: generous, from the planned lap time)\n"
            "  --seed N        varies the drivers (default 1)\n"
@@ -78,6 +81,7 @@ typedef struct race_opts {
     uint32_t cars;
     uint32_t laps;
     bool ghost;
+    bool table;
     double max_time_s; /* <= 0: automatic */
     uint32_t seed;
     double pace;
@@ -103,6 +107,8 @@ static int parse_args(int argc, char **argv, race_opts *o, int *done)
             return RS_EXIT_OK;
         } else if (strcmp(a, "--ghost") == 0) {
             o->ghost = true;
+        } else if (strcmp(a, "--table") == 0) {
+            o->table = true;
         } else if (strcmp(a, "--track") == 0 || strcmp(a, "--car") == 0 ||
                    strcmp(a, "--cars") == 0 || strcmp(a, "--laps") == 0 ||
                    strcmp(a, "--max-time") == 0 || strcmp(a, "--seed") == 0 ||
@@ -237,6 +243,85 @@ static void print_result(const race *r, const race_opts *o, bool over, uint64_t 
     printf("],\"hash\":\"%s\"}\n", hash);
 }
 
+/* "m:ss.mmm" (or "-" for none). */
+static const char *lap_text(int64_t us, char buf[32])
+{
+    if (us < 0) {
+        snprintf(buf, 32, "-");
+        return buf;
+    }
+    int64_t ms = (us + 500) / 1000;
+    snprintf(buf, 32, "%" PRId64 ":%02" PRId64 ".%03" PRId64, ms / 60000, ms / 1000 % 60, ms % 1000);
+    return buf;
+}
+
+static void print_table(const race *r, const race_opts *o, bool over)
+{
+    char a[32], b[32];
+    rs_car_id *order = malloc(r->cars * sizeof *order);
+    if (!order)
+        return;
+    uint32_t n = rs_world_race_order(r->world, order, r->cars);
+    if (n > r->cars)
+        n = r->cars;
+    printf("Race: %u x %s, %u lap%s of %s (%.0f m)%s\n", (unsigned)r->cars,
+           rs_car_params_name(r->car), (unsigned)o->laps, o->laps == 1 ? "" : "s",
+           rs_track_name(r->track), rs_track_length(r->track), over ? "" : " - stopped by --max-time");
+    printf("  pos  car  laps  race time   best lap   invalid  barrier  car hits\n");
+    int64_t winner_us = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        rs_race_car_state rs;
+        uint32_t c = order[i].index1 - 1u, invalid = 0;
+        rs_world_race_state(r->world, order[i], &rs);
+        for (uint32_t k = 0; k < r->lap_count[c]; k++)
+            invalid += !r->laps[(size_t)c * r->lap_cap + k].valid;
+        if (i == 0)
+            winner_us = rs.finish_us;
+        if (rs.status == RS_RACE_FINISHED && i > 0 && winner_us >= 0)
+            snprintf(a, sizeof a, "+%.3f s", (double)(rs.finish_us - winner_us) / 1e6);
+        else if (rs.status == RS_RACE_FINISHED)
+            lap_text(rs.finish_us, a);
+        else
+            snprintf(a, sizeof a, "running");
+        printf("  %3u  %3u  %4u  %-10s  %-9s  %7u  %7u  %8u\n", (unsigned)(i + 1),
+               (unsigned)(c + 1), (unsigned)rs.laps_completed, a, lap_text(rs.best_lap_us, b),
+               (unsigned)invalid, (unsigned)rs.barrier_hits, (unsigned)rs.car_hits);
+    }
+    free(order);
+
+    /* Fastest valid laps of the race, best first (selection of the top 5). */
+    printf("Fastest laps:\n");
+    uint32_t total = 0;
+    for (uint32_t c = 0; c < r->cars; c++)
+        total += r->lap_count[c];
+    int64_t floor_us = -1;
+    uint32_t floor_car = 0, floor_lap = 0;
+    for (int rank = 1; rank <= 5; rank++) {
+        int64_t best = -1;
+        uint32_t bc = 0, bl = 0;
+        for (uint32_t c = 0; c < r->cars; c++)
+            for (uint32_t k = 0; k < r->lap_count[c]; k++) {
+                const lap_rec *l = &r->laps[(size_t)c * r->lap_cap + k];
+                /* Strictly after the previous pick in (time, car, lap) order. */
+                bool after = floor_us < 0 || l->time_us > floor_us ||
+                             (l->time_us == floor_us && (c > floor_car || (c == floor_car && k > floor_lap)));
+                bool better = best < 0 || l->time_us < best ||
+                              (l->time_us == best && (c < bc || (c == bc && k < bl)));
+                if (l->valid && after && better)
+                    best = l->time_us, bc = c, bl = k;
+            }
+        if (best < 0)
+            break;
+        printf("  %d. %s  car %u, lap %u\n", rank, lap_text(best, a), (unsigned)(bc + 1),
+               (unsigned)(bl + 1));
+        floor_us = best, floor_car = bc, floor_lap = bl;
+    }
+    if (total == 0)
+        printf("  (no laps completed)\n");
+    printf("world hash %016" PRIx64 ", physics version %u\n", rs_world_hash(r->world),
+           (unsigned)RS_PHYSICS_VERSION);
+}
+
 int rs_cmd_race(int argc, char **argv)
 {
     race_opts o;
@@ -330,7 +415,10 @@ int rs_cmd_race(int argc, char **argv)
         collect_events(&r);
         over = rs_world_race_over(r.world);
     }
-    print_result(&r, &o, over, t);
+    if (o.table)
+        print_table(&r, &o, over);
+    else
+        print_result(&r, &o, over, t);
     rc = RS_EXIT_OK;
 out:
     race_free(&r);
