@@ -12,6 +12,10 @@
  *    "realtime_cars_per_core":1e9/(tick_hz*ns_per_car_tick),"allocations_during_steps":0,
  *    "final_mean_speed_m_s":..}
  *
+ * With --race TRACK it runs the race-on-track case instead (race_case.c):
+ * AI cars on one track with barriers, timing and car-vs-car collisions, and
+ * the share of the step those cost.
+ *
  * It also checks, once per car count and untimed, that stepping allocates
  * nothing: malloc, calloc, realloc, aligned_alloc and posix_memalign are
  * wrapped at link time (-Wl,--wrap=..., bench/CMakeLists.txt) and counted
@@ -26,7 +30,10 @@
 #include <time.h>
 
 #include "maneuvers.h"
+#include "ground_case.h"
+#include "race_case.h"
 #include "racesim/physics.h"
+#include "racesim/track.h"
 
 /* ------------------------------------------------ allocation counting */
 
@@ -295,12 +302,20 @@ static int parse_u32(const char *opt, const char *s, uint32_t lo, uint32_t hi, u
 static void usage(FILE *f)
 {
     fprintf(f, "usage: physbench [--cars N] [--ticks T] [--repeat R] [--substeps S] [--data DIR]\n"
+               "                 [--race TRACK.json | --ground TRACK.json]\n"
                "\n"
                "Times rs_world_step for N cars (default: N = 1, 16, 256 and 4096 in turn)\n"
                "over T ticks (default 600 = 10 s), R times (default 3), and prints one JSON\n"
                "line per N with the median and minimum nanoseconds per car per tick.\n"
                "Fails if stepping allocates. DIR holds cars/c5.json and cars/formula.json\n"
-               "(default %s).\n",
+               "(default %s).\n"
+               "\n"
+               "--race TRACK.json: N AI cars (default 16) race on the track with barriers,\n"
+               "timing and car-vs-car collisions; their recorded inputs are replayed in a\n"
+               "full, a ghost (no car-vs-car) and a surface-only world, and one JSON line\n"
+               "reports each one's median cost and the collision share.\n"
+               "--ground TRACK.json: the median cost of one track ground lookup, on the\n"
+               "track and on the run-off.\n",
             RS_DATA_DIR);
 }
 
@@ -308,7 +323,7 @@ int main(int argc, char **argv)
 {
     bench_cfg cfg = {600, 3, rs_world_default().substeps, {NULL, NULL}};
     uint32_t one = 0;
-    const char *data = RS_DATA_DIR;
+    const char *data = RS_DATA_DIR, *race_track = NULL, *ground_track = NULL;
     int rc = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -333,6 +348,10 @@ int main(int argc, char **argv)
             rc = parse_u32(a, v, 1, 64, &cfg.substeps);
         else if (strcmp(a, "--data") == 0)
             data = v;
+        else if (strcmp(a, "--race") == 0)
+            race_track = v;
+        else if (strcmp(a, "--ground") == 0)
+            ground_track = v;
         else {
             fprintf(stderr, "physbench: unknown option %s\n", a);
             usage(stderr);
@@ -355,7 +374,29 @@ int main(int argc, char **argv)
     }
 
     static const uint32_t counts[] = {1, 16, 256, 4096};
-    if (one)
+    if (ground_track) {
+        char err[512];
+        rs_track *track = NULL;
+        if (rs_track_load(ground_track, &track, err, sizeof err) != RS_OK) {
+            fprintf(stderr, "physbench: %s\n", err);
+            rc = 1;
+        } else {
+            rc = rs_bench_ground(track, cfg.repeat);
+        }
+        rs_track_destroy(track);
+    } else if (race_track) {
+        char err[512];
+        rs_track *track = NULL;
+        if (rs_track_load(race_track, &track, err, sizeof err) != RS_OK) {
+            fprintf(stderr, "physbench: %s\n", err);
+            rc = 1;
+        } else {
+            race_bench rb = {track,      {cfg.params[0], cfg.params[1]}, one ? one : 16,
+                             cfg.ticks,  cfg.repeat, &counting, &alloc_count, ALLOC_CHECKED};
+            rc = rs_bench_race(&rb);
+        }
+        rs_track_destroy(track);
+    } else if (one)
         rc = bench(&cfg, one);
     else
         for (size_t k = 0; k < sizeof counts / sizeof counts[0] && rc == 0; k++)
