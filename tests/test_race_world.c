@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "racesim/driver.h"
 #include "racesim/physics.h"
@@ -178,6 +179,70 @@ static void test_ghost_mode_turns_car_collisions_off(void **state)
     rs_track_destroy(track);
 }
 
+/* Full throttle for 4 s in a straight line from a standstill, starting at
+ * (x, y) along heading; returns the distance covered. Records whether every
+ * wheel reported a surface other than asphalt/kerb and outside the limits. */
+static double launch(const rs_track *track, const rs_car_params *car, double x, double y,
+                     double heading, bool *all_off)
+{
+    rs_world *w = make_world(track, 0, 0, false);
+    rs_car_spawn sp = rs_car_spawn_default();
+    sp.pos_m[0] = x, sp.pos_m[1] = y, sp.yaw_rad = heading;
+    rs_car_id id;
+    assert_int_equal(rs_world_add_car(w, car, &sp, &id), RS_OK);
+    rs_input in = rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0);
+    in.gear = 1;
+    rs_world_set_input(w, id, &in);
+    rs_car_state s;
+    *all_off = true;
+    for (int t = 0; t < 240; t++) {
+        assert_int_equal(rs_world_step(w), RS_OK);
+        rs_world_car_state(w, id, &s);
+        for (int k = 0; k < 4; k++)
+            if (s.wheels[k].inside_limits || s.wheels[k].surface <= RS_SURFACE_KERB)
+                *all_off = false;
+    }
+    double dx = s.pos_m[0] - x, dy = s.pos_m[1] - y;
+    rs_world_destroy(w);
+    return dx * dx + dy * dy;
+}
+
+/* The track's surfaces reach the tyres: the same launch on the run-off
+ * beside the start straight covers clearly less ground than on asphalt. */
+static void test_leaving_the_track_costs_time(void **state)
+{
+    (void)state;
+    rs_car_params *car = load_car("c5.json");
+    rs_track *track = load_track("technical.json");
+    rs_car_spawn sp;
+    assert_true(rs_track_grid_slot(track, 0, &sp));
+    /* Step out to the left (normal (-sin, cos) of the heading) until the
+     * ground is run-off, outside the limits, for a car's width. */
+    double nx = -sin(sp.yaw_rad), ny = cos(sp.yaw_rad), x = 0.0, y = 0.0;
+    rs_ground_hit hit, inner;
+    double d = 0.0;
+    for (; d < 40.0; d += 0.25) {
+        x = sp.pos_m[0] + nx * d, y = sp.pos_m[1] + ny * d;
+        rs_track_ground(track, x, y, &hit);
+        rs_track_ground(track, x - 2.5 * nx, y - 2.5 * ny, &inner);
+        if (!hit.inside_limits && !inner.inside_limits && hit.surface >= RS_SURFACE_GRASS &&
+            inner.surface >= RS_SURFACE_GRASS)
+            break;
+    }
+    assert_true(d < 40.0);
+    x -= 1.25 * nx, y -= 1.25 * ny; /* the car's centre between the two probes */
+    bool track_all_off, runoff_all_off;
+    double on = launch(track, car, sp.pos_m[0], sp.pos_m[1], sp.yaw_rad, &track_all_off);
+    double out = launch(track, car, x, y, sp.yaw_rad, &runoff_all_off);
+    print_message("4 s launch: %.1f m on asphalt, %.1f m on the %s run-off %.1f m to the left\n",
+                  sqrt(on), sqrt(out), hit.surface == RS_SURFACE_GRAVEL ? "gravel" : "grass", d);
+    assert_false(track_all_off);
+    assert_true(runoff_all_off);
+    assert_true(sqrt(out) < 0.8 * sqrt(on));
+    rs_track_destroy(track);
+    rs_car_params_destroy(car);
+}
+
 /* One AI car, two laps of the oval: LAP events carry sectors that add up,
  * the race state agrees, the car finishes first and the race ends. */
 static void test_laps_are_timed_end_to_end(void **state)
@@ -255,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_cars_are_held_on_the_grid_until_lights_out),
         cmocka_unit_test(test_barrier_stops_a_car_through_the_world_step),
         cmocka_unit_test(test_ghost_mode_turns_car_collisions_off),
+        cmocka_unit_test(test_leaving_the_track_costs_time),
         cmocka_unit_test(test_laps_are_timed_end_to_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
