@@ -668,7 +668,8 @@ static void read_car(rs_json_ctx *c, const rs_json *root, rs_car_params_data *d)
 {
     static const char *const top[] = {"name",   "source",  "body",         "axles",
                                       "steering", "aero",  "engine",       "clutch",
-                                      "gearbox", "differential", "drive", "brakes"};
+                                      "gearbox", "differential", "drive", "brakes",
+                                      "adjustable"};
     const char *name = NULL, *source = NULL;
     rs_json_check_keys(c, root, top, COUNT(top));
     if (rs_json_get_string(c, root, "name", RS_NAME_MAX - 1, &name))
@@ -694,6 +695,7 @@ rs_status rs_car_params_load(const char *path, rs_car_params **out, char *err, s
 {
     rs_json_doc *doc = NULL;
     rs_car_params_data *d = NULL;
+    rs_tune_rules rules;
     char scratch[1];
     if (!err || !err_len) {
         err = scratch;
@@ -724,6 +726,8 @@ rs_status rs_car_params_load(const char *path, rs_car_params **out, char *err, s
         if (vs != RS_OK)
             rs_json_fail(&c, vs, "%s", msg);
     }
+    /* The tuning rules are checked against the validated stock car. */
+    rs_tune_rules_read(&c, rs_json_get(rs_json_root(doc), "adjustable"), d, &rules);
     st = c.status;
     if (st != RS_OK)
         goto fail;
@@ -733,6 +737,7 @@ rs_status rs_car_params_load(const char *path, rs_car_params **out, char *err, s
                  st == RS_ERR_NOMEM ? "out of memory" : "internal error");
         goto fail;
     }
+    (*out)->rules = rules;
     free(d);
     rs_json_free(doc);
     return RS_OK;

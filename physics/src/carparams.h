@@ -12,6 +12,7 @@
 
 #include "racesim/physics.h"
 #include "tire.h"
+#include "tune_rules.h"
 
 #define RS_MAX_CURVE_POINTS 32
 #define RS_MAX_GEARS 10
@@ -88,6 +89,10 @@ typedef struct rs_car_params_data {
 struct rs_car_params {
     rs_car_params_data d;
     uint64_t hash; /* of the canonical block, computed at creation */
+    /* What a tune may change (the car file's "adjustable" section). Not part
+     * of the canonical block or the hash: a car rebuilt from a block has no
+     * rules, and adding rules to a car file does not change the car. */
+    rs_tune_rules rules;
 };
 
 /* Checks every field's range; names the first bad field in err. Used by both
