@@ -1,0 +1,168 @@
+/*
+ * racesim lap proofs: everything needed to re-simulate one timed lap and
+ * confirm its time and end state bit for bit.
+ *
+ * A proof holds the world's definition facts, every car's parameter hash,
+ * the world snapshot taken at the start of the tick in which the lap began,
+ * every car's input for every tick from that tick to the one in which the
+ * lap ended, and what was recorded: the lap number, validity, lap and
+ * sector times and the hash of the car's state after its last tick. All
+ * cars' inputs are needed because the cars touch each other.
+ *
+ * Recording: the race loop creates a recorder once all cars are in the
+ * world, calls rs_lap_recorder_before_step after setting the tick's inputs
+ * and before rs_world_step, and after the step calls rs_lap_recorder_take
+ * for each RS_EVENT_LAP. The recorder allocates everything at creation: a
+ * ring of max_lap_ticks ticks of inputs and one start snapshot per car; it
+ * takes one world snapshot per tick (a copy of a few hundred bytes per car).
+ * A lap longer than max_lap_ticks ticks gets no proof (RS_ERR_FULL).
+ *
+ * Proof bytes (all little-endian; doubles as IEEE-754 bits):
+ *   "RSLP" u32 version(1) u32 physics_version
+ *   u32 tick_hz u32 substeps u32 laps u64 start_tick u8 car_collisions
+ *   4 x (f64 grip_scale f64 rolling_drag_coef)   surfaces, rs_surface order
+ *   u64 track hash   u32 car_count   car_count x u64 parameter hash
+ *   u16 car (index1)  u32 lap  u8 valid  u8 invalid_reason
+ *   i64 lap_time_us  i64 lap_end_us  u32 sector_count  sector_count x i64
+ *   u64 end car hash  u64 first_tick  u32 tick_count
+ *   u32 snapshot_len  snapshot bytes
+ *   tick_count x car_count x (i16 steer u8 throttle u8 brake u8 clutch
+ *                             u8 handbrake i8 gear u8 buttons)
+ * and nothing after. The format is canonical: a proof that decodes encodes
+ * back to the same bytes.
+ */
+#ifndef RACESIM_LAPPROOF_H
+#define RACESIM_LAPPROOF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "racesim/physics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RS_LAP_PROOF_VERSION 1u
+
+/* ---------------------------------------------------------------- recording */
+
+typedef struct rs_lap_recorder rs_lap_recorder;
+
+/* Creates a recorder for world, which must already hold all its cars, have
+ * a track and use the track's own ground (no custom ground function). Laps
+ * up to max_lap_ticks ticks (1..2^24) get proofs. Caller frees with
+ * rs_lap_recorder_destroy. RS_ERR_ARG for a world it cannot record,
+ * RS_ERR_NOMEM. */
+rs_status rs_lap_recorder_create(const rs_world *world, uint32_t max_lap_ticks,
+                                 rs_lap_recorder **out);
+
+/* Accepts NULL. */
+void rs_lap_recorder_destroy(rs_lap_recorder *rec);
+
+/* Records the tick about to be stepped: the world's snapshot and every
+ * car's input. Call once per tick, after the inputs are set and before
+ * rs_world_step. Allocates nothing. If ticks were skipped (or the world was
+ * restored) the laps in progress lose their proofs; later laps are recorded
+ * normally. RS_ERR_MISMATCH if cars were added since creation. */
+rs_status rs_lap_recorder_before_step(rs_lap_recorder *rec, const rs_world *world);
+
+/* Builds the proof of the lap car completed in the step just taken (its
+ * RS_EVENT_LAP among rs_world_events). *proof gets a buffer the caller
+ * frees with free(), *len its size. Errors (nothing written):
+ * RS_ERR_MISSING no lap event for car in the last step, or its start was
+ * not recorded (the recorder started or lost track mid-lap); RS_ERR_FULL the
+ * lap is longer than max_lap_ticks; RS_ERR_ARG the world was not stepped
+ * exactly once since rs_lap_recorder_before_step; RS_ERR_NOMEM. */
+rs_status rs_lap_recorder_take(rs_lap_recorder *rec, const rs_world *world, rs_car_id car,
+                               uint8_t **proof, size_t *len);
+
+/* ------------------------------------------------------------------ reading */
+
+/* The proof's header: enough to find the cars and the track. */
+typedef struct rs_lap_proof_info {
+    uint32_t version;
+    uint32_t physics_version;
+    uint32_t tick_hz, substeps, laps;
+    uint64_t start_tick;
+    bool car_collisions;
+    rs_surface_params surfaces[RS_SURFACE_COUNT];
+    uint64_t track_hash;
+    uint32_t car_count;
+    uint16_t car;          /* index1 of the car whose lap this is */
+    uint64_t car_params_hash; /* that car's parameter hash */
+    uint32_t lap;          /* 1 = first */
+    bool valid;
+    uint8_t invalid_reason;/* rs_lap_invalid */
+    int64_t lap_time_us;
+    int64_t lap_end_us;    /* race clock at the line */
+    uint32_t sector_count;
+    int64_t sectors_us[RS_MAX_SECTORS];
+    uint64_t end_car_hash; /* rs_world_car_hash after the last tick */
+    uint64_t first_tick;   /* the tick the log starts with */
+    uint32_t tick_count;
+} rs_lap_proof_info;
+
+/* Decodes and checks the whole proof (every length, count and range) and
+ * fills *out. RS_ERR_BUFFER truncated, RS_ERR_FORMAT not a proof or bytes
+ * after its end, RS_ERR_RANGE a field out of range; *out is then
+ * unspecified. Allocates nothing. */
+rs_status rs_lap_proof_info_read(const uint8_t *proof, size_t len, rs_lap_proof_info *out);
+
+/* The parameter hash of car slot i (0-based) into *out. Same errors as
+ * rs_lap_proof_info_read, RS_ERR_ARG for i out of range. */
+rs_status rs_lap_proof_car_hash(const uint8_t *proof, size_t len, uint32_t i, uint64_t *out);
+
+/* -------------------------------------------------------------- verifying */
+
+typedef enum rs_lap_verdict_code {
+    RS_LAP_PROOF_OK = 0,        /* re-simulated bit for bit */
+    RS_LAP_PROOF_DIFFERS = 1,   /* the lap completed, something differs (see diffs) */
+    RS_LAP_PROOF_NO_LAP = 2,    /* the car completed no lap within the log */
+    RS_LAP_PROOF_WRONG_CARS = 3,/* the cars given are not the proof's */
+    RS_LAP_PROOF_WRONG_TRACK = 4,
+    RS_LAP_PROOF_BAD_SNAPSHOT = 5, /* the snapshot does not restore onto these cars */
+    RS_LAP_PROOF_SIM_FAILED = 6    /* the simulation reported non-finite state */
+} rs_lap_verdict_code;
+
+/* rs_lap_verdict.diffs */
+enum {
+    RS_LAP_DIFF_LAP = 1u << 0,      /* lap number */
+    RS_LAP_DIFF_TIME = 1u << 1,     /* lap time */
+    RS_LAP_DIFF_END = 1u << 2,      /* race clock at the line */
+    RS_LAP_DIFF_SECTORS = 1u << 3,
+    RS_LAP_DIFF_VALIDITY = 1u << 4, /* valid flag or reason */
+    RS_LAP_DIFF_HASH = 1u << 5,     /* end car hash */
+    RS_LAP_DIFF_TICK = 1u << 6      /* the lap ended before the log's last tick */
+};
+
+typedef struct rs_lap_verdict {
+    uint8_t code;    /* rs_lap_verdict_code */
+    uint32_t diffs;  /* RS_LAP_DIFF_*, for RS_LAP_PROOF_DIFFERS */
+    uint32_t recorded_lap, simulated_lap;
+    int64_t recorded_time_us, simulated_time_us;
+    uint64_t recorded_hash, simulated_hash;
+    uint64_t recorded_end_tick, simulated_end_tick;
+} rs_lap_verdict;
+
+/* Re-simulates the proof: builds a world with the proof's definition, the
+ * given cars (cars[i] for slot i, car_count of them, looked up by the caller
+ * from rs_lap_proof_car_hash) and track (NULL when the proof's track hash is
+ * 0), restores the snapshot, replays the inputs, and compares the car's lap
+ * with the recorded one. Returns RS_OK when the check ran: *out then says
+ * whether it matched, and msg (if non-NULL) says in English what differs
+ * ("lap time 61234567 us recorded, 61234570 us re-simulated; ...") or
+ * "ok". Otherwise a status: the proof's own errors as for
+ * rs_lap_proof_info_read, RS_ERR_ARG, RS_ERR_NOMEM. The caller's cars and
+ * track are borrowed for the call only. */
+rs_status rs_lap_proof_verify(const uint8_t *proof, size_t len,
+                              const rs_car_params *const *cars, uint32_t car_count,
+                              const rs_track *track, rs_lap_verdict *out, char *msg,
+                              size_t msg_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
