@@ -1,0 +1,185 @@
+/*
+ * Saved car tunes, per player, stock car and name. The JSON is validated by
+ * the caller (racesim/tune.h) before it gets here; the store keeps it as
+ * given with its content hash and the hash of the tuned car's block.
+ * Saving under an existing name replaces that tune (a new version is a new
+ * content hash under the same name).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+#define TUNE_NAME_MAX 64
+
+static rs_status check_name(const char *name, char *err, size_t err_len)
+{
+    size_t n = strlen(name);
+    if (n < 1 || n > TUNE_NAME_MAX) {
+        rs_store_errf(err, err_len, "tune name \"%s\": must be 1..%d bytes", name, TUNE_NAME_MAX);
+        return RS_ERR_RANGE;
+    }
+    return RS_OK;
+}
+
+rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
+                             const char *name, uint64_t tune_hash, uint64_t params_hash,
+                             const char *json, int64_t now_s, int64_t *tune_id, char *err,
+                             size_t err_len)
+{
+    if (!s || !name || !json || !tune_id)
+        return RS_ERR_ARG;
+    rs_status status = check_name(name, err, err_len);
+    if (status != RS_OK)
+        return status;
+    sqlite3_stmt *st = rs_store_stmt(
+        s, RS_STMT_TUNE_UPSERT,
+        "INSERT INTO tunes (player_id, base_hash, name, tune_hash, params_hash, json, created_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+        "ON CONFLICT (player_id, base_hash, name) DO UPDATE SET tune_hash = excluded.tune_hash, "
+        "params_hash = excluded.params_hash, json = excluded.json, "
+        "created_at = excluded.created_at RETURNING id",
+        err, err_len);
+    if (!st)
+        return RS_ERR_IO;
+    sqlite3_bind_int64(st, 1, player_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)base_hash);
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)tune_hash);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)params_hash);
+    sqlite3_bind_text(st, 6, json, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 7, now_s);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *tune_id = sqlite3_column_int64(st, 0);
+        rc = sqlite3_step(st);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+            rs_store_errf(err, err_len, "%s: saving tune \"%s\": %s (is player %lld stored?)",
+                          s->path, name, sqlite3_errmsg(s->db), (long long)player_id);
+            return RS_ERR_RANGE;
+        }
+        return rs_store_fail(s, rc, "saving a tune", err, err_len);
+    }
+    return RS_OK;
+}
+
+static void read_info(sqlite3_stmt *st, rs_store_tune *t)
+{
+    memset(t, 0, sizeof *t);
+    t->id = sqlite3_column_int64(st, 0);
+    t->player_id = sqlite3_column_int64(st, 1);
+    t->base_hash = (uint64_t)sqlite3_column_int64(st, 2);
+    const char *name = (const char *)sqlite3_column_text(st, 3);
+    if (name) {
+        size_t n = strlen(name);
+        if (n > TUNE_NAME_MAX)
+            n = TUNE_NAME_MAX;
+        memcpy(t->name, name, n);
+        t->name[n] = '\0';
+    }
+    t->tune_hash = (uint64_t)sqlite3_column_int64(st, 4);
+    t->params_hash = (uint64_t)sqlite3_column_int64(st, 5);
+    t->created_at = sqlite3_column_int64(st, 6);
+}
+
+#define TUNE_COLUMNS "id, player_id, base_hash, name, tune_hash, params_hash, created_at"
+
+rs_status rs_store_tune_list(rs_store *s, int64_t player_id, uint64_t base_hash,
+                             rs_store_tune *out, size_t cap, size_t *total, char *err,
+                             size_t err_len)
+{
+    if (!s || !total || (cap > 0 && !out))
+        return RS_ERR_ARG;
+    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_TUNE_LIST,
+                                     "SELECT " TUNE_COLUMNS " FROM tunes WHERE player_id = ?1 "
+                                     "AND (?2 = 0 OR base_hash = ?2) ORDER BY base_hash, name",
+                                     err, err_len);
+    if (!st)
+        return RS_ERR_IO;
+    sqlite3_bind_int64(st, 1, player_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)base_hash);
+    size_t n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n < cap)
+            read_info(st, &out[n]);
+        n++;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return rs_store_fail(s, rc, "listing tunes", err, err_len);
+    *total = n;
+    return RS_OK;
+}
+
+rs_status rs_store_tune_load(rs_store *s, int64_t player_id, uint64_t base_hash,
+                             const char *name, rs_store_tune *info, char **json, char *err,
+                             size_t err_len)
+{
+    if (!s || !name || !json)
+        return RS_ERR_ARG;
+    *json = NULL;
+    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_TUNE_LOAD,
+                                     "SELECT " TUNE_COLUMNS ", json FROM tunes "
+                                     "WHERE player_id = ?1 AND base_hash = ?2 AND name = ?3",
+                                     err, err_len);
+    if (!st)
+        return RS_ERR_IO;
+    sqlite3_bind_int64(st, 1, player_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)base_hash);
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    rs_status status = RS_OK;
+    if (rc == SQLITE_ROW) {
+        if (info)
+            read_info(st, info);
+        const char *text = (const char *)sqlite3_column_text(st, 7);
+        int n = sqlite3_column_bytes(st, 7);
+        char *copy = malloc((size_t)n + 1);
+        if (!copy) {
+            status = RS_ERR_NOMEM;
+        } else {
+            if (n > 0 && text)
+                memcpy(copy, text, (size_t)n);
+            copy[n] = '\0';
+            *json = copy;
+        }
+    } else if (rc == SQLITE_DONE) {
+        rs_store_errf(err, err_len, "%s: tune \"%s\" not found for player %lld and car %016llx",
+                      s->path, name, (long long)player_id, (unsigned long long)base_hash);
+        status = RS_ERR_MISSING;
+    } else {
+        status = rs_store_fail(s, rc, "loading a tune", err, err_len);
+    }
+    sqlite3_reset(st);
+    return status;
+}
+
+rs_status rs_store_tune_delete(rs_store *s, int64_t player_id, uint64_t base_hash,
+                               const char *name, char *err, size_t err_len)
+{
+    if (!s || !name)
+        return RS_ERR_ARG;
+    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_TUNE_DELETE,
+                                     "DELETE FROM tunes WHERE player_id = ?1 AND base_hash = ?2 "
+                                     "AND name = ?3",
+                                     err, err_len);
+    if (!st)
+        return RS_ERR_IO;
+    sqlite3_bind_int64(st, 1, player_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)base_hash);
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return rs_store_fail(s, rc, "deleting a tune", err, err_len);
+    if (sqlite3_changes(s->db) == 0) {
+        rs_store_errf(err, err_len, "%s: tune \"%s\" not found for player %lld", s->path, name,
+                      (long long)player_id);
+        return RS_ERR_MISSING;
+    }
+    return RS_OK;
+}
