@@ -1,0 +1,370 @@
+/*
+ * racectl: the operators' command-line tool for a racesim database. It
+ * opens the database read-only (so it can run beside a live server: WAL
+ * lets it read while the server writes), answers leaderboard, rank,
+ * personal-best, recent-lap, tune, race and result questions as tables or
+ * JSON, and re-simulates a stored lap to verify it. This file dispatches and
+ * holds the helpers the subcommands share (racectl.h).
+ */
+#define _POSIX_C_SOURCE 200809L /* gmtime_r */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "racectl.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(rc_ctx *c, int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"leaderboard", rc_cmd_leaderboard, "a board's best laps, one per player, a page at a time"},
+    {"rank", rc_cmd_rank, "a player's rank on a board and the rows around it"},
+    {"pbs", rc_cmd_pbs, "a player's personal bests on every board, with ranks"},
+    {"recent", rc_cmd_recent, "the newest laps of a board or of a player (valid or not)"},
+    {"tunes", rc_cmd_tunes, "a player's saved car tunes"},
+    {"races", rc_cmd_races, "the newest races"},
+    {"results", rc_cmd_results, "one race's results"},
+    {"verify-lap", rc_cmd_verify_lap, "re-simulate a stored lap and compare it bit for bit"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: racectl --db FILE [--json] <command> [options]"
+               "   (racectl <command> --help for details)\n\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\n  --db FILE    the racesim database (opened read-only; it must exist and\n"
+            "               have this build's schema)\n"
+            "  --json       one JSON document on stdout instead of a table\n"
+            "\nTracks and cars are given by name (any case) or by hash (16 hex digits).\n"
+            "Boards default to physics version %u and \"any tune\".\n"
+            "Exit status: 0 ok, 1 failure, 2 usage error.\n",
+            (unsigned)RS_PHYSICS_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+    rc_ctx c = {0};
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (rc_is_help(argv[i])) {
+            usage(stdout);
+            return RC_EXIT_OK;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            c.json = true;
+        } else if (strcmp(argv[i], "--db") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "racectl: --db needs a file\n");
+                return RC_EXIT_USAGE;
+            }
+            c.db_path = argv[++i];
+        } else {
+            fprintf(stderr, "racectl: unknown option '%s'\n\n", argv[i]);
+            usage(stderr);
+            return RC_EXIT_USAGE;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return RC_EXIT_USAGE;
+    }
+    const command *cmd = NULL;
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        if (strcmp(argv[i], commands[k].name) == 0)
+            cmd = &commands[k];
+    if (!cmd) {
+        fprintf(stderr, "racectl: unknown command '%s'\n\n", argv[i]);
+        usage(stderr);
+        return RC_EXIT_USAGE;
+    }
+    int sub_argc = argc - i - 1;
+    char **sub_argv = argv + i + 1;
+    /* --json is also accepted after the command (it is taken out here);
+     * --help needs no database. */
+    int kept = 0;
+    for (int k = 0; k < sub_argc; k++) {
+        if (strcmp(sub_argv[k], "--json") == 0)
+            c.json = true;
+        else
+            sub_argv[kept++] = sub_argv[k];
+    }
+    sub_argc = kept;
+    for (int k = 0; k < sub_argc; k++) {
+        if (rc_is_help(sub_argv[k]))
+            return cmd->run(&c, sub_argc, sub_argv);
+    }
+    if (!c.db_path)
+        return rc_usage(cmd->name, "no database: give --db FILE before the command");
+
+    char err[1024];
+    if (rs_store_open(c.db_path, RS_STORE_READONLY, &c.store, err, sizeof err) != RS_OK) {
+        fprintf(stderr, "racectl: %s\n", err);
+        return RC_EXIT_FAIL;
+    }
+    if (rs_leaderboard_open(c.store, &c.lb, err, sizeof err) != RS_OK) {
+        fprintf(stderr, "racectl: %s\n", err);
+        rs_store_close(c.store);
+        return RC_EXIT_FAIL;
+    }
+    int rc = cmd->run(&c, sub_argc, sub_argv);
+    rs_leaderboard_close(c.lb);
+    rs_store_close(c.store);
+    if (fflush(stdout) != 0 && rc == RC_EXIT_OK) {
+        fprintf(stderr, "racectl: writing the output: %s\n", strerror(errno));
+        rc = RC_EXIT_FAIL;
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+int rc_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "racectl %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see racectl %s --help)\n", cmd);
+    return RC_EXIT_USAGE;
+}
+
+int rc_fail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "racectl %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return RC_EXIT_FAIL;
+}
+
+bool rc_is_help(const char *arg)
+{
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+const char *rc_value(const char *cmd, int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        rc_usage(cmd, "option %s needs a value", argv[*i]);
+        return NULL;
+    }
+    *i += 1;
+    return argv[*i];
+}
+
+int rc_parse_u32(const char *cmd, const char *opt, const char *text, uint32_t lo, uint32_t hi,
+                 uint32_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE || text[0] == '-' || v < lo || v > hi)
+        return rc_usage(cmd, "%s: '%s' is not an integer in %u..%u", opt, text, (unsigned)lo,
+                        (unsigned)hi);
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int rc_parse_i64(const char *cmd, const char *opt, const char *text, int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE || v < 1)
+        return rc_usage(cmd, "%s: '%s' is not a positive integer id", opt, text);
+    *out = (int64_t)v;
+    return 0;
+}
+
+int rc_board_option(const char *cmd, int argc, char **argv, int *i, rc_board_opts *o)
+{
+    const char *a = argv[*i];
+    const char **slot = strcmp(a, "--track") == 0 ? &o->track
+                        : strcmp(a, "--car") == 0 ? &o->car
+                        : strcmp(a, "--tune") == 0 ? &o->tune
+                                                   : NULL;
+    if (slot) {
+        if (!(*slot = rc_value(cmd, argc, argv, i)))
+            return 2;
+        return 1;
+    }
+    if (strcmp(a, "--physics-version") == 0) {
+        const char *v = rc_value(cmd, argc, argv, i);
+        if (!v || rc_parse_u32(cmd, a, v, 1, UINT32_MAX, &o->physics_version))
+            return 2;
+        return 1;
+    }
+    return 0;
+}
+
+/* --tune: "any", "stock", or a tune hash (16 hex digits or 0x...). */
+static bool parse_tune(const char *s, uint64_t *out)
+{
+    if (strcmp(s, "any") == 0) {
+        *out = RS_TUNE_KEY_ANY;
+        return true;
+    }
+    if (strcmp(s, "stock") == 0) {
+        *out = RS_TUNE_KEY_STOCK;
+        return true;
+    }
+    const char *p = s;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+        p += 2;
+    size_t n = strlen(p);
+    if (n == 0 || n > 16 || strspn(p, "0123456789abcdefABCDEF") != n)
+        return false;
+    *out = (uint64_t)strtoull(p, NULL, 16);
+    /* Hash 0 is the stock car, whose board has its own key. */
+    *out = rs_store_tune_key(*out);
+    return true;
+}
+
+int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_board_key *key,
+                     char track_name[RS_LB_NAME_MAX], char car_name[RS_LB_NAME_MAX])
+{
+    char err[512];
+    if (!o->track || !o->car)
+        return rc_usage(cmd, "a board needs --track and --car");
+    memset(key, 0, sizeof *key);
+    key->physics_version = o->physics_version ? o->physics_version : RS_PHYSICS_VERSION;
+    key->tune_key = RS_TUNE_KEY_ANY;
+    if (o->tune && !parse_tune(o->tune, &key->tune_key))
+        return rc_usage(cmd, "--tune: '%s' is not 'any', 'stock' or a tune hash", o->tune);
+    if (rs_leaderboard_find_track(c->lb, o->track, &key->track_hash, track_name, err,
+                                  sizeof err) != RS_OK)
+        return rc_fail(cmd, "--track: %s", err);
+    if (rs_leaderboard_find_car(c->lb, o->car, &key->base_hash, car_name, err, sizeof err) !=
+        RS_OK)
+        return rc_fail(cmd, "--car: %s", err);
+    return 0;
+}
+
+int rc_player(rc_ctx *c, const char *cmd, const char *name, int64_t *id,
+              char name_out[RS_LB_NAME_MAX])
+{
+    char err[512];
+    if (rs_leaderboard_find_player(c->lb, name, id, name_out, err, sizeof err) != RS_OK)
+        return rc_fail(cmd, "%s", err);
+    return 0;
+}
+
+void rc_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+void rc_hash_str(uint64_t h, char out[17])
+{
+    snprintf(out, 17, "%016" PRIx64, h);
+}
+
+const char *rc_tune_key_str(uint64_t key, char buf[17])
+{
+    if (key == RS_TUNE_KEY_ANY)
+        return "any";
+    if (key == RS_TUNE_KEY_STOCK)
+        return "stock";
+    rc_hash_str(key, buf);
+    return buf;
+}
+
+void rc_time_str(int64_t us, char *out, size_t len)
+{
+    if (us < 0) {
+        snprintf(out, len, "-");
+        return;
+    }
+    int64_t ms = us / 1000;
+    int64_t s = ms / 1000, m = s / 60, h = m / 60;
+    if (h > 0)
+        snprintf(out, len, "%" PRId64 ":%02d:%02d.%03d", h, (int)(m % 60), (int)(s % 60),
+                 (int)(ms % 1000));
+    else
+        snprintf(out, len, "%" PRId64 ":%02d.%03d", m, (int)(s % 60), (int)(ms % 1000));
+}
+
+void rc_date_str(int64_t unix_s, char *out, size_t len)
+{
+    time_t t = (time_t)unix_s;
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+        snprintf(out, len, "%" PRId64, unix_s);
+}
+
+void rc_sectors_table(const rs_lb_row *r, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (uint32_t i = 0; i < r->sector_count && used < len; i++) {
+        int64_t v = r->sectors_us[i];
+        int n;
+        if (v < 0)
+            n = snprintf(out + used, len - used, "%s-", i ? " " : "");
+        else
+            n = snprintf(out + used, len - used, "%s%" PRId64 ".%03d", i ? " " : "",
+                         v / 1000000, (int)(v / 1000 % 1000));
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+void rc_sectors_json(FILE *f, const rs_lb_row *r)
+{
+    fputc('[', f);
+    for (uint32_t i = 0; i < r->sector_count; i++)
+        fprintf(f, "%s%" PRId64, i ? ", " : "", r->sectors_us[i]);
+    fputc(']', f);
+}
+
+void rc_row_json(FILE *f, const rs_lb_row *r, bool with_board)
+{
+    char h[17];
+    fprintf(f, "{");
+    if (r->rank)
+        fprintf(f, "\"rank\": %u, ", (unsigned)r->rank);
+    fprintf(f, "\"player\": ");
+    rc_json_str(f, r->player_name);
+    fprintf(f, ", \"player_id\": %" PRId64 ", \"lap_id\": %" PRId64 ", \"time_us\": %" PRId64
+               ", \"recorded_at\": %" PRId64 ", ",
+            r->player_id, r->lap_id, r->time_us, r->recorded_at);
+    rc_hash_str(r->tune_hash, h);
+    fprintf(f, "\"tune_hash\": \"%s\", \"sectors_us\": ", h);
+    rc_sectors_json(f, r);
+    if (with_board) {
+        rc_hash_str(r->track_hash, h);
+        fprintf(f, ", \"track\": ");
+        rc_json_str(f, r->track_name);
+        fprintf(f, ", \"track_hash\": \"%s\", \"car\": ", h);
+        rc_json_str(f, r->car_name);
+        rc_hash_str(r->base_hash, h);
+        fprintf(f, ", \"car_hash\": \"%s\", \"physics_version\": %u", h,
+                (unsigned)r->physics_version);
+    }
+    fprintf(f, ", \"valid\": %s, \"invalid_reason\": %d, \"race_id\": %" PRId64
+               ", \"lap_number\": %u}",
+            r->valid ? "true" : "false", (int)r->invalid_reason, r->race_id,
+            (unsigned)r->lap_number);
+}

@@ -1,0 +1,109 @@
+/*
+ * racectl, the operators' tool over a racesim database: shared context,
+ * argument helpers and output helpers for its subcommands (racectl.c
+ * dispatches; racectl_boards.c has the leaderboard commands,
+ * racectl_races.c races, results and tunes, racectl_verify.c verify-lap).
+ * Exit status as racesim: 0 ok, 1 failure, 2 usage error.
+ */
+#ifndef RACECTL_H
+#define RACECTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "racesim/leaderboard.h"
+#include "racesim/store.h"
+
+enum { RC_EXIT_OK = 0, RC_EXIT_FAIL = 1, RC_EXIT_USAGE = 2 };
+
+/* What every subcommand gets: the store, opened read-only, the queries over
+ * it, and the output format. */
+typedef struct rc_ctx {
+    const char *db_path;
+    rs_store *store;
+    rs_leaderboard *lb;
+    bool json;
+} rc_ctx;
+
+int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv);
+int rc_cmd_rank(rc_ctx *c, int argc, char **argv);
+int rc_cmd_pbs(rc_ctx *c, int argc, char **argv);
+int rc_cmd_recent(rc_ctx *c, int argc, char **argv);
+int rc_cmd_tunes(rc_ctx *c, int argc, char **argv);
+int rc_cmd_races(rc_ctx *c, int argc, char **argv);
+int rc_cmd_results(rc_ctx *c, int argc, char **argv);
+int rc_cmd_verify_lap(rc_ctx *c, int argc, char **argv);
+
+/* "racectl <cmd>: message" and a --help hint on stderr; returns 2. */
+int rc_usage(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* "racectl <cmd>: message" on stderr; returns 1. */
+int rc_fail(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+bool rc_is_help(const char *arg);
+
+/* The value of option argv[*i]; advances *i. NULL (after a usage message)
+ * when it is missing. */
+const char *rc_value(const char *cmd, int argc, char **argv, int *i);
+
+/* A whole decimal integer in [lo, hi]; 0 on success, else prints a usage
+ * error naming opt and returns 2. */
+int rc_parse_u32(const char *cmd, const char *opt, const char *text, uint32_t lo, uint32_t hi,
+                 uint32_t *out);
+int rc_parse_i64(const char *cmd, const char *opt, const char *text, int64_t *out);
+
+/* The board options shared by leaderboard, rank and recent:
+ * --track HASH|NAME --car HASH|NAME [--tune HASH|any|stock] [--physics-version N]. */
+typedef struct rc_board_opts {
+    const char *track, *car, *tune;
+    uint32_t physics_version;
+} rc_board_opts;
+
+/* If argv[*i] is one of the board options, consumes it (and its value) and
+ * returns 1; returns 0 when it is not one, 2 on a usage error. */
+int rc_board_option(const char *cmd, int argc, char **argv, int *i, rc_board_opts *o);
+
+/* Resolves the board options into a key and the names to show. Prints the
+ * error and returns 1 (failure) or 2 (usage) when it cannot. */
+int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_board_key *key,
+                     char track_name[RS_LB_NAME_MAX], char car_name[RS_LB_NAME_MAX]);
+
+/* Finds a player by name; prints the error and returns 1 if none. */
+int rc_player(rc_ctx *c, const char *cmd, const char *name, int64_t *id,
+              char name_out[RS_LB_NAME_MAX]);
+
+/* ------------------------------------------------------------- output */
+
+/* Writes s as a JSON string literal. */
+void rc_json_str(FILE *f, const char *s);
+
+/* A 64-bit hash as 16 hex digits (JSON: a string, since JSON numbers lose
+ * precision past 2^53). */
+void rc_hash_str(uint64_t h, char out[17]);
+
+/* "any", "stock" or the tune hash in hex. */
+const char *rc_tune_key_str(uint64_t key, char buf[17]);
+
+/* m:ss.mmm (or h:mm:ss.mmm); "-" for a negative time. */
+void rc_time_str(int64_t us, char *out, size_t len);
+
+/* "YYYY-MM-DD HH:MM:SS" UTC. */
+void rc_date_str(int64_t unix_s, char *out, size_t len);
+
+/* The sectors as "31.250 36.114 -" (table) or [31250000, ...] (JSON). */
+void rc_sectors_table(const rs_lb_row *r, char *out, size_t len);
+void rc_sectors_json(FILE *f, const rs_lb_row *r);
+
+/* One leaderboard row as a JSON object (the fields a board row has). */
+void rc_row_json(FILE *f, const rs_lb_row *r, bool with_board);
+
+#endif

@@ -1,0 +1,407 @@
+/*
+ * racectl's leaderboard commands: leaderboard (a page of a board), rank (a
+ * player's place and neighbours), pbs (a player's personal bests) and
+ * recent (the newest laps of a board or a player). All go through
+ * racesim/leaderboard.h.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "racectl.h"
+
+#define BOARD_OPTIONS_HELP                                                                     \
+    "  --track HASH|NAME        the track (name in any case, or its 16-digit hash)\n"         \
+    "  --car HASH|NAME          the stock car\n"                                              \
+    "  --tune any|stock|HASH    laps with any tune (default), the stock car only, or one\n"   \
+    "                           tune by its hash\n"                                           \
+    "  --physics-version N      default: this build's (%u)\n"
+
+/* "Kestrel Ridge Circuit / C5 / any tune / physics 3" for table titles. */
+static void print_board_title(const rs_board_key *key, const char *track, const char *car)
+{
+    char h[17];
+    const char *tune = key->tune_key == RS_TUNE_KEY_ANY     ? "any tune"
+                       : key->tune_key == RS_TUNE_KEY_STOCK ? "stock car"
+                                                            : "tune ";
+    printf("%s / %s / %s%s / physics %u\n", track, car, tune,
+           tune[4] == ' ' ? rc_tune_key_str(key->tune_key, h) : "",
+           (unsigned)key->physics_version);
+}
+
+static void board_json_head(const rs_board_key *key, const char *track, const char *car)
+{
+    char h[17];
+    printf("{\"track\": ");
+    rc_json_str(stdout, track);
+    rc_hash_str(key->track_hash, h);
+    printf(", \"track_hash\": \"%s\", \"car\": ", h);
+    rc_json_str(stdout, car);
+    rc_hash_str(key->base_hash, h);
+    printf(", \"car_hash\": \"%s\", \"tune\": \"%s\", \"physics_version\": %u", h,
+           rc_tune_key_str(key->tune_key, h), (unsigned)key->physics_version);
+}
+
+static void print_rows_table(const rs_lb_row *rows, uint32_t n, int marked)
+{
+    printf("%-2s%6s  %-20s %12s %10s  %-16s %-19s  %s\n", "", "RANK", "PLAYER", "TIME", "LAP",
+           "TUNE", "RECORDED (UTC)", "SECTORS");
+    for (uint32_t i = 0; i < n; i++) {
+        const rs_lb_row *r = &rows[i];
+        char t[32], d[32], s[256], h[17];
+        rc_time_str(r->time_us, t, sizeof t);
+        rc_date_str(r->recorded_at, d, sizeof d);
+        rc_sectors_table(r, s, sizeof s);
+        if (r->tune_hash)
+            rc_hash_str(r->tune_hash, h);
+        else
+            strcpy(h, "stock");
+        printf("%-2s%6u  %-20s %12s %10" PRId64 "  %-16s %-19s  %s\n",
+               (int)i == marked ? "->" : "", (unsigned)r->rank, r->player_name, t, r->lap_id, h,
+               d, s);
+    }
+}
+
+static void print_rows_json(const rs_lb_row *rows, uint32_t n, bool with_board)
+{
+    printf("[");
+    for (uint32_t i = 0; i < n; i++) {
+        printf("%s\n  ", i ? "," : "");
+        rc_row_json(stdout, &rows[i], with_board);
+    }
+    printf("%s]", n ? "\n" : "");
+}
+
+/* ---------------------------------------------------------- leaderboard */
+
+int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv)
+{
+    const char *cmd = "leaderboard";
+    rc_board_opts bo = {0};
+    uint32_t page = 1, per_page = 20;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int r;
+        if (rc_is_help(a)) {
+            printf("usage: racectl --db FILE leaderboard --track T --car C [--tune any|stock|HASH]\n"
+                   "                [--physics-version N] [--page N] [--per-page M]\n"
+                   "\n"
+                   "One page of a board: each player's best valid lap, fastest first (equal\n"
+                   "times: the earlier lap first).\n\n" BOARD_OPTIONS_HELP
+                   "  --page N                 1-based page (default 1)\n"
+                   "  --per-page M             rows per page, 1..1000 (default 20)\n",
+                   (unsigned)RS_PHYSICS_VERSION);
+            return RC_EXIT_OK;
+        }
+        if ((r = rc_board_option(cmd, argc, argv, &i, &bo)) == 2)
+            return RC_EXIT_USAGE;
+        if (r == 1)
+            continue;
+        if (strcmp(a, "--page") == 0) {
+            if (!(v = rc_value(cmd, argc, argv, &i)) ||
+                rc_parse_u32(cmd, a, v, 1, 10000000, &page))
+                return RC_EXIT_USAGE;
+        } else if (strcmp(a, "--per-page") == 0) {
+            if (!(v = rc_value(cmd, argc, argv, &i)) ||
+                rc_parse_u32(cmd, a, v, 1, 1000, &per_page))
+                return RC_EXIT_USAGE;
+        } else {
+            return rc_usage(cmd, "unknown argument '%s'", a);
+        }
+    }
+    if (!c->lb)
+        return rc_usage(cmd, "no database");
+    rs_board_key key;
+    char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], err[512];
+    int rc = rc_board_resolve(c, cmd, &bo, &key, track, car);
+    if (rc)
+        return rc;
+    uint32_t players = 0, n = 0;
+    rs_lb_row *rows = calloc(per_page, sizeof *rows);
+    if (!rows)
+        return rc_fail(cmd, "out of memory");
+    uint64_t offset = (uint64_t)(page - 1) * per_page;
+    if (rs_leaderboard_count(c->lb, &key, &players, err, sizeof err) != RS_OK ||
+        (offset < UINT32_MAX && rs_leaderboard_top(c->lb, &key, (uint32_t)offset, per_page, rows,
+                                                   &n, err, sizeof err) != RS_OK)) {
+        free(rows);
+        return rc_fail(cmd, "%s", err);
+    }
+    uint32_t pages = players ? (players + per_page - 1) / per_page : 0;
+    if (c->json) {
+        board_json_head(&key, track, car);
+        printf(", \"players\": %u, \"page\": %u, \"per_page\": %u, \"pages\": %u, \"rows\": ",
+               (unsigned)players, (unsigned)page, (unsigned)per_page, (unsigned)pages);
+        print_rows_json(rows, n, false);
+        printf("}\n");
+    } else {
+        print_board_title(&key, track, car);
+        printf("%u players; page %u of %u\n\n", (unsigned)players, (unsigned)page,
+               (unsigned)pages);
+        if (n)
+            print_rows_table(rows, n, -1);
+        else
+            printf("(no rows on this page)\n");
+    }
+    free(rows);
+    return RC_EXIT_OK;
+}
+
+/* ----------------------------------------------------------------- rank */
+
+int rc_cmd_rank(rc_ctx *c, int argc, char **argv)
+{
+    const char *cmd = "rank";
+    rc_board_opts bo = {0};
+    const char *player = NULL;
+    uint32_t around = 2;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int r;
+        if (rc_is_help(a)) {
+            printf("usage: racectl --db FILE rank --player NAME --track T --car C\n"
+                   "                [--tune any|stock|HASH] [--physics-version N] [--around K]\n"
+                   "\n"
+                   "A player's rank on a board (1 + the players ahead), with K rows on each\n"
+                   "side (default 2). Exit status 1 when the player has no valid lap there.\n\n"
+                   "  --player NAME            the player (any case)\n" BOARD_OPTIONS_HELP
+                   "  --around K               neighbours on each side, 0..100\n",
+                   (unsigned)RS_PHYSICS_VERSION);
+            return RC_EXIT_OK;
+        }
+        if ((r = rc_board_option(cmd, argc, argv, &i, &bo)) == 2)
+            return RC_EXIT_USAGE;
+        if (r == 1)
+            continue;
+        if (strcmp(a, "--player") == 0) {
+            if (!(player = rc_value(cmd, argc, argv, &i)))
+                return RC_EXIT_USAGE;
+        } else if (strcmp(a, "--around") == 0) {
+            if (!(v = rc_value(cmd, argc, argv, &i)) || rc_parse_u32(cmd, a, v, 0, 100, &around))
+                return RC_EXIT_USAGE;
+        } else {
+            return rc_usage(cmd, "unknown argument '%s'", a);
+        }
+    }
+    if (!player)
+        return rc_usage(cmd, "--player is required");
+    if (!c->lb)
+        return rc_usage(cmd, "no database");
+    rs_board_key key;
+    char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], name[RS_LB_NAME_MAX], err[512];
+    int64_t pid;
+    int rc = rc_board_resolve(c, cmd, &bo, &key, track, car);
+    if (rc || (rc = rc_player(c, cmd, player, &pid, name)))
+        return rc;
+    rs_lb_row rows[201];
+    uint32_t n = 0, me = 0, players = 0;
+    rs_status st = rs_leaderboard_around(c->lb, &key, pid, around, rows, &n, &me, err, sizeof err);
+    if (st == RS_ERR_MISSING)
+        return rc_fail(cmd, "%s has no valid lap on this board", name);
+    if (st != RS_OK || rs_leaderboard_count(c->lb, &key, &players, err, sizeof err) != RS_OK)
+        return rc_fail(cmd, "%s", err);
+    if (c->json) {
+        board_json_head(&key, track, car);
+        printf(", \"players\": %u, \"player\": ", (unsigned)players);
+        rc_json_str(stdout, name);
+        printf(", \"rank\": %u, \"row\": ", (unsigned)rows[me].rank);
+        rc_row_json(stdout, &rows[me], false);
+        printf(", \"around\": ");
+        print_rows_json(rows, n, false);
+        printf("}\n");
+    } else {
+        print_board_title(&key, track, car);
+        printf("%s: rank %u of %u\n\n", name, (unsigned)rows[me].rank, (unsigned)players);
+        print_rows_table(rows, n, (int)me);
+    }
+    return RC_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ pbs */
+
+int rc_cmd_pbs(rc_ctx *c, int argc, char **argv)
+{
+    const char *cmd = "pbs";
+    const char *player = NULL;
+    uint32_t pv = RS_PHYSICS_VERSION;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (rc_is_help(a)) {
+            printf("usage: racectl --db FILE pbs --player NAME [--physics-version N]\n"
+                   "\n"
+                   "A player's personal bests on every board of one physics version (default\n"
+                   "%u): track, car, tune key (any, stock or a tune hash), time and rank.\n",
+                   (unsigned)RS_PHYSICS_VERSION);
+            return RC_EXIT_OK;
+        }
+        if (strcmp(a, "--player") == 0) {
+            if (!(player = rc_value(cmd, argc, argv, &i)))
+                return RC_EXIT_USAGE;
+        } else if (strcmp(a, "--physics-version") == 0) {
+            if (!(v = rc_value(cmd, argc, argv, &i)) ||
+                rc_parse_u32(cmd, a, v, 1, UINT32_MAX, &pv))
+                return RC_EXIT_USAGE;
+        } else {
+            return rc_usage(cmd, "unknown argument '%s'", a);
+        }
+    }
+    if (!player)
+        return rc_usage(cmd, "--player is required");
+    if (!c->lb)
+        return rc_usage(cmd, "no database");
+    char name[RS_LB_NAME_MAX], err[512];
+    int64_t pid;
+    int rc = rc_player(c, cmd, player, &pid, name);
+    if (rc)
+        return rc;
+    uint32_t n = 0, total = 0;
+    if (rs_leaderboard_personal_bests(c->lb, pid, pv, NULL, 0, &n, &total, err, sizeof err) !=
+        RS_OK)
+        return rc_fail(cmd, "%s", err);
+    rs_lb_row *rows = calloc(total ? total : 1, sizeof *rows);
+    if (!rows)
+        return rc_fail(cmd, "out of memory");
+    if (rs_leaderboard_personal_bests(c->lb, pid, pv, rows, total, &n, &total, err,
+                                      sizeof err) != RS_OK) {
+        free(rows);
+        return rc_fail(cmd, "%s", err);
+    }
+    if (c->json) {
+        printf("{\"player\": ");
+        rc_json_str(stdout, name);
+        printf(", \"physics_version\": %u, \"personal_bests\": [", (unsigned)pv);
+        for (uint32_t i = 0; i < n; i++) {
+            char h[17];
+            printf("%s\n  {\"tune\": \"%s\", \"row\": ", i ? "," : "",
+                   rc_tune_key_str(rows[i].tune_key, h));
+            rc_row_json(stdout, &rows[i], true);
+            printf("}");
+        }
+        printf("%s]}\n", n ? "\n" : "");
+    } else {
+        printf("%s: %u personal bests, physics %u\n\n", name, (unsigned)n, (unsigned)pv);
+        printf("%-24s %-24s %-16s %12s %6s %10s  %s\n", "TRACK", "CAR", "TUNE", "TIME", "RANK",
+               "LAP", "RECORDED (UTC)");
+        for (uint32_t i = 0; i < n; i++) {
+            char t[32], d[32], h[17];
+            rc_time_str(rows[i].time_us, t, sizeof t);
+            rc_date_str(rows[i].recorded_at, d, sizeof d);
+            printf("%-24s %-24s %-16s %12s %6u %10" PRId64 "  %s\n", rows[i].track_name,
+                   rows[i].car_name, rc_tune_key_str(rows[i].tune_key, h), t,
+                   (unsigned)rows[i].rank, rows[i].lap_id, d);
+        }
+    }
+    free(rows);
+    return RC_EXIT_OK;
+}
+
+/* --------------------------------------------------------------- recent */
+
+static const char *invalid_str(int reason)
+{
+    switch (reason) {
+    case RS_LAP_VALID: return "valid";
+    case RS_LAP_SECTOR_SKIPPED: return "sector skipped";
+    case RS_LAP_TRACK_LIMITS: return "track limits";
+    case RS_LAP_REVERSED: return "reversed";
+    default: return "invalid";
+    }
+}
+
+int rc_cmd_recent(rc_ctx *c, int argc, char **argv)
+{
+    const char *cmd = "recent";
+    rc_board_opts bo = {0};
+    const char *player = NULL;
+    uint32_t limit = 20;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int r;
+        if (rc_is_help(a)) {
+            printf("usage: racectl --db FILE recent --player NAME [--physics-version N] [--limit N]\n"
+                   "       racectl --db FILE recent --track T --car C [--tune any|stock|HASH]\n"
+                   "                [--physics-version N] [--limit N]\n"
+                   "\n"
+                   "The newest laps, valid or not, of a player (any track and car) or of a\n"
+                   "board; newest first.\n\n"
+                   "  --player NAME            the player (any case)\n" BOARD_OPTIONS_HELP
+                   "  --limit N                laps to show, 1..1000 (default 20)\n",
+                   (unsigned)RS_PHYSICS_VERSION);
+            return RC_EXIT_OK;
+        }
+        if ((r = rc_board_option(cmd, argc, argv, &i, &bo)) == 2)
+            return RC_EXIT_USAGE;
+        if (r == 1)
+            continue;
+        if (strcmp(a, "--player") == 0) {
+            if (!(player = rc_value(cmd, argc, argv, &i)))
+                return RC_EXIT_USAGE;
+        } else if (strcmp(a, "--limit") == 0) {
+            if (!(v = rc_value(cmd, argc, argv, &i)) || rc_parse_u32(cmd, a, v, 1, 1000, &limit))
+                return RC_EXIT_USAGE;
+        } else {
+            return rc_usage(cmd, "unknown argument '%s'", a);
+        }
+    }
+    if (player && (bo.track || bo.car || bo.tune))
+        return rc_usage(cmd, "give either --player or a board (--track and --car), not both");
+    if (!player && !bo.track && !bo.car)
+        return rc_usage(cmd, "give --player NAME or --track and --car");
+    if (!c->lb)
+        return rc_usage(cmd, "no database");
+    char name[RS_LB_NAME_MAX] = "", track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], err[512];
+    rs_board_key key;
+    int64_t pid = 0;
+    int rc = player ? rc_player(c, cmd, player, &pid, name)
+                    : rc_board_resolve(c, cmd, &bo, &key, track, car);
+    if (rc)
+        return rc;
+    uint32_t pv = bo.physics_version ? bo.physics_version : RS_PHYSICS_VERSION;
+    rs_lb_row *rows = calloc(limit, sizeof *rows);
+    uint32_t n = 0;
+    if (!rows)
+        return rc_fail(cmd, "out of memory");
+    rs_status st = player ? rs_leaderboard_player_recent(c->lb, pid, pv, limit, rows, &n, err,
+                                                         sizeof err)
+                          : rs_leaderboard_recent(c->lb, &key, limit, rows, &n, err, sizeof err);
+    if (st != RS_OK) {
+        free(rows);
+        return rc_fail(cmd, "%s", err);
+    }
+    if (c->json) {
+        if (player) {
+            printf("{\"player\": ");
+            rc_json_str(stdout, name);
+            printf(", \"physics_version\": %u", (unsigned)pv);
+        } else {
+            board_json_head(&key, track, car);
+        }
+        printf(", \"laps\": ");
+        print_rows_json(rows, n, true);
+        printf("}\n");
+    } else {
+        if (player)
+            printf("%s: newest laps, physics %u\n\n", name, (unsigned)pv);
+        else
+            print_board_title(&key, track, car);
+        printf("%10s  %-19s  %-20s %-24s %-24s %12s  %-14s %s\n", "LAP", "RECORDED (UTC)",
+               "PLAYER", "TRACK", "CAR", "TIME", "VALIDITY", "TUNE");
+        for (uint32_t i = 0; i < n; i++) {
+            char t[32], d[32], h[17];
+            rc_time_str(rows[i].time_us, t, sizeof t);
+            rc_date_str(rows[i].recorded_at, d, sizeof d);
+            if (rows[i].tune_hash)
+                rc_hash_str(rows[i].tune_hash, h);
+            else
+                strcpy(h, "stock");
+            printf("%10" PRId64 "  %-19s  %-20s %-24s %-24s %12s  %-14s %s\n", rows[i].lap_id, d,
+                   rows[i].player_name, rows[i].track_name, rows[i].car_name, t,
+                   rows[i].valid ? "valid" : invalid_str(rows[i].invalid_reason), h);
+        }
+        if (n == 0)
+            printf("(no laps)\n");
+    }
+    free(rows);
+    return RC_EXIT_OK;
+}

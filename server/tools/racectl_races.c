@@ -1,0 +1,268 @@
+/*
+ * racectl's race and tune commands: races (the newest races), results (one
+ * race's classification) and tunes (a player's saved tunes, through the
+ * store's tune API).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "racectl.h"
+
+static void race_json(const rs_lb_race *r)
+{
+    char h[17];
+    rc_hash_str(r->track_hash, h);
+    printf("{\"id\": %" PRId64 ", \"track\": ", r->id);
+    rc_json_str(stdout, r->track_name);
+    printf(", \"track_hash\": \"%s\", \"laps\": %u, \"physics_version\": %u, \"forced_tune\": ", h,
+           (unsigned)r->laps, (unsigned)r->physics_version);
+    if (r->forced_tune) {
+        rc_hash_str(r->forced_tune_hash, h);
+        printf("\"%s\"", h);
+    } else {
+        printf("null");
+    }
+    printf(", \"started_at\": %" PRId64 ", \"finished_at\": ", r->started_at);
+    if (r->finished_at)
+        printf("%" PRId64, r->finished_at);
+    else
+        printf("null");
+    printf(", \"entries\": %u}", (unsigned)r->entries);
+}
+
+static void race_line(const rs_lb_race *r)
+{
+    char start[32], end[32] = "running/unfinished", laps[16];
+    rc_date_str(r->started_at, start, sizeof start);
+    if (r->finished_at)
+        rc_date_str(r->finished_at, end, sizeof end);
+    if (r->laps)
+        snprintf(laps, sizeof laps, "%u", (unsigned)r->laps);
+    else
+        snprintf(laps, sizeof laps, "practice");
+    printf("%8" PRId64 "  %-24s %8s %7u %8u  %-19s  %-19s\n", r->id, r->track_name, laps,
+           (unsigned)r->physics_version, (unsigned)r->entries, start, end);
+}
+
+static void race_header(void)
+{
+    printf("%8s  %-24s %8s %7s %8s  %-19s  %-19s\n", "RACE", "TRACK", "LAPS", "PHYSICS",
+           "ENTRIES", "STARTED (UTC)", "FINISHED (UTC)");
+}
+
+int rc_cmd_races(rc_ctx *c, int argc, char **argv)
+{
+    const char *cmd = "races";
+    uint32_t limit = 20;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (rc_is_help(a)) {
+            printf("usage: racectl --db FILE races [--limit N]\n"
+                   "\n"
+                   "The newest races first (default 20, at most 1000): track, laps, physics\n"
+                   "version, result rows, start and finish times.\n");
+            return RC_EXIT_OK;
+        }
+        if (strcmp(a, "--limit") == 0) {
+            if (!(v = rc_value(cmd, argc, argv, &i)) || rc_parse_u32(cmd, a, v, 1, 1000, &limit))
+                return RC_EXIT_USAGE;
+        } else {
+            return rc_usage(cmd, "unknown argument '%s'", a);
+        }
+    }
+    if (!c->lb)
+        return rc_usage(cmd, "no database");
+    rs_lb_race *races = calloc(limit, sizeof *races);
+    uint32_t n = 0;
+    char err[512];
+    if (!races)
+        return rc_fail(cmd, "out of memory");
+    if (rs_leaderboard_races(c->lb, limit, races, &n, err, sizeof err) != RS_OK) {
+        free(races);
+        return rc_fail(cmd, "%s", err);
+    }
+    if (c->json) {
+        printf("{\"races\": [");
+        for (uint32_t i = 0; i < n; i++) {
+            printf("%s\n  ", i ? "," : "");
+            race_json(&races[i]);
+        }
+        printf("%s]}\n", n ? "\n" : "");
+    } else {
+        race_header();
+        for (uint32_t i = 0; i < n; i++)
+            race_line(&races[i]);
+        if (n == 0)
+            printf("(no races)\n");
+    }
+    free(races);
+    return RC_EXIT_OK;
+}
+
+int rc_cmd_results(rc_ctx *c, int argc, char **argv)
+{
+    const char *cmd = "results";
+    const char *id_text = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (rc_is_help(argv[i])) {
+            printf("usage: racectl --db FILE results RACE_ID\n"
+                   "\n"
+                   "One race and its results by position: player, car, finish time, laps,\n"
+                   "best lap, barrier and car hits. Exit status 1 for an unknown race.\n");
+            return RC_EXIT_OK;
+        }
+        if (argv[i][0] == '-' || id_text)
+            return rc_usage(cmd, "unexpected argument '%s'", argv[i]);
+        id_text = argv[i];
+    }
+    if (!id_text)
+        return rc_usage(cmd, "expected a race id");
+    int64_t race_id;
+    if (rc_parse_i64(cmd, "RACE_ID", id_text, &race_id))
+        return RC_EXIT_USAGE;
+    if (!c->lb)
+        return rc_usage(cmd, "no database");
+    rs_lb_race race;
+    uint32_t n = 0, total = 0;
+    char err[512];
+    if (rs_leaderboard_results(c->lb, race_id, &race, NULL, 0, &n, &total, err, sizeof err) !=
+        RS_OK)
+        return rc_fail(cmd, "%s", err);
+    rs_lb_result *res = calloc(total ? total : 1, sizeof *res);
+    if (!res)
+        return rc_fail(cmd, "out of memory");
+    if (rs_leaderboard_results(c->lb, race_id, &race, res, total, &n, &total, err, sizeof err) !=
+        RS_OK) {
+        free(res);
+        return rc_fail(cmd, "%s", err);
+    }
+    if (c->json) {
+        printf("{\"race\": ");
+        race_json(&race);
+        printf(", \"results\": [");
+        for (uint32_t i = 0; i < n; i++) {
+            const rs_lb_result *r = &res[i];
+            char h[17];
+            rc_hash_str(r->params_hash, h);
+            printf("%s\n  {\"position\": %u, \"player\": ", i ? "," : "", (unsigned)r->position);
+            rc_json_str(stdout, r->player_name);
+            printf(", \"player_id\": %" PRId64 ", \"car\": ", r->player_id);
+            rc_json_str(stdout, r->car_name);
+            printf(", \"car_params_hash\": \"%s\", \"finished\": %s, \"finish_us\": %" PRId64
+                   ", \"laps_completed\": %u, \"best_lap_us\": %" PRId64
+                   ", \"barrier_hits\": %u, \"car_hits\": %u}",
+                   h, r->finished ? "true" : "false", r->finish_us, (unsigned)r->laps_completed,
+                   r->best_lap_us, (unsigned)r->barrier_hits, (unsigned)r->car_hits);
+        }
+        printf("%s]}\n", n ? "\n" : "");
+    } else {
+        race_header();
+        race_line(&race);
+        printf("\n%4s  %-20s %-24s %14s %5s %12s %8s %8s\n", "POS", "PLAYER", "CAR", "FINISH",
+               "LAPS", "BEST LAP", "BARRIER", "CAR HITS");
+        for (uint32_t i = 0; i < n; i++) {
+            const rs_lb_result *r = &res[i];
+            char fin[32], best[32];
+            if (r->finished)
+                rc_time_str(r->finish_us, fin, sizeof fin);
+            else
+                snprintf(fin, sizeof fin, "DNF");
+            rc_time_str(r->best_lap_us, best, sizeof best);
+            printf("%4u  %-20s %-24s %14s %5u %12s %8u %8u\n", (unsigned)r->position,
+                   r->player_name, r->car_name, fin, (unsigned)r->laps_completed, best,
+                   (unsigned)r->barrier_hits, (unsigned)r->car_hits);
+        }
+        if (n == 0)
+            printf("(no results)\n");
+    }
+    free(res);
+    return RC_EXIT_OK;
+}
+
+int rc_cmd_tunes(rc_ctx *c, int argc, char **argv)
+{
+    const char *cmd = "tunes";
+    const char *player = NULL, *car = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (rc_is_help(a)) {
+            printf("usage: racectl --db FILE tunes --player NAME [--car HASH|NAME]\n"
+                   "\n"
+                   "A player's saved tunes (every car, or one stock car): car, name, tune\n"
+                   "hash, tuned parameter-block hash and when it was saved.\n");
+            return RC_EXIT_OK;
+        }
+        if (strcmp(a, "--player") == 0) {
+            if (!(player = rc_value(cmd, argc, argv, &i)))
+                return RC_EXIT_USAGE;
+        } else if (strcmp(a, "--car") == 0) {
+            if (!(car = rc_value(cmd, argc, argv, &i)))
+                return RC_EXIT_USAGE;
+        } else {
+            return rc_usage(cmd, "unknown argument '%s'", a);
+        }
+    }
+    if (!player)
+        return rc_usage(cmd, "--player is required");
+    if (!c->lb)
+        return rc_usage(cmd, "no database");
+    char name[RS_LB_NAME_MAX], car_name[RS_LB_NAME_MAX], err[512];
+    int64_t pid;
+    uint64_t base = 0;
+    int rc = rc_player(c, cmd, player, &pid, name);
+    if (rc)
+        return rc;
+    if (car && rs_leaderboard_find_car(c->lb, car, &base, car_name, err, sizeof err) != RS_OK)
+        return rc_fail(cmd, "--car: %s", err);
+    size_t total = 0;
+    if (rs_store_tune_list(c->store, pid, base, NULL, 0, &total, err, sizeof err) != RS_OK)
+        return rc_fail(cmd, "%s", err);
+    rs_store_tune *tunes = calloc(total ? total : 1, sizeof *tunes);
+    if (!tunes)
+        return rc_fail(cmd, "out of memory");
+    size_t cap = total;
+    if (rs_store_tune_list(c->store, pid, base, tunes, cap, &total, err, sizeof err) != RS_OK) {
+        free(tunes);
+        return rc_fail(cmd, "%s", err);
+    }
+    size_t n = total < cap ? total : cap;
+    if (c->json) {
+        printf("{\"player\": ");
+        rc_json_str(stdout, name);
+        printf(", \"tunes\": [");
+    } else {
+        printf("%s: %zu tunes\n\n%-24s %-16s %-24s %-16s %-16s %s\n", name, n, "CAR", "CAR HASH",
+               "NAME", "TUNE HASH", "PARAMS HASH", "SAVED (UTC)");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rs_store_tune *t = &tunes[i];
+        char ch[17], th[17], ph[17], d[32], cn[RS_LB_NAME_MAX] = "";
+        rc_hash_str(t->base_hash, ch);
+        rc_hash_str(t->tune_hash, th);
+        rc_hash_str(t->params_hash, ph);
+        /* The car's name, when the stock car is stored (it usually is). */
+        uint64_t found;
+        if (rs_leaderboard_find_car(c->lb, ch, &found, cn, err, sizeof err) != RS_OK)
+            cn[0] = '\0';
+        if (c->json) {
+            printf("%s\n  {\"id\": %" PRId64 ", \"car\": ", i ? "," : "", t->id);
+            rc_json_str(stdout, cn);
+            printf(", \"car_hash\": \"%s\", \"name\": ", ch);
+            rc_json_str(stdout, t->name);
+            printf(", \"tune_hash\": \"%s\", \"params_hash\": \"%s\", \"created_at\": %" PRId64
+                   "}",
+                   th, ph, t->created_at);
+        } else {
+            rc_date_str(t->created_at, d, sizeof d);
+            printf("%-24s %-16s %-24s %-16s %-16s %s\n", cn, ch, t->name, th, ph, d);
+        }
+    }
+    if (c->json)
+        printf("%s]}\n", n ? "\n" : "");
+    else if (n == 0)
+        printf("(no tunes)\n");
+    free(tunes);
+    return RC_EXIT_OK;
+}
