@@ -1,12 +1,16 @@
 /*
  * Writes seed inputs for the binary fuzz targets: the canonical blocks of
- * the shipped cars and snapshots of a small world at a few ticks. Text
+ * the shipped cars, snapshots of a small world at a few ticks, and the proof
+ * of a C5's first lap of the oval (what fuzz_lapproof re-simulates). Text
  * targets seed from data/ directly (see run_fuzz.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "racesim/driver.h"
+#include "racesim/lapproof.h"
 #include "racesim/physics.h"
+#include "racesim/track.h"
 
 static int write_file(const char *dir, const char *name, const uint8_t *p, size_t n)
 {
@@ -22,13 +26,62 @@ static int write_file(const char *dir, const char *name, const uint8_t *p, size_
     return fclose(f) != 0;
 }
 
+/* One AI-driven C5 alone on the oval; the proof of its first lap. */
+static int lap_proof_seed(const rs_car_params *c5, const char *dir)
+{
+    char err[512], path[1024];
+    rs_track *track = NULL;
+    snprintf(path, sizeof path, "%s/tracks/oval.json", RS_DATA_DIR);
+    if (rs_track_load(path, &track, err, sizeof err) != RS_OK) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    rs_world_def def = rs_world_default();
+    def.max_cars = 1;
+    def.track = track;
+    rs_world *w = NULL;
+    rs_racing_line *line = NULL;
+    rs_driver *drv = NULL;
+    rs_lap_recorder *rec = NULL;
+    rs_car_spawn sp;
+    int rc = 1;
+    if (rs_world_create(&def, &w) != RS_OK || !rs_track_grid_slot(track, 0, &sp) ||
+        rs_world_add_car(w, c5, &sp, NULL) != RS_OK ||
+        rs_racing_line_build(track, c5, NULL, &line) != RS_OK ||
+        rs_driver_create(line, NULL, &drv) != RS_OK || rs_lap_recorder_create(w, 6000, &rec) != RS_OK)
+        goto out;
+    rs_car_id id = {1};
+    for (int t = 0; t < 60 * 120; t++) {
+        rs_input in = rs_driver_update(drv, w, id);
+        rs_world_set_input(w, id, &in);
+        rs_lap_recorder_before_step(rec, w);
+        if (rs_world_step(w) != RS_OK)
+            goto out;
+        uint8_t *proof = NULL;
+        size_t len = 0;
+        if (rs_lap_recorder_take(rec, w, id, &proof, &len) == RS_OK) {
+            rc = write_file(dir, "c5_oval_lap1", proof, len);
+            free(proof);
+            goto out;
+        }
+    }
+    fprintf(stderr, "make_seeds: no lap completed\n");
+out:
+    rs_lap_recorder_destroy(rec);
+    rs_driver_destroy(drv);
+    rs_racing_line_destroy(line);
+    rs_world_destroy(w);
+    rs_track_destroy(track);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static const char *cars[2] = {"c5", "formula"};
     char err[512], path[1024];
     rs_car_params *p[2] = {NULL, NULL};
-    if (argc != 3) {
-        fprintf(stderr, "usage: make_seeds BLOCK_DIR SNAPSHOT_DIR\n");
+    if (argc != 4) {
+        fprintf(stderr, "usage: make_seeds BLOCK_DIR SNAPSHOT_DIR LAPPROOF_DIR\n");
         return 2;
     }
     for (int i = 0; i < 2; i++) {
@@ -70,7 +123,8 @@ int main(int argc, char **argv)
         free(b);
     }
     rs_world_destroy(w);
+    int rc = lap_proof_seed(p[0], argv[3]);
     rs_car_params_destroy(p[0]);
     rs_car_params_destroy(p[1]);
-    return 0;
+    return rc;
 }

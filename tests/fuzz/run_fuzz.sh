@@ -14,7 +14,7 @@ cmake --build "$build" -j2 --target fuzz_car_block fuzz_snapshot fuzz_tir fuzz_j
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work"/{car_block,snapshot,tir,json,track,lapproof}
-"$build"/bin/fuzz_make_seeds "$work/car_block" "$work/snapshot"
+"$build"/bin/fuzz_make_seeds "$work/car_block" "$work/snapshot" "$work/lapproof"
 cp data/tyres/*.tir "$work/tir/"
 cp data/cars/*.json "$work/json/"
 cp data/tracks/*.json "$work/track/"
