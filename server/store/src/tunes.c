@@ -1,13 +1,16 @@
 /*
- * Saved car tunes, per player, stock car and name. The JSON is validated by
- * the caller (racesim/tune.h) before it gets here; the store keeps it as
- * given with its content hash and the hash of the tuned car's block.
+ * Saved car tunes, per player, stock car and name. rs_store_tune_put
+ * validates the JSON (racesim/tune.h) and stores nothing unless it is legal;
+ * rs_store_tune_save keeps JSON its caller already validated. The store
+ * keeps the JSON as given with its content hash and the hash of the tuned
+ * car's block.
  * Saving under an existing name replaces that tune (a new version is a new
  * content hash under the same name).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "racesim/tune.h"
 #include "store_internal.h"
 
 #define TUNE_NAME_MAX 64
@@ -182,4 +185,50 @@ rs_status rs_store_tune_delete(rs_store *s, int64_t player_id, uint64_t base_has
         return RS_ERR_MISSING;
     }
     return RS_OK;
+}
+
+rs_status rs_store_tune_put(rs_store *s, int64_t player_id, const rs_car_params *stock,
+                            const char *name, const char *tune_json, size_t len, int64_t now_s,
+                            int64_t *tune_id, uint64_t *tune_hash, char *err, size_t err_len)
+{
+    if (!s || !stock || !name || !tune_json || !tune_id)
+        return RS_ERR_ARG;
+    rs_status st = check_name(name, err, err_len);
+    if (st != RS_OK)
+        return st;
+    /* The JSON is stored as text: it must be one (no NUL inside). */
+    if (memchr(tune_json, '\0', len)) {
+        rs_store_errf(err, err_len, "tune \"%s\": contains a NUL byte", name);
+        return RS_ERR_PARSE;
+    }
+    rs_car_params *tuned = NULL;
+    uint64_t hash = 0;
+    st = rs_tune_apply(stock, tune_json, len, name, &tuned, &hash, err, err_len);
+    if (st != RS_OK)
+        return st; /* err names every bad field; nothing was written */
+    char *text = malloc(len + 1);
+    if (!text) {
+        rs_car_params_destroy(tuned);
+        return RS_ERR_NOMEM;
+    }
+    memcpy(text, tune_json, len);
+    text[len] = '\0';
+    int64_t car_id = 0;
+    uint64_t stock_hash = rs_car_params_hash(stock);
+    /* One transaction: the tuned block and the tune land together or not at all. */
+    st = rs_store_begin(s, err, err_len);
+    if (st == RS_OK)
+        st = rs_store_put_car(s, tuned, stock_hash, &car_id, err, err_len);
+    if (st == RS_OK)
+        st = rs_store_tune_save(s, player_id, stock_hash, name, hash, rs_car_params_hash(tuned),
+                                text, now_s, tune_id, err, err_len);
+    if (st == RS_OK)
+        st = rs_store_commit(s, err, err_len);
+    else
+        rs_store_rollback(s);
+    free(text);
+    rs_car_params_destroy(tuned);
+    if (st == RS_OK && tune_hash)
+        *tune_hash = hash;
+    return st;
 }

@@ -316,6 +316,17 @@ rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
                              const char *json, int64_t now_s, int64_t *tune_id, char *err,
                              size_t err_len);
 
+/* Validates tune_json against the stock car's adjustable ranges
+ * (rs_tune_apply, racesim/tune.h) and saves it only if it is legal, with
+ * the hashes that validation computed. An illegal tune is rejected whole:
+ * err names every bad field with its legal range and nothing is stored.
+ * *tune_hash (may be NULL) receives the content hash. The stock car's block
+ * must be stored already (rs_store_put_car). The tuned car's block is
+ * stored too, so laps driven with the tune can be re-simulated. */
+rs_status rs_store_tune_put(rs_store *s, int64_t player_id, const rs_car_params *stock,
+                            const char *name, const char *tune_json, size_t len, int64_t now_s,
+                            int64_t *tune_id, uint64_t *tune_hash, char *err, size_t err_len);
+
 /* Lists a player's tunes (for one car, or every car when base_hash is 0),
  * ordered by car then name. Writes up to cap entries and returns the total
  * count in *total. */
