@@ -139,8 +139,14 @@ static void record_race(race_db *r)
     }
     rs_store_writer *writer = NULL;
     assert_int_equal(rs_store_writer_open(r->db, NULL, &writer, err, sizeof err), RS_OK);
-    rs_racelog_def ld = {writer, race_id, rs_track_hash(track), who, 60u * 120u, 1};
+    rs_racelog_def ld = {writer, race_id, rs_track_hash(track), who, 60u * 120u, 1, false, 0};
     rs_racelog *log = NULL;
+    /* A race that forced the stock car would refuse the tuned entrant. */
+    rs_racelog_def forced = ld;
+    forced.forced_tune = true;
+    forced.forced_tune_hash = 0;
+    assert_int_equal(rs_racelog_create(w, &forced, &log), RS_ERR_MISMATCH);
+    assert_null(log);
     assert_int_equal(rs_racelog_create(w, &ld, &log), RS_OK);
 
     rs_store_ack acks[64];

@@ -39,6 +39,9 @@ rs_status rs_racelog_create(const rs_world *world, const rs_racelog_def *def, rs
     *out = NULL;
     if (!world || !def || !def->writer || !def->entrants)
         return RS_ERR_ARG;
+    for (uint32_t i = 0; def->forced_tune && i < rs_world_car_count(world); i++)
+        if (def->entrants[i].tune_hash != def->forced_tune_hash)
+            return RS_ERR_MISMATCH;
     rs_racelog *log = calloc(1, sizeof *log);
     if (!log)
         return RS_ERR_NOMEM;

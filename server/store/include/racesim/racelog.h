@@ -40,11 +40,15 @@ typedef struct rs_racelog_def {
     const rs_racelog_entrant *entrants; /* one per car in the world, slot order */
     uint32_t max_lap_ticks;    /* longest lap that gets a proof (and so is recorded) */
     int64_t first_caller_id;   /* caller ids are first_caller_id, +1, ... in record order */
+    bool forced_tune;          /* the race forces one tune (rs_store_race.forced_tune) ... */
+    uint64_t forced_tune_hash; /* ... this one (0 = stock): every entrant must run it */
 } rs_racelog_def;
 
 typedef struct rs_racelog rs_racelog;
 
-/* The world must already hold all its cars and have a track. */
+/* The world must already hold all its cars and have a track. In a race
+ * that forces a tune, an entrant on any other tune is refused
+ * (RS_ERR_MISMATCH): its laps would not belong to the race. */
 rs_status rs_racelog_create(const rs_world *world, const rs_racelog_def *def, rs_racelog **out);
 
 /* Accepts NULL. Records still pending (never accepted by the writer) are
