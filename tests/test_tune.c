@@ -63,6 +63,56 @@ static double speed_after_run(const rs_car_params *car)
     return s.speed_m_s;
 }
 
+/* Height of the centre of mass after 3 s parked on the flat plane. */
+static double parked_height(const rs_car_params *car)
+{
+    rs_world_def def = rs_world_default();
+    rs_world *w = NULL;
+    assert_int_equal(rs_world_create(&def, &w), RS_OK);
+    rs_car_spawn sp = rs_car_spawn_default();
+    rs_car_id id;
+    assert_int_equal(rs_world_add_car(w, car, &sp, &id), RS_OK);
+    rs_input in = rs_input_quantise(0.0, 0.0, 1.0, 0.0, 0.0);
+    assert_int_equal(rs_world_set_input(w, id, &in), RS_OK);
+    for (int t = 0; t < 180; t++)
+        assert_int_equal(rs_world_step(w), RS_OK);
+    rs_car_state s;
+    assert_int_equal(rs_world_car_state(w, id, &s), RS_OK);
+    rs_world_destroy(w);
+    return s.pos_m[2];
+}
+
+/* The ride-height offset raises (or lowers) the parked car by that much:
+ * the body moves on its perches, the springs carry the same load. */
+static void test_ride_height_offset_moves_the_parked_car(void **state)
+{
+    (void)state;
+    rs_car_params *c5 = load_car("c5.json"), *up = NULL, *down = NULL;
+    char err[512];
+    uint64_t h;
+    assert_int_equal(apply(c5, "{\"suspension\": {\"ride_height_offset_m\": 0.03}}", &up, &h,
+                           err, sizeof err),
+                     RS_OK);
+    assert_int_equal(apply(c5, "{\"suspension\": {\"ride_height_offset_m\": -0.02}}", &down,
+                           &h, err, sizeof err),
+                     RS_OK);
+    double z0 = parked_height(c5), zu = parked_height(up), zd = parked_height(down);
+    print_message("parked centre of mass: stock %.4f m, +0.03: %.4f m, -0.02: %.4f m\n", z0, zu,
+                  zd);
+    assert_true(zu - z0 > 0.029 && zu - z0 < 0.031);
+    assert_true(z0 - zd > 0.019 && z0 - zd < 0.021);
+    /* Outside the car's range: named with the range. */
+    rs_car_params *bad = NULL;
+    assert_int_not_equal(apply(c5, "{\"suspension\": {\"ride_height_offset_m\": 0.06}}", &bad,
+                               &h, err, sizeof err),
+                         RS_OK);
+    assert_non_null(strstr(err, "suspension.ride_height_offset_m"));
+    assert_null(bad);
+    rs_car_params_destroy(up);
+    rs_car_params_destroy(down);
+    rs_car_params_destroy(c5);
+}
+
 static void test_a_legal_tune_changes_the_car_and_how_it_drives(void **state)
 {
     (void)state;
@@ -306,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_a_car_without_rules_accepts_only_the_stock_tune),
         cmocka_unit_test(test_bad_adjustable_ranges_are_refused_when_the_car_loads),
         cmocka_unit_test(test_the_rules_are_listed_as_json),
+        cmocka_unit_test(test_ride_height_offset_moves_the_parked_car),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,7 @@ static const param_info params[RS_TUNE_PARAM_COUNT] = {
     [RS_TUNE_DIFF_PRELOAD] = {"differential.preload_nm", 0, 5000},
     [RS_TUNE_DIFF_POWER_RAMP] = {"differential.power_ramp", 0, 5},
     [RS_TUNE_DIFF_COAST_RAMP] = {"differential.coast_ramp", 0, 5},
+    [RS_TUNE_RIDE_HEIGHT] = {"suspension.ride_height_offset_m", -0.05, 0.05},
 };
 
 const char *rs_tune_param_path(rs_tune_param p)
@@ -77,6 +78,7 @@ static double *slot(rs_car_params_data *d, rs_tune_param p)
     case RS_TUNE_DIFF_POWER_RAMP: return &d->diff_power_ramp;
     case RS_TUNE_DIFF_COAST_RAMP: return &d->diff_coast_ramp;
     case RS_TUNE_GEAR_RATIOS:
+    case RS_TUNE_RIDE_HEIGHT:
     case RS_TUNE_PARAM_COUNT: break;
     }
     return NULL;
@@ -88,8 +90,27 @@ double rs_tune_param_get(const rs_car_params_data *d, rs_tune_param p)
     return s ? *s : 0.0;
 }
 
+/* Raising the car by v on its spring perches: the body (centre of mass,
+ * roll centres, aero centre of pressure) sits v higher over the same
+ * wheels, so the wheel has v more travel before the bump stop and v less
+ * before the droop limit. Springs, preloads and tyres are unchanged. */
+static void raise_ride_height(rs_car_params_data *d, double v)
+{
+    d->cg_height_m += v;
+    d->cp_height_m += v;
+    for (int a = 0; a < 2; a++) {
+        d->axle[a].roll_centre_m += v;
+        d->axle[a].bump_travel_m += v;
+        d->axle[a].droop_travel_m -= v;
+    }
+}
+
 void rs_tune_param_set(rs_car_params_data *d, rs_tune_param p, double v)
 {
+    if (p == RS_TUNE_RIDE_HEIGHT) {
+        raise_ride_height(d, v);
+        return;
+    }
     double *s = slot(d, p);
     if (!s)
         return;

@@ -42,6 +42,7 @@ typedef enum rs_tune_param {
     RS_TUNE_DIFF_PRELOAD,
     RS_TUNE_DIFF_POWER_RAMP,
     RS_TUNE_DIFF_COAST_RAMP,
+    RS_TUNE_RIDE_HEIGHT,       /* offset from the design ride height, both axles (+ = up) */
     RS_TUNE_PARAM_COUNT
 } rs_tune_param;
 
@@ -63,10 +64,13 @@ struct rs_json;
  * valid index. */
 const char *rs_tune_param_path(rs_tune_param p);
 
-/* The stock value of a scalar parameter (not RS_TUNE_GEAR_RATIOS) in d. */
+/* The stock value of a scalar parameter (not RS_TUNE_GEAR_RATIOS) in d;
+ * 0 for the ride-height offset, which is relative to the design. */
 double rs_tune_param_get(const struct rs_car_params_data *d, rs_tune_param p);
 
-/* Writes a scalar parameter (brake bias sets both axles' shares). */
+/* Writes a scalar parameter (brake bias sets both axles' shares; the
+ * ride-height offset moves everything that hangs on it, once: call it on
+ * stock data). */
 void rs_tune_param_set(struct rs_car_params_data *d, rs_tune_param p, double v);
 
 /* The absolute range the car validator allows for the parameter, which
