@@ -1,6 +1,8 @@
 /*
- * libFuzzer targets for every decoder in physics/: the car parameter block,
- * the world snapshot, .tir text and JSON text. Built only with
+ * libFuzzer targets for every decoder: in physics/ the car parameter block,
+ * the world snapshot, .tir text, JSON text, tracks and lap proofs; in
+ * protocol/ every wire message (one target: the type byte selects the
+ * decoder, and the seed corpus holds one example of each). Built only with
  * -DRS_FUZZ=ON (clang); one source, one executable per target selected by
  * RS_FUZZ_TARGET. Each target also checks a round-trip property where there
  * is one: an accepted block re-encodes to the same bytes, and a restored
@@ -168,6 +170,45 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     return 0;
 }
+#elif RS_FUZZ_TARGET == 7 /* protocol messages */
+#include "racesim/protocol.h"
+
+static rs_proto_assembler *pr_asm;
+
+/* Any accepted message must be canonical (re-encodes to the same bytes),
+ * a FRAME must resolve or be refused without harm, and chunks must go
+ * through the assembler without harm. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static rs_msg m;
+    static uint8_t again[RS_PROTO_MAX_PACKET];
+    if (!pr_asm && rs_proto_assembler_create(1u << 16, &pr_asm) != RS_PROTO_OK)
+        abort();
+    rs_proto_status st = rs_proto_decode(data, size, &m, NULL);
+    if (st != RS_PROTO_OK)
+        return 0;
+    size_t len = 0;
+    if (rs_proto_encode(&m, again, sizeof again, &len, NULL) != RS_PROTO_OK || len != size ||
+        memcmp(again, data, size) != 0)
+        abort();
+    bool done;
+    if (m.type == RS_MSG_FRAME) {
+        static rs_input base[RS_PROTO_MAX_CARS];
+        static rs_input out[RS_PROTO_FRAME_MAX_TICKS * RS_PROTO_MAX_CARS];
+        for (uint32_t i = 0; i < RS_PROTO_MAX_CARS; i++)
+            base[i] = rs_proto_input_neutral();
+        if (rs_proto_frame_get_inputs(&m.u.frame, base, out) == RS_PROTO_OK) {
+            for (uint32_t i = 0; i < (uint32_t)m.u.frame.tick_count * m.u.frame.car_count; i++)
+                if (!rs_proto_input_valid(&out[i]))
+                    abort();
+        }
+    } else if (m.type == RS_MSG_SNAPSHOT) {
+        rs_proto_assembler_add(pr_asm, &m.u.snapshot.chunk, &done);
+    } else if (m.type == RS_MSG_PARAMS) {
+        rs_proto_assembler_add(pr_asm, &m.u.params.chunk, &done);
+    }
+    return 0;
+}
 #else
-#error "RS_FUZZ_TARGET must be 1..6"
+#error "RS_FUZZ_TARGET must be 1..7"
 #endif

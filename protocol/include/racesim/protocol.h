@@ -1,0 +1,516 @@
+/*
+ * racesim protocol: the versioned binary wire format between the race
+ * server and its clients. Pure bytes in and out: no sockets, no ENet, no
+ * allocation except in the chunk assembler. protocol/SPEC.md is the
+ * normative description; this header is its C face.
+ *
+ * One ENet packet carries exactly one message: a type byte, then the
+ * message's fields, little-endian, with no padding and nothing after them.
+ * Every message is at most RS_PROTO_MAX_PACKET bytes, below the path MTU,
+ * so nothing is ever fragmented. The list of messages lives in
+ * racesim/protocol_messages.def and produces the type enum, the union
+ * below, the names, channels and reliability, and the codec dispatch.
+ *
+ * Decoding never trusts the bytes: a short message is RS_PROTO_TRUNCATED,
+ * a long one RS_PROTO_OVERSIZED, a field outside its range (including
+ * invalid UTF-8 and non-minimal varints) RS_PROTO_RANGE, and the failing
+ * field is named. Encoding checks the same ranges, so whatever encodes also
+ * decodes, and never writes past the caller's buffer.
+ *
+ * Thread rules: no globals and no shared state; every function is safe to
+ * call from any thread on its own arguments. An assembler belongs to one
+ * thread at a time.
+ */
+#ifndef RACESIM_PROTOCOL_H
+#define RACESIM_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "racesim/physics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever any message's bytes or meaning change (SPEC.md,
+ * "Versioning"). HELLO carries it; the server refuses any other. */
+#define RS_PROTO_VERSION 1u
+
+/* ------------------------------------------------------------------ limits */
+
+#define RS_PROTO_MAX_PACKET 1200u     /* bytes of one encoded message, type byte included */
+#define RS_PROTO_MAX_CARS 32u         /* cars in one room */
+#define RS_PROTO_INPUT_MAX 8u         /* inputs in one INPUT (the newest and 7 repeats) */
+#define RS_PROTO_FRAME_MAX_TICKS 8u   /* ticks in one FRAME */
+#define RS_PROTO_NAME_MAX 32u         /* player and room names, bytes of UTF-8 */
+#define RS_PROTO_TOKEN_LEN 64u        /* a player's secret token: 64 hex digits */
+#define RS_PROTO_SECRET_MAX 64u       /* room passwords and the admin secret */
+#define RS_PROTO_TEXT_MAX 200u        /* human-readable text (REFUSE, BYE, ADMIN_REPLY) */
+#define RS_PROTO_TUNE_NAME_MAX 64u    /* a tune's name */
+#define RS_PROTO_TUNE_TEXT_MAX 960u   /* tune JSON, or a TUNE_REPLY's text */
+#define RS_PROTO_LB_ROWS 16u          /* rows in one LEADERBOARD_REPLY */
+#define RS_PROTO_CHUNK_DATA 1024u     /* payload of every SNAPSHOT/PARAMS chunk but the last */
+#define RS_PROTO_BLOB_MAX (16u << 20) /* largest snapshot or parameter block, bytes */
+#define RS_PROTO_GEAR_MAX 16          /* highest gear an input may request */
+#define RS_PROTO_TIME_MAX_US (INT64_C(1) << 40) /* lap, sector and race times (12.7 days) */
+
+/* ENet channels: control and bulk are reliable; inputs and frames are not,
+ * and the input channel carries nothing reliable, so a lost reliable packet
+ * can never hold an input back. */
+enum {
+    RS_CH_CONTROL = 0, /* reliable: handshake, race state, laps, requests and replies */
+    RS_CH_INPUT = 1,   /* unreliable sequenced: INPUT only */
+    RS_CH_FRAME = 2,   /* unreliable sequenced: FRAME, PING, PONG */
+    RS_CH_BULK = 3,    /* reliable: SNAPSHOT and PARAMS chunks */
+    RS_CH_COUNT = 4
+};
+
+enum { RS_DIR_TO_SERVER = 1, RS_DIR_TO_CLIENT = 2, RS_DIR_BOTH = 3 };
+
+/* ------------------------------------------------------------------ status */
+
+typedef enum rs_proto_status {
+    RS_PROTO_OK = 0,
+    RS_PROTO_TRUNCATED,    /* the bytes end inside a field */
+    RS_PROTO_OVERSIZED,    /* bytes after the message, or more than RS_PROTO_MAX_PACKET */
+    RS_PROTO_RANGE,        /* a field outside its range, bad UTF-8, a non-minimal varint */
+    RS_PROTO_UNKNOWN_TYPE, /* a type byte no message has */
+    RS_PROTO_BAD_VERSION,  /* HELLO from another protocol version (version still decoded) */
+    RS_PROTO_BUFFER,       /* the caller's buffer is too small */
+    RS_PROTO_INCONSISTENT, /* a chunk disagrees with the transfer it belongs to */
+    RS_PROTO_BAD_HASH,     /* a reassembled transfer does not match its content hash */
+    RS_PROTO_NOMEM,        /* allocation failed */
+    RS_PROTO_ARG           /* an invalid argument (NULL, bad index) */
+} rs_proto_status;
+
+/* A static English description of a status. Never fails. */
+const char *rs_proto_status_str(rs_proto_status status);
+
+/* ---------------------------------------------------------------- messages */
+
+typedef enum rs_msg_type {
+#define RS_PROTO_MSG(NAME, name, id, ch, rel, dir) RS_MSG_##NAME = id,
+#include "racesim/protocol_messages.def"
+#undef RS_PROTO_MSG
+    RS_MSG_TYPE_END
+} rs_msg_type;
+
+/* Why a connection is refused or closed (REFUSE, BYE). */
+typedef enum rs_proto_reason {
+    RS_REASON_NONE = 0,         /* a normal goodbye */
+    RS_REASON_VERSION = 1,      /* protocol version differs */
+    RS_REASON_PHYSICS = 2,      /* physics version differs */
+    RS_REASON_AUTH = 3,         /* unknown player or wrong token */
+    RS_REASON_NAME_TAKEN = 4,   /* registering a name someone has */
+    RS_REASON_NO_ROOM = 5,      /* no such room */
+    RS_REASON_PASSWORD = 6,     /* wrong room password */
+    RS_REASON_FULL = 7,         /* no free car or spectator slot */
+    RS_REASON_BANNED = 8,
+    RS_REASON_KICKED = 9,
+    RS_REASON_SHUTDOWN = 10,    /* the server is stopping */
+    RS_REASON_TIMEOUT = 11,
+    RS_REASON_MALFORMED = 12,   /* the peer sent bytes that do not decode */
+    RS_REASON_PARAMS = 13,      /* parameter hashes differ (client cannot rebuild) */
+    RS_REASON_OTHER = 14,
+    RS_REASON_COUNT
+} rs_proto_reason;
+
+/* Outcome of a request (replies). */
+typedef enum rs_proto_result {
+    RS_RESULT_OK = 0,
+    RS_RESULT_NOT_FOUND = 1,
+    RS_RESULT_INVALID = 2,  /* the request's content is not acceptable; text says why */
+    RS_RESULT_DENIED = 3,   /* not allowed (wrong secret, not registered) */
+    RS_RESULT_BUSY = 4,     /* try again later */
+    RS_RESULT_ERROR = 5,    /* the server failed; text says why */
+    RS_RESULT_COUNT
+} rs_proto_result;
+
+enum { RS_HELLO_SPECTATOR = 1u << 0, RS_HELLO_REGISTER = 1u << 1 };
+
+typedef struct rs_msg_hello {
+    uint16_t protocol_version; /* RS_PROTO_VERSION; frozen at this place forever */
+    uint32_t physics_version;  /* RS_PHYSICS_VERSION */
+    uint8_t flags;             /* RS_HELLO_* */
+    char name[RS_PROTO_NAME_MAX + 1];      /* 1..32 bytes */
+    char token[RS_PROTO_TOKEN_LEN + 1];    /* "" (register or guest) or 64 hex digits */
+    char room[RS_PROTO_NAME_MAX + 1];      /* "" = the default room */
+    char password[RS_PROTO_SECRET_MAX + 1];/* "" = none */
+} rs_msg_hello;
+
+typedef struct rs_msg_welcome {
+    uint32_t room_id;
+    uint8_t car;                /* the client's car index1 (1..32); 0 = spectator */
+    int64_t player_id;          /* 0 = guest */
+    char token[RS_PROTO_TOKEN_LEN + 1]; /* a freshly issued token after RS_HELLO_REGISTER, else "" */
+    uint16_t tick_hz;           /* 1..1000 */
+    uint8_t substeps;           /* 1..64 */
+    uint16_t hash_interval;     /* a state hash every this many ticks, 1..3600 */
+    uint32_t physics_version;
+    uint64_t tick;              /* the server's current tick */
+    uint64_t track_hash;        /* rs_track_hash */
+    uint8_t car_count;          /* 0..32 */
+    uint64_t car_hashes[RS_PROTO_MAX_CARS]; /* rs_car_params_hash of car 1.. */
+} rs_msg_welcome;
+
+typedef struct rs_msg_refuse {
+    uint8_t reason;                    /* rs_proto_reason; frozen layout: type, reason, text */
+    char text[RS_PROTO_TEXT_MAX + 1];  /* for the player: "protocol version 2, server speaks 3" */
+} rs_msg_refuse;
+
+typedef rs_msg_refuse rs_msg_bye;
+
+typedef struct rs_msg_input {
+    uint64_t newest_tick; /* inputs[0] is for this tick, inputs[i] for newest_tick - i */
+    uint64_t frame_ack;   /* the client holds every confirmed tick up to this one (0: none) */
+    uint8_t count;        /* 1..RS_PROTO_INPUT_MAX, and at most newest_tick + 1 */
+    rs_input inputs[RS_PROTO_INPUT_MAX];
+} rs_msg_input;
+
+/* One car's input in a FRAME, as a change against the car's input one tick
+ * earlier (or against the baseline for the first tick). Build and read
+ * these with rs_proto_frame_set_inputs / rs_proto_frame_get_inputs. */
+enum {
+    RS_DELTA_STEER = 1u << 0,
+    RS_DELTA_THROTTLE = 1u << 1,
+    RS_DELTA_BRAKE = 1u << 2,
+    RS_DELTA_CLUTCH = 1u << 3,
+    RS_DELTA_HANDBRAKE = 1u << 4,
+    RS_DELTA_GEAR = 1u << 5,
+    RS_DELTA_BUTTONS = 1u << 6
+};
+typedef struct rs_proto_input_delta {
+    uint8_t mask;        /* RS_DELTA_*: which fields follow; unset fields are 0 */
+    int32_t steer_delta; /* new steer - old steer, -65534..65534, nonzero when set */
+    uint8_t throttle, brake, clutch, handbrake; /* new values */
+    int8_t gear;
+    uint8_t buttons;
+} rs_proto_input_delta;
+
+typedef struct rs_proto_tick_hash {
+    uint8_t index; /* tick first_tick + index; strictly increasing within a frame */
+    uint64_t hash; /* rs_world_hash after that tick was stepped */
+} rs_proto_tick_hash;
+
+#define RS_PROTO_LEAD_UNKNOWN INT16_MIN /* input_lead_ms: nothing measured yet */
+
+typedef struct rs_msg_frame {
+    uint64_t first_tick;    /* the tick of deltas[0] */
+    uint32_t baseline_back; /* 0: deltas[0] are against neutral inputs; k: against the
+                               confirmed inputs of tick first_tick - k (1..first_tick) */
+    uint8_t tick_count;     /* 1..RS_PROTO_FRAME_MAX_TICKS */
+    uint8_t car_count;      /* 0..RS_PROTO_MAX_CARS */
+    rs_proto_input_delta deltas[RS_PROTO_FRAME_MAX_TICKS][RS_PROTO_MAX_CARS];
+    uint8_t hash_count;     /* 0..tick_count */
+    rs_proto_tick_hash hashes[RS_PROTO_FRAME_MAX_TICKS];
+    /* Timing feedback for the receiving client: how long before the server
+     * stepped it the client's input for a tick arrived (ms, -32767..32767;
+     * negative = late), smoothed, or RS_PROTO_LEAD_UNKNOWN; and how many of
+     * its inputs have arrived too late so far. */
+    int16_t input_lead_ms;
+    uint32_t late_inputs;
+    /* The newest tick up to which the server holds every input of this
+     * client (0: none): older inputs need not be repeated. */
+    uint64_t input_ack;
+} rs_msg_frame;
+
+typedef struct rs_msg_ping {
+    uint32_t id;
+    uint64_t time_us;   /* the sender's clock; echoed in PONG */
+} rs_msg_ping;
+
+typedef struct rs_msg_pong {
+    uint32_t id;
+    uint64_t echo_time_us; /* the PING's time_us */
+    uint64_t tick;         /* the sender's current tick (0 from a client) */
+} rs_msg_pong;
+
+enum { RS_SNAP_JOIN = 0, RS_SNAP_DESYNC = 1, RS_SNAP_BEHIND = 2, RS_SNAP_REASON_COUNT };
+
+typedef struct rs_msg_snapshot_request {
+    uint8_t reason; /* RS_SNAP_* */
+    uint64_t tick;  /* the client's newest confirmed tick (0: none) */
+} rs_msg_snapshot_request;
+
+/* One piece of a transfer too large for a packet. Every chunk but the last
+ * carries exactly RS_PROTO_CHUNK_DATA bytes, so chunk i starts at
+ * i * RS_PROTO_CHUNK_DATA and count = ceil(total_size / RS_PROTO_CHUNK_DATA). */
+typedef struct rs_proto_chunk {
+    uint32_t transfer_id;  /* the same for every chunk of one transfer */
+    uint32_t total_size;   /* 1..RS_PROTO_BLOB_MAX */
+    uint16_t index;        /* 0..count-1 */
+    uint16_t count;
+    uint64_t content_hash; /* rs_proto_hash64 of the whole transfer */
+    const uint8_t *data;   /* decoded: borrowed from the packet; encoded: read */
+    uint32_t data_len;
+} rs_proto_chunk;
+
+typedef struct rs_msg_snapshot {
+    uint64_t tick;       /* the world's tick (rs_world_tick) */
+    uint64_t state_hash; /* rs_world_hash of the world it restores */
+    rs_proto_chunk chunk;/* the canonical rs_world_snapshot bytes */
+} rs_msg_snapshot;
+
+enum { RS_PARAMS_CAR = 0, RS_PARAMS_TRACK = 1, RS_PARAMS_KIND_COUNT };
+
+typedef struct rs_msg_params {
+    uint8_t kind;        /* RS_PARAMS_CAR: an rs_car_params_block; RS_PARAMS_TRACK: track JSON */
+    uint8_t car;         /* car: the car index1 it belongs to (1..32); track: 0 */
+    uint64_t id_hash;    /* rs_car_params_hash or rs_track_hash of what the bytes build */
+    rs_proto_chunk chunk;
+} rs_msg_params;
+
+typedef struct rs_msg_desync_report {
+    uint64_t tick;
+    uint64_t client_hash;
+    uint64_t server_hash;
+} rs_msg_desync_report;
+
+enum { RS_CAR_CONNECTED = 1u << 0, RS_CAR_BOT = 1u << 1 };
+
+typedef struct rs_msg_car_info {
+    uint8_t car;          /* 1..32 */
+    uint8_t flags;        /* RS_CAR_* */
+    int64_t player_id;    /* 0 = guest or bot */
+    char name[RS_PROTO_NAME_MAX + 1]; /* "" = free slot */
+    uint64_t params_hash; /* the block the car is built from (tuned or stock) */
+    uint64_t base_hash;   /* the stock car */
+    uint64_t tune_hash;   /* 0 = stock */
+} rs_msg_car_info;
+
+enum { RS_PHASE_LOBBY = 0, RS_PHASE_COUNTDOWN = 1, RS_PHASE_RACE = 2, RS_PHASE_RESULTS = 3,
+       RS_PHASE_COUNT };
+
+typedef struct rs_msg_race_state {
+    uint8_t phase;          /* RS_PHASE_* */
+    uint32_t race_number;   /* counts races in this room */
+    uint16_t laps;          /* 0 = open session, ..1000 */
+    uint64_t phase_tick;    /* the tick this phase began */
+    uint64_t start_tick;    /* lights out (rs_world_def.start_tick); 0 before a countdown */
+    uint64_t phase_end_tick;/* when this phase ends, 0 = when the race decides */
+    uint64_t track_hash;
+} rs_msg_race_state;
+
+enum { RS_LAP_RECORDED = 1u << 0, RS_LAP_PERSONAL_BEST = 1u << 1, RS_LAP_TRACK_RECORD = 1u << 2 };
+
+typedef struct rs_msg_lap {
+    uint8_t car;            /* 1..32 */
+    uint32_t lap;           /* 1.. */
+    uint64_t tick;          /* the tick it was completed in */
+    int64_t time_us;        /* 0..RS_PROTO_TIME_MAX_US */
+    uint8_t sector_count;   /* 0..RS_MAX_SECTORS */
+    int64_t sectors_us[RS_MAX_SECTORS]; /* -1 = skipped */
+    bool valid;
+    uint8_t invalid_reason; /* rs_lap_invalid */
+    uint8_t flags;          /* RS_LAP_*: stored in the database, a personal best, a record */
+} rs_msg_lap;
+
+typedef struct rs_proto_result_row {
+    uint8_t car;          /* 1..32 */
+    uint8_t position;     /* finish position 1..32; 0 = did not finish */
+    uint32_t laps;        /* laps completed */
+    int64_t finish_us;    /* race clock at the flag, -1 = did not finish */
+    int64_t best_lap_us;  /* -1 = no valid lap */
+} rs_proto_result_row;
+
+typedef struct rs_msg_results {
+    uint32_t race_number;
+    uint8_t count;        /* 0..32 */
+    rs_proto_result_row rows[RS_PROTO_MAX_CARS];
+} rs_msg_results;
+
+typedef struct rs_msg_leaderboard_request {
+    uint32_t request_id;
+    uint64_t track_hash; /* 0 = the room's track */
+    uint64_t base_hash;  /* 0 = the requester's car */
+    uint64_t tune_key;   /* 0 = any tune, UINT64_MAX = stock, else a tune hash */
+    uint32_t offset;     /* first rank - 1 */
+    uint8_t count;       /* 1..RS_PROTO_LB_ROWS */
+} rs_msg_leaderboard_request;
+
+typedef struct rs_proto_lb_row {
+    uint32_t rank;        /* 1.. */
+    char name[RS_PROTO_NAME_MAX + 1];
+    int64_t time_us;      /* 0..RS_PROTO_TIME_MAX_US */
+    uint64_t tune_hash;   /* 0 = stock */
+    int64_t recorded_at;  /* unix seconds, 0.. */
+} rs_proto_lb_row;
+
+typedef struct rs_msg_leaderboard_reply {
+    uint32_t request_id;
+    uint8_t result;       /* rs_proto_result */
+    uint32_t total;       /* rows on the board */
+    uint32_t offset;
+    uint8_t count;        /* 0..RS_PROTO_LB_ROWS */
+    rs_proto_lb_row rows[RS_PROTO_LB_ROWS];
+} rs_msg_leaderboard_reply;
+
+typedef struct rs_msg_tune_save {
+    uint32_t request_id;
+    char name[RS_PROTO_TUNE_NAME_MAX + 1];  /* 1..64 bytes */
+    char json[RS_PROTO_TUNE_TEXT_MAX + 1];  /* the tune document (docs/TUNES.md) */
+} rs_msg_tune_save;
+
+typedef struct rs_msg_tune_name {
+    uint32_t request_id;
+    char name[RS_PROTO_TUNE_NAME_MAX + 1];  /* TUNE_LOAD 1..64; SELECT_TUNE "" = stock */
+} rs_msg_tune_name;
+typedef rs_msg_tune_name rs_msg_tune_load;
+typedef rs_msg_tune_name rs_msg_select_tune;
+
+typedef struct rs_msg_tune_list {
+    uint32_t request_id;
+    uint64_t base_hash;   /* 0 = the car the requester drives */
+} rs_msg_tune_list;
+
+enum { RS_TUNE_OP_SAVE = 0, RS_TUNE_OP_LOAD = 1, RS_TUNE_OP_LIST = 2, RS_TUNE_OP_SELECT = 3,
+       RS_TUNE_OP_COUNT };
+
+typedef struct rs_msg_tune_reply {
+    uint32_t request_id;
+    uint8_t op;           /* RS_TUNE_OP_* */
+    uint8_t result;       /* rs_proto_result */
+    uint64_t tune_hash;   /* SAVE, LOAD, SELECT: the tune's hash (0 = stock) */
+    /* An error: the message naming each bad field. LOAD: the tune JSON.
+     * LIST: the names, one per line. */
+    char text[RS_PROTO_TUNE_TEXT_MAX + 1];
+} rs_msg_tune_reply;
+
+enum { RS_ADMIN_KICK = 0, RS_ADMIN_BAN = 1, RS_ADMIN_END_RACE = 2, RS_ADMIN_CHANGE_TRACK = 3,
+       RS_ADMIN_COMMAND_COUNT };
+
+typedef struct rs_msg_admin {
+    uint32_t request_id;
+    char secret[RS_PROTO_SECRET_MAX + 1]; /* the server's admin secret, 1..64 bytes */
+    uint8_t command;                      /* RS_ADMIN_* */
+    char arg[RS_PROTO_TUNE_NAME_MAX + 1]; /* KICK/BAN: player name; CHANGE_TRACK: track name */
+} rs_msg_admin;
+
+typedef struct rs_msg_admin_reply {
+    uint32_t request_id;
+    uint8_t result;                       /* rs_proto_result */
+    char text[RS_PROTO_TEXT_MAX + 1];
+} rs_msg_admin_reply;
+
+/* A decoded (or to-be-encoded) message: the type selects the member. */
+typedef struct rs_msg {
+    uint8_t type; /* rs_msg_type */
+    union {
+#define RS_PROTO_MSG(NAME, name, id, ch, rel, dir) rs_msg_##name name;
+#include "racesim/protocol_messages.def"
+#undef RS_PROTO_MSG
+    } u;
+} rs_msg;
+
+/* -------------------------------------------------------------- the codec */
+
+/* Encodes msg (not modified) into buf. Writes the encoded size to *out_len
+ * and returns RS_PROTO_OK; with buf NULL it only measures (size query).
+ * Fails with RS_PROTO_UNKNOWN_TYPE, RS_PROTO_RANGE (a field outside the
+ * range the decoder accepts), RS_PROTO_OVERSIZED (more than
+ * RS_PROTO_MAX_PACKET bytes: split the content), RS_PROTO_BAD_VERSION (a
+ * HELLO of a version other than RS_PROTO_VERSION) or RS_PROTO_BUFFER (cap too
+ * small; *out_len is then the size needed). Never writes past buf + cap.
+ * bad_field (may be NULL) receives a static name of the failing field. */
+rs_proto_status rs_proto_encode(const rs_msg *msg, uint8_t *buf, size_t cap, size_t *out_len,
+                                const char **bad_field);
+
+/* Decodes one message of exactly len bytes into *out. Chunk data in *out is
+ * borrowed from buf (valid while buf is). On error *out is unspecified except
+ * for a HELLO with RS_PROTO_BAD_VERSION, whose protocol_version is set so the
+ * server can say what it got. bad_field (may be NULL) receives a static name
+ * of the failing field ("hello.name"). Never reads outside buf[0..len). */
+rs_proto_status rs_proto_decode(const uint8_t *buf, size_t len, rs_msg *out,
+                                const char **bad_field);
+
+/* The name of a message type ("FRAME"), or NULL for an unknown one. */
+const char *rs_proto_msg_name(uint8_t type);
+
+/* The channel (RS_CH_*), reliability and direction of a message type.
+ * Return false for an unknown type. */
+bool rs_proto_msg_info(uint8_t type, uint8_t *channel, bool *reliable, uint8_t *direction);
+
+/* Message types in the list order, for tests and tools: writes up to cap
+ * and returns the number of message types. */
+size_t rs_proto_msg_types(uint8_t *out, size_t cap);
+
+/* The human-readable name of a reason ("protocol version mismatch"). */
+const char *rs_proto_reason_str(uint8_t reason);
+
+/* Fills a REFUSE for a HELLO of another protocol version, with text the
+ * SDK can show as is: "protocol version 2, server speaks 3". Never fails. */
+void rs_proto_refuse_version(uint16_t client_version, rs_msg *out);
+
+/* ---------------------------------------------------------- input deltas */
+
+/* The neutral input (no pedals, centred steering, no gear request): the
+ * baseline of INPUT's first entry and of a FRAME with baseline_back 0. */
+rs_input rs_proto_input_neutral(void);
+
+/* True when every field is inside what the wire carries: steer in
+ * [-RS_STEER_MAX, RS_STEER_MAX], gear RS_GEAR_KEEP or -1..RS_PROTO_GEAR_MAX,
+ * only defined buttons. */
+bool rs_proto_input_valid(const rs_input *in);
+
+/* Fills f->deltas from inputs[t * car_count + c] (tick first_tick + t, car
+ * c + 1) for f->tick_count ticks and f->car_count cars, against baseline
+ * (car_count entries; NULL = neutral, which requires f->baseline_back 0).
+ * RS_PROTO_RANGE when an input is invalid, RS_PROTO_ARG for bad counts. */
+rs_proto_status rs_proto_frame_set_inputs(rs_msg_frame *f, const rs_input *baseline,
+                                          const rs_input *inputs);
+
+/* The inverse: writes tick_count * car_count inputs to out, resolving the
+ * deltas against baseline (the confirmed inputs of tick first_tick -
+ * baseline_back; NULL when baseline_back is 0). RS_PROTO_RANGE when a
+ * resolved input is invalid (the sender's baseline was not ours). */
+rs_proto_status rs_proto_frame_get_inputs(const rs_msg_frame *f, const rs_input *baseline,
+                                          rs_input *out);
+
+/* ----------------------------------------------------- chunked transfers */
+
+/* 64-bit FNV-1a over bytes: the content hash of a chunked transfer. */
+uint64_t rs_proto_hash64(const uint8_t *data, size_t len);
+
+/* Chunks needed for len bytes (0 when len is 0 or above RS_PROTO_BLOB_MAX). */
+uint32_t rs_proto_chunk_count(size_t len);
+
+/* Describes chunk index of data[0..len) for transfer_id; out->data points
+ * into data. content_hash is rs_proto_hash64(data, len), passed in so it is
+ * computed once per transfer. RS_PROTO_ARG for a bad index or length. */
+rs_proto_status rs_proto_chunk_make(const uint8_t *data, size_t len, uint32_t transfer_id,
+                                    uint64_t content_hash, uint32_t index, rs_proto_chunk *out);
+
+/* Reassembles one transfer at a time from chunks in any order. */
+typedef struct rs_proto_assembler rs_proto_assembler;
+
+/* max_total caps the transfer size it accepts (<= RS_PROTO_BLOB_MAX).
+ * Caller frees with rs_proto_assembler_destroy. */
+rs_proto_status rs_proto_assembler_create(uint32_t max_total, rs_proto_assembler **out);
+
+/* Accepts NULL. */
+void rs_proto_assembler_destroy(rs_proto_assembler *a);
+
+/* Adds a chunk (its data is copied; nothing is kept). A chunk with a new
+ * transfer_id abandons any unfinished transfer and starts this one. A chunk
+ * whose size, count, hash or length disagrees with its transfer, or a
+ * repeated chunk with other bytes, is RS_PROTO_INCONSISTENT and abandons the
+ * transfer; a transfer above max_total is RS_PROTO_OVERSIZED. When the last
+ * missing chunk arrives *complete is set and the content hash is checked
+ * (RS_PROTO_BAD_HASH, transfer abandoned). */
+rs_proto_status rs_proto_assembler_add(rs_proto_assembler *a, const rs_proto_chunk *chunk,
+                                       bool *complete);
+
+/* The completed transfer's bytes, borrowed until the next add or reset;
+ * NULL (and *len 0) while incomplete. */
+const uint8_t *rs_proto_assembler_data(const rs_proto_assembler *a, size_t *len);
+
+/* Forgets the current transfer. */
+void rs_proto_assembler_reset(rs_proto_assembler *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,326 @@
+/*
+ * The codec's field functions (see wire.h). Every read checks the bytes
+ * left before touching them; every write checks the room left before
+ * storing. Ranges are checked in both directions: a writer refuses to emit
+ * what a reader would refuse to accept.
+ */
+#include "wire.h"
+
+#include <string.h>
+
+rs_codec rs_codec_writer(uint8_t *out, size_t cap)
+{
+    rs_codec c = {true, out, NULL, out ? cap : 0, 0, false, RS_PROTO_OK, NULL};
+    return c;
+}
+
+rs_codec rs_codec_reader(const uint8_t *in, size_t len)
+{
+    rs_codec c = {false, NULL, in, len, 0, false, RS_PROTO_OK, NULL};
+    return c;
+}
+
+void rs_codec_fail(rs_codec *c, rs_proto_status status, const char *field)
+{
+    if (c->status == RS_PROTO_OK) {
+        c->status = status;
+        c->field = field;
+    }
+}
+
+/* Writes n bytes (or only counts them for a size query). */
+static void put(rs_codec *c, const uint8_t *p, size_t n)
+{
+    if (c->out) {
+        if (n > c->cap - c->pos) {
+            /* Keep counting so the caller learns the size it needs. */
+            c->overflow = true;
+            c->out = NULL;
+        } else {
+            memcpy(c->out + c->pos, p, n);
+        }
+    }
+    c->pos += n;
+}
+
+/* Points at n readable bytes, or fails with TRUNCATED. */
+static const uint8_t *take(rs_codec *c, size_t n, const char *field)
+{
+    if (!rs_codec_ok(c))
+        return NULL;
+    if (n > c->cap - c->pos) {
+        rs_codec_fail(c, RS_PROTO_TRUNCATED, field);
+        return NULL;
+    }
+    const uint8_t *p = c->in + c->pos;
+    c->pos += n;
+    return p;
+}
+
+static bool live(const rs_codec *c)
+{
+    return c->status == RS_PROTO_OK;
+}
+
+void rs_c_u8(rs_codec *c, uint8_t *v, uint8_t lo, uint8_t hi, const char *field)
+{
+    if (!live(c))
+        return;
+    if (c->writing) {
+        if (*v < lo || *v > hi) {
+            rs_codec_fail(c, RS_PROTO_RANGE, field);
+            return;
+        }
+        put(c, v, 1);
+        return;
+    }
+    const uint8_t *p = take(c, 1, field);
+    *v = p ? p[0] : 0;
+    if (p && (*v < lo || *v > hi))
+        rs_codec_fail(c, RS_PROTO_RANGE, field);
+}
+
+void rs_c_bool(rs_codec *c, bool *v, const char *field)
+{
+    /* Reading must not look at *v: it may hold any bytes. */
+    uint8_t b = c->writing && *v ? 1 : 0;
+    rs_c_u8(c, &b, 0, 1, field);
+    if (!c->writing)
+        *v = b != 0;
+}
+
+void rs_c_u64(rs_codec *c, uint64_t *v, const char *field)
+{
+    if (!live(c))
+        return;
+    if (c->writing) {
+        uint8_t b[8];
+        for (int i = 0; i < 8; i++)
+            b[i] = (uint8_t)(*v >> (8 * i));
+        put(c, b, 8);
+        return;
+    }
+    const uint8_t *p = take(c, 8, field);
+    uint64_t x = 0;
+    for (int i = 0; p && i < 8; i++)
+        x |= (uint64_t)p[i] << (8 * i);
+    *v = x;
+}
+
+static void varint_put(rs_codec *c, uint64_t x)
+{
+    uint8_t b[10];
+    size_t n = 0;
+    do {
+        uint8_t byte = (uint8_t)(x & 0x7f);
+        x >>= 7;
+        b[n++] = (uint8_t)(byte | (x ? 0x80 : 0));
+    } while (x);
+    put(c, b, n);
+}
+
+/* Reads a minimal varint of at most 10 bytes and 64 bits. */
+static uint64_t varint_get(rs_codec *c, const char *field)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < 10; i++) {
+        const uint8_t *p = take(c, 1, field);
+        if (!p)
+            return 0;
+        uint64_t bits = p[0] & 0x7fu;
+        /* The tenth byte may only hold the 64th bit. */
+        if (i == 9 && bits > 1) {
+            rs_codec_fail(c, RS_PROTO_RANGE, field);
+            return 0;
+        }
+        x |= bits << (7 * i);
+        if (!(p[0] & 0x80)) {
+            /* A zero last byte after the first would be a longer spelling
+             * of the same number: only one spelling is accepted. */
+            if (i > 0 && p[0] == 0) {
+                rs_codec_fail(c, RS_PROTO_RANGE, field);
+                return 0;
+            }
+            return x;
+        }
+    }
+    rs_codec_fail(c, RS_PROTO_RANGE, field);
+    return 0;
+}
+
+void rs_c_varu64(rs_codec *c, uint64_t *v, uint64_t lo, uint64_t hi, const char *field)
+{
+    if (!live(c))
+        return;
+    if (c->writing) {
+        if (*v < lo || *v > hi) {
+            rs_codec_fail(c, RS_PROTO_RANGE, field);
+            return;
+        }
+        varint_put(c, *v);
+        return;
+    }
+    uint64_t x = varint_get(c, field);
+    *v = rs_codec_ok(c) ? x : 0;
+    if (rs_codec_ok(c) && (x < lo || x > hi)) {
+        rs_codec_fail(c, RS_PROTO_RANGE, field);
+        *v = 0;
+    }
+}
+
+void rs_c_varu32(rs_codec *c, uint32_t *v, uint32_t lo, uint32_t hi, const char *field)
+{
+    uint64_t x = *v;
+    rs_c_varu64(c, &x, lo, hi, field);
+    if (!c->writing)
+        *v = (uint32_t)x; /* in range: checked against hi */
+}
+
+void rs_c_varu16(rs_codec *c, uint16_t *v, uint16_t lo, uint16_t hi, const char *field)
+{
+    uint64_t x = *v;
+    rs_c_varu64(c, &x, lo, hi, field);
+    if (!c->writing)
+        *v = (uint16_t)x;
+}
+
+static uint64_t zigzag(int64_t v)
+{
+    return v < 0 ? ~((uint64_t)v << 1) : (uint64_t)v << 1;
+}
+
+static int64_t unzigzag(uint64_t u)
+{
+    /* (u >> 1) fits in int64; odd codes are the negatives -1, -2, ... */
+    int64_t half = (int64_t)(u >> 1);
+    return (u & 1) ? -half - 1 : half;
+}
+
+void rs_c_vari64(rs_codec *c, int64_t *v, int64_t lo, int64_t hi, const char *field)
+{
+    if (!live(c))
+        return;
+    if (c->writing) {
+        if (*v < lo || *v > hi) {
+            rs_codec_fail(c, RS_PROTO_RANGE, field);
+            return;
+        }
+        varint_put(c, zigzag(*v));
+        return;
+    }
+    uint64_t u = varint_get(c, field);
+    int64_t x = rs_codec_ok(c) ? unzigzag(u) : 0;
+    if (rs_codec_ok(c) && (x < lo || x > hi)) {
+        rs_codec_fail(c, RS_PROTO_RANGE, field);
+        x = 0;
+    }
+    *v = x;
+}
+
+void rs_c_vari32(rs_codec *c, int32_t *v, int32_t lo, int32_t hi, const char *field)
+{
+    int64_t x = *v;
+    rs_c_vari64(c, &x, lo, hi, field);
+    if (!c->writing)
+        *v = (int32_t)x;
+}
+
+bool rs_utf8_valid(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t b = s[i];
+        if (b == 0)
+            return false;
+        if (b < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp;
+        if (b >= 0xc2 && b <= 0xdf) {
+            len = 2;
+            cp = b & 0x1fu;
+        } else if (b >= 0xe0 && b <= 0xef) {
+            len = 3;
+            cp = b & 0x0fu;
+        } else if (b >= 0xf0 && b <= 0xf4) {
+            len = 4;
+            cp = b & 0x07u;
+        } else {
+            return false; /* a continuation byte, or 0xc0/0xc1/0xf5.. (overlong or too big) */
+        }
+        if (len > n - i)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return false;
+            cp = (cp << 6) | (s[i + k] & 0x3fu);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+void rs_c_str(rs_codec *c, char *s, size_t min_len, size_t max_len, const char *field)
+{
+    if (!live(c))
+        return;
+    if (c->writing) {
+        /* Bounded strlen: a string that fills its array without NUL is too long. */
+        const char *end = memchr(s, 0, max_len + 1);
+        if (!end) {
+            rs_codec_fail(c, RS_PROTO_RANGE, field);
+            return;
+        }
+        size_t n = (size_t)(end - s);
+        if (n < min_len || !rs_utf8_valid((const uint8_t *)s, n)) {
+            rs_codec_fail(c, RS_PROTO_RANGE, field);
+            return;
+        }
+        varint_put(c, n);
+        put(c, (const uint8_t *)s, n);
+        return;
+    }
+    s[0] = 0;
+    uint64_t n = 0;
+    rs_c_varu64(c, &n, min_len, max_len, field);
+    const uint8_t *p = take(c, (size_t)n, field);
+    if (!p)
+        return;
+    if (!rs_utf8_valid(p, (size_t)n)) {
+        rs_codec_fail(c, RS_PROTO_RANGE, field);
+        return;
+    }
+    memcpy(s, p, (size_t)n);
+    s[n] = 0;
+}
+
+void rs_c_blob(rs_codec *c, const uint8_t **p, uint32_t *n, uint32_t min_len, uint32_t max_len,
+               const char *field)
+{
+    if (!live(c))
+        return;
+    if (c->writing) {
+        if (*n < min_len || *n > max_len || (*n && !*p)) {
+            rs_codec_fail(c, RS_PROTO_RANGE, field);
+            return;
+        }
+        varint_put(c, *n);
+        put(c, *p, *n);
+        return;
+    }
+    *p = NULL;
+    uint32_t len = 0;
+    rs_c_varu32(c, &len, min_len, max_len, field);
+    const uint8_t *q = take(c, len, field);
+    if (!q) {
+        *n = 0;
+        return;
+    }
+    *p = q;
+    *n = len;
+}

@@ -1,0 +1,231 @@
+/*
+ * Sample messages for the protocol tests and the fuzz seed generator: one
+ * filled-in example of every message type, with every optional part
+ * present (strings with multi-byte UTF-8, full counts, hashes), so a
+ * round trip exercises every field.
+ */
+#ifndef RS_TEST_PROTOCOL_SUPPORT_H
+#define RS_TEST_PROTOCOL_SUPPORT_H
+
+#include <string.h>
+
+#include "racesim/protocol.h"
+
+/* Chunk payload the samples point into. */
+static const uint8_t proto_sample_blob[RS_PROTO_CHUNK_DATA + 300] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+static inline void proto_sample_input(rs_input *in, int i)
+{
+    *in = rs_proto_input_neutral();
+    in->steer = (int16_t)(-12000 + 997 * i);
+    in->throttle = (uint8_t)(200 - 3 * i);
+    in->brake = (uint8_t)(i % 3 ? 0 : 40);
+    in->gear = (int8_t)(i % 4 == 0 ? 3 : RS_GEAR_KEEP);
+    in->buttons = (uint8_t)(i % 5 == 0 ? RS_BUTTON_SHIFT_UP : 0);
+    in->handbrake = (uint8_t)(i == 7 ? 255 : 0);
+    in->clutch = (uint8_t)(i == 6 ? 128 : 0);
+}
+
+/* Fills *m (zeroed first) with the sample of message type. */
+static inline void proto_sample(uint8_t type, rs_msg *m)
+{
+    memset(m, 0, sizeof *m);
+    m->type = type;
+    switch (type) {
+    case RS_MSG_HELLO:
+        m->u.hello.protocol_version = RS_PROTO_VERSION;
+        m->u.hello.physics_version = RS_PHYSICS_VERSION;
+        m->u.hello.flags = RS_HELLO_SPECTATOR;
+        strcpy(m->u.hello.name, "Kimi R\xc3\xa4ikk\xc3\xb6nen");
+        memset(m->u.hello.token, 'a', RS_PROTO_TOKEN_LEN);
+        strcpy(m->u.hello.room, "main");
+        strcpy(m->u.hello.password, "pit lane");
+        break;
+    case RS_MSG_WELCOME: {
+        rs_msg_welcome *w = &m->u.welcome;
+        w->room_id = 3;
+        w->car = 5;
+        w->player_id = 1234567;
+        memset(w->token, 'F', RS_PROTO_TOKEN_LEN);
+        w->tick_hz = 60;
+        w->substeps = 4;
+        w->hash_interval = 30;
+        w->physics_version = RS_PHYSICS_VERSION;
+        w->tick = 987654;
+        w->track_hash = UINT64_C(0x0123456789abcdef);
+        w->car_count = RS_PROTO_MAX_CARS;
+        for (uint32_t i = 0; i < RS_PROTO_MAX_CARS; i++)
+            w->car_hashes[i] = UINT64_C(0xfedcba9876543210) ^ i;
+        break;
+    }
+    case RS_MSG_REFUSE:
+    case RS_MSG_BYE:
+        m->u.refuse.reason = RS_REASON_PASSWORD;
+        strcpy(m->u.refuse.text, "wrong room password for \xe2\x80\x9cmain\xe2\x80\x9d");
+        break;
+    case RS_MSG_INPUT:
+        m->u.input.newest_tick = 5000;
+        m->u.input.frame_ack = 4991;
+        m->u.input.count = RS_PROTO_INPUT_MAX;
+        for (int i = 0; i < (int)RS_PROTO_INPUT_MAX; i++)
+            proto_sample_input(&m->u.input.inputs[i], i);
+        break;
+    case RS_MSG_FRAME: {
+        rs_msg_frame *f = &m->u.frame;
+        f->first_tick = 4000;
+        f->baseline_back = 2;
+        f->tick_count = 4;
+        f->car_count = 16;
+        rs_input base[16], in[4 * 16];
+        for (int c = 0; c < 16; c++)
+            proto_sample_input(&base[c], c % 8);
+        for (int t = 0; t < 4; t++)
+            for (int c = 0; c < 16; c++)
+                proto_sample_input(&in[t * 16 + c], (c + t) % 8);
+        rs_proto_frame_set_inputs(f, base, in);
+        f->hash_count = 2;
+        f->hashes[0].index = 0;
+        f->hashes[0].hash = UINT64_C(0x1111222233334444);
+        f->hashes[1].index = 3;
+        f->hashes[1].hash = UINT64_C(0x5555666677778888);
+        f->input_lead_ms = -12;
+        f->late_inputs = 7;
+        f->input_ack = 4009;
+        break;
+    }
+    case RS_MSG_PING:
+        m->u.ping.id = 77;
+        m->u.ping.time_us = UINT64_C(123456789012);
+        break;
+    case RS_MSG_PONG:
+        m->u.pong.id = 77;
+        m->u.pong.echo_time_us = UINT64_C(123456789012);
+        m->u.pong.tick = 4321;
+        break;
+    case RS_MSG_SNAPSHOT_REQUEST:
+        m->u.snapshot_request.reason = RS_SNAP_DESYNC;
+        m->u.snapshot_request.tick = 3600;
+        break;
+    case RS_MSG_SNAPSHOT:
+        m->u.snapshot.tick = 3600;
+        m->u.snapshot.state_hash = UINT64_C(0xdeadbeefcafef00d);
+        rs_proto_chunk_make(proto_sample_blob, sizeof proto_sample_blob, 9,
+                            rs_proto_hash64(proto_sample_blob, sizeof proto_sample_blob), 0,
+                            &m->u.snapshot.chunk);
+        break;
+    case RS_MSG_PARAMS:
+        m->u.params.kind = RS_PARAMS_CAR;
+        m->u.params.car = 2;
+        m->u.params.id_hash = UINT64_C(0xabcdef0123456789);
+        rs_proto_chunk_make(proto_sample_blob, sizeof proto_sample_blob, 10,
+                            rs_proto_hash64(proto_sample_blob, sizeof proto_sample_blob), 1,
+                            &m->u.params.chunk);
+        break;
+    case RS_MSG_DESYNC_REPORT:
+        m->u.desync_report.tick = 3630;
+        m->u.desync_report.client_hash = 1;
+        m->u.desync_report.server_hash = 2;
+        break;
+    case RS_MSG_CAR_INFO:
+        m->u.car_info.car = 16;
+        m->u.car_info.flags = RS_CAR_CONNECTED;
+        m->u.car_info.player_id = 42;
+        strcpy(m->u.car_info.name, "Ayrton");
+        m->u.car_info.params_hash = 11;
+        m->u.car_info.base_hash = 12;
+        m->u.car_info.tune_hash = 13;
+        break;
+    case RS_MSG_RACE_STATE:
+        m->u.race_state.phase = RS_PHASE_COUNTDOWN;
+        m->u.race_state.race_number = 4;
+        m->u.race_state.laps = 5;
+        m->u.race_state.phase_tick = 10000;
+        m->u.race_state.start_tick = 10300;
+        m->u.race_state.phase_end_tick = 10300;
+        m->u.race_state.track_hash = UINT64_C(0x0123456789abcdef);
+        break;
+    case RS_MSG_LAP:
+        m->u.lap.car = 3;
+        m->u.lap.lap = 2;
+        m->u.lap.tick = 9000;
+        m->u.lap.time_us = 83456789;
+        m->u.lap.sector_count = RS_MAX_SECTORS;
+        for (int i = 0; i < RS_MAX_SECTORS; i++)
+            m->u.lap.sectors_us[i] = i == 5 ? -1 : 5000000 + i;
+        m->u.lap.valid = false;
+        m->u.lap.invalid_reason = RS_LAP_TRACK_LIMITS;
+        m->u.lap.flags = RS_LAP_RECORDED;
+        break;
+    case RS_MSG_RESULTS:
+        m->u.results.race_number = 4;
+        m->u.results.count = RS_PROTO_MAX_CARS;
+        for (uint32_t i = 0; i < RS_PROTO_MAX_CARS; i++) {
+            rs_proto_result_row *r = &m->u.results.rows[i];
+            r->car = (uint8_t)(RS_PROTO_MAX_CARS - i);
+            r->position = (uint8_t)(i == 31 ? 0 : i + 1);
+            r->laps = i == 31 ? 2 : 5;
+            r->finish_us = i == 31 ? -1 : RS_PROTO_TIME_MAX_US - (int64_t)i;
+            r->best_lap_us = i == 30 ? -1 : RS_PROTO_TIME_MAX_US;
+        }
+        break;
+    case RS_MSG_LEADERBOARD_REQUEST:
+        m->u.leaderboard_request.request_id = 5;
+        m->u.leaderboard_request.track_hash = 1;
+        m->u.leaderboard_request.base_hash = 2;
+        m->u.leaderboard_request.tune_key = UINT64_MAX;
+        m->u.leaderboard_request.offset = 20;
+        m->u.leaderboard_request.count = RS_PROTO_LB_ROWS;
+        break;
+    case RS_MSG_LEADERBOARD_REPLY:
+        m->u.leaderboard_reply.request_id = 5;
+        m->u.leaderboard_reply.result = RS_RESULT_OK;
+        m->u.leaderboard_reply.total = 1000;
+        m->u.leaderboard_reply.offset = 20;
+        m->u.leaderboard_reply.count = RS_PROTO_LB_ROWS;
+        for (uint32_t i = 0; i < RS_PROTO_LB_ROWS; i++) {
+            rs_proto_lb_row *r = &m->u.leaderboard_reply.rows[i];
+            r->rank = 21 + i;
+            memset(r->name, 'x', RS_PROTO_NAME_MAX);
+            r->time_us = 80000000 + i;
+            r->tune_hash = i;
+            r->recorded_at = INT64_C(1700000000);
+        }
+        break;
+    case RS_MSG_TUNE_SAVE:
+        m->u.tune_save.request_id = 6;
+        strcpy(m->u.tune_save.name, "wet setup");
+        strcpy(m->u.tune_save.json, "{\"format\":\"racesim-tune\",\"version\":1,"
+                                    "\"gearbox\":{\"final_drive\":3.9}}");
+        break;
+    case RS_MSG_TUNE_LOAD:
+    case RS_MSG_SELECT_TUNE:
+        m->u.tune_load.request_id = 7;
+        strcpy(m->u.tune_load.name, "wet setup");
+        break;
+    case RS_MSG_TUNE_LIST:
+        m->u.tune_list.request_id = 8;
+        m->u.tune_list.base_hash = 99;
+        break;
+    case RS_MSG_TUNE_REPLY:
+        m->u.tune_reply.request_id = 6;
+        m->u.tune_reply.op = RS_TUNE_OP_SAVE;
+        m->u.tune_reply.result = RS_RESULT_INVALID;
+        strcpy(m->u.tune_reply.text, "wet setup: gearbox.final_drive: 9.1 outside 2.8..4.5");
+        break;
+    case RS_MSG_ADMIN:
+        m->u.admin.request_id = 9;
+        strcpy(m->u.admin.secret, "sesame");
+        m->u.admin.command = RS_ADMIN_KICK;
+        strcpy(m->u.admin.arg, "griefer");
+        break;
+    case RS_MSG_ADMIN_REPLY:
+        m->u.admin_reply.request_id = 9;
+        m->u.admin_reply.result = RS_RESULT_DENIED;
+        strcpy(m->u.admin_reply.text, "wrong admin secret");
+        break;
+    default:
+        break;
+    }
+}
+
+#endif
