@@ -1,0 +1,182 @@
+/*
+ * racesim room: the transport-agnostic core of the authoritative server.
+ *
+ * A room is one world with its own race lifecycle (lobby -> countdown ->
+ * race -> results -> lobby/next race). It speaks the wire protocol
+ * (protocol/SPEC.md) as bytes: the transport (the ENet adapter, or an
+ * in-memory one in tests) tells it that a peer connected, hands it every
+ * packet a peer sent and tells it when a peer left; after rs_room_update the
+ * transport polls the packets to send, each with its peer, channel and
+ * reliability. There are no sockets, no clocks and no threads inside: time
+ * is passed in as microseconds on any monotonic clock.
+ *
+ * Lockstep (DESIGN.md section 1): the room steps its world at a fixed rate
+ * counted from the moment the race's world was created, and never waits for
+ * a client. A car's input for tick T is the one that arrived for T before
+ * the room stepped T; a missing one is that car's previous input. What the
+ * room used is final and goes out in FRAMEs with a state hash every
+ * hash_interval ticks, and each FRAME tells its client how early its inputs
+ * arrive (input_lead_ms) so it can keep its lead steady.
+ *
+ * Thread rules: a room belongs to one thread at a time. Rooms share nothing
+ * but the immutable track and car parameters, so different rooms may run on
+ * different threads.
+ */
+#ifndef RACESIM_ROOM_H
+#define RACESIM_ROOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "racesim/physics.h"
+#include "racesim/protocol.h"
+#include "racesim/track.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Decides who a HELLO is. Returns true and sets *player_id (>= 0; 0 =
+ * guest) to accept, or false and fills text (a NUL-terminated message for
+ * the player, at most text_cap bytes) to refuse with RS_REASON_AUTH. Called
+ * from rs_room_receive; must not call back into the room. */
+typedef bool (*rs_room_auth_fn)(void *ctx, const char *name, const char *token,
+                                int64_t *player_id, char *text, size_t text_cap);
+
+typedef struct rs_room_config {
+    const rs_track *track;      /* borrowed; must outlive the room. Required */
+    const char *track_json;     /* the JSON text the track was built from, sent to clients in
+                                   PARAMS (clients rebuild and check rs_track_hash). Required */
+    size_t track_json_len;
+    const rs_car_params *car;   /* every car's parameters (stock); borrowed. Required */
+    uint32_t room_id;           /* WELCOME.room_id. Usually 0 */
+    uint32_t tick_hz;           /* Usually 60 */
+    uint32_t substeps;          /* Usually 4 */
+    uint32_t laps;              /* race distance, 1..1000. Usually 3 */
+    uint32_t max_players;       /* car slots, 1..min(32, grid slots). Usually 16 */
+    uint32_t spectator_slots;   /* Usually 8 */
+    uint32_t start_players;     /* the countdown starts as soon as this many players are
+                                   connected (0 = max_players) ... */
+    uint32_t lobby_ticks;       /* ... or this long (ticks) after the first player joined,
+                                   whichever comes first. Usually 10 s */
+    uint32_t countdown_ticks;   /* lights out this many ticks after the world is created
+                                   (rs_world_def.start_tick). Usually 3 s */
+    uint32_t results_ticks;     /* how long results are shown before the next race. Usually 10 s */
+    uint32_t finish_timeout_ticks; /* after the winner's flag, the race ends at most this much
+                                      later even if cars are still running. Usually 60 s */
+    uint32_t hash_interval;     /* a state hash every this many ticks, 1..3600. Usually 30 */
+    uint32_t frame_every;       /* a FRAME every this many ticks, 1..8. Usually 2 */
+    uint32_t frame_ticks;       /* ticks in a regular FRAME, frame_every..8. Usually 4 */
+    uint32_t max_input_rate;    /* INPUT messages a peer may send per second; more are dropped
+                                   and counted. Usually 2 x tick_hz */
+    const char *password;       /* NULL or "" = none; copied */
+    rs_room_auth_fn auth;       /* NULL: everybody is accepted as a guest (player id 0) */
+    void *auth_ctx;
+} rs_room_config;
+
+/* 60 Hz, 4 substeps, 3 laps, 16 players, 8 spectators, start at 16 players or
+ * 10 s after the first, 3 s countdown, 10 s results, 60 s finish timeout,
+ * hash every 30 ticks, FRAME every 2 ticks carrying 4, 120 INPUTs/s. The
+ * track, its JSON and the car stay NULL. */
+rs_room_config rs_room_config_default(void);
+
+typedef struct rs_room rs_room;
+
+/* Checks the configuration and creates a room in the lobby. Copies the
+ * password; borrows the track, its JSON text and the car. Returns RS_ERR_ARG
+ * for a missing track, JSON or car, RS_ERR_RANGE for a value outside its
+ * range (err names it), RS_ERR_NOMEM. Caller frees with rs_room_destroy. */
+rs_status rs_room_create(const rs_room_config *cfg, rs_room **out, char *err, size_t err_len);
+
+/* Accepts NULL. */
+void rs_room_destroy(rs_room *room);
+
+/* The transport says a peer connected. peer is the transport's id for it
+ * (any value, unique among connected peers). The peer has no seat until its
+ * HELLO is accepted. A peer id already connected is reset. */
+void rs_room_connect(rs_room *room, uint32_t peer, int64_t now_us);
+
+/* One packet from peer (one message, SPEC.md section 1). Decodes it and
+ * acts on it; bytes that do not decode, a message the client may not send,
+ * a message on the wrong channel and anything from an unknown peer are
+ * dropped and counted (stats.dropped_messages), never trusted. Copied;
+ * nothing is kept. */
+void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_t *bytes,
+                     size_t len, int64_t now_us);
+
+/* The transport says peer is gone (or the room should forget it). A player's
+ * seat stays reserved for a rejoin with the same name (and player id); its
+ * car brakes to a stop. */
+void rs_room_disconnect(rs_room *room, uint32_t peer, int64_t now_us);
+
+/* Runs every tick that is due at now_us (ticks are due at a fixed rate from
+ * the moment the race's world was created; if the caller falls far behind,
+ * at most one second of ticks is run and the rest is skipped, counted in
+ * stats.ticks_skipped). Queues the FRAMEs and other messages those ticks
+ * produce. Never waits for a client. */
+void rs_room_update(rs_room *room, int64_t now_us);
+
+/* When the next tick is due (for the transport's wait), microseconds on the
+ * caller's clock. */
+int64_t rs_room_next_due_us(const rs_room *room, int64_t now_us);
+
+/* One outgoing packet. */
+typedef struct rs_room_packet {
+    uint32_t peer;
+    uint8_t channel;  /* RS_CH_* */
+    bool reliable;
+    uint16_t len;     /* <= RS_PROTO_MAX_PACKET */
+    uint8_t data[RS_PROTO_MAX_PACKET];
+} rs_room_packet;
+
+/* Moves up to cap queued packets into out, oldest first; returns how many.
+ * Packets for a peer are in the order the room produced them. */
+size_t rs_room_poll(rs_room *room, rs_room_packet *out, size_t cap);
+
+/* A peer asked to leave or was refused: the transport should disconnect it
+ * once its queued reliable packets are out. Returns how many peer ids it
+ * wrote (and forgets them). */
+size_t rs_room_poll_closing(rs_room *room, uint32_t *peers, size_t cap);
+
+/* Counters since creation. Tick times (p50/p99) are the caller's to measure
+ * around rs_room_update: the room reads no clock. */
+typedef struct rs_room_stats {
+    uint8_t phase;            /* RS_PHASE_* */
+    uint32_t race_number;     /* races started so far */
+    uint64_t tick;            /* the world's tick (0 in the lobby) */
+    uint64_t ticks;           /* ticks stepped since creation, all races */
+    uint64_t ticks_skipped;   /* ticks dropped because the caller fell far behind */
+    uint32_t players;         /* connected players */
+    uint32_t spectators;      /* connected spectators */
+    uint64_t bytes_in, bytes_out;       /* message bytes (no transport headers) */
+    uint64_t packets_in, packets_out;
+    uint64_t dropped_messages;/* did not decode, wrong direction/channel, unknown peer */
+    uint64_t rate_limited;    /* INPUTs and PINGs over max_input_rate, snapshot requests
+                                 within a second of the last one: dropped */
+    uint64_t inputs_used;     /* car-ticks stepped with an input received in time */
+    uint64_t inputs_missing;  /* car-ticks that reused the car's previous input although its
+                                 client was sending (late or lost inputs) */
+    uint64_t inputs_late;     /* INPUT entries that arrived for a tick already stepped */
+    uint64_t snapshots_sent;
+    uint64_t desync_reports;
+    uint64_t refused;
+} rs_room_stats;
+
+/* Fills *out. Never fails. */
+void rs_room_get_stats(const rs_room *room, rs_room_stats *out);
+
+/* The authoritative world, read-only, or NULL in the lobby. Borrowed until
+ * the next call that is not a query. */
+const rs_world *rs_room_world(const rs_room *room);
+
+/* The hash the room sent (or would send) for tick: rs_world_hash after
+ * stepping it, kept for the last 4096 ticks of the current race. Returns
+ * false when tick is not a hashed tick or is too old. For tests and logs. */
+bool rs_room_hash_at(const rs_room *room, uint64_t tick, uint64_t *hash);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,445 @@
+/*
+ * A room's front door: creation, the peers the transport reports, the
+ * handshake (HELLO -> REFUSE, or WELCOME + race state + the world) and the
+ * dispatch of every message a client may send. Bytes from the wire are
+ * decoded by the protocol library and never trusted beyond what it checked:
+ * anything that does not decode, comes from an unknown peer, travels the
+ * wrong way or on the wrong channel is dropped and counted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "room_internal.h"
+
+rs_room_config rs_room_config_default(void)
+{
+    rs_room_config c;
+    memset(&c, 0, sizeof c);
+    c.tick_hz = 60;
+    c.substeps = 4;
+    c.laps = 3;
+    c.max_players = 16;
+    c.spectator_slots = 8;
+    c.start_players = 0;
+    c.lobby_ticks = 600;
+    c.countdown_ticks = 180;
+    c.results_ticks = 600;
+    c.finish_timeout_ticks = 3600;
+    c.hash_interval = 30;
+    c.frame_every = 2;
+    c.frame_ticks = 4;
+    c.max_input_rate = 120;
+    return c;
+}
+
+static rs_status range_err(char *err, size_t err_len, const char *field, const char *rule)
+{
+    if (err && err_len)
+        snprintf(err, err_len, "room config: %s: %s", field, rule);
+    return RS_ERR_RANGE;
+}
+
+static rs_status check_config(const rs_room_config *c, char *err, size_t err_len)
+{
+    if (!c->track || !c->car || !c->track_json || c->track_json_len == 0) {
+        if (err && err_len)
+            snprintf(err, err_len, "room config: track, track_json and car are required");
+        return RS_ERR_ARG;
+    }
+    uint32_t grid = rs_track_grid_count(c->track);
+    if (c->tick_hz < 1 || c->tick_hz > 1000)
+        return range_err(err, err_len, "tick_hz", "outside 1..1000");
+    if (c->substeps < 1 || c->substeps > 64)
+        return range_err(err, err_len, "substeps", "outside 1..64");
+    if (c->laps < 1 || c->laps > 1000)
+        return range_err(err, err_len, "laps", "outside 1..1000");
+    if (c->max_players < 1 || c->max_players > RS_PROTO_MAX_CARS || c->max_players > grid)
+        return range_err(err, err_len, "max_players", "outside 1..min(32, grid slots)");
+    if (c->spectator_slots > 1024)
+        return range_err(err, err_len, "spectator_slots", "above 1024");
+    if (c->start_players > c->max_players)
+        return range_err(err, err_len, "start_players", "above max_players");
+    if (c->hash_interval < 1 || c->hash_interval > 3600)
+        return range_err(err, err_len, "hash_interval", "outside 1..3600");
+    if (c->frame_every < 1 || c->frame_every > RS_PROTO_FRAME_MAX_TICKS)
+        return range_err(err, err_len, "frame_every", "outside 1..8");
+    if (c->frame_ticks < c->frame_every || c->frame_ticks > RS_PROTO_FRAME_MAX_TICKS)
+        return range_err(err, err_len, "frame_ticks", "outside frame_every..8");
+    if (c->max_input_rate < c->tick_hz)
+        return range_err(err, err_len, "max_input_rate", "below tick_hz");
+    if (c->password && strlen(c->password) > RS_PROTO_SECRET_MAX)
+        return range_err(err, err_len, "password", "longer than 64 bytes");
+    if (c->track_json_len > RS_PROTO_BLOB_MAX)
+        return range_err(err, err_len, "track_json", "larger than 16 MiB");
+    return RS_OK;
+}
+
+rs_status rs_room_create(const rs_room_config *cfg, rs_room **out, char *err, size_t err_len)
+{
+    if (!out || !cfg)
+        return RS_ERR_ARG;
+    *out = NULL;
+    rs_status st = check_config(cfg, err, err_len);
+    if (st != RS_OK)
+        return st;
+    rs_room *r = calloc(1, sizeof *r);
+    if (!r)
+        return RS_ERR_NOMEM;
+    r->cfg = *cfg;
+    if (cfg->password)
+        strcpy(r->password, cfg->password);
+    r->cfg.password = NULL;
+    if (r->cfg.start_players == 0)
+        r->cfg.start_players = r->cfg.max_players;
+    r->track_hash = rs_track_hash(cfg->track);
+    r->car_hash = rs_car_params_hash(cfg->car);
+    r->car_block_len = rs_car_params_block(cfg->car, NULL, 0);
+    r->car_block = malloc(r->car_block_len);
+    r->peer_cap = cfg->max_players + cfg->spectator_slots + RS_ROOM_PENDING_PEERS;
+    r->peers = calloc(r->peer_cap, sizeof *r->peers);
+    r->seats = calloc(cfg->max_players, sizeof *r->seats);
+    r->hist = calloc(RS_ROOM_HIST, sizeof *r->hist);
+    r->hash_tick = calloc(RS_ROOM_HASH_RING, sizeof *r->hash_tick);
+    r->hash_val = calloc(RS_ROOM_HASH_RING, sizeof *r->hash_val);
+    if (!r->car_block || !r->peers || !r->seats || !r->hist || !r->hash_tick || !r->hash_val) {
+        rs_room_destroy(r);
+        return RS_ERR_NOMEM;
+    }
+    rs_car_params_block(cfg->car, r->car_block, r->car_block_len);
+    for (uint32_t i = 0; i < cfg->max_players; i++)
+        r->seats[i].peer = -1;
+    r->phase = RS_PHASE_LOBBY;
+    *out = r;
+    return RS_OK;
+}
+
+void rs_room_destroy(rs_room *room)
+{
+    if (!room)
+        return;
+    room_destroy_world(room);
+    free(room->car_block);
+    free(room->peers);
+    free(room->seats);
+    free(room->hist);
+    free(room->hash_tick);
+    free(room->hash_val);
+    free(room->out);
+    free(room->closing);
+    free(room);
+}
+
+room_peer *room_find_peer(rs_room *room, uint32_t id)
+{
+    for (uint32_t i = 0; i < room->peer_cap; i++)
+        if (room->peers[i].state != PEER_FREE && room->peers[i].id == id)
+            return &room->peers[i];
+    return NULL;
+}
+
+bool room_peer_watching(const room_peer *p)
+{
+    return p->state == PEER_PLAYER || p->state == PEER_SPECTATOR;
+}
+
+void rs_room_connect(rs_room *room, uint32_t peer, int64_t now_us)
+{
+    room_peer *p = room_find_peer(room, peer);
+    if (p)
+        rs_room_disconnect(room, peer, now_us);
+    for (uint32_t i = 0; i < room->peer_cap; i++) {
+        if (room->peers[i].state == PEER_FREE) {
+            p = &room->peers[i];
+            memset(p, 0, sizeof *p);
+            p->state = PEER_NEW;
+            p->id = peer;
+            p->seat = -1;
+            p->last_snapshot_us = now_us - 1000000;
+            return;
+        }
+    }
+    /* No slot even for a handshake: answer in words and let it go. The
+     * REFUSE goes out through a temporary peer record on the stack. */
+    room_peer tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.id = peer;
+    tmp.seat = -1;
+    room_refuse(room, &tmp, RS_REASON_FULL, "the room is full");
+}
+
+void rs_room_disconnect(rs_room *room, uint32_t peer, int64_t now_us)
+{
+    (void)now_us;
+    room_peer *p = room_find_peer(room, peer);
+    if (!p)
+        return;
+    if (p->seat >= 0)
+        room_leave_seat(room, p->seat);
+    memset(p, 0, sizeof *p);
+    p->seat = -1;
+    /* Forget it in the closing list too: the transport already let it go. */
+    for (size_t i = 0; i < room->closing_len; i++) {
+        if (room->closing[i] == peer) {
+            memmove(room->closing + i, room->closing + i + 1,
+                    (room->closing_len - i - 1) * sizeof *room->closing);
+            room->closing_len--;
+            break;
+        }
+    }
+}
+
+void room_leave_seat(rs_room *room, int seat)
+{
+    room_seat *s = &room->seats[seat];
+    s->peer = -1;
+    if (s->car)
+        room_broadcast_car_info(room, s->car);
+    else if (!room->world)
+        s->used = false; /* no race to come back to: the seat is free again */
+}
+
+static uint32_t count_state(const rs_room *room, uint8_t state)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < room->peer_cap; i++)
+        n += room->peers[i].state == state;
+    return n;
+}
+
+static void send_welcome(rs_room *room, room_peer *p, int64_t player_id)
+{
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_WELCOME;
+    rs_msg_welcome *w = &m.u.welcome;
+    w->room_id = room->cfg.room_id;
+    w->car = (uint8_t)(p->seat >= 0 && room->world ? room->seats[p->seat].car : 0);
+    w->player_id = player_id;
+    w->tick_hz = (uint16_t)room->cfg.tick_hz;
+    w->substeps = (uint8_t)room->cfg.substeps;
+    w->hash_interval = (uint16_t)room->cfg.hash_interval;
+    w->physics_version = RS_PHYSICS_VERSION;
+    w->tick = room->world ? rs_world_tick(room->world) : 0;
+    w->track_hash = room->track_hash;
+    w->car_count = (uint8_t)(room->world ? room->car_count : 0);
+    for (uint32_t i = 0; i < w->car_count; i++)
+        w->car_hashes[i] = room->car_hash;
+    room_send(room, p->id, &m);
+}
+
+void room_welcome(rs_room *room, room_peer *p)
+{
+    int64_t pid = p->seat >= 0 ? room->seats[p->seat].player_id : 0;
+    send_welcome(room, p, pid);
+}
+
+static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
+{
+    if (h->physics_version != RS_PHYSICS_VERSION) {
+        char text[RS_PROTO_TEXT_MAX + 1];
+        snprintf(text, sizeof text, "physics version %u, server runs %u: update the game",
+                 (unsigned)h->physics_version, (unsigned)RS_PHYSICS_VERSION);
+        room_refuse(room, p, RS_REASON_PHYSICS, text);
+        return;
+    }
+    if (room->password[0] && strcmp(room->password, h->password) != 0) {
+        room_refuse(room, p, RS_REASON_PASSWORD, "wrong room password");
+        return;
+    }
+    int64_t player_id = 0;
+    if (h->flags & RS_HELLO_REGISTER) {
+        room_refuse(room, p, RS_REASON_AUTH, "this room cannot register players");
+        return;
+    }
+    if (room->cfg.auth) {
+        char text[RS_PROTO_TEXT_MAX + 1] = "unknown player or wrong token";
+        if (!room->cfg.auth(room->cfg.auth_ctx, h->name, h->token, &player_id, text,
+                            sizeof text) || player_id < 0) {
+            text[RS_PROTO_TEXT_MAX] = '\0';
+            room_refuse(room, p, RS_REASON_AUTH, text);
+            return;
+        }
+    }
+    if (h->flags & RS_HELLO_SPECTATOR) {
+        if (count_state(room, PEER_SPECTATOR) >= room->cfg.spectator_slots) {
+            room_refuse(room, p, RS_REASON_FULL, "no spectator slot free");
+            return;
+        }
+        p->state = PEER_SPECTATOR;
+        p->seat = -1;
+    } else {
+        int seat = -1, free_seat = -1;
+        for (uint32_t i = 0; i < room->cfg.max_players; i++) {
+            room_seat *s = &room->seats[i];
+            if (s->used && strcmp(s->name, h->name) == 0)
+                seat = (int)i;
+            else if (!s->used && free_seat < 0)
+                free_seat = (int)i;
+        }
+        if (seat >= 0) {
+            room_seat *s = &room->seats[seat];
+            /* A rejoin: the same name, and the same player when registered. */
+            if (s->peer >= 0) {
+                room_refuse(room, p, RS_REASON_NAME_TAKEN, "a player of that name is connected");
+                return;
+            }
+            if (s->player_id != player_id) {
+                room_refuse(room, p, RS_REASON_NAME_TAKEN, "that name belongs to another player");
+                return;
+            }
+        } else {
+            if (free_seat < 0) {
+                room_refuse(room, p, RS_REASON_FULL, "no car free");
+                return;
+            }
+            seat = free_seat;
+            room_seat *s = &room->seats[seat];
+            memset(s, 0, sizeof *s);
+            s->used = true;
+            strcpy(s->name, h->name);
+            s->player_id = player_id;
+        }
+        room->seats[seat].peer = (int)(p - room->peers);
+        p->state = PEER_PLAYER;
+        p->seat = seat;
+        if (!room->lobby_timer) {
+            room->lobby_timer = true;
+            room->lobby_since_us = -1; /* set by the next update */
+        }
+    }
+    send_welcome(room, p, player_id);
+    room_send_race_state(room, p);
+    if (room->world) {
+        room_send_world_to(room, p);
+        if (p->seat >= 0 && room->seats[p->seat].car)
+            room_broadcast_car_info(room, room->seats[p->seat].car);
+    }
+}
+
+/* Drops a message that must not be acted on, counting it. */
+static void drop(rs_room *room)
+{
+    room->stats.dropped_messages++;
+}
+
+static bool rate_ok(rs_room *room, room_peer *p, int64_t now_us)
+{
+    if (now_us - p->rate_window_us >= 1000000 || now_us < p->rate_window_us) {
+        p->rate_window_us = now_us;
+        p->rate_count = 0;
+    }
+    if (++p->rate_count > room->cfg.max_input_rate) {
+        room->stats.rate_limited++;
+        return false;
+    }
+    return true;
+}
+
+void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_t *bytes,
+                     size_t len, int64_t now_us)
+{
+    room->stats.packets_in++;
+    room->stats.bytes_in += len;
+    room_peer *p = room_find_peer(room, peer);
+    if (!p || p->state == PEER_CLOSING || !bytes) {
+        drop(room);
+        return;
+    }
+    rs_msg m;
+    rs_proto_status st = rs_proto_decode(bytes, len, &m, NULL);
+    if (st == RS_PROTO_BAD_VERSION && p->state == PEER_NEW) {
+        rs_msg r;
+        rs_proto_refuse_version(m.u.hello.protocol_version, &r);
+        room_send(room, p->id, &r);
+        room->stats.refused++;
+        room_close_peer(room, p);
+        return;
+    }
+    uint8_t ch = 0, dir = 0;
+    bool rel = false;
+    if (st != RS_PROTO_OK || !rs_proto_msg_info(m.type, &ch, &rel, &dir) ||
+        !(dir & RS_DIR_TO_SERVER) || ch != channel) {
+        drop(room);
+        return;
+    }
+    if (p->state == PEER_NEW) {
+        if (m.type == RS_MSG_HELLO)
+            on_hello(room, p, &m.u.hello);
+        else if (m.type == RS_MSG_BYE)
+            room_close_peer(room, p);
+        else
+            drop(room);
+        return;
+    }
+    switch (m.type) {
+    case RS_MSG_INPUT:
+        if (rate_ok(room, p, now_us))
+            room_on_input(room, p, &m.u.input, now_us);
+        break;
+    case RS_MSG_PING: {
+        if (!rate_ok(room, p, now_us))
+            break; /* PINGs share the INPUT budget: a flood gets no PONGs */
+        rs_msg r;
+        memset(&r, 0, sizeof r);
+        r.type = RS_MSG_PONG;
+        r.u.pong.id = m.u.ping.id;
+        r.u.pong.echo_time_us = m.u.ping.time_us;
+        r.u.pong.tick = room->world ? rs_world_tick(room->world) : 0;
+        room_send(room, p->id, &r);
+        break;
+    }
+    case RS_MSG_PONG:
+        break;
+    case RS_MSG_SNAPSHOT_REQUEST:
+        /* A world is tens of kilobytes: at most one per second per peer, so
+         * requests cannot be used to make the room flood anyone. */
+        if (room->world &&
+            (now_us - p->last_snapshot_us >= 1000000 || now_us < p->last_snapshot_us)) {
+            p->last_snapshot_us = now_us;
+            room_send_world_to(room, p);
+        } else {
+            room->stats.rate_limited++;
+        }
+        break;
+    case RS_MSG_DESYNC_REPORT:
+        room->stats.desync_reports++;
+        break;
+    case RS_MSG_BYE:
+        room_close_peer(room, p);
+        break;
+    case RS_MSG_HELLO:
+        drop(room); /* a second handshake on one connection */
+        break;
+    default:
+        /* Leaderboards, tunes and admin commands are the server's business
+         * (they need the store); the room ignores them. */
+        break;
+    }
+}
+
+void rs_room_get_stats(const rs_room *room, rs_room_stats *out)
+{
+    *out = room->stats;
+    out->phase = room->phase;
+    out->race_number = room->race_number;
+    out->tick = room->world ? rs_world_tick(room->world) : 0;
+    out->players = 0;
+    for (uint32_t i = 0; i < room->cfg.max_players; i++)
+        out->players += room->seats[i].used && room->seats[i].peer >= 0;
+    out->spectators = count_state(room, PEER_SPECTATOR);
+}
+
+const rs_world *rs_room_world(const rs_room *room)
+{
+    return room->world;
+}
+
+bool rs_room_hash_at(const rs_room *room, uint64_t tick, uint64_t *hash)
+{
+    uint32_t i = (uint32_t)(tick % RS_ROOM_HASH_RING);
+    if (!room->world || room->hash_tick[i] != tick + 1)
+        return false;
+    *hash = room->hash_val[i];
+    return true;
+}

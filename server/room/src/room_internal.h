@@ -1,0 +1,137 @@
+/*
+ * Internals of a room (racesim/room.h), shared by its source files:
+ * room.c (creation, peers, handshake, dispatch), room_race.c (the world and
+ * the race lifecycle), room_frames.c (inputs in, FRAMEs out) and
+ * room_send.c (the outgoing queue and chunked transfers).
+ */
+#ifndef RACESIM_ROOM_INTERNAL_H
+#define RACESIM_ROOM_INTERNAL_H
+
+#include "racesim/room.h"
+
+/* Future inputs a car may queue ahead of the room's tick (about 4 s at 60 Hz). */
+#define RS_ROOM_INPUT_RING 256u
+/* Used inputs kept for FRAMEs and their repair; a client further behind gets
+ * a snapshot. */
+#define RS_ROOM_HIST 512u
+/* State hashes kept for rs_room_hash_at. */
+#define RS_ROOM_HASH_RING 4096u
+/* A client whose frame_ack lags this far behind lacks ticks for real (a
+ * round trip of a slow route is shorter) and gets repair FRAMEs; after the
+ * repair cursor has caught up it waits this long for a fresh
+ * acknowledgement before walking again. About 330 ms at 60 Hz. */
+#define RS_ROOM_REPAIR_LAG_TICKS 20u
+/* Peers beyond the seats that may be mid-handshake at once. */
+#define RS_ROOM_PENDING_PEERS 32u
+
+enum { PEER_FREE = 0, PEER_NEW, PEER_PLAYER, PEER_SPECTATOR, PEER_CLOSING };
+
+typedef struct room_peer {
+    uint8_t state;        /* PEER_* */
+    uint32_t id;          /* the transport's id */
+    int seat;             /* players: index into seats; else -1 */
+    /* FRAME bookkeeping for the current world */
+    bool in_world;        /* was sent this world's snapshot */
+    uint64_t base_tick;   /* the snapshot's tick: the client holds no inputs before it */
+    bool has_ack;
+    uint64_t frame_ack;   /* the client holds every confirmed tick base_tick..frame_ack */
+    uint64_t repair_next; /* next tick a repair FRAME starts at */
+    uint64_t repair_hold; /* no cursor restart before this tick */
+    int64_t last_snapshot_us; /* the last SNAPSHOT_REQUEST answered */
+    /* rate limit: INPUTs and PINGs in the current one-second window */
+    int64_t rate_window_us;
+    uint32_t rate_count;
+} room_peer;
+
+typedef struct room_seat {
+    bool used;
+    char name[RS_PROTO_NAME_MAX + 1];
+    int64_t player_id;
+    int peer;       /* index into peers, -1 while disconnected */
+    uint16_t car;   /* index1 in the current world; 0 = none */
+} room_seat;
+
+typedef struct room_car {
+    int seat;                        /* who drives it */
+    rs_input last;                   /* the input used on the last stepped tick */
+    uint64_t ring_tick[RS_ROOM_INPUT_RING]; /* tick + 1 of the input held in the slot; 0 = empty */
+    rs_input ring_in[RS_ROOM_INPUT_RING];
+    bool started;                    /* its client has sent inputs in this world */
+    uint64_t first_tick;             /* the first tick it sent an input for */
+    bool lead_known;
+    double lead_ms;                  /* smoothed arrival lead of new inputs */
+    uint32_t late;                   /* ticks that reused the previous input since it started */
+} room_car;
+
+struct rs_room {
+    rs_room_config cfg;
+    char password[RS_PROTO_SECRET_MAX + 1];
+    uint64_t track_hash, car_hash;
+    uint8_t *car_block;
+    size_t car_block_len;
+
+    room_peer *peers;
+    uint32_t peer_cap;
+    room_seat *seats;                /* cfg.max_players */
+
+    /* the race */
+    uint8_t phase;
+    uint32_t race_number;
+    bool lobby_timer;
+    int64_t lobby_since_us;
+    rs_world *world;
+    uint32_t car_count;
+    room_car *cars;                  /* car_count */
+    int64_t t0_us;                   /* when the world was created: tick w is due at
+                                        t0 + (w + 1) / tick_hz */
+    uint64_t phase_tick, phase_end_tick;
+    uint64_t first_finish_tick;      /* 0 = nobody finished yet */
+    uint8_t *snap_buf;
+    size_t snap_cap;
+    rs_input (*hist)[RS_PROTO_MAX_CARS]; /* RS_ROOM_HIST ticks of used inputs */
+    uint64_t *hash_tick;             /* RS_ROOM_HASH_RING: tick + 1, 0 = none */
+    uint64_t *hash_val;
+    uint32_t transfer_id;
+
+    /* outgoing */
+    rs_room_packet *out;
+    size_t out_len, out_cap, out_head;
+    uint32_t *closing;
+    size_t closing_len;
+
+    rs_room_stats stats;
+};
+
+/* room_send.c */
+void room_send(rs_room *room, uint32_t peer_id, const rs_msg *msg);
+void room_send_blob_params(rs_room *room, uint32_t peer_id, uint8_t kind, uint8_t car,
+                           uint64_t id_hash, const uint8_t *data, size_t len);
+void room_send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick, uint64_t hash,
+                             const uint8_t *data, size_t len);
+void room_refuse(rs_room *room, room_peer *p, uint8_t reason, const char *text);
+void room_close_peer(rs_room *room, room_peer *p);
+
+/* room_race.c */
+uint64_t room_period_due(const rs_room *room, uint64_t tick);
+void room_race_update(rs_room *room, int64_t now_us);
+void room_send_world_to(rs_room *room, room_peer *p);
+void room_send_race_state(rs_room *room, room_peer *only);
+void room_send_car_info(rs_room *room, room_peer *only, uint16_t car);
+void room_broadcast_car_info(rs_room *room, uint16_t car);
+void room_destroy_world(rs_room *room);
+
+/* room_frames.c */
+void room_on_input(rs_room *room, room_peer *p, const rs_msg_input *in, int64_t now_us);
+rs_input room_input_for_tick(rs_room *room, uint32_t car_index0, uint64_t tick);
+void room_send_frames(rs_room *room, uint64_t last_tick);
+
+/* room.c */
+room_peer *room_find_peer(rs_room *room, uint32_t id);
+/* A seat's player left: its car (if any) stays for a rejoin; in the lobby
+ * the seat is freed. */
+void room_leave_seat(rs_room *room, int seat);
+/* WELCOME for p: its car in the current world (a new world re-seats everyone). */
+void room_welcome(rs_room *room, room_peer *p);
+bool room_peer_watching(const room_peer *p);
+
+#endif

@@ -1,0 +1,354 @@
+/*
+ * The room's world and race lifecycle: lobby -> countdown -> race ->
+ * results -> next race (or the lobby when nobody is left).
+ *
+ * A world is created when the countdown begins, with one car per connected
+ * player in seat order on the grid, and lights out at countdown_ticks (the
+ * world's start_tick: a standing start). Every peer in the room is then sent
+ * WELCOME (its car in this world), RACE_STATE, CAR_INFO for every car, the
+ * parameter blocks (PARAMS) and the world's exact snapshot (SNAPSHOT) at
+ * tick 0; a peer that joins later gets the same at the current tick. Ticks
+ * are due at a fixed rate from the world's creation: tick w is stepped at
+ * t0 + (w + 1) / tick_hz, so an input for w counts if it arrived before
+ * that instant.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "room_internal.h"
+
+/* Ticks run per update at most: a caller that stalled longer skips the rest
+ * rather than spinning to catch up. */
+#define RS_ROOM_MAX_CATCHUP_S 1
+
+uint64_t room_period_due(const rs_room *room, uint64_t tick)
+{
+    return (uint64_t)room->t0_us + (tick + 1) * 1000000u / room->cfg.tick_hz;
+}
+
+void room_destroy_world(rs_room *room)
+{
+    rs_world_destroy(room->world);
+    room->world = NULL;
+    free(room->cars);
+    room->cars = NULL;
+    room->car_count = 0;
+    free(room->snap_buf);
+    room->snap_buf = NULL;
+    room->snap_cap = 0;
+    for (uint32_t i = 0; i < room->cfg.max_players; i++)
+        room->seats[i].car = 0;
+    for (uint32_t i = 0; i < room->peer_cap; i++)
+        room->peers[i].in_world = false;
+}
+
+void room_send_race_state(rs_room *room, room_peer *only)
+{
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_RACE_STATE;
+    rs_msg_race_state *r = &m.u.race_state;
+    r->phase = room->phase;
+    r->race_number = room->race_number;
+    r->laps = (uint16_t)room->cfg.laps;
+    r->phase_tick = room->phase_tick;
+    r->start_tick = room->world ? room->cfg.countdown_ticks : 0;
+    r->phase_end_tick = room->phase_end_tick;
+    r->track_hash = room->track_hash;
+    for (uint32_t i = 0; i < room->peer_cap; i++) {
+        room_peer *p = &room->peers[i];
+        if (room_peer_watching(p) && (!only || only == p))
+            room_send(room, p->id, &m);
+    }
+}
+
+void room_send_car_info(rs_room *room, room_peer *only, uint16_t car)
+{
+    if (!room->world || car < 1 || car > room->car_count)
+        return;
+    const room_seat *s = &room->seats[room->cars[car - 1].seat];
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_CAR_INFO;
+    rs_msg_car_info *c = &m.u.car_info;
+    c->car = (uint8_t)car;
+    c->flags = s->peer >= 0 ? RS_CAR_CONNECTED : 0;
+    c->player_id = s->player_id;
+    strcpy(c->name, s->name);
+    c->params_hash = room->car_hash;
+    c->base_hash = room->car_hash;
+    c->tune_hash = 0;
+    for (uint32_t i = 0; i < room->peer_cap; i++) {
+        room_peer *p = &room->peers[i];
+        if (room_peer_watching(p) && (!only || only == p))
+            room_send(room, p->id, &m);
+    }
+}
+
+void room_broadcast_car_info(rs_room *room, uint16_t car)
+{
+    room_send_car_info(room, NULL, car);
+}
+
+/* Everything a client needs to simulate from the current tick: car info,
+ * parameter blocks, the track text and the exact snapshot. */
+void room_send_world_to(rs_room *room, room_peer *p)
+{
+    for (uint16_t c = 1; c <= room->car_count; c++)
+        room_send_car_info(room, p, c);
+    for (uint32_t c = 1; c <= room->car_count; c++)
+        room_send_blob_params(room, p->id, RS_PARAMS_CAR, (uint8_t)c, room->car_hash,
+                              room->car_block, room->car_block_len);
+    room_send_blob_params(room, p->id, RS_PARAMS_TRACK, 0, room->track_hash,
+                          (const uint8_t *)room->cfg.track_json, room->cfg.track_json_len);
+    size_t n = rs_world_snapshot(room->world, room->snap_buf, room->snap_cap);
+    uint64_t tick = rs_world_tick(room->world);
+    room_send_blob_snapshot(room, p->id, tick, rs_world_hash(room->world), room->snap_buf, n);
+    p->in_world = true;
+    p->base_tick = tick;
+    p->has_ack = false;
+    p->frame_ack = 0;
+    p->repair_next = tick;
+    p->repair_hold = 0;
+    if (p->seat >= 0) {
+        uint16_t car = room->seats[p->seat].car;
+        if (car) {
+            /* A (re)joining driver: measure its timing afresh. */
+            room_car *rc = &room->cars[car - 1];
+            rc->started = false;
+            rc->lead_known = false;
+        }
+    }
+}
+
+static bool start_race(rs_room *room, int64_t now_us)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < room->cfg.max_players; i++)
+        n += room->seats[i].used && room->seats[i].peer >= 0;
+    if (n == 0)
+        return false;
+    rs_world_def def = rs_world_default();
+    def.tick_hz = room->cfg.tick_hz;
+    def.substeps = room->cfg.substeps;
+    def.max_cars = n;
+    def.track = room->cfg.track;
+    def.laps = room->cfg.laps;
+    def.start_tick = room->cfg.countdown_ticks;
+    def.car_collisions = true;
+    if (rs_world_create(&def, &room->world) != RS_OK)
+        return false;
+    room->cars = calloc(n, sizeof *room->cars);
+    room->snap_cap = rs_world_snapshot(room->world, NULL, 0);
+    if (!room->cars)
+        goto fail;
+    /* Seats that left for good during the last race free their place. */
+    for (uint32_t i = 0; i < room->cfg.max_players; i++)
+        if (room->seats[i].used && room->seats[i].peer < 0)
+            room->seats[i].used = false;
+    uint32_t car = 0;
+    for (uint32_t i = 0; i < room->cfg.max_players; i++) {
+        room_seat *s = &room->seats[i];
+        if (!s->used)
+            continue;
+        rs_car_spawn sp;
+        rs_car_id id;
+        if (!rs_track_grid_slot(room->cfg.track, car, &sp) ||
+            rs_world_add_car(room->world, room->cfg.car, &sp, &id) != RS_OK)
+            goto fail;
+        room->cars[car].seat = (int)i;
+        room->cars[car].last = rs_proto_input_neutral();
+        s->car = id.index1;
+        car++;
+    }
+    room->car_count = car;
+    room->snap_cap = rs_world_snapshot(room->world, NULL, 0);
+    room->snap_buf = malloc(room->snap_cap);
+    if (!room->snap_buf)
+        goto fail;
+    memset(room->hash_tick, 0, RS_ROOM_HASH_RING * sizeof *room->hash_tick);
+    room->t0_us = now_us;
+    room->race_number++;
+    room->phase = RS_PHASE_COUNTDOWN;
+    room->phase_tick = 0;
+    room->phase_end_tick = room->cfg.countdown_ticks;
+    room->first_finish_tick = 0;
+    for (uint32_t i = 0; i < room->peer_cap; i++) {
+        room_peer *p = &room->peers[i];
+        if (!room_peer_watching(p))
+            continue;
+        room_welcome(room, p);
+        room_send_race_state(room, p);
+        room_send_world_to(room, p);
+    }
+    return true;
+fail:
+    room_destroy_world(room);
+    return false;
+}
+
+static void set_phase(rs_room *room, uint8_t phase, uint64_t tick, uint64_t end_tick)
+{
+    room->phase = phase;
+    room->phase_tick = tick;
+    room->phase_end_tick = end_tick;
+    room_send_race_state(room, NULL);
+}
+
+static void send_results(rs_room *room)
+{
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_RESULTS;
+    rs_msg_results *r = &m.u.results;
+    r->race_number = room->race_number;
+    r->count = (uint8_t)room->car_count;
+    for (uint32_t i = 0; i < room->car_count; i++) {
+        rs_race_car_state rc;
+        rs_world_race_state(room->world, (rs_car_id){(uint16_t)(i + 1)}, &rc);
+        rs_proto_result_row *row = &r->rows[i];
+        row->car = (uint8_t)(i + 1);
+        row->position = (uint8_t)rc.finish_position;
+        row->laps = rc.laps_completed;
+        row->finish_us = rc.status == RS_RACE_FINISHED ? rc.finish_us : -1;
+        row->best_lap_us = rc.best_lap_us >= 0 ? rc.best_lap_us : -1;
+    }
+    for (uint32_t i = 0; i < room->peer_cap; i++)
+        if (room_peer_watching(&room->peers[i]))
+            room_send(room, room->peers[i].id, &m);
+}
+
+static void send_events(rs_room *room)
+{
+    size_t n = 0;
+    const rs_event *ev = rs_world_events(room->world, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].type != RS_EVENT_LAP)
+            continue;
+        rs_msg m;
+        memset(&m, 0, sizeof m);
+        m.type = RS_MSG_LAP;
+        rs_msg_lap *l = &m.u.lap;
+        l->car = (uint8_t)ev[i].car;
+        l->lap = ev[i].lap;
+        l->tick = ev[i].tick;
+        l->time_us = ev[i].duration_us;
+        l->sector_count = (uint8_t)ev[i].sector_count;
+        for (uint32_t k = 0; k < ev[i].sector_count && k < RS_MAX_SECTORS; k++)
+            l->sectors_us[k] = ev[i].sectors_us[k];
+        l->valid = ev[i].valid;
+        l->invalid_reason = ev[i].valid ? 0 : ev[i].reason;
+        l->flags = 0; /* persistence is the server's: the room records nothing */
+        for (uint32_t k = 0; k < room->peer_cap; k++)
+            if (room_peer_watching(&room->peers[k]))
+                room_send(room, room->peers[k].id, &m);
+    }
+}
+
+/* Every connected car has taken the flag (disconnected ones never will). */
+static bool connected_finished(rs_room *room)
+{
+    for (uint32_t i = 0; i < room->car_count; i++) {
+        rs_race_car_state rc;
+        rs_world_race_state(room->world, (rs_car_id){(uint16_t)(i + 1)}, &rc);
+        if (rc.status == RS_RACE_FINISHED)
+            continue;
+        if (room->seats[room->cars[i].seat].peer >= 0)
+            return false;
+    }
+    return true;
+}
+
+/* Steps one tick of the world with the inputs the room chose. */
+static void step_tick(rs_room *room)
+{
+    uint64_t t = rs_world_tick(room->world);
+    rs_input *used = room->hist[t % RS_ROOM_HIST];
+    for (uint32_t c = 0; c < room->car_count; c++) {
+        used[c] = room_input_for_tick(room, c, t);
+        rs_world_set_input(room->world, (rs_car_id){(uint16_t)(c + 1)}, &used[c]);
+    }
+    rs_world_step(room->world);
+    room->stats.ticks++;
+    if (t % room->cfg.hash_interval == 0) {
+        uint32_t i = (uint32_t)(t % RS_ROOM_HASH_RING);
+        room->hash_tick[i] = t + 1;
+        room->hash_val[i] = rs_world_hash(room->world);
+    }
+    send_events(room);
+    uint64_t next = t + 1;
+    if (room->phase == RS_PHASE_COUNTDOWN && next >= room->cfg.countdown_ticks) {
+        set_phase(room, RS_PHASE_RACE, next, 0);
+    } else if (room->phase == RS_PHASE_RACE) {
+        if (!room->first_finish_tick) {
+            for (uint32_t c = 0; c < room->car_count; c++) {
+                rs_race_car_state rc;
+                rs_world_race_state(room->world, (rs_car_id){(uint16_t)(c + 1)}, &rc);
+                if (rc.status == RS_RACE_FINISHED)
+                    room->first_finish_tick = next;
+            }
+        }
+        if (rs_world_race_over(room->world) || connected_finished(room) ||
+            (room->first_finish_tick &&
+             next - room->first_finish_tick >= room->cfg.finish_timeout_ticks)) {
+            send_results(room);
+            set_phase(room, RS_PHASE_RESULTS, next, next + room->cfg.results_ticks);
+        }
+    }
+    room_send_frames(room, t);
+}
+
+void room_race_update(rs_room *room, int64_t now_us)
+{
+    if (!room->world) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < room->cfg.max_players; i++)
+            n += room->seats[i].used && room->seats[i].peer >= 0;
+        if (n == 0) {
+            room->lobby_timer = false;
+            return;
+        }
+        if (room->lobby_since_us < 0 || !room->lobby_timer) {
+            room->lobby_timer = true;
+            room->lobby_since_us = now_us;
+        }
+        int64_t wait_us = (int64_t)room->cfg.lobby_ticks * 1000000 / room->cfg.tick_hz;
+        if (n >= room->cfg.start_players || now_us - room->lobby_since_us >= wait_us)
+            start_race(room, now_us);
+        return;
+    }
+    uint32_t budget = RS_ROOM_MAX_CATCHUP_S * room->cfg.tick_hz;
+    while (room->world && (int64_t)room_period_due(room, rs_world_tick(room->world)) <= now_us) {
+        if (budget-- == 0) {
+            /* Fell far behind: move the schedule instead of spinning. */
+            uint64_t t = rs_world_tick(room->world);
+            int64_t behind = now_us - (int64_t)room_period_due(room, t);
+            uint64_t skip = (uint64_t)behind * room->cfg.tick_hz / 1000000u + 1;
+            room->t0_us += (int64_t)(skip * 1000000u / room->cfg.tick_hz);
+            room->stats.ticks_skipped += skip;
+            break;
+        }
+        step_tick(room);
+        if (room->phase == RS_PHASE_RESULTS &&
+            rs_world_tick(room->world) >= room->phase_end_tick) {
+            room_destroy_world(room);
+            room->phase = RS_PHASE_LOBBY;
+            room->phase_tick = room->phase_end_tick = 0;
+            room->lobby_timer = false;
+            if (!start_race(room, now_us))
+                room_send_race_state(room, NULL);
+        }
+    }
+}
+
+void rs_room_update(rs_room *room, int64_t now_us)
+{
+    room_race_update(room, now_us);
+}
+
+int64_t rs_room_next_due_us(const rs_room *room, int64_t now_us)
+{
+    if (!room->world)
+        return now_us + 1000000 / room->cfg.tick_hz;
+    return (int64_t)room_period_due(room, rs_world_tick(room->world));
+}

@@ -1,0 +1,460 @@
+/*
+ * The room (server/room): the authoritative lockstep core, driven through
+ * an in-memory transport by clients that speak the protocol and predict
+ * with client_sdk's rs_predict (tests/support/room_harness.c).
+ *
+ * The key tests race AI-driven clients over 2 laps of the oval, once on a
+ * perfect link and once through a seeded impairment layer, and check that
+ * every client's confirmed state matches the room's hash at every hashed
+ * tick it confirms (no desync), that the race finishes with every car on 2
+ * laps, and that the inputs reach the room in time.
+ */
+#define _POSIX_C_SOURCE 199309L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "racesim/driver.h"
+#include "racesim/protocol.h"
+#include "racesim/room.h"
+#include "racesim/track.h"
+#include "room_harness.h"
+
+static const char *data_dir(void)
+{
+    const char *d = getenv("RS_DATA_DIR");
+    return d && *d ? d : RS_DATA_DIR;
+}
+
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+typedef struct scene {
+    rs_track *track;
+    rs_car_params *car;
+    rs_racing_line *line;
+    char *json;
+    size_t json_len;
+} scene;
+
+static int scene_setup(void **state)
+{
+    scene *s = calloc(1, sizeof *s);
+    char path[1024], err[512] = "";
+    snprintf(path, sizeof path, "%s/tracks/oval.json", data_dir());
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    s->json_len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    s->json = malloc(s->json_len);
+    if (fread(s->json, 1, s->json_len, f) != s->json_len)
+        return -1;
+    fclose(f);
+    if (rs_track_parse(s->json, s->json_len, path, &s->track, err, sizeof err) != RS_OK)
+        return -1;
+    snprintf(path, sizeof path, "%s/cars/c5.json", data_dir());
+    if (rs_car_params_load(path, &s->car, err, sizeof err) != RS_OK)
+        return -1;
+    if (rs_racing_line_build(s->track, s->car, NULL, &s->line) != RS_OK)
+        return -1;
+    *state = s;
+    return 0;
+}
+
+static int scene_teardown(void **state)
+{
+    scene *s = *state;
+    rs_racing_line_destroy(s->line);
+    rs_car_params_destroy(s->car);
+    rs_track_destroy(s->track);
+    free(s->json);
+    free(s);
+    return 0;
+}
+
+static rs_room_config room_config(const scene *s, uint32_t players)
+{
+    rs_room_config c = rs_room_config_default();
+    c.track = s->track;
+    c.track_json = s->json;
+    c.track_json_len = s->json_len;
+    c.car = s->car;
+    c.laps = 2;
+    c.max_players = 8;
+    c.start_players = players;
+    c.countdown_ticks = 180;
+    c.results_ticks = 120;
+    return c;
+}
+
+typedef struct race_report {
+    uint32_t cars;
+    uint32_t laps_min;
+    uint32_t finished;
+    uint64_t race_ticks;
+    uint64_t hashes_min;
+    uint64_t desyncs;
+    uint64_t unresolvable;
+    int64_t present_gap_max_us, confirm_gap_max_us;
+    uint32_t depth_max;
+    rs_room_stats room;
+    double wall_s;
+    bool results_everywhere;
+    uint32_t laps_heard_min;
+} race_report;
+
+/* Runs the harness until the room shows results (or a time limit), then
+ * gathers what the assertions need. */
+static race_report run_race(harness *h, uint32_t n, uint32_t spectators, int64_t limit_us)
+{
+    race_report r;
+    memset(&r, 0, sizeof r);
+    double t0 = wall_s();
+    rs_room *room = harness_room(h);
+    rs_room_stats st;
+    int64_t end = harness_now(h) + limit_us;
+    bool saw_results = false;
+    int64_t results_at = 0;
+    while (harness_now(h) < end) {
+        harness_step(h, 1000);
+        rs_room_get_stats(room, &st);
+        if (st.phase == RS_PHASE_RESULTS && !saw_results) {
+            saw_results = true;
+            results_at = harness_now(h);
+            const rs_world *w = rs_room_world(room);
+            r.cars = rs_world_car_count(w);
+            r.laps_min = UINT32_MAX;
+            for (uint32_t c = 1; c <= r.cars; c++) {
+                rs_race_car_state rc;
+                rs_world_race_state(w, (rs_car_id){(uint16_t)c}, &rc);
+                if (rc.laps_completed < r.laps_min)
+                    r.laps_min = rc.laps_completed;
+                r.finished += rc.status == RS_RACE_FINISHED;
+            }
+            r.race_ticks = st.tick;
+        }
+        /* Let the last messages (RESULTS, the last FRAMEs) arrive. */
+        if (saw_results && harness_now(h) - results_at > 500000)
+            break;
+    }
+    r.hashes_min = UINT64_MAX;
+    r.laps_heard_min = UINT32_MAX;
+    r.results_everywhere = true;
+    for (uint32_t i = 0; i < n; i++) {
+        harness_client_stats cs;
+        harness_client_stats_get(h, i, &cs);
+        if (getenv("RS_ROOM_VERBOSE"))
+            printf("  client %u: frames %llu unresolvable %llu hashes %llu desyncs %llu "
+                   "confirmed %llu present %llu lead %d ms depth max %u\n",
+                   i, (unsigned long long)cs.frames, (unsigned long long)cs.frames_unresolvable,
+                   (unsigned long long)cs.hashes_checked, (unsigned long long)cs.desyncs,
+                   (unsigned long long)cs.confirmed_tick, (unsigned long long)cs.present_tick,
+                   cs.last_lead_ms, cs.depth_max);
+        if (cs.hashes_checked < r.hashes_min)
+            r.hashes_min = cs.hashes_checked;
+        r.desyncs += cs.desyncs;
+        r.unresolvable += cs.frames_unresolvable;
+        if (cs.max_present_gap_us > r.present_gap_max_us)
+            r.present_gap_max_us = cs.max_present_gap_us;
+        if (cs.max_confirm_gap_us > r.confirm_gap_max_us)
+            r.confirm_gap_max_us = cs.max_confirm_gap_us;
+        if (cs.depth_max > r.depth_max)
+            r.depth_max = cs.depth_max;
+        r.results_everywhere &= cs.results;
+        if (i >= spectators && cs.laps_heard < r.laps_heard_min)
+            r.laps_heard_min = cs.laps_heard;
+    }
+    rs_room_get_stats(room, &r.room);
+    r.wall_s = wall_s() - t0;
+    return r;
+}
+
+static void print_report(const char *name, const race_report *r)
+{
+    double in_time = (double)r->room.inputs_used /
+                     (double)(r->room.inputs_used + r->room.inputs_missing);
+    printf("[%s] cars %u, race ticks %llu, laps min %u, finished %u, hashes checked min %llu, "
+           "desyncs %llu, unresolvable frames %llu, inputs in time %.4f%% (%llu missing, %llu late "
+           "packets), present gap max %.1f ms, confirm gap max %.1f ms, rollback depth max %u, "
+           "bytes out %llu in %llu, dropped %llu, rate limited %llu, snapshots %llu, wall %.2f s\n",
+           name, r->cars, (unsigned long long)r->race_ticks, r->laps_min, r->finished,
+           (unsigned long long)r->hashes_min, (unsigned long long)r->desyncs,
+           (unsigned long long)r->unresolvable, 100.0 * in_time,
+           (unsigned long long)r->room.inputs_missing, (unsigned long long)r->room.inputs_late,
+           (double)r->present_gap_max_us / 1000.0, (double)r->confirm_gap_max_us / 1000.0,
+           r->depth_max, (unsigned long long)r->room.bytes_out,
+           (unsigned long long)r->room.bytes_in, (unsigned long long)r->room.dropped_messages,
+           (unsigned long long)r->room.rate_limited, (unsigned long long)r->room.snapshots_sent,
+           r->wall_s);
+}
+
+static void assert_race_ok(const race_report *r, uint32_t cars, double min_in_time)
+{
+    assert_int_equal(r->cars, cars);
+    assert_true(r->laps_min >= 2);
+    assert_int_equal(r->finished, cars);
+    assert_true(r->results_everywhere);
+    assert_true(r->laps_heard_min >= 2);
+    assert_int_equal(r->desyncs, 0);
+    assert_int_equal(r->room.desync_reports, 0);
+    /* Every client checked (about) every hash of the race. */
+    assert_true(r->hashes_min + 4 >= r->race_ticks / 30);
+    double in_time = (double)r->room.inputs_used /
+                     (double)(r->room.inputs_used + r->room.inputs_missing);
+    assert_true(in_time >= min_in_time);
+    assert_true(r->present_gap_max_us < 100000);
+    assert_int_equal(r->room.dropped_messages, 0);
+}
+
+static void test_room_races_eight_clients_without_desync(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 8);
+    /* 8 drivers and a spectator on a perfect link. */
+    harness *h = harness_create(&cfg, 9, 1, NULL, s->line, 20.0);
+    race_report r = run_race(h, 9, 1, 400 * 1000000LL);
+    print_report("clean", &r);
+    assert_race_ok(&r, 8, 0.999);
+    assert_int_equal(r.unresolvable, 0);
+    harness_destroy(h);
+}
+
+static void test_room_races_through_an_impaired_network_without_desync(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 5);
+    harness_impair imp = {
+        .loss = 0.10,
+        .burst_chance = 0.0005, /* a burst of 8 lost packets about every 33 s per stream */
+        .burst_len = 8,
+        .delay_us = 75000,     /* 150 ms round trip */
+        .jitter_us = 20000,
+        .dup = 0.01,
+        .reorder = 0.02,
+        .reorder_us = 30000,
+        .seed = 0x5eed1234u,
+    };
+    const char *seed = getenv("RS_ROOM_SEED"); /* to explore other impairment draws */
+    if (seed && *seed)
+        imp.seed = strtoull(seed, NULL, 0);
+    harness *h = harness_create(&cfg, 5, 0, &imp, s->line, 160.0);
+    race_report r = run_race(h, 5, 0, 400 * 1000000LL);
+    print_report("impaired", &r);
+    assert_race_ok(&r, 5, 0.999);
+    harness_destroy(h);
+}
+
+/* ----------------------------------------------------- the handshake */
+
+static void hello(rs_room *room, uint32_t peer, uint16_t version, const char *name,
+                  const char *password)
+{
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_HELLO;
+    m.u.hello.protocol_version = RS_PROTO_VERSION;
+    m.u.hello.physics_version = RS_PHYSICS_VERSION;
+    strcpy(m.u.hello.name, name);
+    strcpy(m.u.hello.password, password);
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(&m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    /* Another protocol version: patch the frozen version bytes. */
+    buf[1] = (uint8_t)(version & 0xff);
+    buf[2] = (uint8_t)(version >> 8);
+    rs_room_receive(room, peer, RS_CH_CONTROL, buf, len, 0);
+}
+
+/* The first message the room queued for peer, decoded. */
+static bool first_msg_for(rs_room *room, uint32_t peer, rs_msg *out)
+{
+    static rs_room_packet pk[256];
+    size_t n = rs_room_poll(room, pk, 256);
+    for (size_t i = 0; i < n; i++) {
+        if (pk[i].peer == peer) {
+            assert_int_equal(rs_proto_decode(pk[i].data, pk[i].len, out, NULL), RS_PROTO_OK);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void test_room_refuses_in_words_and_drops_garbage(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 8);
+    cfg.max_players = 1;
+    cfg.start_players = 1;
+    cfg.spectator_slots = 0;
+    cfg.password = "sesame";
+    rs_room *room = NULL;
+    char err[256];
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    rs_msg m;
+
+    rs_room_connect(room, 1, 0);
+    hello(room, 1, RS_PROTO_VERSION + 1, "old", "sesame");
+    assert_true(first_msg_for(room, 1, &m));
+    assert_int_equal(m.type, RS_MSG_REFUSE);
+    assert_int_equal(m.u.refuse.reason, RS_REASON_VERSION);
+    assert_non_null(strstr(m.u.refuse.text, "protocol version"));
+    uint32_t closing[4];
+    assert_int_equal(rs_room_poll_closing(room, closing, 4), 1);
+    assert_int_equal(closing[0], 1);
+    rs_room_disconnect(room, 1, 0);
+
+    rs_room_connect(room, 2, 0);
+    hello(room, 2, RS_PROTO_VERSION, "nopass", "wrong");
+    assert_true(first_msg_for(room, 2, &m));
+    assert_int_equal(m.type, RS_MSG_REFUSE);
+    assert_int_equal(m.u.refuse.reason, RS_REASON_PASSWORD);
+    rs_room_disconnect(room, 2, 0);
+
+    rs_room_connect(room, 3, 0);
+    hello(room, 3, RS_PROTO_VERSION, "alice", "sesame");
+    assert_true(first_msg_for(room, 3, &m));
+    assert_int_equal(m.type, RS_MSG_WELCOME);
+
+    rs_room_connect(room, 4, 0);
+    hello(room, 4, RS_PROTO_VERSION, "bob", "sesame");
+    assert_true(first_msg_for(room, 4, &m));
+    assert_int_equal(m.type, RS_MSG_REFUSE);
+    assert_int_equal(m.u.refuse.reason, RS_REASON_FULL);
+
+    /* Garbage, a server-only message, the wrong channel, an unknown peer:
+     * dropped and counted, never a crash. */
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    uint64_t dropped = st.dropped_messages;
+    const uint8_t junk[] = {0xff, 1, 2, 3};
+    rs_room_receive(room, 3, RS_CH_CONTROL, junk, sizeof junk, 0);
+    rs_room_receive(room, 3, RS_CH_CONTROL, junk, 0, 0);
+    rs_msg w;
+    memset(&w, 0, sizeof w);
+    w.type = RS_MSG_RESULTS;
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len;
+    assert_int_equal(rs_proto_encode(&w, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    rs_room_receive(room, 3, RS_CH_CONTROL, buf, len, 0);
+    memset(&w, 0, sizeof w);
+    w.type = RS_MSG_PING;
+    assert_int_equal(rs_proto_encode(&w, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    rs_room_receive(room, 3, RS_CH_CONTROL, buf, len, 0);
+    rs_room_receive(room, 77, RS_CH_FRAME, buf, len, 0);
+    /* Random bytes of every length. */
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 20000; i++) {
+        uint8_t rnd[64];
+        size_t n = (size_t)(i % 64);
+        for (size_t k = 0; k < n; k++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            rnd[k] = (uint8_t)x;
+        }
+        rs_room_receive(room, 3, (uint8_t)(i % 4), rnd, n, 0);
+    }
+    rs_room_get_stats(room, &st);
+    assert_true(st.dropped_messages >= dropped + 5);
+    assert_int_equal(st.players, 1);
+
+    /* In the lobby a leaving player frees the seat at once. */
+    rs_room_disconnect(room, 3, 0);
+    rs_room_connect(room, 5, 0);
+    hello(room, 5, RS_PROTO_VERSION, "carol", "sesame");
+    assert_true(first_msg_for(room, 5, &m));
+    assert_int_equal(m.type, RS_MSG_WELCOME);
+    rs_room_destroy(room);
+}
+
+static void test_room_gives_a_rejoining_player_the_same_car(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 4);
+    cfg.laps = 1;
+    harness *h = harness_create(&cfg, 4, 0, NULL, s->line, 20.0);
+    rs_room *room = harness_room(h);
+    rs_room_stats st;
+    /* Into the race. */
+    do {
+        harness_step(h, 1000);
+        rs_room_get_stats(room, &st);
+    } while (st.phase != RS_PHASE_RACE || st.tick < 400);
+    uint8_t car = harness_client_car(h, 2);
+    assert_true(car >= 1);
+    harness_client_drop(h, 2);
+    for (int i = 0; i < 500; i++)
+        harness_step(h, 1000);
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 3);
+    harness_client_rejoin(h, 2);
+    for (int i = 0; i < 3000; i++)
+        harness_step(h, 1000);
+    assert_int_equal(harness_client_car(h, 2), car);
+    harness_client_stats cs;
+    harness_client_stats_get(h, 2, &cs);
+    printf("[rejoin] car %u, frames %llu, hashes checked %llu, desyncs %llu, confirmed %llu\n",
+           harness_client_car(h, 2), (unsigned long long)cs.frames,
+           (unsigned long long)cs.hashes_checked, (unsigned long long)cs.desyncs,
+           (unsigned long long)cs.confirmed_tick);
+    assert_true(cs.hashes_checked >= 5); /* about 3 s of ticks, a hash every 30 */
+    assert_int_equal(cs.desyncs, 0);
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 4);
+    assert_true(st.snapshots_sent >= 5);
+    harness_destroy(h);
+}
+
+static void test_room_starts_the_next_race_with_a_new_world(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 3);
+    cfg.laps = 1;
+    cfg.results_ticks = 60;
+    harness *h = harness_create(&cfg, 3, 0, NULL, s->line, 20.0);
+    rs_room *room = harness_room(h);
+    rs_room_stats st;
+    int64_t end = harness_now(h) + 200 * 1000000LL;
+    do {
+        harness_step(h, 1000);
+        rs_room_get_stats(room, &st);
+    } while ((st.race_number < 2 || st.tick < 400) && harness_now(h) < end);
+    assert_int_equal(st.race_number, 2);
+    assert_int_equal(st.phase, RS_PHASE_RACE);
+    for (uint32_t i = 0; i < 3; i++) {
+        harness_client_stats cs;
+        harness_client_stats_get(h, i, &cs);
+        /* The predictor was rebuilt from the new world's snapshot. */
+        assert_true(cs.confirmed_tick >= 380 && cs.confirmed_tick <= st.tick);
+        assert_true(cs.hashes_checked >= 12);
+        assert_int_equal(cs.desyncs, 0);
+        assert_true(cs.results);
+        assert_true(harness_client_car(h, i) >= 1);
+    }
+    harness_destroy(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_room_refuses_in_words_and_drops_garbage),
+        cmocka_unit_test(test_room_gives_a_rejoining_player_the_same_car),
+        cmocka_unit_test(test_room_starts_the_next_race_with_a_new_world),
+        cmocka_unit_test(test_room_races_eight_clients_without_desync),
+        cmocka_unit_test(test_room_races_through_an_impaired_network_without_desync),
+    };
+    return cmocka_run_group_tests(tests, scene_setup, scene_teardown);
+}
