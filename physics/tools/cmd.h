@@ -1,6 +1,6 @@
 /*
- * The racesim command's subcommands and the small argument helpers they
- * share (racesim_main.c). Each subcommand takes the arguments after its own
+ * The racesim command's subcommands and the small argument helpers every
+ * tool shares (cli.c; racectl uses them too). Each subcommand takes the arguments after its own
  * name and returns the process exit status: 0 success, 1 failure (a file
  * could not be loaded, a simulation went non-finite), 2 usage error.
  */
@@ -19,7 +19,11 @@ int rs_cmd_demo(int argc, char **argv);
 int rs_cmd_track(int argc, char **argv); /* cmd_track.c */
 int rs_cmd_race(int argc, char **argv);  /* cmd_race.c */
 
-/* Prints "racesim <cmd>: <message>" and a hint to stderr; returns
+/* The program name the helpers below print (default "racesim"); a tool's
+ * main sets it once before parsing arguments. */
+void rs_cli_set_program(const char *name);
+
+/* Prints "<program> <cmd>: <message>" and a hint to stderr; returns
  * RS_EXIT_USAGE so callers can `return rs_usage_error(...)`. */
 int rs_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -27,7 +31,7 @@ int rs_usage_error(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
-/* Prints "racesim <cmd>: <message>" to stderr; returns RS_EXIT_FAIL. */
+/* Prints "<program> <cmd>: <message>" to stderr; returns RS_EXIT_FAIL. */
 int rs_fail(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -55,8 +55,9 @@ int main(int argc, char **argv)
 {
     rc_ctx c = {0};
     int i = 1;
+    rs_cli_set_program("racectl");
     for (; i < argc && argv[i][0] == '-'; i++) {
-        if (rc_is_help(argv[i])) {
+        if (rs_is_help(argv[i])) {
             usage(stdout);
             return RC_EXIT_OK;
         } else if (strcmp(argv[i], "--json") == 0) {
@@ -99,11 +100,11 @@ int main(int argc, char **argv)
     }
     sub_argc = kept;
     for (int k = 0; k < sub_argc; k++) {
-        if (rc_is_help(sub_argv[k]))
+        if (rs_is_help(sub_argv[k]))
             return cmd->run(&c, sub_argc, sub_argv);
     }
     if (!c.db_path)
-        return rc_usage(cmd->name, "no database: give --db FILE before the command");
+        return rs_usage_error(cmd->name, "no database: give --db FILE before the command");
 
     char err[1024];
     if (rs_store_open(c.db_path, RS_STORE_READONLY, &c.store, err, sizeof err) != RS_OK) {
@@ -127,63 +128,13 @@ int main(int argc, char **argv)
 
 /* ------------------------------------------------------------ helpers */
 
-int rc_usage(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "racectl %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n(see racectl %s --help)\n", cmd);
-    return RC_EXIT_USAGE;
-}
-
-int rc_fail(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "racectl %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return RC_EXIT_FAIL;
-}
-
-bool rc_is_help(const char *arg)
-{
-    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
-}
-
-const char *rc_value(const char *cmd, int argc, char **argv, int *i)
-{
-    if (*i + 1 >= argc) {
-        rc_usage(cmd, "option %s needs a value", argv[*i]);
-        return NULL;
-    }
-    *i += 1;
-    return argv[*i];
-}
-
-int rc_parse_u32(const char *cmd, const char *opt, const char *text, uint32_t lo, uint32_t hi,
-                 uint32_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (end == text || *end != '\0' || errno == ERANGE || text[0] == '-' || v < lo || v > hi)
-        return rc_usage(cmd, "%s: '%s' is not an integer in %u..%u", opt, text, (unsigned)lo,
-                        (unsigned)hi);
-    *out = (uint32_t)v;
-    return 0;
-}
-
 int rc_parse_i64(const char *cmd, const char *opt, const char *text, int64_t *out)
 {
     char *end = NULL;
     errno = 0;
     long long v = strtoll(text, &end, 10);
     if (end == text || *end != '\0' || errno == ERANGE || v < 1)
-        return rc_usage(cmd, "%s: '%s' is not a positive integer id", opt, text);
+        return rs_usage_error(cmd, "%s: '%s' is not a positive integer id", opt, text);
     *out = (int64_t)v;
     return 0;
 }
@@ -196,13 +147,13 @@ int rc_board_option(const char *cmd, int argc, char **argv, int *i, rc_board_opt
                         : strcmp(a, "--tune") == 0 ? &o->tune
                                                    : NULL;
     if (slot) {
-        if (!(*slot = rc_value(cmd, argc, argv, i)))
+        if (!(*slot = rs_opt_value(cmd, argc, argv, i)))
             return 2;
         return 1;
     }
     if (strcmp(a, "--physics-version") == 0) {
-        const char *v = rc_value(cmd, argc, argv, i);
-        if (!v || rc_parse_u32(cmd, a, v, 1, UINT32_MAX, &o->physics_version))
+        const char *v = rs_opt_value(cmd, argc, argv, i);
+        if (!v || rs_parse_u32(cmd, a, v, 1, UINT32_MAX, &o->physics_version))
             return 2;
         return 1;
     }
@@ -237,18 +188,18 @@ int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_boar
 {
     char err[512];
     if (!o->track || !o->car)
-        return rc_usage(cmd, "a board needs --track and --car");
+        return rs_usage_error(cmd, "a board needs --track and --car");
     memset(key, 0, sizeof *key);
     key->physics_version = o->physics_version ? o->physics_version : RS_PHYSICS_VERSION;
     key->tune_key = RS_TUNE_KEY_ANY;
     if (o->tune && !parse_tune(o->tune, &key->tune_key))
-        return rc_usage(cmd, "--tune: '%s' is not 'any', 'stock' or a tune hash", o->tune);
+        return rs_usage_error(cmd, "--tune: '%s' is not 'any', 'stock' or a tune hash", o->tune);
     if (rs_leaderboard_find_track(c->lb, o->track, &key->track_hash, track_name, err,
                                   sizeof err) != RS_OK)
-        return rc_fail(cmd, "--track: %s", err);
+        return rs_fail(cmd, "--track: %s", err);
     if (rs_leaderboard_find_car(c->lb, o->car, &key->base_hash, car_name, err, sizeof err) !=
         RS_OK)
-        return rc_fail(cmd, "--car: %s", err);
+        return rs_fail(cmd, "--car: %s", err);
     return 0;
 }
 
@@ -257,7 +208,7 @@ int rc_player(rc_ctx *c, const char *cmd, const char *name, int64_t *id,
 {
     char err[512];
     if (rs_leaderboard_find_player(c->lb, name, id, name_out, err, sizeof err) != RS_OK)
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     return 0;
 }
 

@@ -12,10 +12,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cmd.h"
 #include "racesim/leaderboard.h"
 #include "racesim/store.h"
 
-enum { RC_EXIT_OK = 0, RC_EXIT_FAIL = 1, RC_EXIT_USAGE = 2 };
+/* Exit status: racesim's (cmd.h). */
+enum { RC_EXIT_OK = RS_EXIT_OK, RC_EXIT_FAIL = RS_EXIT_FAIL, RC_EXIT_USAGE = RS_EXIT_USAGE };
 
 /* What every subcommand gets: the store, opened read-only, the queries over
  * it, and the output format. */
@@ -35,30 +37,9 @@ int rc_cmd_races(rc_ctx *c, int argc, char **argv);
 int rc_cmd_results(rc_ctx *c, int argc, char **argv);
 int rc_cmd_verify_lap(rc_ctx *c, int argc, char **argv);
 
-/* "racectl <cmd>: message" and a --help hint on stderr; returns 2. */
-int rc_usage(const char *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-/* "racectl <cmd>: message" on stderr; returns 1. */
-int rc_fail(const char *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-bool rc_is_help(const char *arg);
-
-/* The value of option argv[*i]; advances *i. NULL (after a usage message)
- * when it is missing. */
-const char *rc_value(const char *cmd, int argc, char **argv, int *i);
-
-/* A whole decimal integer in [lo, hi]; 0 on success, else prints a usage
- * error naming opt and returns 2. */
-int rc_parse_u32(const char *cmd, const char *opt, const char *text, uint32_t lo, uint32_t hi,
-                 uint32_t *out);
+/* A positive decimal id; 0 on success, else prints a usage error naming
+ * opt and returns 2. The other argument helpers are the shared ones in
+ * physics/tools/cmd.h (rs_usage_error, rs_fail, rs_opt_value, ...). */
 int rc_parse_i64(const char *cmd, const char *opt, const char *text, int64_t *out);
 
 /* The board options shared by leaderboard, rank and recent:

@@ -83,7 +83,7 @@ int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
         int r;
-        if (rc_is_help(a)) {
+        if (rs_is_help(a)) {
             printf("usage: racectl --db FILE leaderboard --track T --car C [--tune any|stock|HASH]\n"
                    "                [--physics-version N] [--page N] [--per-page M]\n"
                    "\n"
@@ -99,19 +99,19 @@ int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv)
         if (r == 1)
             continue;
         if (strcmp(a, "--page") == 0) {
-            if (!(v = rc_value(cmd, argc, argv, &i)) ||
-                rc_parse_u32(cmd, a, v, 1, 10000000, &page))
+            if (!(v = rs_opt_value(cmd, argc, argv, &i)) ||
+                rs_parse_u32(cmd, a, v, 1, 10000000, &page))
                 return RC_EXIT_USAGE;
         } else if (strcmp(a, "--per-page") == 0) {
-            if (!(v = rc_value(cmd, argc, argv, &i)) ||
-                rc_parse_u32(cmd, a, v, 1, 1000, &per_page))
+            if (!(v = rs_opt_value(cmd, argc, argv, &i)) ||
+                rs_parse_u32(cmd, a, v, 1, 1000, &per_page))
                 return RC_EXIT_USAGE;
         } else {
-            return rc_usage(cmd, "unknown argument '%s'", a);
+            return rs_usage_error(cmd, "unknown argument '%s'", a);
         }
     }
     if (!c->lb)
-        return rc_usage(cmd, "no database");
+        return rs_usage_error(cmd, "no database");
     rs_board_key key;
     char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], err[512];
     int rc = rc_board_resolve(c, cmd, &bo, &key, track, car);
@@ -120,13 +120,13 @@ int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv)
     uint32_t players = 0, n = 0;
     rs_lb_row *rows = calloc(per_page, sizeof *rows);
     if (!rows)
-        return rc_fail(cmd, "out of memory");
+        return rs_fail(cmd, "out of memory");
     uint64_t offset = (uint64_t)(page - 1) * per_page;
     if (rs_leaderboard_count(c->lb, &key, &players, err, sizeof err) != RS_OK ||
         (offset < UINT32_MAX && rs_leaderboard_top(c->lb, &key, (uint32_t)offset, per_page, rows,
                                                    &n, err, sizeof err) != RS_OK)) {
         free(rows);
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     }
     uint32_t pages = players ? (players + per_page - 1) / per_page : 0;
     if (c->json) {
@@ -159,7 +159,7 @@ int rc_cmd_rank(rc_ctx *c, int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
         int r;
-        if (rc_is_help(a)) {
+        if (rs_is_help(a)) {
             printf("usage: racectl --db FILE rank --player NAME --track T --car C\n"
                    "                [--tune any|stock|HASH] [--physics-version N] [--around K]\n"
                    "\n"
@@ -175,19 +175,19 @@ int rc_cmd_rank(rc_ctx *c, int argc, char **argv)
         if (r == 1)
             continue;
         if (strcmp(a, "--player") == 0) {
-            if (!(player = rc_value(cmd, argc, argv, &i)))
+            if (!(player = rs_opt_value(cmd, argc, argv, &i)))
                 return RC_EXIT_USAGE;
         } else if (strcmp(a, "--around") == 0) {
-            if (!(v = rc_value(cmd, argc, argv, &i)) || rc_parse_u32(cmd, a, v, 0, 100, &around))
+            if (!(v = rs_opt_value(cmd, argc, argv, &i)) || rs_parse_u32(cmd, a, v, 0, 100, &around))
                 return RC_EXIT_USAGE;
         } else {
-            return rc_usage(cmd, "unknown argument '%s'", a);
+            return rs_usage_error(cmd, "unknown argument '%s'", a);
         }
     }
     if (!player)
-        return rc_usage(cmd, "--player is required");
+        return rs_usage_error(cmd, "--player is required");
     if (!c->lb)
-        return rc_usage(cmd, "no database");
+        return rs_usage_error(cmd, "no database");
     rs_board_key key;
     char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], name[RS_LB_NAME_MAX], err[512];
     int64_t pid;
@@ -198,9 +198,9 @@ int rc_cmd_rank(rc_ctx *c, int argc, char **argv)
     uint32_t n = 0, me = 0, players = 0;
     rs_status st = rs_leaderboard_around(c->lb, &key, pid, around, rows, &n, &me, err, sizeof err);
     if (st == RS_ERR_MISSING)
-        return rc_fail(cmd, "%s has no valid lap on this board", name);
+        return rs_fail(cmd, "%s has no valid lap on this board", name);
     if (st != RS_OK || rs_leaderboard_count(c->lb, &key, &players, err, sizeof err) != RS_OK)
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     if (c->json) {
         board_json_head(&key, track, car);
         printf(", \"players\": %u, \"player\": ", (unsigned)players);
@@ -227,7 +227,7 @@ int rc_cmd_pbs(rc_ctx *c, int argc, char **argv)
     uint32_t pv = RS_PHYSICS_VERSION;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
-        if (rc_is_help(a)) {
+        if (rs_is_help(a)) {
             printf("usage: racectl --db FILE pbs --player NAME [--physics-version N]\n"
                    "\n"
                    "A player's personal bests on every board of one physics version (default\n"
@@ -236,20 +236,20 @@ int rc_cmd_pbs(rc_ctx *c, int argc, char **argv)
             return RC_EXIT_OK;
         }
         if (strcmp(a, "--player") == 0) {
-            if (!(player = rc_value(cmd, argc, argv, &i)))
+            if (!(player = rs_opt_value(cmd, argc, argv, &i)))
                 return RC_EXIT_USAGE;
         } else if (strcmp(a, "--physics-version") == 0) {
-            if (!(v = rc_value(cmd, argc, argv, &i)) ||
-                rc_parse_u32(cmd, a, v, 1, UINT32_MAX, &pv))
+            if (!(v = rs_opt_value(cmd, argc, argv, &i)) ||
+                rs_parse_u32(cmd, a, v, 1, UINT32_MAX, &pv))
                 return RC_EXIT_USAGE;
         } else {
-            return rc_usage(cmd, "unknown argument '%s'", a);
+            return rs_usage_error(cmd, "unknown argument '%s'", a);
         }
     }
     if (!player)
-        return rc_usage(cmd, "--player is required");
+        return rs_usage_error(cmd, "--player is required");
     if (!c->lb)
-        return rc_usage(cmd, "no database");
+        return rs_usage_error(cmd, "no database");
     char name[RS_LB_NAME_MAX], err[512];
     int64_t pid;
     int rc = rc_player(c, cmd, player, &pid, name);
@@ -258,14 +258,14 @@ int rc_cmd_pbs(rc_ctx *c, int argc, char **argv)
     uint32_t n = 0, total = 0;
     if (rs_leaderboard_personal_bests(c->lb, pid, pv, NULL, 0, &n, &total, err, sizeof err) !=
         RS_OK)
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     rs_lb_row *rows = calloc(total ? total : 1, sizeof *rows);
     if (!rows)
-        return rc_fail(cmd, "out of memory");
+        return rs_fail(cmd, "out of memory");
     if (rs_leaderboard_personal_bests(c->lb, pid, pv, rows, total, &n, &total, err,
                                       sizeof err) != RS_OK) {
         free(rows);
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     }
     if (c->json) {
         printf("{\"player\": ");
@@ -318,7 +318,7 @@ int rc_cmd_recent(rc_ctx *c, int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
         int r;
-        if (rc_is_help(a)) {
+        if (rs_is_help(a)) {
             printf("usage: racectl --db FILE recent --player NAME [--physics-version N] [--limit N]\n"
                    "       racectl --db FILE recent --track T --car C [--tune any|stock|HASH]\n"
                    "                [--physics-version N] [--limit N]\n"
@@ -335,21 +335,21 @@ int rc_cmd_recent(rc_ctx *c, int argc, char **argv)
         if (r == 1)
             continue;
         if (strcmp(a, "--player") == 0) {
-            if (!(player = rc_value(cmd, argc, argv, &i)))
+            if (!(player = rs_opt_value(cmd, argc, argv, &i)))
                 return RC_EXIT_USAGE;
         } else if (strcmp(a, "--limit") == 0) {
-            if (!(v = rc_value(cmd, argc, argv, &i)) || rc_parse_u32(cmd, a, v, 1, 1000, &limit))
+            if (!(v = rs_opt_value(cmd, argc, argv, &i)) || rs_parse_u32(cmd, a, v, 1, 1000, &limit))
                 return RC_EXIT_USAGE;
         } else {
-            return rc_usage(cmd, "unknown argument '%s'", a);
+            return rs_usage_error(cmd, "unknown argument '%s'", a);
         }
     }
     if (player && (bo.track || bo.car || bo.tune))
-        return rc_usage(cmd, "give either --player or a board (--track and --car), not both");
+        return rs_usage_error(cmd, "give either --player or a board (--track and --car), not both");
     if (!player && !bo.track && !bo.car)
-        return rc_usage(cmd, "give --player NAME or --track and --car");
+        return rs_usage_error(cmd, "give --player NAME or --track and --car");
     if (!c->lb)
-        return rc_usage(cmd, "no database");
+        return rs_usage_error(cmd, "no database");
     char name[RS_LB_NAME_MAX] = "", track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], err[512];
     rs_board_key key;
     int64_t pid = 0;
@@ -361,13 +361,13 @@ int rc_cmd_recent(rc_ctx *c, int argc, char **argv)
     rs_lb_row *rows = calloc(limit, sizeof *rows);
     uint32_t n = 0;
     if (!rows)
-        return rc_fail(cmd, "out of memory");
+        return rs_fail(cmd, "out of memory");
     rs_status st = player ? rs_leaderboard_player_recent(c->lb, pid, pv, limit, rows, &n, err,
                                                          sizeof err)
                           : rs_leaderboard_recent(c->lb, &key, limit, rows, &n, err, sizeof err);
     if (st != RS_OK) {
         free(rows);
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     }
     if (c->json) {
         if (player) {

@@ -58,7 +58,7 @@ int rc_cmd_races(rc_ctx *c, int argc, char **argv)
     uint32_t limit = 20;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
-        if (rc_is_help(a)) {
+        if (rs_is_help(a)) {
             printf("usage: racectl --db FILE races [--limit N]\n"
                    "\n"
                    "The newest races first (default 20, at most 1000): track, laps, physics\n"
@@ -66,22 +66,22 @@ int rc_cmd_races(rc_ctx *c, int argc, char **argv)
             return RC_EXIT_OK;
         }
         if (strcmp(a, "--limit") == 0) {
-            if (!(v = rc_value(cmd, argc, argv, &i)) || rc_parse_u32(cmd, a, v, 1, 1000, &limit))
+            if (!(v = rs_opt_value(cmd, argc, argv, &i)) || rs_parse_u32(cmd, a, v, 1, 1000, &limit))
                 return RC_EXIT_USAGE;
         } else {
-            return rc_usage(cmd, "unknown argument '%s'", a);
+            return rs_usage_error(cmd, "unknown argument '%s'", a);
         }
     }
     if (!c->lb)
-        return rc_usage(cmd, "no database");
+        return rs_usage_error(cmd, "no database");
     rs_lb_race *races = calloc(limit, sizeof *races);
     uint32_t n = 0;
     char err[512];
     if (!races)
-        return rc_fail(cmd, "out of memory");
+        return rs_fail(cmd, "out of memory");
     if (rs_leaderboard_races(c->lb, limit, races, &n, err, sizeof err) != RS_OK) {
         free(races);
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     }
     if (c->json) {
         printf("{\"races\": [");
@@ -106,7 +106,7 @@ int rc_cmd_results(rc_ctx *c, int argc, char **argv)
     const char *cmd = "results";
     const char *id_text = NULL;
     for (int i = 0; i < argc; i++) {
-        if (rc_is_help(argv[i])) {
+        if (rs_is_help(argv[i])) {
             printf("usage: racectl --db FILE results RACE_ID\n"
                    "\n"
                    "One race and its results by position: player, car, finish time, laps,\n"
@@ -114,29 +114,29 @@ int rc_cmd_results(rc_ctx *c, int argc, char **argv)
             return RC_EXIT_OK;
         }
         if (argv[i][0] == '-' || id_text)
-            return rc_usage(cmd, "unexpected argument '%s'", argv[i]);
+            return rs_usage_error(cmd, "unexpected argument '%s'", argv[i]);
         id_text = argv[i];
     }
     if (!id_text)
-        return rc_usage(cmd, "expected a race id");
+        return rs_usage_error(cmd, "expected a race id");
     int64_t race_id;
     if (rc_parse_i64(cmd, "RACE_ID", id_text, &race_id))
         return RC_EXIT_USAGE;
     if (!c->lb)
-        return rc_usage(cmd, "no database");
+        return rs_usage_error(cmd, "no database");
     rs_lb_race race;
     uint32_t n = 0, total = 0;
     char err[512];
     if (rs_leaderboard_results(c->lb, race_id, &race, NULL, 0, &n, &total, err, sizeof err) !=
         RS_OK)
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     rs_lb_result *res = calloc(total ? total : 1, sizeof *res);
     if (!res)
-        return rc_fail(cmd, "out of memory");
+        return rs_fail(cmd, "out of memory");
     if (rs_leaderboard_results(c->lb, race_id, &race, res, total, &n, &total, err, sizeof err) !=
         RS_OK) {
         free(res);
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     }
     if (c->json) {
         printf("{\"race\": ");
@@ -187,7 +187,7 @@ int rc_cmd_tunes(rc_ctx *c, int argc, char **argv)
     const char *player = NULL, *car = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (rc_is_help(a)) {
+        if (rs_is_help(a)) {
             printf("usage: racectl --db FILE tunes --player NAME [--car HASH|NAME]\n"
                    "\n"
                    "A player's saved tunes (every car, or one stock car): car, name, tune\n"
@@ -195,19 +195,19 @@ int rc_cmd_tunes(rc_ctx *c, int argc, char **argv)
             return RC_EXIT_OK;
         }
         if (strcmp(a, "--player") == 0) {
-            if (!(player = rc_value(cmd, argc, argv, &i)))
+            if (!(player = rs_opt_value(cmd, argc, argv, &i)))
                 return RC_EXIT_USAGE;
         } else if (strcmp(a, "--car") == 0) {
-            if (!(car = rc_value(cmd, argc, argv, &i)))
+            if (!(car = rs_opt_value(cmd, argc, argv, &i)))
                 return RC_EXIT_USAGE;
         } else {
-            return rc_usage(cmd, "unknown argument '%s'", a);
+            return rs_usage_error(cmd, "unknown argument '%s'", a);
         }
     }
     if (!player)
-        return rc_usage(cmd, "--player is required");
+        return rs_usage_error(cmd, "--player is required");
     if (!c->lb)
-        return rc_usage(cmd, "no database");
+        return rs_usage_error(cmd, "no database");
     char name[RS_LB_NAME_MAX], car_name[RS_LB_NAME_MAX], err[512];
     int64_t pid;
     uint64_t base = 0;
@@ -215,17 +215,17 @@ int rc_cmd_tunes(rc_ctx *c, int argc, char **argv)
     if (rc)
         return rc;
     if (car && rs_leaderboard_find_car(c->lb, car, &base, car_name, err, sizeof err) != RS_OK)
-        return rc_fail(cmd, "--car: %s", err);
+        return rs_fail(cmd, "--car: %s", err);
     size_t total = 0;
     if (rs_store_tune_list(c->store, pid, base, NULL, 0, &total, err, sizeof err) != RS_OK)
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     rs_store_tune *tunes = calloc(total ? total : 1, sizeof *tunes);
     if (!tunes)
-        return rc_fail(cmd, "out of memory");
+        return rs_fail(cmd, "out of memory");
     size_t cap = total;
     if (rs_store_tune_list(c->store, pid, base, tunes, cap, &total, err, sizeof err) != RS_OK) {
         free(tunes);
-        return rc_fail(cmd, "%s", err);
+        return rs_fail(cmd, "%s", err);
     }
     size_t n = total < cap ? total : cap;
     if (c->json) {

@@ -99,7 +99,7 @@ static int rebuild(rc_ctx *c, const uint8_t *proof, size_t len, const rs_lap_pro
     char err[512];
     b->cars = calloc(info->car_count ? info->car_count : 1, sizeof *b->cars);
     if (!b->cars)
-        return rc_fail(CMD, "out of memory");
+        return rs_fail(CMD, "out of memory");
     b->car_count = info->car_count;
     for (uint32_t i = 0; i < info->car_count; i++) {
         uint64_t h;
@@ -107,15 +107,15 @@ static int rebuild(rc_ctx *c, const uint8_t *proof, size_t len, const rs_lap_pro
         size_t blen = 0;
         rs_status st = rs_lap_proof_car_hash(proof, len, i, &h);
         if (st != RS_OK)
-            return rc_fail(CMD, "proof car %u: %s", (unsigned)i, rs_status_str(st));
+            return rs_fail(CMD, "proof car %u: %s", (unsigned)i, rs_status_str(st));
         if (rs_leaderboard_car_block(c->lb, h, &block, &blen, err, sizeof err) != RS_OK)
-            return rc_fail(CMD, "car %u of the proof: %s", (unsigned)i, err);
+            return rs_fail(CMD, "car %u of the proof: %s", (unsigned)i, err);
         st = rs_car_params_from_block(block, blen, &b->cars[i], err, sizeof err);
         free(block);
         if (st != RS_OK)
-            return rc_fail(CMD, "car %016" PRIx64 ": stored block does not load: %s", h, err);
+            return rs_fail(CMD, "car %016" PRIx64 ": stored block does not load: %s", h, err);
         if (rs_car_params_hash(b->cars[i]) != h)
-            return rc_fail(CMD, "car %016" PRIx64 ": the stored block hashes to %016" PRIx64, h,
+            return rs_fail(CMD, "car %016" PRIx64 ": the stored block hashes to %016" PRIx64, h,
                            rs_car_params_hash(b->cars[i]));
     }
     if (info->track_hash != 0) {
@@ -123,14 +123,14 @@ static int rebuild(rc_ctx *c, const uint8_t *proof, size_t len, const rs_lap_pro
         size_t jlen = 0;
         if (rs_leaderboard_track_definition(c->lb, info->track_hash, &json, &jlen, err,
                                             sizeof err) != RS_OK)
-            return rc_fail(CMD, "%s", err);
+            return rs_fail(CMD, "%s", err);
         rs_status st = rs_track_parse(json, jlen, "stored track", &b->track, err, sizeof err);
         free(json);
         if (st != RS_OK)
-            return rc_fail(CMD, "track %016" PRIx64 ": stored definition does not load: %s",
+            return rs_fail(CMD, "track %016" PRIx64 ": stored definition does not load: %s",
                            info->track_hash, err);
         if (rs_track_hash(b->track) != info->track_hash)
-            return rc_fail(CMD, "track %016" PRIx64 ": the stored definition hashes to %016" PRIx64,
+            return rs_fail(CMD, "track %016" PRIx64 ": the stored definition hashes to %016" PRIx64,
                            info->track_hash, rs_track_hash(b->track));
     }
     return 0;
@@ -181,7 +181,7 @@ int rc_cmd_verify_lap(rc_ctx *c, int argc, char **argv)
 {
     const char *id_text = NULL;
     for (int i = 0; i < argc; i++) {
-        if (rc_is_help(argv[i])) {
+        if (rs_is_help(argv[i])) {
             printf("usage: racectl --db FILE verify-lap LAP_ID\n"
                    "\n"
                    "Re-simulates a stored lap from its proof (the start snapshot and every\n"
@@ -194,43 +194,43 @@ int rc_cmd_verify_lap(rc_ctx *c, int argc, char **argv)
             return RC_EXIT_OK;
         }
         if (argv[i][0] == '-' || id_text)
-            return rc_usage(CMD, "unexpected argument '%s'", argv[i]);
+            return rs_usage_error(CMD, "unexpected argument '%s'", argv[i]);
         id_text = argv[i];
     }
     if (!id_text)
-        return rc_usage(CMD, "expected a lap id");
+        return rs_usage_error(CMD, "expected a lap id");
     int64_t lap_id;
     if (rc_parse_i64(CMD, "LAP_ID", id_text, &lap_id))
         return RC_EXIT_USAGE;
     if (!c->lb)
-        return rc_usage(CMD, "no database");
+        return rs_usage_error(CMD, "no database");
 
     char err[512], msg[1024] = "";
     rs_lb_row row;
     if (rs_leaderboard_lap(c->lb, lap_id, &row, err, sizeof err) != RS_OK)
-        return rc_fail(CMD, "%s", err);
+        return rs_fail(CMD, "%s", err);
     uint32_t format = 0;
     uint8_t *proof = NULL;
     size_t len = 0;
     rs_status st = rs_store_lap_proof(c->store, lap_id, &format, &proof, &len, err, sizeof err);
     if (st == RS_ERR_MISSING)
-        return rc_fail(CMD, "lap %" PRId64 " has no proof stored: it cannot be verified", lap_id);
+        return rs_fail(CMD, "lap %" PRId64 " has no proof stored: it cannot be verified", lap_id);
     if (st != RS_OK)
-        return rc_fail(CMD, "%s", err);
+        return rs_fail(CMD, "%s", err);
 
     int rc = RC_EXIT_FAIL;
     rebuilt b = {0};
     rs_lap_proof_info info;
     st = rs_lap_proof_info_read(proof, len, &info);
     if (st != RS_OK) {
-        rc_fail(CMD, "lap %" PRId64 ": the stored proof does not decode (format %u): %s", lap_id,
+        rs_fail(CMD, "lap %" PRId64 ": the stored proof does not decode (format %u): %s", lap_id,
                 (unsigned)format, rs_status_str(st));
         goto done;
     }
     record_diffs d = {0};
     compare_record(&row, &info, &d);
     if (info.physics_version != RS_PHYSICS_VERSION) {
-        rc_fail(CMD,
+        rs_fail(CMD,
                 "lap %" PRId64 " was driven with physics version %u; this build is version %u "
                 "and cannot re-simulate it (use a build of that version)",
                 lap_id, (unsigned)info.physics_version, (unsigned)RS_PHYSICS_VERSION);
@@ -243,7 +243,7 @@ int rc_cmd_verify_lap(rc_ctx *c, int argc, char **argv)
     st = rs_lap_proof_verify(proof, len, (const rs_car_params *const *)b.cars, b.car_count,
                              b.track, &v, msg, sizeof msg);
     if (st != RS_OK) {
-        rc_fail(CMD, "lap %" PRId64 ": re-simulation could not run: %s", lap_id,
+        rs_fail(CMD, "lap %" PRId64 ": re-simulation could not run: %s", lap_id,
                 rs_status_str(st));
         goto done;
     }
