@@ -236,7 +236,11 @@ static void expect_decode(uint8_t type, void (*patch)(uint8_t *b, size_t *len),
 
 /* Byte offsets in the HELLO sample: type, version (2), physics varint (1),
  * flags, name length, name. */
-static void hello_version_2(uint8_t *b, size_t *len) { (void)len; b[1] = 2; }
+static void hello_version_other(uint8_t *b, size_t *len)
+{
+    (void)len;
+    b[1] = (uint8_t)(RS_PROTO_VERSION + 5u);
+}
 static void hello_flags_bad(uint8_t *b, size_t *len) { (void)len; b[4] = 0x80; }
 static void hello_name_bad_utf8(uint8_t *b, size_t *len) { (void)len; b[6 + 6] = 0xC3; b[6 + 7] = 0x28; }
 static void hello_name_overlong(uint8_t *b, size_t *len) { (void)len; b[6] = 0xC0; b[7] = 0x80; }
@@ -431,7 +435,7 @@ static void test_hello_of_another_version_gets_a_readable_refusal(void **state)
 {
     (void)state;
     static rs_msg d, r;
-    expect_decode(RS_MSG_HELLO, hello_version_2, RS_PROTO_BAD_VERSION, "hello.protocol_version");
+    expect_decode(RS_MSG_HELLO, hello_version_other, RS_PROTO_BAD_VERSION, "hello.protocol_version");
     /* Whatever follows the version, the version itself is read. */
     uint8_t b[] = {RS_MSG_HELLO, 7, 0, 0xff};
     assert_int_equal(rs_proto_decode(b, sizeof b, &d, NULL), RS_PROTO_BAD_VERSION);
@@ -441,7 +445,7 @@ static void test_hello_of_another_version_gets_a_readable_refusal(void **state)
     size_t len = encode_ok(&r, buf, sizeof buf);
     assert_int_equal(rs_proto_decode(buf, len, &d, NULL), RS_PROTO_OK);
     assert_int_equal(d.u.refuse.reason, RS_REASON_VERSION);
-    assert_non_null(strstr(d.u.refuse.text, "protocol version 7, server speaks 1"));
+    assert_non_null(strstr(d.u.refuse.text, "protocol version 7, server speaks 2"));
     assert_string_equal(rs_proto_reason_str(RS_REASON_VERSION), "protocol version mismatch");
     /* REFUSE accepts reasons it does not know, so old clients can show new ones. */
     uint8_t future[] = {RS_MSG_REFUSE, 200, 2, 'h', 'i'};

@@ -679,11 +679,10 @@ void harness_step(harness *h, int64_t step_us)
             if (!c->connected)
                 continue;
             stream *s = p->to_server ? &c->up[p->ch] : &c->down[p->ch];
-            if (!p->rel) {
-                if (p->seq + 1 <= s->newest_seen)
-                    continue; /* sequenced: older than one already delivered */
+            /* Unreliable channels are unsequenced (SPEC.md, protocol version 2):
+             * late and duplicated packets are delivered as they come. */
+            if (!p->rel && p->seq + 1 > s->newest_seen)
                 s->newest_seen = p->seq + 1;
-            }
             if (p->to_server)
                 rs_room_receive(h->room, c->peer, p->ch, p->data, p->len, h->now_us);
             else

@@ -6,8 +6,8 @@
  * clock. An optional seeded impairment layer drops (at random and in
  * bursts), delays, jitters, duplicates and reorders unreliable packets;
  * reliable channels arrive complete and in order per peer and channel, as
- * ENet delivers them. Unreliable channels are sequenced like ENet's: a
- * packet older than the newest one delivered on its channel is dropped.
+ * ENet delivers them. Unreliable channels are unsequenced (protocol
+ * version 2): a late or duplicated packet is delivered as it comes.
  *
  * Each test client speaks the protocol as a game would through the SDK:
  * HELLO, then it rebuilds the room's world from WELCOME, RACE_STATE, the

@@ -36,7 +36,7 @@ extern "C" {
 
 /* Bumped whenever any message's bytes or meaning change (SPEC.md,
  * "Versioning"). HELLO carries it; the server refuses any other. */
-#define RS_PROTO_VERSION 1u
+#define RS_PROTO_VERSION 2u
 
 /* ------------------------------------------------------------------ limits */
 
@@ -61,8 +61,8 @@ extern "C" {
  * can never hold an input back. */
 enum {
     RS_CH_CONTROL = 0, /* reliable: handshake, race state, laps, requests and replies */
-    RS_CH_INPUT = 1,   /* unreliable sequenced: INPUT only */
-    RS_CH_FRAME = 2,   /* unreliable sequenced: FRAME, PING, PONG */
+    RS_CH_INPUT = 1,   /* unreliable unsequenced: INPUT only */
+    RS_CH_FRAME = 2,   /* unreliable unsequenced: FRAME, PING, PONG */
     RS_CH_BULK = 3,    /* reliable: SNAPSHOT and PARAMS chunks */
     RS_CH_COUNT = 4
 };
