@@ -88,6 +88,16 @@ static void test_golden_scenario_final_hash_matches_checked_in_value(void **stat
     print_message("golden final hash: %016llx (checked in: %016llx)\n", (unsigned long long)h,
                   (unsigned long long)RS_GOLDEN_HASH);
     assert_int_equal(h, RS_GOLDEN_HASH);
+    /* The hash of snapshot bytes already taken is the world's hash. */
+    const rs_world *w = rs_golden_world(g);
+    size_t n = rs_world_snapshot(w, NULL, 0);
+    uint8_t *bytes = malloc(n);
+    assert_non_null(bytes);
+    assert_int_equal(rs_world_snapshot(w, bytes, n), n);
+    assert_int_equal(rs_snapshot_hash(bytes, n), h);
+    bytes[n / 2] ^= 1u;
+    assert_int_not_equal(rs_snapshot_hash(bytes, n), h);
+    free(bytes);
     rs_golden_destroy(g);
 }
 

@@ -69,8 +69,20 @@ static rs_predict_status store_present(rs_predict *p)
     if (n > p->snap_cap) /* the world's snapshot never grows; a bug if it did */
         return RS_PREDICT_ERR_PHYSICS;
     s->snap_len = n;
-    s->hash = rs_world_hash(p->world);
+    s->hash_known = false;
     return RS_PREDICT_OK;
+}
+
+/* The hash of a stored state, computed from its snapshot bytes the first
+ * time it is needed: only hashed ticks (one in hash_interval) are ever
+ * checked, so hashing every step would be wasted work. */
+static uint64_t slot_hash(rs_predict_slot *s)
+{
+    if (!s->hash_known) {
+        s->hash = rs_snapshot_hash(s->snap, s->snap_len);
+        s->hash_known = true;
+    }
+    return s->hash;
 }
 
 rs_predict_status rs_predict_create(rs_world *world, const rs_predict_config *config,
@@ -185,7 +197,7 @@ static rs_predict_status step_once(rs_predict *p, const rs_input *inputs, bool s
     rs_predict_slot *next = slot_of(p, p->present);
     if (next->has_expect && p->present <= p->confirmed) {
         next->has_expect = false;
-        if (check_hash(p, p->present, next->hash, next->expect_hash) != RS_PREDICT_OK)
+        if (check_hash(p, p->present, slot_hash(next), next->expect_hash) != RS_PREDICT_OK)
             *hash_st = RS_PREDICT_DESYNC;
     }
     if (shift_poses)
@@ -287,7 +299,8 @@ rs_predict_status rs_predict_confirm(rs_predict *p, uint64_t tick, const rs_inpu
         if (step_st != RS_PREDICT_OK)
             return step_st;
         p->c.predicted_steps++;
-        if (has_hash && check_hash(p, tick + 1, slot_of(p, tick + 1)->hash, hash) != RS_PREDICT_OK)
+        if (has_hash &&
+            check_hash(p, tick + 1, slot_hash(slot_of(p, tick + 1)), hash) != RS_PREDICT_OK)
             st = RS_PREDICT_DESYNC;
         return st;
     }
@@ -309,7 +322,7 @@ rs_predict_status rs_predict_confirm(rs_predict *p, uint64_t tick, const rs_inpu
         if (covered) {
             next->expect_hash = hash; /* checked when re-simulated */
             next->has_expect = true;
-        } else if (check_hash(p, tick + 1, next->hash, hash) != RS_PREDICT_OK) {
+        } else if (check_hash(p, tick + 1, slot_hash(next), hash) != RS_PREDICT_OK) {
             st = RS_PREDICT_DESYNC;
         }
     }
@@ -390,7 +403,7 @@ uint64_t rs_predict_confirmed_hash(rs_predict *p)
     if (!p)
         return 0;
     resolve(p);
-    return slot_of(p, p->confirmed)->hash;
+    return slot_hash(slot_of(p, p->confirmed));
 }
 
 const rs_world *rs_predict_world(const rs_predict *p)

@@ -16,7 +16,8 @@
  * the tick has been stepped, that is for tick < present). */
 typedef struct rs_predict_slot {
     uint64_t tick;        /* which tick the slot holds; UINT64_MAX = none */
-    uint64_t hash;        /* rs_world_hash of the state */
+    uint64_t hash;        /* rs_world_hash of the state, once hash_known */
+    bool hash_known;      /* hashed lazily: only checked states need it */
     uint64_t expect_hash; /* the server's hash of this state, when has_expect */
     bool has_expect;      /* to be checked once the state is final (re-simulated) */
     size_t snap_len;

@@ -249,6 +249,11 @@ uint64_t rs_world_hash(const rs_world *world)
     return rs_hash64(world->scratch, n, 0);
 }
 
+uint64_t rs_snapshot_hash(const uint8_t *snapshot, size_t len)
+{
+    return rs_hash64(snapshot, len, 0);
+}
+
 uint64_t rs_world_car_hash(const rs_world *world, rs_car_id id)
 {
     if (!world || id.index1 == 0 || id.index1 > world->count)

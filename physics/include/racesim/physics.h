@@ -230,6 +230,11 @@ rs_status rs_world_restore(rs_world *world, const uint8_t *buf, size_t len);
 /* 64-bit hash of the snapshot bytes (-0.0 written as +0.0). */
 uint64_t rs_world_hash(const rs_world *world);
 
+/* The same hash computed from snapshot bytes already taken: equals
+ * rs_world_hash of the world rs_world_snapshot wrote them from. Lets a
+ * client that keeps snapshots anyway hash only the states it checks. */
+uint64_t rs_snapshot_hash(const uint8_t *snapshot, size_t len);
+
 /* 64-bit hash of one car's part of the snapshot, for naming a divergence. */
 uint64_t rs_world_car_hash(const rs_world *world, rs_car_id car);
 
