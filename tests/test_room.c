@@ -21,17 +21,12 @@
 
 #include <cmocka.h>
 
+#include "test_data.h"
 #include "racesim/driver.h"
 #include "racesim/protocol.h"
 #include "racesim/room.h"
 #include "racesim/track.h"
 #include "room_harness.h"
-
-static const char *data_dir(void)
-{
-    const char *d = getenv("RS_DATA_DIR");
-    return d && *d ? d : RS_DATA_DIR;
-}
 
 static double wall_s(void)
 {
@@ -51,22 +46,8 @@ typedef struct scene {
 static int scene_setup(void **state)
 {
     scene *s = calloc(1, sizeof *s);
-    char path[1024], err[512] = "";
-    snprintf(path, sizeof path, "%s/tracks/oval.json", data_dir());
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    fseek(f, 0, SEEK_END);
-    s->json_len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    s->json = malloc(s->json_len);
-    if (fread(s->json, 1, s->json_len, f) != s->json_len)
-        return -1;
-    fclose(f);
-    if (rs_track_parse(s->json, s->json_len, path, &s->track, err, sizeof err) != RS_OK)
-        return -1;
-    snprintf(path, sizeof path, "%s/cars/c5.json", data_dir());
-    if (rs_car_params_load(path, &s->car, err, sizeof err) != RS_OK)
+    if (!s || !test_track_load("oval", &s->track, &s->json, &s->json_len) ||
+        !test_car_load("c5", &s->car))
         return -1;
     if (rs_racing_line_build(s->track, s->car, NULL, &s->line) != RS_OK)
         return -1;
@@ -447,10 +428,286 @@ static void test_room_starts_the_next_race_with_a_new_world(void **state)
     harness_destroy(h);
 }
 
+/* ------------------------------------------------ the server's controls */
+
+static void hello_to(rs_room *room, uint32_t peer, const char *name, const char *room_name,
+                     uint8_t flags)
+{
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_HELLO;
+    m.u.hello.protocol_version = RS_PROTO_VERSION;
+    m.u.hello.physics_version = RS_PHYSICS_VERSION;
+    m.u.hello.flags = flags;
+    strcpy(m.u.hello.name, name);
+    strcpy(m.u.hello.room, room_name);
+    assert_true(rs_room_send(room, 0, &m) == false); /* peer 0 is nobody */
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(&m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    rs_room_receive(room, peer, RS_CH_CONTROL, buf, len, 0);
+}
+
+static void send_msg(rs_room *room, uint32_t peer, const rs_msg *m, int64_t now_us)
+{
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    rs_room_receive(room, peer, RS_CH_CONTROL, buf, len, now_us);
+}
+
+/* The messages of one type the room queued for peer, decoded (the rest of
+ * the queue is consumed). */
+static uint32_t msgs_for(rs_room *room, uint32_t peer, uint8_t type, rs_msg *out, uint32_t cap)
+{
+    static rs_room_packet pk[512];
+    uint32_t got = 0;
+    size_t n;
+    while ((n = rs_room_poll(room, pk, 512)) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            rs_msg m;
+            assert_int_equal(rs_proto_decode(pk[i].data, pk[i].len, &m, NULL), RS_PROTO_OK);
+            if (pk[i].peer == peer && m.type == type) {
+                if (got < cap)
+                    out[got] = m;
+                got++;
+            }
+        }
+    }
+    return got;
+}
+
+static void test_room_serves_requests_and_controls_without_a_server(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 2);
+    cfg.name = "alpha";
+    cfg.max_players = 2;
+    cfg.start_players = 2;
+    cfg.spectator_slots = 2;
+    rs_room *room = NULL;
+    char err[256];
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    assert_string_equal(rs_room_name(room), "alpha");
+    static rs_msg m[16];
+
+    /* Room names: another room's name is refused, "" and our own are fine. */
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "ann", "beta", 0);
+    assert_int_equal(msgs_for(room, 1, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_NO_ROOM);
+    rs_room_disconnect(room, 1, 0);
+    /* Registration needs the register hook. */
+    rs_room_connect(room, 2, 0);
+    hello_to(room, 2, "ann", "", RS_HELLO_REGISTER);
+    assert_int_equal(msgs_for(room, 2, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_AUTH);
+    rs_room_disconnect(room, 2, 0);
+    rs_room_connect(room, 3, 0);
+    hello_to(room, 3, "ann", "alpha", 0);
+    assert_int_equal(msgs_for(room, 3, RS_MSG_WELCOME, m, 8), 1);
+    rs_room_connect(room, 4, 0);
+    hello_to(room, 4, "viewer", "", RS_HELLO_SPECTATOR);
+    assert_int_equal(msgs_for(room, 4, RS_MSG_WELCOME, m, 8), 1);
+
+    /* Without a request hook every request is answered "unsupported"; more
+     * than 10 a second are answered BUSY. */
+    rs_msg q;
+    memset(&q, 0, sizeof q);
+    q.type = RS_MSG_LEADERBOARD_REQUEST;
+    q.u.leaderboard_request.request_id = 5;
+    q.u.leaderboard_request.count = 4;
+    send_msg(room, 3, &q, 1000);
+    assert_int_equal(msgs_for(room, 3, RS_MSG_LEADERBOARD_REPLY, m, 8), 1);
+    assert_int_equal(m[0].u.leaderboard_reply.request_id, 5);
+    assert_int_equal(m[0].u.leaderboard_reply.result, RS_RESULT_ERROR);
+    memset(&q, 0, sizeof q);
+    q.type = RS_MSG_SELECT_TUNE;
+    q.u.select_tune.request_id = 6;
+    send_msg(room, 4, &q, 1000);
+    assert_int_equal(msgs_for(room, 4, RS_MSG_TUNE_REPLY, m, 8), 1);
+    assert_int_equal(m[0].u.tune_reply.op, RS_TUNE_OP_SELECT);
+    assert_string_equal(m[0].u.tune_reply.text, "unsupported");
+    memset(&q, 0, sizeof q);
+    q.type = RS_MSG_ADMIN;
+    q.u.admin.request_id = 7;
+    strcpy(q.u.admin.secret, "s");
+    for (int i = 0; i < 10; i++)
+        send_msg(room, 3, &q, 2000);
+    assert_int_equal(msgs_for(room, 3, RS_MSG_ADMIN_REPLY, m, 16), 10);
+    assert_int_equal(m[9].u.admin_reply.result, RS_RESULT_BUSY); /* the 11th of this second */
+    assert_int_equal(m[8].u.admin_reply.result, RS_RESULT_ERROR);
+    send_msg(room, 3, &q, 1200000);
+    assert_int_equal(msgs_for(room, 3, RS_MSG_ADMIN_REPLY, m, 8), 1);
+    assert_int_equal(m[0].u.admin_reply.result, RS_RESULT_ERROR); /* a new second */
+
+    /* Seats and tracks. */
+    assert_int_equal(rs_room_set_seat_car(room, "nobody", NULL, 0), RS_ERR_ARG);
+    assert_int_equal(rs_room_set_seat_car(room, "viewer", NULL, 0), RS_ERR_ARG);
+    assert_int_equal(rs_room_set_seat_car(room, "ann", s->car, 0), RS_OK);
+    assert_false(rs_room_end_race(room)); /* the lobby */
+    assert_int_equal(rs_room_set_track(room, s->track, s->json, s->json_len), RS_OK);
+    assert_true(rs_room_track(room, NULL, NULL) == s->track);
+
+    /* Kicks: a player's and a spectator's peer get BYE and close. */
+    assert_false(rs_room_kick(room, "nobody", RS_REASON_KICKED, "x"));
+    assert_true(rs_room_kick(room, "viewer", RS_REASON_KICKED, "go"));
+    assert_int_equal(msgs_for(room, 4, RS_MSG_BYE, m, 8), 1);
+    assert_int_equal(m[0].u.bye.reason, RS_REASON_KICKED);
+    assert_string_equal(m[0].u.bye.text, "go");
+    uint32_t closing[8];
+    assert_int_equal(rs_room_poll_closing(room, closing, 8), 1);
+    assert_int_equal(closing[0], 4);
+    rs_room_disconnect(room, 4, 0);
+
+    /* Shutdown: BYE to everyone left. */
+    rs_room_connect(room, 5, 0);
+    rs_room_close_all(room, RS_REASON_SHUTDOWN, "bye");
+    assert_int_equal(msgs_for(room, 3, RS_MSG_BYE, m, 8), 1);
+    assert_int_equal(m[0].u.bye.reason, RS_REASON_SHUTDOWN);
+    assert_int_equal(rs_room_poll_closing(room, closing, 8), 2);
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players + st.spectators, 0);
+    rs_room_destroy(room);
+}
+
+/* Hooks that count what the room tells them; LAP flags come from here. */
+typedef struct hook_log {
+    uint32_t begins, ends, results, befores, afters, closed;
+    uint32_t entrants;
+    uint64_t tuned_hash, entrant_hash;
+    bool flag_laps;
+} hook_log;
+
+static void h_begin(void *ctx, rs_room *room, const rs_world *world,
+                    const rs_room_entrant *e, uint32_t n)
+{
+    (void)room;
+    hook_log *l = ctx;
+    l->begins++;
+    l->entrants = n;
+    assert_int_equal(rs_world_car_count(world), n);
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(e[i].car, i + 1);
+        assert_int_equal(rs_car_params_hash(e[i].params), e[i].params_hash);
+        if (e[i].tune_hash)
+            l->entrant_hash = e[i].params_hash;
+    }
+}
+static void h_before(void *ctx, rs_room *room, const rs_world *world)
+{
+    (void)room, (void)world;
+    ((hook_log *)ctx)->befores++;
+}
+static void h_after(void *ctx, rs_room *room, const rs_world *world)
+{
+    hook_log *l = ctx;
+    l->afters++;
+    size_t n = 0;
+    const rs_event *ev = rs_world_events(world, &n);
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].type == RS_EVENT_LAP && l->flag_laps && ev[i].car == 1)
+            rs_room_lap_flags(room, (uint8_t)ev[i].car, ev[i].lap, RS_LAP_RECORDED);
+}
+static void h_results(void *ctx, rs_room *room, const rs_world *world)
+{
+    (void)room, (void)world;
+    ((hook_log *)ctx)->results++;
+}
+static void h_end(void *ctx, rs_room *room, const rs_world *world)
+{
+    (void)room, (void)world;
+    ((hook_log *)ctx)->ends++;
+}
+static void h_closed(void *ctx, rs_room *room)
+{
+    (void)room;
+    ((hook_log *)ctx)->closed++;
+}
+
+static void test_room_calls_its_hooks_and_defers_laps(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 2);
+    cfg.laps = 1;
+    cfg.results_ticks = 60;
+    cfg.defer_laps = true;
+    hook_log log;
+    memset(&log, 0, sizeof log);
+    log.flag_laps = true;
+    cfg.hooks.ctx = &log;
+    cfg.hooks.race_begin = h_begin;
+    cfg.hooks.before_step = h_before;
+    cfg.hooks.after_step = h_after;
+    cfg.hooks.race_results = h_results;
+    cfg.hooks.race_end = h_end;
+    cfg.hooks.closed = h_closed;
+    harness *h = harness_create(&cfg, 0, 0, NULL, s->line, 20.0);
+    uint32_t a = harness_add_client(h, "ann", NULL, 0);
+    uint32_t b = harness_add_client(h, "ben", NULL, 0);
+    rs_room *room = harness_room(h);
+    /* A tuned-looking car for ben: any other parameter block will do. */
+    rs_car_params *other = NULL;
+    assert_true(test_car_load("formula", &other));
+    harness_step(h, 1000);
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.phase, RS_PHASE_COUNTDOWN);
+    assert_int_equal(rs_room_set_seat_car(room, "ben", other, 42), RS_OK);
+    int64_t end = harness_now(h) + 200 * 1000000LL;
+    do {
+        harness_step(h, 1000);
+        rs_room_get_stats(room, &st);
+    } while ((st.race_number < 2 || st.tick < 200) && harness_now(h) < end);
+    assert_int_equal(st.race_number, 2);
+    assert_int_equal(log.begins, 2);
+    assert_int_equal(log.results, 1);
+    assert_int_equal(log.ends, 1);
+    assert_int_equal(log.befores, log.afters);
+    assert_true(log.afters >= st.tick);
+    assert_int_equal(log.entrant_hash, rs_car_params_hash(other));
+    /* Car 1's laps were flagged at once; car 2's waited 5 s (or the end of
+     * their world) and went out with flags 0. */
+    rs_msg m;
+    uint32_t flagged = 0, plain = 0;
+    while (harness_client_take(h, a, RS_MSG_LAP, &m)) {
+        if (m.u.lap.car == 1)
+            assert_int_equal(m.u.lap.flags, RS_LAP_RECORDED), flagged++;
+        else
+            assert_int_equal(m.u.lap.flags, 0), plain++;
+    }
+    assert_true(flagged >= 1 && plain >= 1);
+    /* The second race runs ben's own car: CAR_INFO says so, the clients
+     * built it from its block (the harness checks the hashes). */
+    bool seen = false;
+    while (harness_client_take(h, b, RS_MSG_CAR_INFO, &m))
+        if (m.u.car_info.params_hash == rs_car_params_hash(other) && m.u.car_info.tune_hash == 42)
+            seen = true;
+    assert_true(seen);
+    /* An admin ends the race; then nothing is running to end. */
+    while (st.phase != RS_PHASE_RACE) {
+        harness_step(h, 1000);
+        rs_room_get_stats(room, &st);
+    }
+    assert_true(rs_room_end_race(room));
+    assert_false(rs_room_end_race(room));
+    assert_int_equal(log.results, 2);
+    harness_client_stats cs;
+    harness_client_stats_get(h, b, &cs);
+    assert_int_equal(cs.desyncs, 0);
+    harness_destroy(h);
+    assert_int_equal(log.ends, 2);
+    assert_int_equal(log.closed, 1);
+    rs_car_params_destroy(other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_room_refuses_in_words_and_drops_garbage),
+        cmocka_unit_test(test_room_serves_requests_and_controls_without_a_server),
+        cmocka_unit_test(test_room_calls_its_hooks_and_defers_laps),
         cmocka_unit_test(test_room_gives_a_rejoining_player_the_same_car),
         cmocka_unit_test(test_room_starts_the_next_race_with_a_new_world),
         cmocka_unit_test(test_room_races_eight_clients_without_desync),

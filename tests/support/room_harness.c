@@ -42,9 +42,16 @@ typedef struct stream {
 
 typedef struct hclient {
     uint32_t peer;
-    char name[16];
+    char name[RS_PROTO_NAME_MAX + 1];
+    char token[RS_PROTO_TOKEN_LEN + 1];
+    uint8_t hello_flags;  /* RS_HELLO_REGISTER; spectating follows `spectator` */
     bool spectator;
     bool connected;
+    /* Messages kept for harness_client_take (clients added with
+     * harness_add_client only). */
+    bool recording;
+    rs_msg *log;
+    size_t log_len, log_cap;
     stream up[RS_CH_COUNT], down[RS_CH_COUNT];
 
     /* the world as announced */
@@ -204,8 +211,9 @@ static void send_hello(harness *h, uint32_t i)
     m.type = RS_MSG_HELLO;
     m.u.hello.protocol_version = RS_PROTO_VERSION;
     m.u.hello.physics_version = RS_PHYSICS_VERSION;
-    m.u.hello.flags = c->spectator ? RS_HELLO_SPECTATOR : 0;
+    m.u.hello.flags = (uint8_t)((c->spectator ? RS_HELLO_SPECTATOR : 0) | c->hello_flags);
     strcpy(m.u.hello.name, c->name);
+    strcpy(m.u.hello.token, c->token);
     client_send(h, i, &m);
 }
 
@@ -351,12 +359,33 @@ static void on_frame(hclient *c, const rs_msg_frame *f)
     }
 }
 
+static void record(hclient *c, const rs_msg *m)
+{
+    switch (m->type) {
+    case RS_MSG_WELCOME: case RS_MSG_REFUSE: case RS_MSG_BYE: case RS_MSG_LAP:
+    case RS_MSG_CAR_INFO: case RS_MSG_RESULTS: case RS_MSG_LEADERBOARD_REPLY:
+    case RS_MSG_TUNE_REPLY: case RS_MSG_ADMIN_REPLY:
+        break;
+    default:
+        return;
+    }
+    if (c->log_len == c->log_cap) {
+        c->log_cap = c->log_cap ? 2 * c->log_cap : 64;
+        c->log = realloc(c->log, c->log_cap * sizeof *c->log);
+        if (!c->log)
+            FAIL();
+    }
+    c->log[c->log_len++] = *m;
+}
+
 static void on_packet(harness *h, uint32_t i, const uint8_t *data, size_t len)
 {
     hclient *c = &h->c[i];
     rs_msg m;
     if (rs_proto_decode(data, len, &m, NULL) != RS_PROTO_OK)
         FAIL(); /* the room must only send what decodes */
+    if (c->recording)
+        record(c, &m);
     bool complete = false;
     size_t n = 0;
     const uint8_t *bytes;
@@ -604,6 +633,7 @@ void harness_destroy(harness *h)
         free(c->track_json);
         for (uint32_t k = 0; k < RS_PROTO_MAX_CARS; k++)
             free(c->car_block[k]);
+        free(c->log);
     }
     free(h->c);
     free(h->q);
@@ -735,6 +765,59 @@ void harness_step(harness *h, int64_t step_us)
             c->last_confirmed = confirmed;
         }
     }
+}
+
+uint32_t harness_add_client(harness *h, const char *name, const char *token, uint8_t flags)
+{
+    if (h->n >= MAX_CLIENTS)
+        FAIL();
+    hclient *n = realloc(h->c, (h->n + 1) * sizeof *h->c);
+    if (!n)
+        FAIL();
+    h->c = n;
+    uint32_t i = h->n++;
+    hclient *c = &h->c[i];
+    memset(c, 0, sizeof *c);
+    c->peer = 100 + i;
+    c->spectator = (flags & RS_HELLO_SPECTATOR) != 0;
+    c->recording = true;
+    harness_client_identity(h, i, name, token, flags);
+    if (rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->snap_asm) != RS_PROTO_OK ||
+        rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->params_asm) != RS_PROTO_OK)
+        FAIL();
+    harness_client_rejoin(h, i);
+    return i;
+}
+
+void harness_client_identity(harness *h, uint32_t i, const char *name, const char *token,
+                             uint8_t flags)
+{
+    hclient *c = &h->c[i];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    snprintf(c->token, sizeof c->token, "%s", token ? token : "");
+    c->hello_flags = flags & RS_HELLO_REGISTER;
+    c->spectator = (flags & RS_HELLO_SPECTATOR) != 0;
+}
+
+void harness_client_send(harness *h, uint32_t i, const rs_msg *m)
+{
+    if (h->c[i].connected)
+        client_send(h, i, m);
+}
+
+bool harness_client_take(harness *h, uint32_t i, uint8_t type, rs_msg *out)
+{
+    hclient *c = &h->c[i];
+    for (size_t k = 0; k < c->log_len; k++) {
+        if (c->log[k].type != type)
+            continue;
+        if (out)
+            *out = c->log[k];
+        memmove(c->log + k, c->log + k + 1, (c->log_len - k - 1) * sizeof *c->log);
+        c->log_len--;
+        return true;
+    }
+    return false;
 }
 
 int64_t harness_now(const harness *h)

@@ -78,4 +78,19 @@ void harness_client_rejoin(harness *h, uint32_t i);
 /* The car the room gave client i in the current world (0 = none). */
 uint8_t harness_client_car(const harness *h, uint32_t i);
 
+/* Adds a client that says HELLO as name with token (NULL or "" = none) and
+ * flags (RS_HELLO_SPECTATOR, RS_HELLO_REGISTER), and returns its index. It
+ * drives like the others, and keeps the control messages it receives
+ * (WELCOME, REFUSE, BYE, LAP, CAR_INFO, RESULTS and the replies) for
+ * harness_client_take. */
+uint32_t harness_add_client(harness *h, const char *name, const char *token, uint8_t flags);
+/* What client i says in its next HELLO (harness_client_rejoin). */
+void harness_client_identity(harness *h, uint32_t i, const char *name, const char *token,
+                             uint8_t flags);
+/* Sends m from client i (on its channel), if it is connected. */
+void harness_client_send(harness *h, uint32_t i, const rs_msg *m);
+/* Removes the oldest kept message of this type into *out (may be NULL);
+ * false when there is none. */
+bool harness_client_take(harness *h, uint32_t i, uint8_t type, rs_msg *out);
+
 #endif

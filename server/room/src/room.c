@@ -70,6 +70,8 @@ static rs_status check_config(const rs_room_config *c, char *err, size_t err_len
         return range_err(err, err_len, "max_input_rate", "below tick_hz");
     if (c->password && strlen(c->password) > RS_PROTO_SECRET_MAX)
         return range_err(err, err_len, "password", "longer than 64 bytes");
+    if (c->name && strlen(c->name) > RS_PROTO_NAME_MAX)
+        return range_err(err, err_len, "name", "longer than 32 bytes");
     if (c->track_json_len > RS_PROTO_BLOB_MAX)
         return range_err(err, err_len, "track_json", "larger than 16 MiB");
     return RS_OK;
@@ -90,6 +92,8 @@ rs_status rs_room_create(const rs_room_config *cfg, rs_room **out, char *err, si
     if (cfg->password)
         strcpy(r->password, cfg->password);
     r->cfg.password = NULL;
+    strcpy(r->name, cfg->name && cfg->name[0] ? cfg->name : "default");
+    r->cfg.name = r->name;
     if (r->cfg.start_players == 0)
         r->cfg.start_players = r->cfg.max_players;
     r->track_hash = rs_track_hash(cfg->track);
@@ -119,6 +123,12 @@ void rs_room_destroy(rs_room *room)
     if (!room)
         return;
     room_destroy_world(room);
+    if (room->cfg.hooks.closed)
+        room->cfg.hooks.closed(room->cfg.hooks.ctx, room);
+    if (room->seats)
+        for (uint32_t i = 0; i < room->cfg.max_players; i++)
+            room_seat_free(room, (int)i);
+    free(room->laps);
     free(room->car_block);
     free(room->peers);
     free(room->seats);
@@ -195,8 +205,8 @@ void room_leave_seat(rs_room *room, int seat)
     s->peer = -1;
     if (s->car)
         room_broadcast_car_info(room, s->car);
-    else if (!room->world)
-        s->used = false; /* no race to come back to: the seat is free again */
+    else if (!room->world || s->kicked)
+        room_seat_free(room, seat); /* no car to come back to: the seat is free again */
 }
 
 static uint32_t count_state(const rs_room *room, uint8_t state)
@@ -207,7 +217,7 @@ static uint32_t count_state(const rs_room *room, uint8_t state)
     return n;
 }
 
-static void send_welcome(rs_room *room, room_peer *p, int64_t player_id)
+static void send_welcome(rs_room *room, room_peer *p, int64_t player_id, const char *token)
 {
     rs_msg m;
     memset(&m, 0, sizeof m);
@@ -216,6 +226,8 @@ static void send_welcome(rs_room *room, room_peer *p, int64_t player_id)
     w->room_id = room->cfg.room_id;
     w->car = (uint8_t)(p->seat >= 0 && room->world ? room->seats[p->seat].car : 0);
     w->player_id = player_id;
+    if (token)
+        strcpy(w->token, token);
     w->tick_hz = (uint16_t)room->cfg.tick_hz;
     w->substeps = (uint8_t)room->cfg.substeps;
     w->hash_interval = (uint16_t)room->cfg.hash_interval;
@@ -224,14 +236,87 @@ static void send_welcome(rs_room *room, room_peer *p, int64_t player_id)
     w->track_hash = room->track_hash;
     w->car_count = (uint8_t)(room->world ? room->car_count : 0);
     for (uint32_t i = 0; i < w->car_count; i++)
-        w->car_hashes[i] = room->car_hash;
+        w->car_hashes[i] = room->cars[i].params_hash;
     room_send(room, p->id, &m);
 }
 
 void room_welcome(rs_room *room, room_peer *p)
 {
     int64_t pid = p->seat >= 0 ? room->seats[p->seat].player_id : 0;
-    send_welcome(room, p, pid);
+    send_welcome(room, p, pid, NULL);
+}
+
+static bool is_token(const char *t)
+{
+    size_t n = 0;
+    for (; t[n]; n++) {
+        char c = t[n];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+            return false;
+    }
+    return n == RS_PROTO_TOKEN_LEN;
+}
+
+/* Whether a newcomer could take a place now (a free seat or spectator
+ * slot): checked before registering, so a token is never issued to a
+ * player the room then turns away. */
+static bool place_free(const rs_room *room, const rs_msg_hello *h)
+{
+    if (h->flags & RS_HELLO_SPECTATOR)
+        return count_state(room, PEER_SPECTATOR) < room->cfg.spectator_slots;
+    for (uint32_t i = 0; i < room->cfg.max_players; i++)
+        if (!room->seats[i].used)
+            return true;
+    return false;
+}
+
+/* Registration (the register_player hook) or authentication (cfg.auth):
+ * false when p was refused. */
+static bool identify(rs_room *room, room_peer *p, const rs_msg_hello *h, int64_t *player_id,
+                     char token[RS_PROTO_TOKEN_LEN + 1])
+{
+    char text[RS_PROTO_TEXT_MAX + 1];
+    *player_id = 0;
+    token[0] = '\0';
+    if (h->flags & RS_HELLO_REGISTER) {
+        if (!room->cfg.hooks.register_player) {
+            room_refuse(room, p, RS_REASON_AUTH, "this room cannot register players");
+            return false;
+        }
+        if (!place_free(room, h)) {
+            room_refuse(room, p, RS_REASON_FULL, "the room is full: register later");
+            return false;
+        }
+        bool taken = false;
+        snprintf(text, sizeof text, "registration failed");
+        if (!room->cfg.hooks.register_player(room->cfg.hooks.ctx, h->name, player_id, token,
+                                             &taken, text, sizeof text)) {
+            text[RS_PROTO_TEXT_MAX] = '\0';
+            room_refuse(room, p, taken ? RS_REASON_NAME_TAKEN : RS_REASON_AUTH, text);
+            return false;
+        }
+        token[RS_PROTO_TOKEN_LEN] = '\0';
+        if (*player_id <= 0 || !is_token(token)) {
+            /* A hook that breaks its contract must not produce a WELCOME
+             * that does not encode. */
+            room_refuse(room, p, RS_REASON_AUTH, "registration failed");
+            return false;
+        }
+        return true;
+    }
+    if (room->cfg.auth) {
+        snprintf(text, sizeof text, "unknown player or wrong token");
+        if (!room->cfg.auth(room->cfg.auth_ctx, h->name, h->token, player_id, text,
+                            sizeof text) || *player_id < 0) {
+            text[RS_PROTO_TEXT_MAX] = '\0';
+            uint8_t reason = RS_REASON_AUTH;
+            if (*player_id < 0 && *player_id > -256)
+                reason = (uint8_t)-*player_id;
+            room_refuse(room, p, reason, text);
+            return false;
+        }
+    }
+    return true;
 }
 
 static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
@@ -243,24 +328,20 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
         room_refuse(room, p, RS_REASON_PHYSICS, text);
         return;
     }
+    if (h->room[0] && strcmp(h->room, room->name) != 0) {
+        char text[RS_PROTO_TEXT_MAX + 1];
+        snprintf(text, sizeof text, "no room named \"%s\" here", h->room);
+        room_refuse(room, p, RS_REASON_NO_ROOM, text);
+        return;
+    }
     if (room->password[0] && strcmp(room->password, h->password) != 0) {
         room_refuse(room, p, RS_REASON_PASSWORD, "wrong room password");
         return;
     }
     int64_t player_id = 0;
-    if (h->flags & RS_HELLO_REGISTER) {
-        room_refuse(room, p, RS_REASON_AUTH, "this room cannot register players");
+    char token[RS_PROTO_TOKEN_LEN + 1];
+    if (!identify(room, p, h, &player_id, token))
         return;
-    }
-    if (room->cfg.auth) {
-        char text[RS_PROTO_TEXT_MAX + 1] = "unknown player or wrong token";
-        if (!room->cfg.auth(room->cfg.auth_ctx, h->name, h->token, &player_id, text,
-                            sizeof text) || player_id < 0) {
-            text[RS_PROTO_TEXT_MAX] = '\0';
-            room_refuse(room, p, RS_REASON_AUTH, text);
-            return;
-        }
-    }
     if (h->flags & RS_HELLO_SPECTATOR) {
         if (count_state(room, PEER_SPECTATOR) >= room->cfg.spectator_slots) {
             room_refuse(room, p, RS_REASON_FULL, "no spectator slot free");
@@ -272,7 +353,7 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
         int seat = -1, free_seat = -1;
         for (uint32_t i = 0; i < room->cfg.max_players; i++) {
             room_seat *s = &room->seats[i];
-            if (s->used && strcmp(s->name, h->name) == 0)
+            if (s->used && !s->kicked && strcmp(s->name, h->name) == 0)
                 seat = (int)i;
             else if (!s->used && free_seat < 0)
                 free_seat = (int)i;
@@ -295,7 +376,7 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
             }
             seat = free_seat;
             room_seat *s = &room->seats[seat];
-            memset(s, 0, sizeof *s);
+            room_seat_free(room, seat);
             s->used = true;
             strcpy(s->name, h->name);
             s->player_id = player_id;
@@ -308,7 +389,9 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
             room->lobby_since_us = -1; /* set by the next update */
         }
     }
-    send_welcome(room, p, player_id);
+    strcpy(p->name, h->name);
+    p->player_id = player_id;
+    send_welcome(room, p, player_id, token);
     room_send_race_state(room, p);
     if (room->world) {
         room_send_world_to(room, p);
@@ -339,6 +422,7 @@ static bool rate_ok(rs_room *room, room_peer *p, int64_t now_us)
 void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_t *bytes,
                      size_t len, int64_t now_us)
 {
+    room->now_us = now_us;
     room->stats.packets_in++;
     room->stats.bytes_in += len;
     room_peer *p = room_find_peer(room, peer);
@@ -411,9 +495,18 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
     case RS_MSG_HELLO:
         drop(room); /* a second handshake on one connection */
         break;
-    default:
+    case RS_MSG_LEADERBOARD_REQUEST:
+    case RS_MSG_TUNE_SAVE:
+    case RS_MSG_TUNE_LOAD:
+    case RS_MSG_TUNE_LIST:
+    case RS_MSG_SELECT_TUNE:
+    case RS_MSG_ADMIN:
         /* Leaderboards, tunes and admin commands are the server's business
-         * (they need the store); the room ignores them. */
+         * (they need the store): the request hook answers them. */
+        room_on_request(room, p, &m, now_us);
+        break;
+    default:
+        drop(room);
         break;
     }
 }

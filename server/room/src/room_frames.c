@@ -182,8 +182,8 @@ void room_send_frames(rs_room *room, uint64_t last_tick)
          * a loss once it exceeds what a slow route explains. */
         if (need >= win || last_tick - need < RS_ROOM_REPAIR_LAG_TICKS)
             continue;
-        /* Repairs go out between regular FRAMEs: two packets sent at once on
-         * a sequenced channel often cost one of them to reordering. */
+        /* Repairs go out between regular FRAMEs, so a client never gets two
+         * FRAMEs in one burst (a burst loss would take both). */
         if (regular && room->cfg.frame_every > 1)
             continue;
         if (p->repair_next < need)

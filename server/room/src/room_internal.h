@@ -23,6 +23,11 @@
 #define RS_ROOM_REPAIR_LAG_TICKS 20u
 /* Peers beyond the seats that may be mid-handshake at once. */
 #define RS_ROOM_PENDING_PEERS 32u
+/* Requests (leaderboards, tunes, admin) a peer may send per second; more
+ * are answered BUSY. Each may cost the server a database query. */
+#define RS_ROOM_REQUEST_RATE 10u
+/* How long a deferred LAP waits for its flags (rs_room_lap_flags). */
+#define RS_ROOM_LAP_WAIT_US 5000000
 
 enum { PEER_FREE = 0, PEER_NEW, PEER_PLAYER, PEER_SPECTATOR, PEER_CLOSING };
 
@@ -41,6 +46,12 @@ typedef struct room_peer {
     /* rate limit: INPUTs and PINGs in the current one-second window */
     int64_t rate_window_us;
     uint32_t rate_count;
+    /* rate limit of requests */
+    int64_t req_window_us;
+    uint32_t req_count;
+    /* who it is (players and spectators), for requests and kicks */
+    char name[RS_PROTO_NAME_MAX + 1];
+    int64_t player_id;
 } room_peer;
 
 typedef struct room_seat {
@@ -49,10 +60,26 @@ typedef struct room_seat {
     int64_t player_id;
     int peer;       /* index into peers, -1 while disconnected */
     uint16_t car;   /* index1 in the current world; 0 = none */
+    bool kicked;    /* its player was kicked: the car cannot be rejoined */
+    /* The car it drives from the next race on (rs_room_set_seat_car):
+     * a canonical parameter block, NULL = the room's stock car. */
+    uint8_t *block;
+    size_t block_len;
+    uint64_t params_hash, tune_hash;
 } room_seat;
+
+/* A LAP waiting for its flags (cfg.defer_laps). */
+typedef struct room_lap_wait {
+    rs_msg_lap lap;
+    int64_t due_us;
+} room_lap_wait;
 
 typedef struct room_car {
     int seat;                        /* who drives it */
+    rs_car_params *own;              /* its parameters when not stock (owned), else NULL */
+    uint8_t *block;                  /* its canonical block when not stock (owned) */
+    size_t block_len;
+    uint64_t params_hash, tune_hash;
     rs_input last;                   /* the input used on the last stepped tick */
     uint64_t ring_tick[RS_ROOM_INPUT_RING]; /* tick + 1 of the input held in the slot; 0 = empty */
     rs_input ring_in[RS_ROOM_INPUT_RING];
@@ -64,8 +91,16 @@ typedef struct room_car {
 } room_car;
 
 struct rs_room {
-    rs_room_config cfg;
+    rs_room_config cfg;              /* cfg.track / track_json: the current race's track */
     char password[RS_PROTO_SECRET_MAX + 1];
+    char name[RS_PROTO_NAME_MAX + 1];
+    const rs_track *next_track;      /* rs_room_set_track during a race, else NULL */
+    const char *next_json;
+    size_t next_json_len;
+    int64_t now_us;                  /* the newest time the transport passed in */
+    bool race_begun;                 /* hooks.race_begin was called for this world */
+    room_lap_wait *laps;             /* deferred LAPs */
+    size_t laps_len, laps_cap;
     uint64_t track_hash, car_hash;
     uint8_t *car_block;
     size_t car_block_len;
@@ -103,7 +138,8 @@ struct rs_room {
 };
 
 /* room_send.c */
-void room_send(rs_room *room, uint32_t peer_id, const rs_msg *msg);
+bool room_send(rs_room *room, uint32_t peer_id, const rs_msg *msg);
+void room_send_watchers(rs_room *room, const rs_msg *msg);
 void room_send_blob_params(rs_room *room, uint32_t peer_id, uint8_t kind, uint8_t car,
                            uint64_t id_hash, const uint8_t *data, size_t len);
 void room_send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick, uint64_t hash,
@@ -119,6 +155,16 @@ void room_send_race_state(rs_room *room, room_peer *only);
 void room_send_car_info(rs_room *room, room_peer *only, uint16_t car);
 void room_broadcast_car_info(rs_room *room, uint16_t car);
 void room_destroy_world(rs_room *room);
+/* RESULTS, then the results phase (from tick). */
+void room_enter_results(rs_room *room, uint64_t tick);
+/* The current track's hash follows cfg.track. */
+void room_apply_next_track(rs_room *room);
+
+/* room_hooks.c: the server's controls and the deferred LAPs */
+void room_lap_queue(rs_room *room, const rs_msg_lap *lap);
+void room_laps_expire(rs_room *room, bool all);
+void room_on_request(rs_room *room, room_peer *p, const rs_msg *m, int64_t now_us);
+void room_seat_free(rs_room *room, int seat);
 
 /* room_frames.c */
 void room_on_input(rs_room *room, room_peer *p, const rs_msg_input *in, int64_t now_us);

@@ -28,8 +28,17 @@ uint64_t room_period_due(const rs_room *room, uint64_t tick)
 
 void room_destroy_world(rs_room *room)
 {
+    if (room->world && room->race_begun && room->cfg.hooks.race_end)
+        room->cfg.hooks.race_end(room->cfg.hooks.ctx, room, room->world);
+    room->race_begun = false;
+    /* LAPs of this race must not trail into the next one. */
+    room_laps_expire(room, true);
     rs_world_destroy(room->world);
     room->world = NULL;
+    for (uint32_t i = 0; room->cars && i < room->car_count; i++) {
+        rs_car_params_destroy(room->cars[i].own);
+        free(room->cars[i].block);
+    }
     free(room->cars);
     room->cars = NULL;
     room->car_count = 0;
@@ -75,9 +84,9 @@ void room_send_car_info(rs_room *room, room_peer *only, uint16_t car)
     c->flags = s->peer >= 0 ? RS_CAR_CONNECTED : 0;
     c->player_id = s->player_id;
     strcpy(c->name, s->name);
-    c->params_hash = room->car_hash;
+    c->params_hash = room->cars[car - 1].params_hash;
     c->base_hash = room->car_hash;
-    c->tune_hash = 0;
+    c->tune_hash = room->cars[car - 1].tune_hash;
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (room_peer_watching(p) && (!only || only == p))
@@ -96,9 +105,15 @@ void room_send_world_to(rs_room *room, room_peer *p)
 {
     for (uint16_t c = 1; c <= room->car_count; c++)
         room_send_car_info(room, p, c);
-    for (uint32_t c = 1; c <= room->car_count; c++)
-        room_send_blob_params(room, p->id, RS_PARAMS_CAR, (uint8_t)c, room->car_hash,
-                              room->car_block, room->car_block_len);
+    for (uint32_t c = 1; c <= room->car_count; c++) {
+        const room_car *rc = &room->cars[c - 1];
+        if (rc->block)
+            room_send_blob_params(room, p->id, RS_PARAMS_CAR, (uint8_t)c, rc->params_hash,
+                                  rc->block, rc->block_len);
+        else
+            room_send_blob_params(room, p->id, RS_PARAMS_CAR, (uint8_t)c, room->car_hash,
+                                  room->car_block, room->car_block_len);
+    }
     room_send_blob_params(room, p->id, RS_PARAMS_TRACK, 0, room->track_hash,
                           (const uint8_t *)room->cfg.track_json, room->cfg.track_json_len);
     size_t n = rs_world_snapshot(room->world, room->snap_buf, room->snap_cap);
@@ -121,8 +136,60 @@ void room_send_world_to(rs_room *room, room_peer *p)
     }
 }
 
+void room_apply_next_track(rs_room *room)
+{
+    if (!room->next_track || room->world)
+        return;
+    room->cfg.track = room->next_track;
+    room->cfg.track_json = room->next_json;
+    room->cfg.track_json_len = room->next_json_len;
+    room->track_hash = rs_track_hash(room->next_track);
+    room->next_track = NULL;
+}
+
+/* A seat's chosen car for this world: its own copy (the seat may choose
+ * again during the race), or the stock car. */
+static rs_status car_from_seat(rs_room *room, room_car *c, const room_seat *s)
+{
+    c->params_hash = room->car_hash;
+    c->tune_hash = 0;
+    if (!s->block)
+        return RS_OK;
+    c->block = malloc(s->block_len);
+    if (!c->block)
+        return RS_ERR_NOMEM;
+    memcpy(c->block, s->block, s->block_len);
+    c->block_len = s->block_len;
+    rs_status st = rs_car_params_from_block(c->block, c->block_len, &c->own, NULL, 0);
+    if (st != RS_OK)
+        return st;
+    c->params_hash = s->params_hash;
+    c->tune_hash = s->tune_hash;
+    return RS_OK;
+}
+
+static void hook_race_begin(rs_room *room)
+{
+    if (!room->cfg.hooks.race_begin)
+        return;
+    rs_room_entrant e[RS_PROTO_MAX_CARS];
+    for (uint32_t i = 0; i < room->car_count; i++) {
+        const room_car *c = &room->cars[i];
+        const room_seat *s = &room->seats[c->seat];
+        e[i].car = (uint8_t)(i + 1);
+        e[i].player_id = s->player_id;
+        e[i].name = s->name;
+        e[i].params_hash = c->params_hash;
+        e[i].base_hash = room->car_hash;
+        e[i].tune_hash = c->tune_hash;
+        e[i].params = c->own ? c->own : room->cfg.car;
+    }
+    room->cfg.hooks.race_begin(room->cfg.hooks.ctx, room, room->world, e, room->car_count);
+}
+
 static bool start_race(rs_room *room, int64_t now_us)
 {
+    room_apply_next_track(room);
     uint32_t n = 0;
     for (uint32_t i = 0; i < room->cfg.max_players; i++)
         n += room->seats[i].used && room->seats[i].peer >= 0;
@@ -145,7 +212,7 @@ static bool start_race(rs_room *room, int64_t now_us)
     /* Seats that left for good during the last race free their place. */
     for (uint32_t i = 0; i < room->cfg.max_players; i++)
         if (room->seats[i].used && room->seats[i].peer < 0)
-            room->seats[i].used = false;
+            room_seat_free(room, (int)i);
     uint32_t car = 0;
     for (uint32_t i = 0; i < room->cfg.max_players; i++) {
         room_seat *s = &room->seats[i];
@@ -153,8 +220,10 @@ static bool start_race(rs_room *room, int64_t now_us)
             continue;
         rs_car_spawn sp;
         rs_car_id id;
-        if (!rs_track_grid_slot(room->cfg.track, car, &sp) ||
-            rs_world_add_car(room->world, room->cfg.car, &sp, &id) != RS_OK)
+        room_car *rc = &room->cars[car];
+        room->car_count = car + 1; /* so a failure frees this car's copy */
+        if (car_from_seat(room, rc, s) != RS_OK || !rs_track_grid_slot(room->cfg.track, car, &sp) ||
+            rs_world_add_car(room->world, rc->own ? rc->own : room->cfg.car, &sp, &id) != RS_OK)
             goto fail;
         room->cars[car].seat = (int)i;
         room->cars[car].last = rs_proto_input_neutral();
@@ -173,6 +242,8 @@ static bool start_race(rs_room *room, int64_t now_us)
     room->phase_tick = 0;
     room->phase_end_tick = room->cfg.countdown_ticks;
     room->first_finish_tick = 0;
+    room->race_begun = true;
+    hook_race_begin(room);
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (!room_peer_watching(p))
@@ -213,9 +284,15 @@ static void send_results(rs_room *room)
         row->finish_us = rc.status == RS_RACE_FINISHED ? rc.finish_us : -1;
         row->best_lap_us = rc.best_lap_us >= 0 ? rc.best_lap_us : -1;
     }
-    for (uint32_t i = 0; i < room->peer_cap; i++)
-        if (room_peer_watching(&room->peers[i]))
-            room_send(room, room->peers[i].id, &m);
+    room_send_watchers(room, &m);
+}
+
+void room_enter_results(rs_room *room, uint64_t tick)
+{
+    send_results(room);
+    set_phase(room, RS_PHASE_RESULTS, tick, tick + room->cfg.results_ticks);
+    if (room->cfg.hooks.race_results)
+        room->cfg.hooks.race_results(room->cfg.hooks.ctx, room, room->world);
 }
 
 static void send_events(rs_room *room)
@@ -238,10 +315,11 @@ static void send_events(rs_room *room)
             l->sectors_us[k] = ev[i].sectors_us[k];
         l->valid = ev[i].valid;
         l->invalid_reason = ev[i].valid ? 0 : ev[i].reason;
-        l->flags = 0; /* persistence is the server's: the room records nothing */
-        for (uint32_t k = 0; k < room->peer_cap; k++)
-            if (room_peer_watching(&room->peers[k]))
-                room_send(room, room->peers[k].id, &m);
+        l->flags = 0; /* persistence is the server's: rs_room_lap_flags */
+        if (room->cfg.defer_laps)
+            room_lap_queue(room, l);
+        else
+            room_send_watchers(room, &m);
     }
 }
 
@@ -268,6 +346,8 @@ static void step_tick(rs_room *room)
         used[c] = room_input_for_tick(room, c, t);
         rs_world_set_input(room->world, (rs_car_id){(uint16_t)(c + 1)}, &used[c]);
     }
+    if (room->cfg.hooks.before_step)
+        room->cfg.hooks.before_step(room->cfg.hooks.ctx, room, room->world);
     rs_world_step(room->world);
     room->stats.ticks++;
     if (t % room->cfg.hash_interval == 0) {
@@ -276,6 +356,9 @@ static void step_tick(rs_room *room)
         room->hash_val[i] = rs_world_hash(room->world);
     }
     send_events(room);
+    /* After the LAPs are queued, so the hook can flag them at once. */
+    if (room->cfg.hooks.after_step)
+        room->cfg.hooks.after_step(room->cfg.hooks.ctx, room, room->world);
     uint64_t next = t + 1;
     if (room->phase == RS_PHASE_COUNTDOWN && next >= room->cfg.countdown_ticks) {
         set_phase(room, RS_PHASE_RACE, next, 0);
@@ -291,8 +374,7 @@ static void step_tick(rs_room *room)
         if (rs_world_race_over(room->world) || connected_finished(room) ||
             (room->first_finish_tick &&
              next - room->first_finish_tick >= room->cfg.finish_timeout_ticks)) {
-            send_results(room);
-            set_phase(room, RS_PHASE_RESULTS, next, next + room->cfg.results_ticks);
+            room_enter_results(room, next);
         }
     }
     room_send_frames(room, t);
@@ -343,7 +425,9 @@ void room_race_update(rs_room *room, int64_t now_us)
 
 void rs_room_update(rs_room *room, int64_t now_us)
 {
+    room->now_us = now_us;
     room_race_update(room, now_us);
+    room_laps_expire(room, false);
 }
 
 int64_t rs_room_next_due_us(const rs_room *room, int64_t now_us)

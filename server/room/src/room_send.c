@@ -31,19 +31,19 @@ static rs_room_packet *queue_slot(rs_room *room)
     return &room->out[room->out_len++];
 }
 
-void room_send(rs_room *room, uint32_t peer_id, const rs_msg *msg)
+bool room_send(rs_room *room, uint32_t peer_id, const rs_msg *msg)
 {
     rs_room_packet *pk = queue_slot(room);
     if (!pk)
-        return; /* out of memory: the packet is lost like a dropped datagram */
+        return false; /* out of memory: the packet is lost like a dropped datagram */
     size_t len = 0;
     uint8_t ch = 0, dir = 0;
     bool rel = true;
     if (rs_proto_encode(msg, pk->data, sizeof pk->data, &len, NULL) != RS_PROTO_OK ||
         !rs_proto_msg_info(msg->type, &ch, &rel, &dir)) {
-        /* Our own message failed its range checks: a bug, but never sent. */
+        /* A message that fails its range checks is never sent. */
         room->out_len--;
-        return;
+        return false;
     }
     pk->peer = peer_id;
     pk->channel = ch;
@@ -51,6 +51,14 @@ void room_send(rs_room *room, uint32_t peer_id, const rs_msg *msg)
     pk->len = (uint16_t)len;
     room->stats.packets_out++;
     room->stats.bytes_out += len;
+    return true;
+}
+
+void room_send_watchers(rs_room *room, const rs_msg *msg)
+{
+    for (uint32_t i = 0; i < room->peer_cap; i++)
+        if (room_peer_watching(&room->peers[i]))
+            room_send(room, room->peers[i].id, msg);
 }
 
 size_t rs_room_poll(rs_room *room, rs_room_packet *out, size_t cap)

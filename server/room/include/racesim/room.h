@@ -39,10 +39,66 @@ extern "C" {
 
 /* Decides who a HELLO is. Returns true and sets *player_id (>= 0; 0 =
  * guest) to accept, or false and fills text (a NUL-terminated message for
- * the player, at most text_cap bytes) to refuse with RS_REASON_AUTH. Called
- * from rs_room_receive; must not call back into the room. */
+ * the player, at most text_cap bytes) to refuse. The refusal's reason is
+ * RS_REASON_AUTH unless the function also sets *player_id to minus another
+ * reason (-RS_REASON_BANNED: REFUSE reason 8). *player_id is 0 on entry.
+ * Called from rs_room_receive; must not call back into the room. */
 typedef bool (*rs_room_auth_fn)(void *ctx, const char *name, const char *token,
                                 int64_t *player_id, char *text, size_t text_cap);
+
+typedef struct rs_room rs_room;
+
+/* Who drives a car of a new race world. */
+typedef struct rs_room_entrant {
+    uint8_t car;              /* 1..car_count */
+    int64_t player_id;        /* 0 guest */
+    const char *name;         /* borrowed for the call */
+    uint64_t params_hash;     /* the block the car runs (tuned or stock) */
+    uint64_t base_hash;       /* the stock car's hash */
+    uint64_t tune_hash;       /* 0 stock */
+    const rs_car_params *params; /* the car's parameters in this world; borrowed until
+                                    race_end */
+} rs_room_entrant;
+
+/* What a room tells its server and asks of it. Every member is optional
+ * (NULL). Called on the room's thread from inside rs_room_* calls; a hook
+ * may call only the rs_room functions its comment allows (on its own room;
+ * other rooms only when they are idle on the same thread). */
+typedef struct rs_room_hooks {
+    void *ctx;
+    /* A new race world exists (countdown begins). entrants[i] drives car i + 1.
+     * The entrants are borrowed for the call. */
+    void (*race_begin)(void *ctx, rs_room *room, const rs_world *world,
+                       const rs_room_entrant *entrants, uint32_t count);
+    /* Around every rs_world_step of the race world (inputs are set before
+     * before_step). after_step may call rs_room_lap_flags and rs_room_send. */
+    void (*before_step)(void *ctx, rs_room *room, const rs_world *world);
+    void (*after_step)(void *ctx, rs_room *room, const rs_world *world);
+    /* The race world is about to be destroyed (after results, or the room is
+     * destroyed). May call rs_room_lap_flags (deferred LAPs still waiting go
+     * out with flags 0 right after this hook). */
+    void (*race_end)(void *ctx, rs_room *room, const rs_world *world);
+    /* LEADERBOARD_REQUEST, TUNE_SAVE/LOAD/LIST, SELECT_TUNE or ADMIN from a connected
+     * player or spectator (already decoded, on the right channel, rate-limited). The hook
+     * answers with rs_room_send and may call rs_room_set_seat_car, rs_room_kick,
+     * rs_room_end_race, rs_room_set_track. Without the hook the room answers
+     * LEADERBOARD_REPLY / TUNE_REPLY / ADMIN_REPLY with result RS_RESULT_ERROR and the
+     * text "unsupported" (the protocol has no result code of its own for it). */
+    void (*request)(void *ctx, rs_room *room, uint32_t peer, int64_t player_id,
+                    const char *name, const rs_msg *msg);
+    /* HELLO with RS_HELLO_REGISTER: create the player. Return true with *player_id and a
+     * 64-hex-digit token (sent once in WELCOME.token), or false with text (reason 4 if
+     * name_taken, else 3). Without the hook registration is refused (reason 3). */
+    bool (*register_player)(void *ctx, const char *name, int64_t *player_id,
+                            char token[65], bool *name_taken, char *text, size_t text_cap);
+    /* Added to contract C: the race is decided (RESULTS was just sent, the
+     * results phase begins; also after rs_room_end_race). The world still
+     * runs through the results phase. */
+    void (*race_results)(void *ctx, rs_room *room, const rs_world *world);
+    /* Added to contract C: the room is being destroyed (called last, after
+     * race_end). The hook must forget the room. */
+    void (*closed)(void *ctx, rs_room *room);
+} rs_room_hooks;
 
 typedef struct rs_room_config {
     const rs_track *track;      /* borrowed; must outlive the room. Required */
@@ -73,6 +129,10 @@ typedef struct rs_room_config {
     const char *password;       /* NULL or "" = none; copied */
     rs_room_auth_fn auth;       /* NULL: everybody is accepted as a guest (player id 0) */
     void *auth_ctx;
+    rs_room_hooks hooks;        /* copied; every member optional */
+    const char *name;           /* matched against HELLO.room ("" there = any room); copied;
+                                   NULL or "" = "default". At most 32 bytes */
+    bool defer_laps;            /* LAP messages wait for rs_room_lap_flags (at most 5 s) */
 } rs_room_config;
 
 /* 60 Hz, 4 substeps, 3 laps, 16 players, 8 spectators, start at 16 players or
@@ -80,8 +140,6 @@ typedef struct rs_room_config {
  * hash every 30 ticks, FRAME every 2 ticks carrying 4, 120 INPUTs/s. The
  * track, its JSON and the car stay NULL. */
 rs_room_config rs_room_config_default(void);
-
-typedef struct rs_room rs_room;
 
 /* Checks the configuration and creates a room in the lobby. Copies the
  * password; borrows the track, its JSON text and the car. Returns RS_ERR_ARG
@@ -161,6 +219,9 @@ typedef struct rs_room_stats {
     uint64_t snapshots_sent;
     uint64_t desync_reports;
     uint64_t refused;
+    uint64_t requests;        /* requests handed to the request hook (or answered
+                                 "unsupported"); over 10 per second per peer are answered
+                                 BUSY and counted in rate_limited */
 } rs_room_stats;
 
 /* Fills *out. Never fails. */
@@ -174,6 +235,54 @@ const rs_world *rs_room_world(const rs_room *room);
  * stepping it, kept for the last 4096 ticks of the current race. Returns
  * false when tick is not a hashed tick or is too old. For tests and logs. */
 bool rs_room_hash_at(const rs_room *room, uint64_t tick, uint64_t *hash);
+
+/* ------------------------------------------------- the server's controls */
+
+/* Queues one message for a peer (channel and reliability from the message list). Returns
+ * false if the peer is unknown or the message does not encode. Allowed inside hooks. */
+bool rs_room_send(rs_room *room, uint32_t peer, const rs_msg *msg);
+
+/* The car a seat (found by player name) drives from the next race on: the room copies
+ * params (through its canonical block). tune_hash 0 = stock; base_hash is the stock car.
+ * NULL params = back to the room's stock car. RS_ERR_ARG for an unknown name (or a
+ * spectator), RS_ERR_NOMEM. Allowed in hooks. */
+rs_status rs_room_set_seat_car(rs_room *room, const char *name, const rs_car_params *params,
+                               uint64_t tune_hash);
+
+/* Sends BYE(reason, text) to the named player's or spectator's peer and closes it; the
+ * seat is freed (its car, if racing, brakes to a stop and cannot be rejoined). Returns
+ * false if nobody of that name is connected. Allowed in hooks. */
+bool rs_room_kick(rs_room *room, const char *name, uint8_t reason, const char *text);
+
+/* Ends the running race now (countdown or race phase): RESULTS with unfinished cars
+ * DNF, then the results phase. False in lobby/results. Allowed in hooks. */
+bool rs_room_end_race(rs_room *room);
+
+/* Uses this track from the next race on (borrowed like cfg.track; must outlive the room;
+ * the JSON is borrowed too). The current race continues; in the lobby it applies at once.
+ * RS_ERR_ARG for NULL, RS_ERR_RANGE when its grid has fewer slots than max_players.
+ * Allowed in hooks. */
+rs_status rs_room_set_track(rs_room *room, const rs_track *track, const char *track_json,
+                            size_t track_json_len);
+
+/* When defer_laps is set, LAP messages wait for this call (flags: bit 0 recorded,
+ * bit 1 personal best, bit 2 track record) or go out with flags 0 after 5 s (and when
+ * the race's world is destroyed). A lap not waiting is ignored. Allowed in hooks. */
+void rs_room_lap_flags(rs_room *room, uint8_t car, uint32_t lap, uint8_t flags);
+
+/* The room's name (never NULL). */
+const char *rs_room_name(const rs_room *room);
+
+/* Sends BYE(reason, text) to every peer and closes them (shutdown). */
+void rs_room_close_all(rs_room *room, uint8_t reason, const char *text);
+
+/* Added to contract C: the room's stock car (cfg.car, borrowed) and the
+ * track the current race runs on (in the lobby: the next race's), with its
+ * JSON text (borrowed; json and json_len may be NULL). Never fail. */
+const rs_car_params *rs_room_stock_car(const rs_room *room);
+const rs_track *rs_room_track(const rs_room *room, const char **json, size_t *json_len);
+/* Added to contract C: the race distance (cfg.laps). Never fails. */
+uint32_t rs_room_laps(const rs_room *room);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,428 @@
+/*
+ * Races into the store: at each countdown the track, every car's parameter
+ * block and a race row are stored (synchronously: a few small inserts) and
+ * an rs_racelog is created for the world; it is fed around every step and
+ * queues laps with their proofs and, at the end, the results on the
+ * writer's thread. The writer's acknowledgements come back here: each
+ * recorded lap's LAP message is released with its flags (recorded, and a
+ * personal best or track record when the leaderboard says so).
+ *
+ * A race outlives its world until every record is in the writer's hands and
+ * every lap acknowledged, so laps are never lost to the end of a race.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "services_internal.h"
+
+/* --------------------------------------------------------- set-up */
+
+rs_status svc_put_car(rs_services *svc, const rs_car_params *params, uint64_t base_hash)
+{
+    uint64_t h = rs_car_params_hash(params);
+    for (uint32_t i = 0; i < svc->cars_stored_count; i++)
+        if (svc->cars_stored[i] == h)
+            return RS_OK;
+    char err[256];
+    int64_t id = 0;
+    rs_status st = rs_store_put_car(svc->store, params, base_hash == h ? 0 : base_hash, &id,
+                                    err, sizeof err);
+    if (st != RS_OK) {
+        svc_error(svc, "storing a car", err);
+        return st;
+    }
+    if (svc->cars_stored_count == svc->cars_stored_cap) {
+        uint32_t cap = svc->cars_stored_cap ? 2 * svc->cars_stored_cap : 16;
+        uint64_t *n = realloc(svc->cars_stored, cap * sizeof *n);
+        if (!n)
+            return RS_OK; /* stored; only the cache could not grow */
+        svc->cars_stored = n;
+        svc->cars_stored_cap = cap;
+    }
+    svc->cars_stored[svc->cars_stored_count++] = h;
+    return RS_OK;
+}
+
+static rs_status put_track(rs_services *svc, const rs_track *track, const char *json,
+                           size_t json_len)
+{
+    uint64_t h = rs_track_hash(track);
+    for (uint32_t i = 0; i < svc->tracks_stored_count; i++)
+        if (svc->tracks_stored[i] == h)
+            return RS_OK;
+    /* The store wants a NUL-terminated text; the room's JSON is a counted one. */
+    char *text = malloc(json_len + 1);
+    if (!text)
+        return RS_ERR_NOMEM;
+    memcpy(text, json, json_len);
+    text[json_len] = '\0';
+    char err[256];
+    int64_t id = 0;
+    rs_status st = rs_store_put_track(svc->store, h, rs_track_name(track), text, &id, err,
+                                      sizeof err);
+    free(text);
+    if (st != RS_OK) {
+        svc_error(svc, "storing the track", err);
+        return st;
+    }
+    if (svc->tracks_stored_count < sizeof svc->tracks_stored / sizeof svc->tracks_stored[0])
+        svc->tracks_stored[svc->tracks_stored_count++] = h;
+    return RS_OK;
+}
+
+/* The player row a car's laps go under: the registered player, or the
+ * guest's "~name" row (created on first use, its token thrown away). */
+static int64_t entrant_player(rs_services *svc, const rs_room_entrant *e)
+{
+    if (e->player_id > 0)
+        return e->player_id;
+    char row[RS_PROTO_NAME_MAX + 1];
+    size_t n = strlen(e->name);
+    if (n > RS_PROTO_NAME_MAX - 1) {
+        n = RS_PROTO_NAME_MAX - 1;
+        while (n > 0 && ((unsigned char)e->name[n] & 0xC0) == 0x80)
+            n--; /* cut at a UTF-8 character boundary */
+    }
+    row[0] = '~';
+    memcpy(row + 1, e->name, n);
+    row[n + 1] = '\0';
+    for (uint32_t i = 0; i < svc->guest_count; i++)
+        if (svc_name_eq(svc->guests[i].name, row))
+            return svc->guests[i].id;
+    char err[256];
+    int64_t id = 0;
+    rs_status st = rs_store_player_find(svc->store, row, &id, err, sizeof err);
+    if (st == RS_ERR_MISSING) {
+        char token[RS_TOKEN_HEX_LEN + 1];
+        st = rs_store_player_register(svc->store, row, svc_now_s(), &id, token, err, sizeof err);
+    }
+    if (st != RS_OK) {
+        svc_error(svc, "guest row", err);
+        return 0;
+    }
+    if (svc->guest_count == svc->guest_cap) {
+        uint32_t cap = svc->guest_cap ? 2 * svc->guest_cap : 16;
+        svc_guest *g = realloc(svc->guests, cap * sizeof *g);
+        if (!g)
+            return id;
+        svc->guests = g;
+        svc->guest_cap = cap;
+    }
+    strcpy(svc->guests[svc->guest_count].name, row);
+    svc->guests[svc->guest_count++].id = id;
+    return id;
+}
+
+static svc_race *race_of_room(rs_services *svc, const rs_room *room)
+{
+    for (svc_race *r = svc->races; r; r = r->next)
+        if (r->room == room && !r->ended)
+            return r;
+    return NULL;
+}
+
+void svc_race_begin(void *ctx, rs_room *room, const rs_world *world,
+                    const rs_room_entrant *entrants, uint32_t count)
+{
+    rs_services *svc = ctx;
+    svc_note_room(svc, room);
+    if (count == 0 || count > RS_PROTO_MAX_CARS)
+        return;
+    svc_race *r = calloc(1, sizeof *r);
+    if (!r)
+        return;
+    r->room = room;
+    r->cars = count;
+    const char *json = NULL;
+    size_t json_len = 0;
+    const rs_track *track = rs_room_track(room, &json, &json_len);
+    r->track_hash = rs_track_hash(track);
+    r->base_hash = entrants[0].base_hash;
+    rs_status st = put_track(svc, track, json, json_len);
+    for (uint32_t i = 0; i < count && st == RS_OK; i++) {
+        const rs_room_entrant *e = &entrants[i];
+        if (e->params_hash != e->base_hash)
+            st = svc_put_car(svc, rs_room_stock_car(room), 0);
+        if (st == RS_OK)
+            st = svc_put_car(svc, e->params, e->base_hash);
+        r->ent[i].player_id = entrant_player(svc, e);
+        r->ent[i].params_hash = e->params_hash;
+        r->ent[i].base_hash = e->base_hash;
+        r->ent[i].tune_hash = e->tune_hash;
+        if (r->ent[i].player_id == 0)
+            st = RS_ERR_IO;
+    }
+    char err[256] = "";
+    if (st == RS_OK) {
+        rs_store_race race;
+        memset(&race, 0, sizeof race);
+        race.track_hash = r->track_hash;
+        race.laps = rs_room_laps(room);
+        race.physics_version = RS_PHYSICS_VERSION;
+        race.started_at = svc_now_s();
+        st = rs_store_race_create(svc->store, &race, &r->race_id, err, sizeof err);
+        if (st != RS_OK)
+            svc_error(svc, "creating the race", err);
+    }
+    if (st == RS_OK) {
+        rs_racelog_def d;
+        memset(&d, 0, sizeof d);
+        d.writer = svc->writer;
+        d.race_id = r->race_id;
+        d.track_hash = r->track_hash;
+        d.entrants = r->ent;
+        d.max_lap_ticks = svc->max_lap_ticks;
+        d.first_caller_id = (int64_t)r->race_id << SVC_RACE_SHIFT;
+        r->next_caller_id = d.first_caller_id;
+        st = rs_racelog_create(world, &d, &r->log);
+        if (st != RS_OK)
+            svc_error(svc, "creating the race log", rs_status_str(st));
+        else
+            svc->stats.races++;
+    }
+    /* A race that cannot be stored still runs: its laps go out with flags 0
+     * (the room's 5 s wait ends at race_end at the latest). */
+    r->next = svc->races;
+    svc->races = r;
+}
+
+void svc_before_step(void *ctx, rs_room *room, const rs_world *world)
+{
+    svc_race *r = race_of_room(ctx, room);
+    if (r && r->log)
+        rs_racelog_before_step(r->log, world);
+}
+
+static void lap_expect(svc_race *r, const rs_event *e)
+{
+    if (r->laps_len == r->laps_cap) {
+        size_t cap = r->laps_cap ? 2 * r->laps_cap : 32;
+        svc_lap *n = realloc(r->laps, cap * sizeof *n);
+        if (!n) {
+            r->next_caller_id++; /* its flags then come from the room's timeout */
+            return;
+        }
+        r->laps = n;
+        r->laps_cap = cap;
+    }
+    svc_lap *l = &r->laps[r->laps_len++];
+    l->caller_id = r->next_caller_id++;
+    l->car = (uint8_t)e->car;
+    l->lap = e->lap;
+    l->valid = e->valid;
+}
+
+void svc_after_step(void *ctx, rs_room *room, const rs_world *world)
+{
+    rs_services *svc = ctx;
+    svc_race *r = race_of_room(svc, room);
+    if (r && r->log) {
+        /* The racelog numbers its records in this order (racelog.h): this
+         * step's laps, then once the race is over every car's result and
+         * the race's finish. Mirror it to know which id is which lap. */
+        size_t n = 0;
+        const rs_event *ev = rs_world_events(world, &n);
+        for (size_t k = 0; k < n; k++)
+            if (ev[k].type == RS_EVENT_LAP && ev[k].car >= 1 && ev[k].car <= r->cars)
+                lap_expect(r, &ev[k]);
+        if (!r->log_results && rs_world_race_over(world)) {
+            r->log_results = true;
+            r->next_caller_id += r->cars + 1;
+        }
+        rs_racelog_after_step(r->log, world, svc_now_s());
+    }
+    svc_pump(svc);
+}
+
+/* The room decided the race before the world did (every connected car
+ * finished, the finish timeout, an admin): the racelog only writes results
+ * once the world says the race is over, so they are queued here. */
+void svc_race_results(void *ctx, rs_room *room, const rs_world *world)
+{
+    rs_services *svc = ctx;
+    svc_race *r = race_of_room(svc, room);
+    if (!r || !r->log || r->log_results || r->own_results || rs_world_race_over(world))
+        return;
+    /* A race stopped before lights out (an admin, a shutdown during the
+     * countdown) was never run: it gets no results, only its race row. */
+    if (rs_world_race_time_us(world) <= 0)
+        return;
+    r->own_results = true;
+    int64_t id = ((int64_t)r->race_id << SVC_RACE_SHIFT) + SVC_OWN_IDS;
+    for (uint32_t i = 0; i < r->cars; i++) {
+        rs_race_car_state rs;
+        rs_world_race_state(world, (rs_car_id){(uint16_t)(i + 1)}, &rs);
+        rs_store_result *res = &r->res[r->res_len++];
+        memset(res, 0, sizeof *res);
+        res->caller_id = id++;
+        res->race_id = r->race_id;
+        res->player_id = r->ent[i].player_id;
+        res->params_hash = r->ent[i].params_hash;
+        res->position = rs.finish_position ? rs.finish_position : rs.position;
+        res->finished = rs.status == RS_RACE_FINISHED;
+        res->finish_us = res->finished ? rs.finish_us : -1;
+        res->laps_completed = rs.laps_completed;
+        res->best_lap_us = rs.best_lap_us;
+        res->barrier_hits = rs.barrier_hits;
+        res->car_hits = rs.car_hits;
+    }
+    /* The last slot stands for the race's finish. */
+    rs_store_result *fin = &r->res[r->res_len++];
+    memset(fin, 0, sizeof *fin);
+    fin->caller_id = id;
+    r->finished_at = svc_now_s();
+    svc_pump(svc);
+}
+
+void svc_race_end(void *ctx, rs_room *room, const rs_world *world)
+{
+    (void)world;
+    rs_services *svc = ctx;
+    svc_race *r = race_of_room(svc, room);
+    if (!r)
+        return;
+    /* The log keeps what the writer could not take yet; it lives on (the
+     * world does not: nothing left to record needs it) until settled. */
+    r->ended = true;
+    r->ended_ms = svc_now_ms();
+    svc_pump(svc);
+}
+
+void svc_room_closed(void *ctx, rs_room *room)
+{
+    rs_services *svc = ctx;
+    for (svc_race *r = svc->races; r; r = r->next)
+        if (r->room == room) {
+            r->room = NULL;
+            if (!r->ended)
+                r->ended_ms = svc_now_ms();
+            r->ended = true;
+        }
+    for (uint32_t i = 0; i < svc->room_count; i++) {
+        if (svc->rooms[i] == room) {
+            svc->rooms[i] = svc->rooms[--svc->room_count];
+            break;
+        }
+    }
+}
+
+/* ------------------------------------------------- acknowledgements */
+
+static uint8_t lap_flags(rs_services *svc, const svc_race *r, const svc_lap *l, int64_t lap_id)
+{
+    uint8_t flags = RS_LAP_RECORDED;
+    if (!l->valid)
+        return flags;
+    /* The player's row on the "any tune" board points at this lap exactly
+     * when it became their personal best; rank 1 is the track record. */
+    rs_board_key key = {r->track_hash, r->base_hash, RS_PHYSICS_VERSION, RS_TUNE_KEY_ANY};
+    rs_lb_row row;
+    char err[256];
+    rs_status st = rs_leaderboard_rank(svc->lb, &key, r->ent[l->car - 1].player_id, &row, err,
+                                       sizeof err);
+    if (st == RS_OK && row.lap_id == lap_id) {
+        flags |= RS_LAP_PERSONAL_BEST;
+        if (row.rank == 1)
+            flags |= RS_LAP_TRACK_RECORD;
+    } else if (st != RS_OK && st != RS_ERR_MISSING) {
+        svc_error(svc, "leaderboard rank", err);
+    }
+    return flags;
+}
+
+static void on_ack(rs_services *svc, const rs_store_ack *a)
+{
+    if (a->status != RS_OK)
+        svc->stats.records_failed++;
+    int64_t race_id = a->caller_id >> SVC_RACE_SHIFT;
+    svc_race *r = svc->races;
+    while (r && r->race_id != race_id)
+        r = r->next;
+    if (!r || a->kind != RS_RECORD_LAP)
+        return;
+    for (size_t i = 0; i < r->laps_len; i++) {
+        if (r->laps[i].caller_id != a->caller_id)
+            continue;
+        svc_lap l = r->laps[i];
+        memmove(r->laps + i, r->laps + i + 1, (r->laps_len - i - 1) * sizeof *r->laps);
+        r->laps_len--;
+        uint8_t flags = 0;
+        if (a->status == RS_OK) {
+            svc->stats.laps_recorded++;
+            flags = lap_flags(svc, r, &l, a->row_id);
+        }
+        if (r->room)
+            rs_room_lap_flags(r->room, l.car, l.lap, flags);
+        return;
+    }
+}
+
+/* Offers the services' own result records; returns how many are left. */
+static uint32_t offer_own(rs_services *svc, svc_race *r)
+{
+    while (r->res_head < r->res_len) {
+        const rs_store_result *res = &r->res[r->res_head];
+        rs_status st;
+        if (r->res_head + 1 == r->res_len)
+            st = rs_store_writer_finish_race(svc->writer, res->caller_id, r->race_id,
+                                             r->finished_at);
+        else
+            st = rs_store_writer_put_result(svc->writer, res);
+        if (st == RS_ERR_FULL)
+            break;
+        if (st != RS_OK)
+            svc_error(svc, "queueing a result", rs_status_str(st));
+        r->res_head++;
+    }
+    return r->res_len - r->res_head;
+}
+
+static void race_free(svc_race *r)
+{
+    rs_racelog_destroy(r->log);
+    free(r->laps);
+    free(r);
+}
+
+size_t svc_pump(rs_services *svc)
+{
+    rs_store_ack acks[64];
+    size_t n;
+    do {
+        n = rs_store_writer_poll(svc->writer, acks, 64);
+        for (size_t i = 0; i < n; i++)
+            on_ack(svc, &acks[i]);
+    } while (n == 64);
+    size_t left = 0;
+    int64_t now_ms = svc_now_ms();
+    svc_race **pp = &svc->races;
+    while (*pp) {
+        svc_race *r = *pp;
+        size_t pending = (r->log ? rs_racelog_flush(r->log) : 0) + offer_own(svc, r);
+        left += pending;
+        if (r->ended && pending == 0 &&
+            (r->laps_len == 0 || now_ms - r->ended_ms > SVC_SETTLE_MS)) {
+            /* Everything is the writer's now, and every lap acknowledged. */
+            *pp = r->next;
+            race_free(r);
+            continue;
+        }
+        pp = &r->next;
+    }
+    return left;
+}
+
+void svc_races_free(rs_services *svc)
+{
+    while (svc->races) {
+        svc_race *r = svc->races;
+        svc->races = r->next;
+        if (r->log) {
+            rs_racelog_stats st = rs_racelog_get_stats(r->log);
+            if (st.pending)
+                svc_error(svc, "destroy", "race records dropped (call rs_services_shutdown)");
+        }
+        race_free(r);
+    }
+}
