@@ -1,0 +1,413 @@
+/*
+ * racesim client SDK: one connection to a race server, as a game frontend
+ * (or a bot, or a load tester) uses it.
+ *
+ * A client speaks the wire protocol (protocol/SPEC.md): it says HELLO,
+ * rebuilds the room's world from the WELCOME, RACE_STATE, CAR_INFO, PARAMS
+ * and SNAPSHOT messages exactly as the server built it (docs/SERVER.md,
+ * "Sending a world"), checks the track and car hashes, syncs its clock
+ * with PING/PONG, and then runs ahead of the server by about half the round
+ * trip plus the jitter plus a margin, applying the local car's input at
+ * once and predicting the others (racesim/predict.h). Every FRAME confirms
+ * ticks; a misprediction rolls back only from the first wrong tick. A hash
+ * mismatch (desync) is reported as an ERROR event, counted, and repaired
+ * with a snapshot request.
+ *
+ * Usage:
+ *
+ *     rs_client_config cfg = rs_client_config_default();
+ *     cfg.name = "alice";
+ *     rs_client *c;
+ *     if (rs_client_connect(&cfg, "127.0.0.1", 27960, now_us(), &c, err, sizeof err))
+ *         ...fail...
+ *     for (;;) {
+ *         rs_client_set_input(c, &my_input);      // the controls for the present tick
+ *         rs_client_update(c, now_us());          // network, lead control, prediction
+ *         rs_client_event ev;
+ *         while (rs_client_poll_event(c, &ev))    // copied; nothing borrowed
+ *             ...;
+ *         rs_client_pose(c, car, now_us(), &pose); // for rendering
+ *     }
+ *     rs_client_disconnect(c, now_us());
+ *     rs_client_destroy(c);
+ *
+ * Time is passed in as microseconds on any monotonic clock (never
+ * decreasing); the SDK reads no clock and has no globals. Over ENet it also
+ * never blocks: rs_client_update services the socket without waiting.
+ *
+ * Two constructors: rs_client_connect over ENet (the connect cookie of
+ * SPEC.md section 7, then an ENet connection with RS_CH_COUNT channels), and
+ * rs_client_create_custom over a caller-supplied transport (the caller sends
+ * the bytes the client hands it and feeds received packets with
+ * rs_client_receive), used by tests with an in-memory link.
+ *
+ * Thread rules: a client belongs to one thread at a time (no call may run
+ * concurrently with another on the same client). Different clients share
+ * nothing and may run on different threads. rs_client_connect calls
+ * enet_initialize, which is a no-op on POSIX systems.
+ */
+#ifndef RACESIM_CLIENT_H
+#define RACESIM_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "racesim/physics.h"
+#include "racesim/predict.h"
+#include "racesim/protocol.h"
+#include "racesim/track.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rs_client_status {
+    RS_CLIENT_OK = 0,
+    RS_CLIENT_ERR_ARG,     /* NULL, a bad name or token, a value out of range */
+    RS_CLIENT_ERR_NOMEM,   /* allocation failed */
+    RS_CLIENT_ERR_NET,     /* the address did not resolve, the socket failed */
+    RS_CLIENT_ERR_STATE    /* not possible now (not connected, no world) */
+} rs_client_status;
+
+/* A static English description of a status. Never fails. */
+const char *rs_client_status_str(rs_client_status status);
+
+/* When the client asks the server for a fresh snapshot by itself. */
+typedef enum rs_client_snapshot_policy {
+    RS_CLIENT_SNAP_ON_DESYNC = 0, /* after a desync, and when it fell too far behind (default) */
+    RS_CLIENT_SNAP_NEVER = 1      /* never: the caller decides (rs_client_request_snapshot) */
+} rs_client_snapshot_policy;
+
+/* Returns the local car's input for tick, from the predicted world as it is
+ * just before that tick is stepped (for AI drivers, which steer from the
+ * world's state). Called from inside rs_client_update, once per predicted
+ * tick; it must not call back into the client. */
+typedef rs_input (*rs_client_input_fn)(void *ctx, const rs_world *world, rs_car_id car,
+                                       uint64_t tick);
+
+typedef struct rs_client_config {
+    const char *name;            /* player name, 1..32 bytes of UTF-8; copied. Required */
+    const char *token;           /* "" or NULL = guest (or registering), else the 64 hex digits
+                                    WELCOME issued at registration; copied */
+    bool register_player;        /* ask the server to register name and issue a token
+                                    (delivered in the CONNECTED event) */
+    bool spectator;              /* watch only: no car, no controls */
+    const char *room;            /* NULL or "" = the server's default room; copied */
+    const char *password;        /* the room password, NULL or "" = none; copied */
+    uint32_t lead_margin_ticks;  /* extra ticks of input lead beyond the measured jitter.
+                                    Usually 3 */
+    uint32_t min_lead_ms;        /* the input lead (how early inputs reach the server) never
+                                    aimed below this. Usually 30 */
+    uint32_t max_lead_ticks;     /* prediction window beyond the confirmed tick,
+                                    16..RS_PREDICT_MAX_LEAD. Usually 200 */
+    uint32_t connect_timeout_ms; /* from rs_client_connect until WELCOME. Usually 5000 */
+    uint32_t timeout_ms;         /* nothing heard from the server for this long: disconnected.
+                                    Usually 10000 */
+    uint32_t ping_interval_ms;   /* PING every this often. Usually 250 */
+    uint8_t snapshot_policy;     /* rs_client_snapshot_policy. Usually RS_CLIENT_SNAP_ON_DESYNC */
+    bool predicted_events;       /* emit SECTOR and COLLISION from the predicted world (local
+                                    car only; once per tick, when it is first predicted).
+                                    Usually true; bots may turn it off */
+    bool simulate;               /* build the world and predict (Usually true). false: a
+                                    light client for load tests: no world, no prediction, no
+                                    hash checks, no SECTOR/COLLISION/FINISH events; it still
+                                    follows the lockstep (acknowledges FRAMEs, runs its clock
+                                    ahead of the server and sends INPUTs every tick, from
+                                    rs_client_set_input; input_fn is not called) */
+    rs_client_input_fn input_fn; /* NULL: every tick uses the input of rs_client_set_input */
+    void *input_ctx;
+} rs_client_config;
+
+/* Guest player "player", default room, no password, margin 3 ticks,
+ * min lead 30 ms, window 200 ticks, 5 s connect timeout, 10 s timeout,
+ * PING every 250 ms, snapshot on desync, predicted events on, simulate,
+ * no input_fn.
+ * Never fails. */
+rs_client_config rs_client_config_default(void);
+
+typedef struct rs_client rs_client;
+
+/* ----------------------------------------------------------------- events */
+
+typedef enum rs_client_event_type {
+    RS_CLIENT_EV_CONNECTED = 1,    /* WELCOME after HELLO: u.connected */
+    RS_CLIENT_EV_REFUSED,          /* the server refused the HELLO: u.refused (text as is) */
+    RS_CLIENT_EV_CAR_INFO,         /* who drives a car: u.car_info */
+    RS_CLIENT_EV_WORLD_READY,      /* a race world was built (new race, late join, snapshot
+                                      after a desync): u.world */
+    RS_CLIENT_EV_RACE_STATE,       /* the race's phase changed: u.race_state */
+    RS_CLIENT_EV_SECTOR,           /* the local car crossed a sector line (predicted): u.sector */
+    RS_CLIENT_EV_LAP,              /* the server timed a lap (any car): u.lap */
+    RS_CLIENT_EV_COLLISION,        /* the local car hit a barrier or a car (predicted):
+                                      u.collision */
+    RS_CLIENT_EV_FINISH,           /* the local car took the flag (server LAP of the last
+                                      lap): u.finish */
+    RS_CLIENT_EV_RESULTS,          /* the race's results: u.results */
+    RS_CLIENT_EV_LEADERBOARD_REPLY,/* u.leaderboard (request_id as returned by the request) */
+    RS_CLIENT_EV_TUNE_REPLY,       /* u.tune */
+    RS_CLIENT_EV_ADMIN_REPLY,      /* u.admin */
+    RS_CLIENT_EV_ERROR,            /* something went wrong but the connection lives: u.error */
+    RS_CLIENT_EV_DISCONNECTED      /* the connection is over: u.disconnected. Last event */
+} rs_client_event_type;
+
+/* RS_CLIENT_EV_ERROR codes. */
+typedef enum rs_client_error {
+    RS_CLIENT_ERROR_DESYNC = 1,    /* a confirmed state's hash differed from the server's; a
+                                      snapshot was requested (per the policy) */
+    RS_CLIENT_ERROR_PARAMS = 2,    /* track or car parameters do not match WELCOME's hashes,
+                                      or do not parse: the client says BYE (reason PARAMS) and
+                                      a DISCONNECTED event follows */
+    RS_CLIENT_ERROR_SNAPSHOT = 3,  /* a snapshot did not restore or failed its hash */
+    RS_CLIENT_ERROR_PROTOCOL = 4,  /* the server sent something that does not decode or does
+                                      not fit (dropped and counted) */
+    RS_CLIENT_ERROR_BEHIND = 5     /* the client fell further behind than its window; a
+                                      snapshot was requested (per the policy) */
+} rs_client_error;
+
+typedef struct rs_client_world_info {
+    uint8_t car;          /* the local car in this world, 0 = none (spectator or seat only) */
+    uint32_t car_count;
+    uint64_t tick;        /* the snapshot's tick */
+    uint32_t race_number;
+    uint16_t laps;
+    uint64_t track_hash;
+} rs_client_world_info;
+
+typedef struct rs_client_sector {
+    uint8_t car;
+    uint32_t lap;         /* 1 = first */
+    uint32_t sector;      /* 0-based */
+    uint64_t tick;
+    int64_t time_us;      /* race clock at the crossing */
+    int64_t duration_us;  /* the sector's time */
+} rs_client_sector;
+
+typedef struct rs_client_collision {
+    uint8_t car;          /* the local car */
+    uint8_t other;        /* the other car, 0 = a barrier */
+    uint64_t tick;
+    double impulse_n_s;
+    double speed_m_s;     /* closing speed along the normal */
+    double point_m[2];
+    double normal[2];
+} rs_client_collision;
+
+typedef struct rs_client_finish {
+    uint8_t car;
+    uint32_t laps;
+    uint32_t position;    /* from the predicted world at the flag, 0 = unknown */
+    uint64_t tick;        /* the server's tick of the last lap */
+    int64_t last_lap_us;
+} rs_client_finish;
+
+typedef struct rs_client_error_info {
+    uint8_t code;         /* rs_client_error */
+    uint64_t tick;        /* the tick concerned, 0 = none */
+    char text[RS_PROTO_TEXT_MAX + 1];
+} rs_client_error_info;
+
+/* One event. Everything is copied into the struct: nothing is borrowed, and
+ * it stays valid however long the caller keeps it. */
+typedef struct rs_client_event {
+    uint8_t type;         /* rs_client_event_type */
+    union {
+        rs_msg_welcome connected;     /* car, player_id, token (registration), tick_hz, ... */
+        rs_msg_refuse refused;        /* reason (rs_proto_reason), the server's text */
+        rs_msg_car_info car_info;
+        rs_client_world_info world;
+        rs_msg_race_state race_state;
+        rs_client_sector sector;
+        rs_msg_lap lap;               /* flags: RS_LAP_RECORDED, _PERSONAL_BEST, _TRACK_RECORD */
+        rs_client_collision collision;
+        rs_client_finish finish;
+        rs_msg_results results;
+        rs_msg_leaderboard_reply leaderboard;
+        rs_msg_tune_reply tune;
+        rs_msg_admin_reply admin;
+        rs_client_error_info error;
+        rs_msg_bye disconnected;      /* reason (rs_proto_reason; TIMEOUT when the link died
+                                         or never came up), text */
+    } u;
+} rs_client_event;
+
+/* ------------------------------------------------------------ construction */
+
+/* Connects over ENet to host:port (a name or dotted IPv4 address). Never
+ * blocks: it resolves the address, creates the ENet host, sends the first
+ * cookie request (SPEC.md section 7) and returns; rs_client_update completes
+ * the handshake, and the outcome is a CONNECTED, REFUSED or DISCONNECTED
+ * event. cfg is copied. On error returns a status, writes a message to err
+ * (may be NULL) and *out stays NULL. Caller frees with rs_client_destroy. */
+rs_client_status rs_client_connect(const rs_client_config *cfg, const char *host, uint16_t port,
+                                   int64_t now_us, rs_client **out, char *err, size_t err_len);
+
+/* A caller-supplied transport: one message per packet. */
+typedef struct rs_client_transport {
+    void *ctx;
+    /* Sends one encoded message on channel (RS_CH_*), reliably and in order
+     * per channel when reliable, else unreliably and unsequenced. The bytes
+     * are borrowed for the call only. Return false when it cannot (counted
+     * as a failed send). Required. */
+    bool (*send)(void *ctx, uint8_t channel, bool reliable, const uint8_t *bytes, size_t len);
+    /* The client is done with the link (after BYE, or on destroy): the
+     * transport should close it once queued reliable packets are out.
+     * Optional. */
+    void (*close)(void *ctx);
+} rs_client_transport;
+
+/* A client over transport t (copied). The link counts as down until the
+ * caller calls rs_client_transport_up; then the client says HELLO. cfg is
+ * copied. Errors as rs_client_connect. Caller frees with rs_client_destroy. */
+rs_client_status rs_client_create_custom(const rs_client_config *cfg,
+                                         const rs_client_transport *t, int64_t now_us,
+                                         rs_client **out, char *err, size_t err_len);
+
+/* Custom transport: the link is up (sends HELLO) / the link is gone (a
+ * DISCONNECTED event with reason TIMEOUT unless a BYE or REFUSE came first). */
+void rs_client_transport_up(rs_client *c, int64_t now_us);
+void rs_client_transport_down(rs_client *c, int64_t now_us);
+
+/* Custom transport: one packet received on channel. Bytes that do not
+ * decode, messages a server may not send or on the wrong channel are
+ * dropped and counted (stats.malformed), never trusted and never a crash.
+ * Copied; nothing is kept. */
+void rs_client_receive(rs_client *c, uint8_t channel, const uint8_t *bytes, size_t len,
+                       int64_t now_us);
+
+/* Says BYE (reason NONE) and closes the link; a DISCONNECTED event follows.
+ * Safe to call in any state; the client may then only be queried and
+ * destroyed. */
+void rs_client_disconnect(rs_client *c, int64_t now_us);
+
+/* Frees everything (closing the ENet host without a goodbye if
+ * rs_client_disconnect was not called). Accepts NULL. */
+void rs_client_destroy(rs_client *c);
+
+/* -------------------------------------------------------------- operation */
+
+/* Services the network (ENet: without waiting), handles every received
+ * message, keeps the clock and the input lead, predicts up to the tick due
+ * at now_us and sends this tick's INPUT. Queues events. Never fails;
+ * problems become events. Call it often: at least once per tick (say every
+ * rendered frame, or every millisecond or two in a headless loop). */
+void rs_client_update(rs_client *c, int64_t now_us);
+
+/* When the next predicted tick is due, on the caller's clock (now_us + a
+ * little when none is scheduled): for headless loops that sleep. */
+int64_t rs_client_next_due_us(const rs_client *c, int64_t now_us);
+
+/* Moves the oldest queued event into *ev and returns true, or returns false
+ * when none is queued. The queue holds 64 events; on overflow the oldest is
+ * dropped and counted (stats.events_dropped). */
+bool rs_client_poll_event(rs_client *c, rs_client_event *ev);
+
+/* The local car's controls from the next predicted tick on, until changed
+ * (ignored when cfg.input_fn is set, or without a local car). Copied. */
+void rs_client_set_input(rs_client *c, const rs_input *input);
+
+/* Where the connection stands. */
+typedef enum rs_client_state {
+    RS_CLIENT_CONNECTING = 0, /* cookie and ENet connect, or waiting for the transport */
+    RS_CLIENT_HELLO,          /* HELLO sent, waiting for WELCOME */
+    RS_CLIENT_CONNECTED,      /* welcomed (a world may or may not be built yet) */
+    RS_CLIENT_CLOSED          /* refused, disconnected or timed out */
+} rs_client_state;
+
+rs_client_state rs_client_get_state(const rs_client *c);
+
+/* The predicted world at the present, read-only, or NULL before the first
+ * world is built. Borrowed until the next rs_client_update. */
+const rs_world *rs_client_world(const rs_client *c);
+
+/* The local car's index1 in the current world, 0 = none (spectator, no
+ * world yet, or a seat that waits for the next race). */
+uint8_t rs_client_car(const rs_client *c);
+
+/* The current world's track and a car's parameters (index1), as rebuilt
+ * from the server's PARAMS (for racing lines, HUDs); NULL without a world or
+ * for an unknown car. Borrowed until the next world is built (a
+ * WORLD_READY event) or the client is destroyed. */
+const rs_track *rs_client_track(const rs_client *c);
+const rs_car_params *rs_client_car_params(const rs_client *c, uint8_t car);
+
+/* The last WELCOME and RACE_STATE (false before the first). Copied. */
+bool rs_client_welcome(const rs_client *c, rs_msg_welcome *out);
+bool rs_client_race_state(const rs_client *c, rs_msg_race_state *out);
+
+/* The last CAR_INFO of car (1..32), false if none came. Copied. */
+bool rs_client_car_info(const rs_client *c, uint8_t car, rs_msg_car_info *out);
+
+/* The pose of car (index1) for rendering at now_us: interpolated between
+ * the predicted states at present - 1 and present by where the client's
+ * clock stands between them. RS_CLIENT_ERR_STATE without a world,
+ * RS_CLIENT_ERR_ARG for an unknown car. */
+rs_client_status rs_client_pose(const rs_client *c, uint8_t car, int64_t now_us,
+                                rs_predict_pose *out);
+
+/* ------------------------------------------------------------------ stats */
+
+typedef struct rs_client_stats {
+    double rtt_ms;                /* smoothed round trip (PING/PONG), 0 before the first */
+    double jitter_ms;             /* smoothed mean deviation of the round trip */
+    double loss;                  /* estimated loss of the server's unreliable packets, 0..1
+                                     (FRAME gaps; over ENet the larger of that and ENet's
+                                     own estimate) */
+    int16_t input_lead_ms;        /* the server's latest input_lead_ms (RS_PROTO_LEAD_UNKNOWN) */
+    double target_lead_ms;        /* the input lead the client aims for */
+    double clock_rate;            /* the client clock's speed, 1 = real time */
+    uint32_t late_inputs;         /* the server's count of this client's late inputs */
+    double rollbacks_per_s;
+    uint64_t rollbacks;
+    uint32_t depth_p50, depth_p99, depth_max; /* ticks re-simulated per rollback */
+    double local_error_m_last, local_error_m_max, local_error_m_mean; /* local car */
+    uint64_t desyncs;             /* over every world this client built */
+    uint64_t hashes_checked;
+    uint64_t snapshots;           /* worlds built from snapshots */
+    uint64_t confirmed_tick, present_tick;
+    uint64_t frames, frames_unresolvable; /* FRAMEs handled / whose baseline was unknown */
+    uint64_t inputs_sent;         /* INPUT packets */
+    uint64_t malformed;           /* received packets dropped: did not decode, wrong channel
+                                     or direction */
+    uint64_t events_dropped;      /* events lost to a full queue */
+    uint64_t bytes_in, bytes_out, packets_in, packets_out; /* protocol messages */
+    uint64_t wire_bytes_in, wire_bytes_out;  /* ENet only: datagrams incl. ENet headers and
+                                                28 B UDP/IPv4 each; 0 for custom transports */
+    uint64_t wire_packets_in, wire_packets_out;
+    uint64_t transport_errors;    /* ENet only: enet_host_service calls that failed (a socket
+                                     error); each ends that update's servicing */
+} rs_client_stats;
+
+/* Fills *out. now_us drives the rollback-rate window. Never fails. */
+void rs_client_get_stats(rs_client *c, int64_t now_us, rs_client_stats *out);
+
+/* --------------------------------------------------------------- requests */
+
+/* Each request returns its request id (never 0), echoed by the reply event,
+ * or 0 when it cannot be sent (not connected, or an argument the wire cannot
+ * carry). Strings are copied. */
+
+/* LEADERBOARD_REQUEST: track_hash 0 = the room's track, base_hash 0 = the
+ * requester's car, tune_key 0 = any tune / UINT64_MAX = stock / a tune hash;
+ * rows offset .. offset + count - 1 (count 1..16). */
+uint32_t rs_client_request_leaderboard(rs_client *c, uint64_t track_hash, uint64_t base_hash,
+                                       uint64_t tune_key, uint32_t offset, uint8_t count);
+/* TUNE_SAVE of a tune JSON document (docs/TUNES.md) under name. */
+uint32_t rs_client_tune_save(rs_client *c, const char *name, const char *json);
+uint32_t rs_client_tune_load(rs_client *c, const char *name);
+/* base_hash 0 = the car the requester drives. */
+uint32_t rs_client_tune_list(rs_client *c, uint64_t base_hash);
+/* The tune to drive from the next race on; "" = stock. */
+uint32_t rs_client_tune_select(rs_client *c, const char *name);
+/* ADMIN: command RS_ADMIN_*, arg a player or track name ("" if none). */
+uint32_t rs_client_admin(rs_client *c, const char *secret, uint8_t command, const char *arg);
+
+/* Asks for a fresh snapshot now (reason RS_SNAP_*). RS_CLIENT_ERR_STATE
+ * when not connected. */
+rs_client_status rs_client_request_snapshot(rs_client *c, uint8_t reason);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

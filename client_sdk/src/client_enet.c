@@ -1,0 +1,255 @@
+/*
+ * The ENet transport of the client: the only file that includes
+ * <enet/enet.h>. It performs the connect cookie exchange of SPEC.md
+ * section 7 (contract B), then an ENet connection with RS_CH_COUNT
+ * channels, and moves packets between ENet and the client's dispatch
+ * (reliable messages with ENET_PACKET_FLAG_RELIABLE, the others
+ * ENET_PACKET_FLAG_UNSEQUENCED, each on its message's channel).
+ *
+ * The cookie: before ENet allocates a peer on the server, the client sends
+ * from its host's socket a 48-byte request ("RSCKREQ1" and 40 zero bytes)
+ * every 250 ms until a 16-byte reply ("RSCKREP1", u32 LE cookie, u32 LE 0)
+ * comes from the server's address; the reply is consumed by the host's
+ * intercept hook, and the cookie rides in the CONNECT command's data field.
+ */
+#include "client_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <enet/enet.h>
+
+#define COOKIE_REQ_LEN 48u
+#define COOKIE_REP_LEN 16u
+#define COOKIE_RETRY_US 250000
+#define UDP_IP_HEADER 28u /* IPv4 (20) + UDP (8) per datagram, for wire totals */
+
+struct rs_client_enet {
+    ENetHost *host;
+    ENetPeer *peer;
+    ENetAddress server;
+    bool have_cookie;
+    uint32_t cookie;
+    bool connect_sent;
+    int64_t next_request_us;
+    uint64_t wire_in, wire_out, wire_pkts_in, wire_pkts_out;
+    uint64_t errors; /* enet_host_service failures */
+};
+
+static void put_err(char *err, size_t err_len, const char *msg)
+{
+    if (err && err_len)
+        snprintf(err, err_len, "%s", msg);
+}
+
+/* ENet's intercept hook sees every datagram before ENet parses it. ENetHost
+ * has no user pointer, so the client's transport rides in
+ * compressor.context: ENet 1.3 calls compressor functions only when they
+ * are set, and they stay NULL here, so the pointer is never used by ENet. */
+static int ENET_CALLBACK intercept(ENetHost *host, ENetEvent *event)
+{
+    (void)event;
+    rs_client_enet *e = host->compressor.context;
+    if (!e)
+        return 0;
+    const uint8_t *d = host->receivedData;
+    size_t n = host->receivedDataLength;
+    if (n == COOKIE_REP_LEN && memcmp(d, "RSCKREP1", 8) == 0) {
+        /* Only the server we asked may hand us a cookie. */
+        if (host->receivedAddress.host == e->server.host &&
+            host->receivedAddress.port == e->server.port && !e->have_cookie) {
+            uint32_t cookie = (uint32_t)d[8] | (uint32_t)d[9] << 8 | (uint32_t)d[10] << 16 |
+                              (uint32_t)d[11] << 24;
+            if (cookie != 0) {
+                e->cookie = cookie;
+                e->have_cookie = true;
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static void send_cookie_request(rs_client_enet *e)
+{
+    uint8_t req[COOKIE_REQ_LEN];
+    memset(req, 0, sizeof req);
+    memcpy(req, "RSCKREQ1", 8);
+    ENetBuffer buf;
+    buf.data = req;
+    buf.dataLength = sizeof req;
+    if (enet_socket_send(e->host->socket, &e->server, &buf, 1) > 0) {
+        e->wire_out += COOKIE_REQ_LEN + UDP_IP_HEADER;
+        e->wire_pkts_out++;
+    }
+}
+
+rs_client_status rs_client__enet_open(rs_client *c, const char *host, uint16_t port,
+                                      int64_t now_us, char *err, size_t err_len)
+{
+    if (enet_initialize() != 0) {
+        put_err(err, err_len, "enet_initialize failed");
+        return RS_CLIENT_ERR_NET;
+    }
+    rs_client_enet *e = calloc(1, sizeof *e);
+    if (!e) {
+        put_err(err, err_len, "out of memory");
+        return RS_CLIENT_ERR_NOMEM;
+    }
+    c->enet = e;
+    if (enet_address_set_host(&e->server, host) != 0) {
+        if (err && err_len)
+            snprintf(err, err_len, "host '%s' does not resolve", host);
+        return RS_CLIENT_ERR_NET;
+    }
+    e->server.port = port;
+    e->host = enet_host_create(NULL, 1, RS_CH_COUNT, 0, 0);
+    if (!e->host) {
+        put_err(err, err_len, "could not create the ENet host (socket)");
+        return RS_CLIENT_ERR_NET;
+    }
+    e->host->compressor.context = e;
+    e->host->intercept = intercept;
+    send_cookie_request(e);
+    e->next_request_us = now_us + COOKIE_RETRY_US;
+    return RS_CLIENT_OK;
+}
+
+/* Moves ENet's 32-bit counters into our 64-bit totals. */
+static void harvest_counters(rs_client_enet *e)
+{
+    ENetHost *h = e->host;
+    e->wire_in += (uint64_t)h->totalReceivedData + (uint64_t)h->totalReceivedPackets *
+                                                       UDP_IP_HEADER;
+    e->wire_pkts_in += h->totalReceivedPackets;
+    e->wire_out += (uint64_t)h->totalSentData + (uint64_t)h->totalSentPackets * UDP_IP_HEADER;
+    e->wire_pkts_out += h->totalSentPackets;
+    h->totalReceivedData = h->totalReceivedPackets = 0;
+    h->totalSentData = h->totalSentPackets = 0;
+}
+
+void rs_client__enet_service(rs_client *c, int64_t now_us)
+{
+    rs_client_enet *e = c->enet;
+    if (!e || !e->host)
+        return;
+    if (c->state == RS_CLIENT_CONNECTING && !e->connect_sent && !e->have_cookie &&
+        now_us >= e->next_request_us) {
+        send_cookie_request(e);
+        e->next_request_us = now_us + COOKIE_RETRY_US;
+    }
+    ENetEvent ev;
+    for (int guard = 0; guard < 4096; guard++) {
+        int r = enet_host_service(e->host, &ev, 0);
+        if (r < 0)
+            e->errors++;
+        if (r <= 0)
+            break;
+        switch (ev.type) {
+        case ENET_EVENT_TYPE_CONNECT:
+            rs_client__link_up(c, now_us);
+            break;
+        case ENET_EVENT_TYPE_RECEIVE:
+            if (ev.packet->dataLength == 0 || ev.channelID >= RS_CH_COUNT)
+                c->malformed++;
+            else
+                rs_client__handle_packet(c, ev.channelID, ev.packet->data,
+                                         ev.packet->dataLength, now_us);
+            enet_packet_destroy(ev.packet);
+            break;
+        case ENET_EVENT_TYPE_DISCONNECT:
+            e->peer = NULL;
+            if (c->state != RS_CLIENT_CLOSED)
+                rs_client__link_down(c, now_us);
+            break;
+        default:
+            break;
+        }
+    }
+    /* The CONNECT goes out once the hook has the cookie (not from inside
+     * the hook: ENet is in the middle of receiving then). */
+    if (e->have_cookie && !e->connect_sent && c->state == RS_CLIENT_CONNECTING) {
+        e->peer = enet_host_connect(e->host, &e->server, RS_CH_COUNT, e->cookie);
+        e->connect_sent = true;
+        if (!e->peer)
+            rs_client__close(c, RS_REASON_OTHER, "ENet could not start the connection", false);
+        else
+            /* As the server does (server/net): ENet's default gives up on a
+             * reliable packet after 6 losses in a row, which a lossy route
+             * produces now and then; 8 attempts over about 19 s, and the
+             * link is only declared dead after 30 s without an ack. The
+             * client's own silence timeout (timeout_ms) still applies. */
+            enet_peer_timeout(e->peer, 128u, 10000u, 30000u);
+    }
+    enet_host_flush(e->host);
+    harvest_counters(e);
+}
+
+bool rs_client__enet_send(rs_client *c, uint8_t channel, bool reliable, const uint8_t *bytes,
+                          size_t len)
+{
+    rs_client_enet *e = c->enet;
+    if (!e || !e->peer)
+        return false;
+    ENetPacket *p = enet_packet_create(bytes, len, reliable ? ENET_PACKET_FLAG_RELIABLE
+                                                            : ENET_PACKET_FLAG_UNSEQUENCED);
+    if (!p)
+        return false;
+    if (enet_peer_send(e->peer, channel, p) != 0) {
+        enet_packet_destroy(p);
+        return false;
+    }
+    return true;
+}
+
+void rs_client__enet_flush(rs_client *c)
+{
+    if (c->enet && c->enet->host) {
+        enet_host_flush(c->enet->host);
+        harvest_counters(c->enet);
+    }
+}
+
+void rs_client__enet_close(rs_client *c)
+{
+    rs_client_enet *e = c->enet;
+    if (!e || !e->host)
+        return;
+    if (e->peer)
+        enet_peer_disconnect_later(e->peer, 0);
+    enet_host_flush(e->host);
+    harvest_counters(e);
+}
+
+void rs_client__enet_destroy(rs_client *c)
+{
+    rs_client_enet *e = c->enet;
+    if (!e)
+        return;
+    if (e->host) {
+        /* A last flush so a queued BYE or disconnect has a chance to leave. */
+        enet_host_flush(e->host);
+        e->host->compressor.context = NULL;
+        enet_host_destroy(e->host);
+    }
+    free(e);
+    c->enet = NULL;
+}
+
+void rs_client__enet_wire(const rs_client *c, rs_client_stats *out)
+{
+    const rs_client_enet *e = c->enet;
+    if (!e)
+        return;
+    out->wire_bytes_in = e->wire_in;
+    out->wire_bytes_out = e->wire_out;
+    out->wire_packets_in = e->wire_pkts_in;
+    out->wire_packets_out = e->wire_pkts_out;
+    out->transport_errors = e->errors;
+    if (e->peer) {
+        double l = (double)e->peer->packetLoss / ENET_PEER_PACKET_LOSS_SCALE;
+        if (l > out->loss)
+            out->loss = l;
+    }
+}

@@ -1,0 +1,173 @@
+/*
+ * The client's insides, shared by client*.c and nothing else. One struct
+ * holds the whole connection; each file owns one concern:
+ *   client.c          construction, dispatch of received messages, events
+ *   client_world.c    the world rebuilt from PARAMS and SNAPSHOT
+ *   client_frames.c   FRAMEs, INPUTs, the clock and the input lead, PING
+ *   client_requests.c leaderboard, tune and admin requests
+ *   client_stats.c    statistics
+ *   client_enet.c     the ENet transport (the only file that sees ENet)
+ */
+#ifndef RS_CLIENT_INTERNAL_H
+#define RS_CLIENT_INTERNAL_H
+
+#include "racesim/client.h"
+
+#define RS_CLIENT_HIST 512u      /* ticks of confirmed (and pending) inputs kept */
+#define RS_CLIENT_EVQ 64u        /* queued events */
+
+/* The ENet side, opaque outside client_enet.c. */
+typedef struct rs_client_enet rs_client_enet;
+
+struct rs_client {
+    /* configuration, strings copied */
+    rs_client_config cfg;
+    char name[RS_PROTO_NAME_MAX + 1];
+    char token[RS_PROTO_TOKEN_LEN + 1];
+    char room[RS_PROTO_NAME_MAX + 1];
+    char password[RS_PROTO_SECRET_MAX + 1];
+
+    /* transport: exactly one of custom / enet */
+    bool custom;
+    rs_client_transport transport;
+    rs_client_enet *enet;
+    bool link_up;
+    bool closed_link;            /* transport close requested */
+
+    uint8_t state;               /* rs_client_state */
+    int64_t created_us, last_heard_us;
+
+    /* the world as announced */
+    bool welcomed;
+    rs_msg_welcome welcome;
+    bool have_race_state;
+    rs_msg_race_state race_state;
+    bool have_car_info[RS_PROTO_MAX_CARS];
+    rs_msg_car_info car_info[RS_PROTO_MAX_CARS];
+    rs_proto_assembler *snap_asm, *params_asm;
+    uint8_t *snap;
+    size_t snap_len;
+    uint64_t snap_tick, snap_hash;
+    uint32_t snaps_received, snap_count_at_build;
+    int64_t snap_wait_since_us;  /* a snapshot waits for matching parameters since */
+    uint8_t *car_block[RS_PROTO_MAX_CARS];
+    size_t car_block_len[RS_PROTO_MAX_CARS];
+    uint64_t car_block_hash[RS_PROTO_MAX_CARS];
+    char *track_json;
+    size_t track_len;
+    uint64_t track_json_hash;
+
+    /* the simulation */
+    rs_track *track;
+    rs_car_params *params[RS_PROTO_MAX_CARS];
+    rs_predict *pred;
+    bool light;                  /* cfg.simulate false: a world's lockstep without the world */
+    uint64_t light_confirmed, light_present;
+    uint8_t car;
+    uint32_t car_count;
+    rs_input hist[RS_CLIENT_HIST][RS_PROTO_MAX_CARS]; /* confirmed inputs by tick % HIST */
+    uint64_t hist_tick[RS_CLIENT_HIST];               /* tick + 1 */
+    uint64_t hist_hash[RS_CLIENT_HIST];               /* the server's hash, if any */
+    rs_input pend[RS_CLIENT_HIST][RS_PROTO_MAX_CARS]; /* resolved, not yet confirmed */
+    uint64_t pend_tick[RS_CLIENT_HIST];
+    bool pend_has_hash[RS_CLIENT_HIST];
+    uint64_t pend_hash[RS_CLIENT_HIST];
+    uint64_t input_ack;
+    rs_input sent[RS_CLIENT_HIST];                    /* local inputs by tick */
+    uint64_t sent_tick[RS_CLIENT_HIST];
+    rs_input input;                                   /* rs_client_set_input */
+    bool finished_emitted;
+
+    /* the clock and the lead */
+    bool calibrated;
+    double clock_tick;           /* the present the client aims for */
+    double rate;
+    int64_t clock_us;
+    int64_t next_ping_us;
+    uint32_t ping_id;
+    double rtt_ms, jitter_ms;
+    bool have_rtt;
+    int16_t lead_ms;
+    bool lead_known;
+    double target_lead_ms;
+    int64_t jump_hold_us;
+    int64_t backlog_next_us;
+    int64_t snap_request_next_us;
+    uint32_t late_inputs;
+
+    /* loss estimate from the ticks FRAMEs end on */
+    uint64_t loss_hi, loss_win_start_hi, loss_win_frames;
+    uint32_t loss_step;          /* the usual spacing of FRAMEs' newest ticks */
+    uint32_t loss_steps[9];      /* how often each spacing 1..8 was seen */
+    int64_t loss_win_start_us;
+    double loss;
+
+    /* events */
+    rs_client_event evq[RS_CLIENT_EVQ];
+    uint32_t ev_head, ev_len;
+
+    /* requests */
+    uint32_t next_request_id;
+
+    /* counters; predictor totals of worlds already destroyed are folded in */
+    uint64_t frames, frames_unresolvable, inputs_sent, malformed, events_dropped;
+    uint64_t bytes_in, bytes_out, packets_in, packets_out, snapshots;
+    uint64_t old_rollbacks, old_desyncs, old_hashes;
+    int64_t malformed_event_next_us;
+};
+
+/* A world to follow: simulated (pred) or light. */
+static inline bool rs_client__has_world(const rs_client *c)
+{
+    return c->pred != NULL || c->light;
+}
+
+static inline uint64_t rs_client__confirmed(const rs_client *c)
+{
+    return c->pred ? rs_predict_confirmed_tick(c->pred) : c->light_confirmed;
+}
+
+static inline uint64_t rs_client__present(const rs_client *c)
+{
+    return c->pred ? rs_predict_present_tick(c->pred) : c->light_present;
+}
+
+/* client.c */
+rs_client_event *rs_client__push_event(rs_client *c, uint8_t type);
+void rs_client__error(rs_client *c, uint8_t code, uint64_t tick, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+bool rs_client__send(rs_client *c, const rs_msg *m);
+void rs_client__close(rs_client *c, uint8_t reason, const char *text, bool send_bye);
+void rs_client__handle_packet(rs_client *c, uint8_t channel, const uint8_t *bytes, size_t len,
+                              int64_t now_us);
+void rs_client__link_up(rs_client *c, int64_t now_us);
+void rs_client__link_down(rs_client *c, int64_t now_us);
+
+/* client_world.c */
+void rs_client__world_reset(rs_client *c);
+void rs_client__world_free(rs_client *c);
+void rs_client__on_params(rs_client *c, const rs_msg_params *p);
+void rs_client__on_snapshot(rs_client *c, const rs_msg_snapshot *s);
+void rs_client__try_build(rs_client *c, int64_t now_us);
+
+/* client_frames.c */
+void rs_client__on_frame(rs_client *c, const rs_msg_frame *f, int64_t now_us);
+void rs_client__on_pong(rs_client *c, const rs_msg_pong *p, int64_t now_us);
+void rs_client__drive(rs_client *c, int64_t now_us);
+void rs_client__request_snapshot(rs_client *c, uint8_t reason, int64_t now_us);
+
+/* client_enet.c */
+rs_client_status rs_client__enet_open(rs_client *c, const char *host, uint16_t port,
+                                      int64_t now_us, char *err, size_t err_len);
+void rs_client__enet_service(rs_client *c, int64_t now_us);
+bool rs_client__enet_send(rs_client *c, uint8_t channel, bool reliable, const uint8_t *bytes,
+                          size_t len);
+void rs_client__enet_flush(rs_client *c);
+void rs_client__enet_close(rs_client *c);
+void rs_client__enet_destroy(rs_client *c);
+void rs_client__enet_wire(const rs_client *c, rs_client_stats *out);
+
+#endif
