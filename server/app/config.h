@@ -1,0 +1,99 @@
+/*
+ * raceserver's configuration: defaults, a JSON file, command-line
+ * overrides, and validation that names the bad field and its legal range
+ * (docs/RACESERVER.md lists every key).
+ *
+ * Order of precedence: built-in defaults, then the file given with
+ * --config, then the command line. Room settings at the file's top level
+ * (track, car, laps, ...) are the defaults of every room; a room in
+ * "rooms" may override them; the same options on the command line apply to
+ * every room. Values are checked where they are read, so the message names
+ * the file or option they came from.
+ */
+#ifndef RS_APP_CONFIG_H
+#define RS_APP_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+
+#define RS_CFG_PATH_MAX 1024
+#define RS_CFG_MAX_ROOMS 64
+#define RS_CFG_DEFAULT_PORT 27960
+
+typedef struct rs_cfg_room {
+    char name[33];                 /* 1..32 bytes, unique */
+    char track[RS_CFG_PATH_MAX];   /* track JSON file (a bare name: data/tracks/NAME.json) */
+    char car[RS_CFG_PATH_MAX];     /* car JSON file (a bare name: data/cars/NAME.json) */
+    uint32_t laps;                 /* 1..1000 */
+    uint32_t max_players;          /* 1..32 (and at most the track's grid slots) */
+    uint32_t start_players;        /* 0..max_players; 0 = max_players */
+    uint32_t spectators;           /* 0..1024 */
+    uint32_t lobby_s;              /* 1..600: the countdown starts this long after the first
+                                      player joined even if start_players is not reached */
+    char password[65];             /* "" = none */
+} rs_cfg_room;
+
+typedef enum rs_guest_policy {
+    RS_GUESTS_ALLOW = 0, /* a HELLO without a token plays as a guest (player id 0) */
+    RS_GUESTS_DENY = 1   /* only registered players (needs the database) */
+} rs_guest_policy;
+
+typedef struct rs_server_config {
+    char bind[64];                 /* "" = any address */
+    uint16_t port;                 /* 0 = any free port */
+    uint32_t tick_hz;              /* 1..1000 */
+    uint32_t max_clients;          /* 1..4095 */
+    char db[RS_CFG_PATH_MAX];      /* SQLite file */
+    bool no_db;                    /* run without persistence */
+    char admin_secret[65];         /* "" = admin commands disabled */
+    char ban_file[RS_CFG_PATH_MAX];/* banned names, one per line; "" = bans live in memory */
+    rs_log_level log_level;
+    uint32_t stats_interval_s;     /* 0 = no stats line */
+    rs_guest_policy guests;
+    rs_cfg_room room_defaults;     /* what a room does not say */
+    uint32_t room_count;           /* 1..RS_CFG_MAX_ROOMS */
+    rs_cfg_room rooms[RS_CFG_MAX_ROOMS];
+    char data_dir[RS_CFG_PATH_MAX];/* where bare track and car names are looked up */
+    /* --demo */
+    bool demo;
+    uint32_t demo_bots;            /* 1..32 */
+} rs_server_config;
+
+/* The built-in defaults: port 27960, any address, 60 Hz, 512 clients,
+ * racesim.db, one room "default" on data_dir/tracks/technical.json with
+ * data_dir/cars/c5.json, 3 laps, 16 players, 8 spectators, info logs,
+ * stats every 10 s, guests allowed. Never fails. */
+void rs_config_default(rs_server_config *c, const char *data_dir);
+
+/* Applies a JSON document (text of len bytes; source names it in messages)
+ * over c. Unknown keys, wrong types and values outside their range are
+ * refused: returns false with "source: field: problem" in err. */
+bool rs_config_apply_json(rs_server_config *c, const char *text, size_t len, const char *source,
+                          char *err, size_t err_len);
+
+/* Reads the file at path and applies it as rs_config_apply_json does. */
+bool rs_config_apply_file(rs_server_config *c, const char *path, char *err, size_t err_len);
+
+typedef enum rs_args_result {
+    RS_ARGS_OK = 0,
+    RS_ARGS_HELP = 1,   /* --help was given: usage printed to stdout, exit 0 */
+    RS_ARGS_ERROR = 2   /* message in err, exit 2 */
+} rs_args_result;
+
+/* The whole command line (argv[1..argc-1]): defaults for data_dir, the
+ * --config file if any, then every option over it, then the cross-field
+ * checks (rs_config_check). */
+rs_args_result rs_config_from_args(rs_server_config *c, const char *data_dir, int argc,
+                                   char **argv, char *err, size_t err_len);
+
+/* Rules that involve several fields (unique room names, start players
+ * within max players, guests denied without a database). */
+bool rs_config_check(const rs_server_config *c, char *err, size_t err_len);
+
+/* Prints the usage text. */
+void rs_config_usage(void);
+
+#endif

@@ -1,0 +1,301 @@
+/*
+ * raceserver --demo (demo.h). The server and the bots share one thread and
+ * one loop: the server waits at most a millisecond for the network, then
+ * every bot updates, so neither starves the other. Laps and results are
+ * printed from the first bot's events (every client hears every car's LAP,
+ * with the database's flags when the server has one); live positions come
+ * from the room's authoritative world.
+ */
+#include "demo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "server.h"
+
+#if RS_HAVE_BOT
+#include "bot.h"
+#if RS_HAVE_SERVICES
+#include "racesim/leaderboard.h"
+#include "racesim/store.h"
+#endif
+
+#define POSITIONS_EVERY_US 3000000
+#define AFTER_RESULTS_US 2000000 /* late LAP acknowledgements still print */
+
+typedef struct demo {
+    rs_server *srv;
+    rs_bot **bots;
+    uint32_t bot_count;
+    bool results;
+    rs_msg_results last_results; /* printed once the last laps' flags are in */
+    int64_t results_at_us;
+    uint32_t laps_printed, laps_recorded;
+} demo;
+
+static void fmt_time(int64_t us, char *out, size_t cap)
+{
+    if (us < 0) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    int64_t ms = (us + 500) / 1000;
+    snprintf(out, cap, "%lld:%02lld.%03lld", (long long)(ms / 60000),
+             (long long)(ms / 1000 % 60), (long long)(ms % 1000));
+}
+
+/* The name of whoever drives car (from the first bot's CAR_INFO). */
+static void car_name(demo *d, uint8_t car, char *out, size_t cap)
+{
+    rs_msg_car_info info;
+    if (d->bot_count && rs_client_car_info(rs_bot_client(d->bots[0]), car, &info) &&
+        info.name[0])
+        snprintf(out, cap, "%s", info.name);
+    else
+        snprintf(out, cap, "car %u", (unsigned)car);
+}
+
+static void print_results(demo *d, const rs_msg_results *r)
+{
+    printf("\nresults of race %u\n", (unsigned)r->race_number);
+    printf("  pos  driver        laps  race time    best lap\n");
+    /* RESULTS lists cars in car order: show them in finishing order, DNF last. */
+    rs_proto_result_row rows[RS_PROTO_MAX_CARS];
+    uint32_t n = r->count < RS_PROTO_MAX_CARS ? r->count : RS_PROTO_MAX_CARS;
+    for (uint32_t i = 0; i < n; i++) {
+        rs_proto_result_row row = r->rows[i];
+        uint32_t key = row.position ? row.position : 1000u + row.car;
+        uint32_t j = i;
+        while (j > 0 && (rows[j - 1].position ? rows[j - 1].position
+                                              : 1000u + rows[j - 1].car) > key) {
+            rows[j] = rows[j - 1];
+            j--;
+        }
+        rows[j] = row;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const rs_proto_result_row *row = &rows[i];
+        char name[40], fin[32], best[32], pos[8];
+        car_name(d, row->car, name, sizeof name);
+        fmt_time(row->finish_us, fin, sizeof fin);
+        fmt_time(row->best_lap_us, best, sizeof best);
+        if (row->position)
+            snprintf(pos, sizeof pos, "%u", (unsigned)row->position);
+        else
+            snprintf(pos, sizeof pos, "DNF");
+        printf("  %-4s %-13s %4u  %-11s  %s\n", pos, name, (unsigned)row->laps, fin, best);
+    }
+    fflush(stdout);
+}
+
+static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
+{
+    demo *d = ctx;
+    if (ev->type == RS_CLIENT_EV_REFUSED)
+        rs_logf(RS_LOG_WARN, "demo: a bot was refused: %s", ev->u.refused.text);
+    else if (ev->type == RS_CLIENT_EV_DISCONNECTED && !d->results)
+        rs_logf(RS_LOG_WARN, "demo: a bot was disconnected (%s): %s",
+                rs_proto_reason_str(ev->u.disconnected.reason), ev->u.disconnected.text);
+    else if (ev->type == RS_CLIENT_EV_ERROR)
+        rs_logf(RS_LOG_WARN, "demo: a bot reports: %s", ev->u.error.text);
+    if (bot != d->bots[0])
+        return; /* one listener is enough: every client hears every lap */
+    if (ev->type == RS_CLIENT_EV_LAP) {
+        const rs_msg_lap *l = &ev->u.lap;
+        char name[40], t[32], flags[64] = "";
+        car_name(d, l->car, name, sizeof name);
+        fmt_time(l->time_us, t, sizeof t);
+        if (l->flags & RS_LAP_RECORDED) {
+            strcat(flags, " recorded");
+            d->laps_recorded++;
+        }
+        if (l->flags & RS_LAP_PERSONAL_BEST)
+            strcat(flags, ", personal best");
+        if (l->flags & RS_LAP_TRACK_RECORD)
+            strcat(flags, ", track record");
+        printf("lap   %-13s lap %u  %s  %s%s\n", name, (unsigned)l->lap, t,
+               l->valid ? "valid" : "invalid", flags);
+        fflush(stdout);
+        d->laps_printed++;
+    } else if (ev->type == RS_CLIENT_EV_RESULTS) {
+        d->last_results = ev->u.results;
+        d->results = true;
+        printf("chequered flag: race %u decided\n", (unsigned)ev->u.results.race_number);
+        fflush(stdout);
+    } else if (ev->type == RS_CLIENT_EV_RACE_STATE && ev->u.race_state.phase == RS_PHASE_RACE) {
+        printf("lights out: %u laps\n", (unsigned)ev->u.race_state.laps);
+        fflush(stdout);
+    }
+}
+
+static void print_positions(demo *d)
+{
+    const rs_world *w = rs_room_world(rs_server_room(d->srv, 0));
+    if (!w || rs_world_race_time_us(w) <= 0)
+        return;
+    rs_car_id order[32];
+    uint32_t n = rs_world_race_order(w, order, 32);
+    char t[32];
+    fmt_time(rs_world_race_time_us(w), t, sizeof t);
+    printf("%s ", t);
+    for (uint32_t i = 0; i < n && i < 32; i++) {
+        rs_race_car_state st;
+        char name[40];
+        if (rs_world_race_state(w, order[i], &st) != RS_OK)
+            continue;
+        car_name(d, (uint8_t)order[i].index1, name, sizeof name);
+        printf(" %u.%s(L%u)", (unsigned)(i + 1), name, (unsigned)(st.laps_completed + 1));
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+#if RS_HAVE_SERVICES
+/* The track's board from the database the race was written to. */
+static void print_leaderboard(const rs_server_config *cfg, demo *d)
+{
+    rs_room *room = rs_server_room(d->srv, 0);
+    const rs_track *track = rs_room_track(room, NULL, NULL);
+    rs_store *store = NULL;
+    rs_leaderboard *lb = NULL;
+    char err[512];
+    if (rs_store_open(cfg->db, RS_STORE_READONLY, &store, err, sizeof err) != RS_OK ||
+        rs_leaderboard_open(store, &lb, err, sizeof err) != RS_OK) {
+        printf("\nleaderboard: %s\n", err);
+        goto done;
+    }
+    rs_board_key key;
+    memset(&key, 0, sizeof key);
+    key.track_hash = rs_track_hash(track);
+    key.base_hash = rs_car_params_hash(rs_room_stock_car(room));
+    key.physics_version = RS_PHYSICS_VERSION;
+    key.tune_key = RS_TUNE_KEY_ANY;
+    rs_lb_row rows[10];
+    uint32_t count = 0, total = 0;
+    if (rs_leaderboard_count(lb, &key, &total, err, sizeof err) != RS_OK ||
+        rs_leaderboard_top(lb, &key, 0, 10, rows, &count, err, sizeof err) != RS_OK) {
+        printf("\nleaderboard: %s\n", err);
+        goto done;
+    }
+    printf("\nleaderboard: %s, %s (%s, %u drivers)\n", rs_track_name(track),
+           count ? rows[0].car_name : "", cfg->db, (unsigned)total);
+    printf("  rank  driver        best lap\n");
+    for (uint32_t i = 0; i < count; i++) {
+        char t[32];
+        fmt_time(rows[i].time_us, t, sizeof t);
+        /* Guests are stored as "~name" (services.h). */
+        const char *name = rows[i].player_name;
+        bool guest = name[0] == '~';
+        printf("  %4u  %-13s %s%s\n", (unsigned)rows[i].rank, guest ? name + 1 : name, t,
+               guest ? "  (guest)" : "");
+    }
+done:
+    fflush(stdout);
+    rs_leaderboard_close(lb);
+    rs_store_close(store);
+}
+#endif
+
+int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
+{
+    demo d;
+    memset(&d, 0, sizeof d);
+    char err[1024];
+    int code = 1;
+    if (rs_server_create(cfg, &d.srv, err, sizeof err) != RS_OK) {
+        rs_logf(RS_LOG_ERROR, "%s", err);
+        return 1;
+    }
+    uint16_t port = rs_server_port(d.srv);
+    const rs_cfg_room *room = &cfg->rooms[0];
+    printf("racesim demo: %u bots, %u laps on %s, server on 127.0.0.1:%u, database %s\n",
+           (unsigned)cfg->demo_bots, (unsigned)room->laps, room->track, (unsigned)port,
+           cfg->no_db ? "none" : cfg->db);
+    fflush(stdout);
+
+    d.bots = calloc(cfg->demo_bots, sizeof *d.bots);
+    if (!d.bots)
+        goto done;
+    int64_t now = rs_server_now_us();
+    for (uint32_t i = 0; i < cfg->demo_bots; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "bot%u", (unsigned)i + 1);
+        rs_client_config cc = rs_client_config_default();
+        cc.name = name;
+        if (rs_bot_create(&cc, "127.0.0.1", port, true, now, &d.bots[i], err, sizeof err) !=
+            RS_CLIENT_OK) {
+            rs_logf(RS_LOG_ERROR, "bot %s: %s", name, err);
+            goto done;
+        }
+        rs_bot_set_event_fn(d.bots[i], on_event, &d);
+        d.bot_count++;
+    }
+
+    /* A generous limit: a lap of the default track takes well under 3 minutes. */
+    int64_t deadline = now + 60000000 + (int64_t)room->laps * 180000000;
+    int64_t next_positions = now + POSITIONS_EVERY_US;
+    while (!*stop) {
+        rs_server_step(d.srv, 1000);
+        now = rs_server_now_us();
+        uint32_t alive = 0;
+        for (uint32_t i = 0; i < d.bot_count; i++)
+            alive += rs_bot_update(d.bots[i], now) ? 1u : 0u;
+        if (alive == 0) {
+            rs_logf(RS_LOG_ERROR, "demo: every bot lost its connection");
+            break;
+        }
+        if (now >= next_positions && !d.results) {
+            print_positions(&d);
+            next_positions = now + POSITIONS_EVERY_US;
+        }
+        if (d.results && !d.results_at_us)
+            d.results_at_us = now;
+        if (d.results_at_us && now - d.results_at_us > AFTER_RESULTS_US)
+            break;
+        if (now > deadline) {
+            rs_logf(RS_LOG_ERROR, "demo: the race did not finish in time");
+            break;
+        }
+    }
+    for (uint32_t i = 0; i < d.bot_count; i++)
+        rs_bot_disconnect(d.bots[i], rs_server_now_us());
+    /* Let the BYEs reach the server before it shuts down. */
+    for (int i = 0; i < 50; i++) {
+        rs_server_step(d.srv, 1000);
+        for (uint32_t b = 0; b < d.bot_count; b++)
+            rs_bot_update(d.bots[b], rs_server_now_us());
+    }
+    rs_server_shutdown(d.srv); /* every record on disk before the leaderboard is read */
+    if (d.results) {
+        print_results(&d, &d.last_results);
+        printf("\n%u laps timed, %u recorded in the database\n", (unsigned)d.laps_printed,
+               (unsigned)d.laps_recorded);
+#if RS_HAVE_SERVICES
+        if (!cfg->no_db)
+            print_leaderboard(cfg, &d);
+#else
+        printf("(this build has no database services: no leaderboard)\n");
+#endif
+        code = 0;
+    }
+done:
+    for (uint32_t i = 0; i < d.bot_count; i++)
+        rs_bot_destroy(d.bots[i]);
+    free(d.bots);
+    rs_server_destroy(d.srv);
+    return code;
+}
+
+#else /* no rs_bot in this build */
+
+int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
+{
+    (void)cfg;
+    (void)stop;
+    rs_logf(RS_LOG_ERROR, "--demo: this build has no bot library (examples/bot.h, rs_bot)");
+    return 1;
+}
+
+#endif

@@ -1,0 +1,732 @@
+/*
+ * The raceserver loop (server.h). One thread drives one ENet host and every
+ * room: the rooms are transport-agnostic (bytes in, packets out), so this
+ * file only routes, times and counts.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "server.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "racesim/protocol.h"
+#include "racesim/track.h"
+#if RS_HAVE_SERVICES
+#include "racesim/services.h"
+#endif
+
+#define POLL_BATCH 256          /* packets moved from a room per rs_room_poll */
+#define EVENTS_PER_STEP 4096    /* network events handled before the rooms run again */
+#define HELLO_TIMEOUT_US 10000000 /* a connection that says nothing useful is closed */
+#define PRE_HELLO_DROP_LIMIT 16 /* messages before HELLO tolerated from one connection */
+#define SHUTDOWN_LINGER_US 1000000
+
+/* A track or car file loaded once and shared by the rooms that name it. */
+typedef struct srv_track {
+    char path[RS_CFG_PATH_MAX];
+    char name[64];     /* the file's base name: CHANGE_TRACK's catalogue name */
+    rs_track *track;
+    char *json;
+    size_t json_len;
+} srv_track;
+
+typedef struct srv_car {
+    char path[RS_CFG_PATH_MAX];
+    rs_car_params *car;
+} srv_car;
+
+typedef struct srv_room {
+    rs_room *room;
+    int64_t due_us;           /* when rs_room_update should run next */
+    uint64_t last_ticks;      /* rs_room_stats.ticks at the last update */
+    uint64_t last_dropped;    /* dropped_messages at the last stats line */
+} srv_room;
+
+/* One ENet connection as the server sees it. */
+typedef struct srv_peer {
+    uint32_t id;              /* rs_net peer id; 0 = slot unused */
+    int32_t room;             /* index into rooms, -1 before HELLO */
+    int64_t connected_us;
+    uint32_t pre_hello_drops;
+} srv_peer;
+
+struct rs_server {
+    rs_server_config cfg;
+    rs_net *net;
+    srv_track *tracks;
+    uint32_t track_count, track_cap;
+    srv_car cars[RS_CFG_MAX_ROOMS];
+    uint32_t car_count;
+    srv_room rooms[RS_CFG_MAX_ROOMS];
+    uint32_t room_count;
+    srv_peer *peers;          /* indexed by the low 12 bits of the peer id */
+    uint32_t peer_cap;
+    rs_room_packet *packets;  /* POLL_BATCH, reused */
+    uint32_t *closing;
+    rs_msg *msg;              /* scratch for decoding a first message (large union) */
+#if RS_HAVE_SERVICES
+    rs_services *services;
+#endif
+    bool shut_down;
+    /* Counters and the stats interval. */
+    uint64_t dropped;             /* pre-HELLO junk, HELLOs naming no room */
+    uint64_t dropped_reported;
+    rs_net_stats net_reported;    /* the transport's counters at the last stats line */
+    double *tick_ms;              /* per-tick times of this interval, all rooms */
+    size_t tick_n, tick_cap;
+    int64_t stats_due_us, stats_from_us;
+    int64_t housekeeping_us;
+};
+
+int64_t rs_server_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ------------------------------------------------------------- loading */
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *b = realloc(buf, cap + 1);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = b;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static void base_name(const char *path, char *out, size_t cap)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, cap, "%s", b);
+    char *dot = strrchr(out, '.');
+    if (dot && strcmp(dot, ".json") == 0)
+        *dot = '\0';
+}
+
+/* The loaded track for path (loading it on first use), or NULL with err. */
+static srv_track *get_track(rs_server *srv, const char *path, char *err, size_t err_len)
+{
+    for (uint32_t i = 0; i < srv->track_count; i++)
+        if (strcmp(srv->tracks[i].path, path) == 0)
+            return &srv->tracks[i];
+    if (srv->track_count == srv->track_cap) {
+        uint32_t cap = srv->track_cap ? srv->track_cap * 2 : 8;
+        srv_track *t = realloc(srv->tracks, cap * sizeof *t);
+        if (!t) {
+            snprintf(err, err_len, "out of memory");
+            return NULL;
+        }
+        srv->tracks = t;
+        srv->track_cap = cap;
+    }
+    srv_track *t = &srv->tracks[srv->track_count];
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", path);
+    base_name(path, t->name, sizeof t->name);
+    t->json = read_file(path, &t->json_len);
+    if (!t->json) {
+        snprintf(err, err_len, "%s: cannot read the track file", path);
+        return NULL;
+    }
+    rs_status st = rs_track_parse(t->json, t->json_len, path, &t->track, err, err_len);
+    if (st != RS_OK) {
+        free(t->json);
+        return NULL;
+    }
+    srv->track_count++;
+    return t;
+}
+
+static rs_car_params *get_car(rs_server *srv, const char *path, char *err, size_t err_len)
+{
+    for (uint32_t i = 0; i < srv->car_count; i++)
+        if (strcmp(srv->cars[i].path, path) == 0)
+            return srv->cars[i].car;
+    srv_car *c = &srv->cars[srv->car_count];
+    snprintf(c->path, sizeof c->path, "%s", path);
+    if (rs_car_params_load(path, &c->car, err, err_len) != RS_OK)
+        return NULL;
+    srv->car_count++;
+    return c->car;
+}
+
+#if RS_HAVE_SERVICES
+/* Every track in data/tracks joins the CHANGE_TRACK catalogue (a file that
+ * does not load is logged and left out). */
+static void load_track_catalogue(rs_server *srv)
+{
+    char dir[RS_CFG_PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/tracks", srv->cfg.data_dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json") != 0)
+            continue;
+        char path[RS_CFG_PATH_MAX + 300], err[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (strlen(path) >= RS_CFG_PATH_MAX || !get_track(srv, path, err, sizeof err))
+            rs_logf(RS_LOG_WARN, "track catalogue: %s left out: %s", path, err);
+    }
+    closedir(d);
+}
+
+static rs_status open_services(rs_server *srv, char *err, size_t err_len)
+{
+    load_track_catalogue(srv);
+    rs_services_track *cat = calloc(srv->track_count ? srv->track_count : 1, sizeof *cat);
+    if (!cat)
+        return RS_ERR_NOMEM;
+    for (uint32_t i = 0; i < srv->track_count; i++) {
+        cat[i].name = srv->tracks[i].name;
+        cat[i].track = srv->tracks[i].track;
+        cat[i].json = srv->tracks[i].json;
+        cat[i].json_len = srv->tracks[i].json_len;
+    }
+    rs_services_def def = rs_services_default();
+    def.db_path = srv->cfg.db;
+    def.admin_secret = srv->cfg.admin_secret;
+    def.allow_guests = srv->cfg.guests == RS_GUESTS_ALLOW;
+    def.ban_path = srv->cfg.ban_file[0] ? srv->cfg.ban_file : NULL;
+    def.tracks = cat;
+    def.track_count = srv->track_count;
+    /* A proof covers up to 5 minutes of a lap at any tick rate. */
+    def.max_lap_ticks = srv->cfg.tick_hz * 300u;
+    rs_status st = rs_services_create(&def, &srv->services, err, err_len);
+    free(cat);
+    return st;
+}
+#endif
+
+/* --------------------------------------------------------------- create */
+
+rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *err,
+                           size_t err_len)
+{
+    *out = NULL;
+    rs_status st = RS_ERR_NOMEM;
+    rs_server *srv = calloc(1, sizeof *srv);
+    if (!srv)
+        return RS_ERR_NOMEM;
+    srv->cfg = *cfg;
+    srv->peer_cap = cfg->max_clients;
+    srv->peers = calloc(srv->peer_cap, sizeof *srv->peers);
+    srv->packets = malloc(POLL_BATCH * sizeof *srv->packets);
+    srv->closing = malloc(POLL_BATCH * sizeof *srv->closing);
+    srv->msg = malloc(sizeof *srv->msg);
+    if (!srv->peers || !srv->packets || !srv->closing || !srv->msg)
+        goto fail;
+
+    /* Tracks and cars first: a bad file is the likeliest mistake. */
+    const rs_track *room_track[RS_CFG_MAX_ROOMS];
+    const char *room_json[RS_CFG_MAX_ROOMS];
+    size_t room_json_len[RS_CFG_MAX_ROOMS];
+    const rs_car_params *room_car[RS_CFG_MAX_ROOMS];
+    for (uint32_t i = 0; i < cfg->room_count; i++) {
+        srv_track *t = get_track(srv, cfg->rooms[i].track, err, err_len);
+        if (!t) {
+            st = RS_ERR_IO;
+            goto fail;
+        }
+        room_track[i] = t->track;
+        room_json[i] = t->json;
+        room_json_len[i] = t->json_len;
+        if (!(room_car[i] = get_car(srv, cfg->rooms[i].car, err, err_len))) {
+            st = RS_ERR_IO;
+            goto fail;
+        }
+    }
+#if RS_HAVE_SERVICES
+    if (!cfg->no_db && (st = open_services(srv, err, err_len)) != RS_OK)
+        goto fail;
+#endif
+    /* get_track may have grown the array: the pointers above stay valid
+     * because they point at the tracks and texts, not at the array. */
+    for (uint32_t i = 0; i < cfg->room_count; i++) {
+        const rs_cfg_room *r = &cfg->rooms[i];
+        rs_room_config rc = rs_room_config_default();
+        rc.track = room_track[i];
+        rc.track_json = room_json[i];
+        rc.track_json_len = room_json_len[i];
+        rc.car = room_car[i];
+        rc.room_id = i;
+        rc.tick_hz = cfg->tick_hz;
+        rc.max_input_rate = 2 * cfg->tick_hz;
+        rc.lobby_ticks = r->lobby_s * cfg->tick_hz;
+        rc.countdown_ticks = 3 * cfg->tick_hz;
+        rc.results_ticks = 10 * cfg->tick_hz;
+        rc.finish_timeout_ticks = 60 * cfg->tick_hz;
+        rc.laps = r->laps;
+        rc.max_players = r->max_players;
+        rc.start_players = r->start_players;
+        rc.spectator_slots = r->spectators;
+        rc.password = r->password;
+        rc.name = r->name;
+#if RS_HAVE_SERVICES
+        if (srv->services) {
+            rc.hooks = rs_services_hooks(srv->services);
+            rc.auth = rs_services_auth;
+            rc.auth_ctx = srv->services;
+            rc.defer_laps = true;
+        }
+#endif
+        char rerr[256];
+        st = rs_room_create(&rc, &srv->rooms[i].room, rerr, sizeof rerr);
+        if (st != RS_OK) {
+            snprintf(err, err_len, "rooms[%u] (%s, track %s): %s", (unsigned)i, r->name, r->track,
+                     rerr);
+            goto fail;
+        }
+        srv->room_count++;
+    }
+
+    rs_net_config nc = rs_net_config_default();
+    nc.bind_address = cfg->bind;
+    nc.port = cfg->port;
+    nc.max_clients = cfg->max_clients;
+    if ((st = rs_net_create(&nc, &srv->net, err, err_len)) != RS_OK)
+        goto fail;
+
+    int64_t now = rs_server_now_us();
+    srv->stats_from_us = now;
+    srv->stats_due_us = now + (int64_t)cfg->stats_interval_s * 1000000;
+    srv->housekeeping_us = now + 1000000;
+    *out = srv;
+    return RS_OK;
+fail:
+    rs_server_destroy(srv);
+    return st;
+}
+
+void rs_server_destroy(rs_server *srv)
+{
+    if (!srv)
+        return;
+    rs_net_destroy(srv->net);
+    /* Rooms before the services whose hooks they call. */
+    for (uint32_t i = 0; i < srv->room_count; i++)
+        rs_room_destroy(srv->rooms[i].room);
+#if RS_HAVE_SERVICES
+    rs_services_destroy(srv->services);
+#endif
+    for (uint32_t i = 0; i < srv->track_count; i++) {
+        rs_track_destroy(srv->tracks[i].track);
+        free(srv->tracks[i].json);
+    }
+    free(srv->tracks);
+    for (uint32_t i = 0; i < srv->car_count; i++)
+        rs_car_params_destroy(srv->cars[i].car);
+    free(srv->peers);
+    free(srv->packets);
+    free(srv->closing);
+    free(srv->msg);
+    free(srv->tick_ms);
+    free(srv);
+}
+
+uint16_t rs_server_port(const rs_server *srv)
+{
+    return rs_net_port(srv->net);
+}
+
+uint32_t rs_server_room_count(const rs_server *srv)
+{
+    return srv->room_count;
+}
+
+rs_room *rs_server_room(rs_server *srv, uint32_t index)
+{
+    return index < srv->room_count ? srv->rooms[index].room : NULL;
+}
+
+uint64_t rs_server_dropped(const rs_server *srv)
+{
+    return srv->dropped;
+}
+
+void rs_server_net_stats(rs_server *srv, rs_net_stats *out)
+{
+    rs_net_get_stats(srv->net, out);
+}
+
+/* -------------------------------------------------------------- routing */
+
+static srv_peer *find_peer(rs_server *srv, uint32_t id)
+{
+    srv_peer *p = &srv->peers[(id & 0xfffu) % srv->peer_cap];
+    return p->id == id ? p : NULL;
+}
+
+static void send_msg(rs_server *srv, uint32_t peer, const rs_msg *msg)
+{
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    uint8_t ch = 0;
+    bool rel = true;
+    if (rs_proto_encode(msg, buf, sizeof buf, &len, NULL) != RS_PROTO_OK ||
+        !rs_proto_msg_info(msg->type, &ch, &rel, NULL))
+        return;
+    rs_net_send(srv->net, peer, ch, rel, buf, len);
+}
+
+static int32_t room_by_name(const rs_server *srv, const char *name)
+{
+    if (!name[0])
+        return 0; /* "" = the first (default) room */
+    for (uint32_t i = 0; i < srv->room_count; i++)
+        if (strcmp(srv->cfg.rooms[i].name, name) == 0)
+            return (int32_t)i;
+    return -1;
+}
+
+/* A client's string made safe for one log line (no control characters, so
+ * nobody can forge lines). */
+static void log_safe(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
+/* The first message of a connection picks its room. */
+static void route_first(rs_server *srv, srv_peer *p, const rs_net_event *ev, int64_t now)
+{
+    rs_msg *m = srv->msg;
+    char addr[32];
+    rs_net_peer_address(srv->net, p->id, addr, sizeof addr);
+    rs_proto_status ps = rs_proto_decode(ev->data, ev->len, m, NULL);
+    int32_t room = -1;
+    if (ps == RS_PROTO_BAD_VERSION) {
+        room = 0; /* any room answers another version in words */
+    } else if (ps == RS_PROTO_OK && m->type == RS_MSG_HELLO) {
+        room = room_by_name(srv, m->u.hello.room);
+        if (room < 0) {
+            char name[RS_PROTO_NAME_MAX + 1];
+            snprintf(name, sizeof name, "%s", m->u.hello.room);
+            log_safe(name);
+            memset(m, 0, sizeof *m);
+            m->type = RS_MSG_REFUSE;
+            m->u.refuse.reason = RS_REASON_NO_ROOM;
+            snprintf(m->u.refuse.text, sizeof m->u.refuse.text,
+                     "no room named '%s' on this server", name);
+            send_msg(srv, p->id, m);
+            rs_net_disconnect_later(srv->net, p->id);
+            srv->dropped++;
+            rs_logf(RS_LOG_INFO, "%s: refused: no room '%s'", addr, name);
+            return;
+        }
+    } else if (ps == RS_PROTO_OK && m->type == RS_MSG_BYE) {
+        rs_net_disconnect_later(srv->net, p->id);
+        return;
+    }
+    if (room < 0) {
+        rs_logf(RS_LOG_DEBUG, "%s: dropped a message before HELLO (%s)", addr,
+                rs_proto_status_str(ps));
+        srv->dropped++;
+        if (++p->pre_hello_drops > PRE_HELLO_DROP_LIMIT) {
+            rs_logf(RS_LOG_INFO, "%s: closed: %u messages before HELLO", addr,
+                   (unsigned)p->pre_hello_drops);
+            rs_net_disconnect_later(srv->net, p->id);
+        }
+        return;
+    }
+    p->room = room;
+    rs_logf(RS_LOG_DEBUG, "%s: HELLO for room '%s'", addr, srv->cfg.rooms[room].name);
+    rs_room *r = srv->rooms[room].room;
+    rs_room_connect(r, p->id, now);
+    rs_room_receive(r, p->id, ev->channel, ev->data, ev->len, now);
+}
+
+static void handle_event(rs_server *srv, const rs_net_event *ev, int64_t now)
+{
+    srv_peer *p;
+    switch (ev->type) {
+    case RS_NET_EVENT_CONNECT:
+        p = &srv->peers[(ev->peer & 0xfffu) % srv->peer_cap];
+        p->id = ev->peer;
+        p->room = -1;
+        p->connected_us = now;
+        p->pre_hello_drops = 0;
+        rs_logf(RS_LOG_INFO, "%s: connected (peer %u)", ev->address, (unsigned)ev->peer);
+        break;
+    case RS_NET_EVENT_RECEIVE:
+        if (!(p = find_peer(srv, ev->peer)))
+            break;
+        if (p->room >= 0)
+            rs_room_receive(srv->rooms[p->room].room, p->id, ev->channel, ev->data, ev->len, now);
+        else
+            route_first(srv, p, ev, now);
+        break;
+    case RS_NET_EVENT_DISCONNECT:
+        if (!(p = find_peer(srv, ev->peer)))
+            break;
+        if (p->room >= 0)
+            rs_room_disconnect(srv->rooms[p->room].room, p->id, now);
+        rs_logf(RS_LOG_INFO, "%s: disconnected (peer %u)", ev->address, (unsigned)ev->peer);
+        memset(p, 0, sizeof *p);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Moves a room's queued packets to ENet and closes the peers it is done with. */
+static void flush_room(rs_server *srv, rs_room *room)
+{
+    size_t n;
+    while ((n = rs_room_poll(room, srv->packets, POLL_BATCH)) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            const rs_room_packet *pk = &srv->packets[i];
+            rs_net_send(srv->net, pk->peer, pk->channel, pk->reliable, pk->data, pk->len);
+        }
+        if (n < POLL_BATCH)
+            break;
+    }
+    while ((n = rs_room_poll_closing(room, srv->closing, POLL_BATCH)) > 0) {
+        for (size_t i = 0; i < n; i++)
+            rs_net_disconnect_later(srv->net, srv->closing[i]);
+        if (n < POLL_BATCH)
+            break;
+    }
+}
+
+/* ---------------------------------------------------------------- stats */
+
+static void record_tick_time(rs_server *srv, double ms)
+{
+    if (srv->cfg.stats_interval_s == 0)
+        return;
+    if (srv->tick_n == srv->tick_cap) {
+        size_t cap = srv->tick_cap ? srv->tick_cap * 2 : 4096;
+        double *t = realloc(srv->tick_ms, cap * sizeof *t);
+        if (!t)
+            return; /* a missing sample only thins the statistics */
+        srv->tick_ms = t;
+        srv->tick_cap = cap;
+    }
+    srv->tick_ms[srv->tick_n++] = ms;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double percentile(const double *sorted, size_t n, double q)
+{
+    if (n == 0)
+        return 0.0;
+    size_t i = (size_t)(q * (double)(n - 1) + 0.5);
+    return sorted[i < n ? i : n - 1];
+}
+
+static void log_stats(rs_server *srv, int64_t now)
+{
+    uint32_t players = 0, spectators = 0;
+    uint64_t dropped = srv->dropped - srv->dropped_reported;
+    for (uint32_t i = 0; i < srv->room_count; i++) {
+        rs_room_stats rs;
+        rs_room_get_stats(srv->rooms[i].room, &rs);
+        players += rs.players;
+        spectators += rs.spectators;
+        dropped += rs.dropped_messages - srv->rooms[i].last_dropped;
+        srv->rooms[i].last_dropped = rs.dropped_messages;
+    }
+    srv->dropped_reported = srv->dropped;
+    rs_net_stats ns;
+    rs_net_get_stats(srv->net, &ns);
+    const rs_net_stats *o = &srv->net_reported;
+    unsigned long long laps_recorded = 0, db_pending = 0, db_errors = 0;
+#if RS_HAVE_SERVICES
+    if (srv->services) {
+        rs_services_stats ss;
+        rs_services_get_stats(srv->services, &ss);
+        laps_recorded = ss.laps_recorded;
+        db_pending = ss.laps_pending;
+        db_errors = ss.db_errors + ss.records_failed;
+    }
+#endif
+    if (srv->tick_n > 1) /* qsort's pointer must not be NULL, even for 0 items */
+        qsort(srv->tick_ms, srv->tick_n, sizeof *srv->tick_ms, cmp_double);
+    double p50 = percentile(srv->tick_ms, srv->tick_n, 0.50);
+    double p99 = percentile(srv->tick_ms, srv->tick_n, 0.99);
+    double max = srv->tick_n ? srv->tick_ms[srv->tick_n - 1] : 0.0;
+    rs_logf(RS_LOG_INFO,
+           "stats {\"interval_s\":%.3f,\"rooms\":%u,\"players\":%u,\"spectators\":%u,"
+           "\"connections\":%u,\"ticks\":%zu,\"tick_p50_ms\":%.4f,\"tick_p99_ms\":%.4f,"
+           "\"tick_max_ms\":%.4f,\"bytes_in\":%llu,\"bytes_out\":%llu,\"packets_in\":%llu,"
+           "\"packets_out\":%llu,\"dropped\":%llu,\"cookies_issued\":%llu,"
+           "\"cookies_rejected\":%llu,\"laps_recorded\":%llu,\"db_pending\":%llu,"
+           "\"db_errors\":%llu}",
+           (double)(now - srv->stats_from_us) / 1e6, (unsigned)srv->room_count,
+           (unsigned)players, (unsigned)spectators, (unsigned)ns.peers_connected, srv->tick_n,
+           p50, p99, max, (unsigned long long)(ns.bytes_in - o->bytes_in),
+           (unsigned long long)(ns.bytes_out - o->bytes_out),
+           (unsigned long long)(ns.packets_in - o->packets_in),
+           (unsigned long long)(ns.packets_out - o->packets_out), (unsigned long long)dropped,
+           (unsigned long long)(ns.cookies_issued - o->cookies_issued),
+           (unsigned long long)(ns.cookies_rejected - o->cookies_rejected), laps_recorded,
+           db_pending, db_errors);
+    srv->net_reported = ns;
+    srv->tick_n = 0;
+    srv->stats_from_us = now;
+}
+
+/* Once a second: close connections that never sent a HELLO. */
+static void housekeeping(rs_server *srv, int64_t now)
+{
+    for (uint32_t i = 0; i < srv->peer_cap; i++) {
+        srv_peer *p = &srv->peers[i];
+        if (p->id && p->room < 0 && now - p->connected_us > HELLO_TIMEOUT_US) {
+            rs_net_disconnect_later(srv->net, p->id);
+            p->connected_us = now; /* ask once more later if it lingers */
+        }
+    }
+}
+
+/* ----------------------------------------------------------------- loop */
+
+void rs_server_step(rs_server *srv, int64_t max_wait_us)
+{
+    int64_t now = rs_server_now_us();
+    int64_t due = now + max_wait_us;
+    for (uint32_t i = 0; i < srv->room_count; i++)
+        if (srv->rooms[i].due_us < due)
+            due = srv->rooms[i].due_us;
+    if (srv->cfg.stats_interval_s && srv->stats_due_us < due)
+        due = srv->stats_due_us;
+    /* ENet waits in whole milliseconds: round up so a tick is never early
+     * (being a fraction of a millisecond late is harmless: the room runs
+     * every due tick). */
+    int64_t wait_us = due - now;
+    uint32_t wait_ms = wait_us <= 0 ? 0 : (uint32_t)((wait_us + 999) / 1000);
+
+    rs_net_event ev;
+    int rc = rs_net_service(srv->net, wait_ms, &ev);
+    for (int n = 0; rc > 0 && n < EVENTS_PER_STEP; n++) {
+        handle_event(srv, &ev, rs_server_now_us());
+        rc = rs_net_service(srv->net, 0, &ev);
+    }
+    if (rc > 0)
+        handle_event(srv, &ev, rs_server_now_us());
+    if (rc < 0)
+        rs_logf(RS_LOG_WARN, "network: socket error while servicing");
+
+    now = rs_server_now_us();
+    for (uint32_t i = 0; i < srv->room_count; i++) {
+        srv_room *sr = &srv->rooms[i];
+        /* The room says when its next tick is due; in the lobby that is
+         * always a period ahead, so the server keeps its own schedule. */
+        if (now >= sr->due_us) {
+            int64_t t0 = rs_server_now_us();
+            rs_room_update(sr->room, now);
+            int64_t t1 = rs_server_now_us();
+            rs_room_stats st;
+            rs_room_get_stats(sr->room, &st);
+            uint64_t stepped = st.ticks - sr->last_ticks;
+            sr->last_ticks = st.ticks;
+            if (stepped > 0)
+                record_tick_time(srv, (double)(t1 - t0) / 1000.0 / (double)stepped);
+            sr->due_us = rs_room_next_due_us(sr->room, now);
+        }
+        flush_room(srv, sr->room);
+    }
+#if RS_HAVE_SERVICES
+    /* Database acknowledgements become LAP flags as soon as they are in. */
+    if (srv->services)
+        rs_services_poll(srv->services);
+#endif
+    if (now >= srv->housekeeping_us) {
+        housekeeping(srv, now);
+        srv->housekeeping_us = now + 1000000;
+    }
+    if (srv->cfg.stats_interval_s && now >= srv->stats_due_us) {
+        log_stats(srv, now);
+        srv->stats_due_us = now + (int64_t)srv->cfg.stats_interval_s * 1000000;
+    }
+}
+
+void rs_server_run(rs_server *srv, volatile sig_atomic_t *stop)
+{
+    while (!*stop)
+        rs_server_step(srv, 100000); /* wake at least every 100 ms to look at *stop */
+}
+
+void rs_server_shutdown(rs_server *srv)
+{
+    if (srv->shut_down)
+        return;
+    srv->shut_down = true;
+    for (uint32_t i = 0; i < srv->room_count; i++) {
+        rs_room_close_all(srv->rooms[i].room, RS_REASON_SHUTDOWN, "server shutting down");
+        flush_room(srv, srv->rooms[i].room);
+    }
+    /* Connections still waiting for their HELLO get a BYE from us. */
+    rs_msg bye;
+    memset(&bye, 0, sizeof bye);
+    bye.type = RS_MSG_BYE;
+    bye.u.bye.reason = RS_REASON_SHUTDOWN;
+    snprintf(bye.u.bye.text, sizeof bye.u.bye.text, "server shutting down");
+    for (uint32_t i = 0; i < srv->peer_cap; i++)
+        if (srv->peers[i].id && srv->peers[i].room < 0)
+            send_msg(srv, srv->peers[i].id, &bye);
+    rs_net_disconnect_all_later(srv->net);
+    rs_net_flush(srv->net);
+    /* Let the BYEs be acknowledged (ENet resends reliable packets), but do
+     * not hang on peers that are gone. */
+    int64_t until = rs_server_now_us() + SHUTDOWN_LINGER_US;
+    rs_net_event ev;
+    rs_net_stats ns;
+    rs_net_get_stats(srv->net, &ns);
+    while (ns.peers_connected > 0 && rs_server_now_us() < until) {
+        if (rs_net_service(srv->net, 10, &ev) > 0 && ev.type == RS_NET_EVENT_DISCONNECT)
+            handle_event(srv, &ev, rs_server_now_us());
+        rs_net_get_stats(srv->net, &ns);
+    }
+#if RS_HAVE_SERVICES
+    if (srv->services) {
+        size_t left = rs_services_shutdown(srv->services, 5000);
+        if (left)
+            rs_logf(RS_LOG_ERROR, "database: %zu records could not be written before exit",
+                   left);
+        else
+            rs_logf(RS_LOG_INFO, "database: every record written");
+    }
+#endif
+}

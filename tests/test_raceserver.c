@@ -1,0 +1,587 @@
+/*
+ * raceserver as an operator meets it: the configuration (defaults, JSON
+ * file, command-line overrides, and messages that name the bad field and
+ * its legal range), and the program itself run as a child process: it
+ * starts with no configuration, routes a HELLO to the room it names (an
+ * unknown room is refused with reason NO_ROOM), and on SIGTERM says BYE
+ * (reason SHUTDOWN) to its clients and exits 0 within a second.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <enet/enet.h>
+
+#include "config.h"
+#include "racesim/physics.h"
+#include "racesim/protocol.h"
+
+static const char *data_dir(void)
+{
+    const char *d = getenv("RS_DATA_DIR");
+    return d && *d ? d : RS_DATA_DIR;
+}
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* rs_config_from_args over a NULL-terminated argument list. */
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static rs_args_result parse(rs_server_config *c, char *err, size_t cap, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "raceserver";
+    va_list ap;
+    va_start(ap, cap);
+    for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;)
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    err[0] = '\0';
+    return rs_config_from_args(c, data_dir(), argc, argv, err, cap);
+}
+
+static rs_server_config cfg; /* large: not on the stack */
+
+static void test_no_configuration_gives_the_documented_defaults(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_int_equal(parse(&cfg, err, sizeof err, NULL), RS_ARGS_OK);
+    assert_int_equal(cfg.port, 27960);
+    assert_int_equal(cfg.tick_hz, 60);
+    assert_string_equal(cfg.db, "racesim.db");
+    assert_false(cfg.no_db);
+    assert_int_equal(cfg.stats_interval_s, 10);
+    assert_int_equal(cfg.room_count, 1);
+    assert_string_equal(cfg.rooms[0].name, "default");
+    assert_non_null(strstr(cfg.rooms[0].track, "tracks/technical.json"));
+    assert_non_null(strstr(cfg.rooms[0].car, "cars/c5.json"));
+    assert_string_equal(cfg.admin_secret, "");
+}
+
+static void test_bad_port_names_the_option_and_its_range(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_int_equal(parse(&cfg, err, sizeof err, "--port", "70000", NULL), RS_ARGS_ERROR);
+    assert_non_null(strstr(err, "--port"));
+    assert_non_null(strstr(err, "0..65535"));
+    assert_int_equal(parse(&cfg, err, sizeof err, "--port", "12ab", NULL), RS_ARGS_ERROR);
+    assert_non_null(strstr(err, "--port"));
+    assert_int_equal(parse(&cfg, err, sizeof err, "--laps", "0", NULL), RS_ARGS_ERROR);
+    assert_non_null(strstr(err, "--laps"));
+    assert_non_null(strstr(err, "1..1000"));
+    assert_int_equal(parse(&cfg, err, sizeof err, "--max-players", "33", NULL), RS_ARGS_ERROR);
+    assert_non_null(strstr(err, "--max-players"));
+    assert_int_equal(parse(&cfg, err, sizeof err, "--log-level", "loud", NULL), RS_ARGS_ERROR);
+    assert_non_null(strstr(err, "--log-level"));
+    assert_int_equal(parse(&cfg, err, sizeof err, "--frobnicate", NULL), RS_ARGS_ERROR);
+    assert_non_null(strstr(err, "--frobnicate"));
+    assert_int_equal(parse(&cfg, err, sizeof err, "--port", NULL), RS_ARGS_ERROR);
+    assert_non_null(strstr(err, "--port"));
+}
+
+static bool apply(const char *json, char *err, size_t cap)
+{
+    rs_config_default(&cfg, data_dir());
+    err[0] = '\0';
+    return rs_config_apply_json(&cfg, json, strlen(json), "server.json", err, cap) &&
+           rs_config_check(&cfg, err, cap);
+}
+
+static void test_json_errors_name_the_file_the_field_and_the_range(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_false(apply("{\"prot\": 1}", err, sizeof err));
+    assert_string_equal(err, "server.json: prot: unknown key");
+    assert_false(apply("{\"port\": \"x\"}", err, sizeof err));
+    assert_non_null(strstr(err, "server.json: port: must be an integer in 0..65535"));
+    assert_false(apply("{\"port\": 65536}", err, sizeof err));
+    assert_non_null(strstr(err, "port: 65536 outside 0..65535"));
+    assert_false(apply("{\"tick_hz\": 60.5}", err, sizeof err));
+    assert_non_null(strstr(err, "tick_hz"));
+    assert_false(apply("{\"rooms\": [{\"name\": \"a\"}, {\"name\": \"b\", \"laps\": 0}]}", err,
+                       sizeof err));
+    assert_string_equal(err, "server.json: rooms[1].laps: 0 outside 1..1000");
+    assert_false(apply("{\"rooms\": [{\"name\": \"a\", \"lapz\": 3}]}", err, sizeof err));
+    assert_non_null(strstr(err, "rooms[0].lapz: unknown key"));
+    assert_false(apply("{\"rooms\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}", err, sizeof err));
+    assert_non_null(strstr(err, "rooms[1].name"));
+    assert_false(apply("{\"max_players\": 4, \"start_players\": 6}", err, sizeof err));
+    assert_non_null(strstr(err, "start_players"));
+    assert_false(apply("{\"log_level\": \"verbose\"}", err, sizeof err));
+    assert_non_null(strstr(err, "log_level"));
+    assert_false(apply("{\"guest_policy\": \"deny\", \"no_db\": true}", err, sizeof err));
+    assert_non_null(strstr(err, "guest_policy"));
+    assert_false(apply("[1, 2]", err, sizeof err));
+    assert_false(apply("{\"port\": ", err, sizeof err));
+    assert_non_null(strstr(err, "not valid JSON"));
+    assert_false(apply("{\"admin_secret\": \"" /* 65 bytes */
+                       "01234567890123456789012345678901234567890123456789012345678901234\"}",
+                       err, sizeof err));
+    assert_non_null(strstr(err, "admin_secret"));
+}
+
+static void test_room_settings_inherit_and_are_overridden(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_true(apply("{\"rooms\": [{\"name\": \"fast\", \"track\": \"oval\"},"
+                      " {\"name\": \"long\", \"laps\": 10}], \"laps\": 5, \"port\": 0}",
+                      err, sizeof err));
+    assert_int_equal(cfg.room_count, 2);
+    assert_string_equal(cfg.rooms[0].name, "fast");
+    assert_int_equal(cfg.rooms[0].laps, 5); /* top-level default, even though it came later */
+    char oval[RS_CFG_PATH_MAX];
+    snprintf(oval, sizeof oval, "%s/tracks/oval.json", data_dir());
+    assert_string_equal(cfg.rooms[0].track, oval); /* a bare name is a data/tracks file */
+    assert_int_equal(cfg.rooms[1].laps, 10);
+    assert_int_equal(cfg.port, 0);
+
+    /* --rooms N: rooms named room1..roomN, the command line's settings in each. */
+    assert_int_equal(parse(&cfg, err, sizeof err, "--rooms", "3", "--laps", "7", "--password",
+                           "pw", NULL),
+                     RS_ARGS_OK);
+    assert_int_equal(cfg.room_count, 3);
+    assert_string_equal(cfg.rooms[0].name, "room1");
+    assert_string_equal(cfg.rooms[2].name, "room3");
+    assert_int_equal(cfg.rooms[2].laps, 7);
+    assert_string_equal(cfg.rooms[1].password, "pw");
+}
+
+static void test_config_file_and_command_line_combine(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_raceserver_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *json = "{\"port\": 1234, \"laps\": 4, \"stats_interval_s\": 0,"
+                       " \"rooms\": [{\"name\": \"a\"}, {\"name\": \"b\", \"laps\": 9}]}";
+    assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+    close(fd);
+    char err[512];
+    assert_int_equal(parse(&cfg, err, sizeof err, "--config", path, "--port", "4321", NULL),
+                     RS_ARGS_OK);
+    assert_int_equal(cfg.port, 4321); /* the command line wins */
+    assert_int_equal(cfg.room_count, 2);
+    assert_int_equal(cfg.rooms[0].laps, 4);
+    assert_int_equal(cfg.rooms[1].laps, 9);
+    assert_int_equal(parse(&cfg, err, sizeof err, "--config", path, "--laps", "2", NULL),
+                     RS_ARGS_OK);
+    assert_int_equal(cfg.rooms[1].laps, 2); /* every room */
+    unlink(path);
+    assert_int_equal(parse(&cfg, err, sizeof err, "--config", path, NULL), RS_ARGS_ERROR);
+    assert_non_null(strstr(err, path));
+}
+
+static void test_demo_is_one_loopback_room_for_the_bots(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_int_equal(parse(&cfg, err, sizeof err, "--demo", "--bots", "5", NULL), RS_ARGS_OK);
+    assert_true(cfg.demo);
+    assert_int_equal(cfg.port, 0);
+    assert_string_equal(cfg.bind, "127.0.0.1");
+    assert_int_equal(cfg.room_count, 1);
+    assert_int_equal(cfg.rooms[0].laps, 2);
+    assert_int_equal(cfg.rooms[0].max_players, 5);
+    assert_int_equal(parse(&cfg, err, sizeof err, "--demo", "--bots", "0", NULL), RS_ARGS_ERROR);
+    assert_non_null(strstr(err, "--bots"));
+}
+
+/* ------------------------------------------------------ the program itself */
+
+typedef struct child {
+    pid_t pid;
+    int err_fd;          /* the child's stderr, non-blocking */
+    char log[65536];
+    size_t log_len;
+    uint16_t port;
+} child;
+
+static void child_read(child *c)
+{
+    for (;;) {
+        ssize_t n = read(c->err_fd, c->log + c->log_len, sizeof c->log - 1 - c->log_len);
+        if (n <= 0)
+            break;
+        c->log_len += (size_t)n;
+        c->log[c->log_len] = '\0';
+    }
+}
+
+/* Starts raceserver with args and waits for "listening on ...:PORT". */
+static bool child_start(child *c, const char *const *args)
+{
+    memset(c, 0, sizeof *c);
+    int p[2];
+    if (pipe(p) != 0)
+        return false;
+    c->pid = fork();
+    if (c->pid == 0) {
+        dup2(p[1], 2);
+        close(p[0]);
+        char *argv[32];
+        int n = 0;
+        argv[n++] = (char *)RS_RACESERVER_PATH;
+        for (; args[n - 1] && n < 31; n++)
+            argv[n] = strdup(args[n - 1]); /* the child execs or exits: never freed */
+        argv[n] = NULL;
+        execv(RS_RACESERVER_PATH, argv);
+        _exit(127);
+    }
+    close(p[1]);
+    c->err_fd = p[0];
+    fcntl(c->err_fd, F_SETFL, O_NONBLOCK);
+    int64_t until = now_us() + 10000000;
+    while (now_us() < until) {
+        child_read(c);
+        const char *l = strstr(c->log, "listening on ");
+        const char *nl = l ? strchr(l, '\n') : NULL;
+        if (nl) {
+            const char *colon = nl;
+            while (colon > l && *colon != ':')
+                colon--;
+            c->port = (uint16_t)atoi(colon + 1);
+            return c->port != 0;
+        }
+        int status;
+        if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+            c->pid = 0;
+            return false;
+        }
+        sleep_ms(10);
+    }
+    return false;
+}
+
+/* Sends sig and waits up to timeout_ms; returns the exit status or -1. */
+static int child_stop(child *c, int sig, int timeout_ms, int64_t *took_us)
+{
+    int64_t t0 = now_us();
+    kill(c->pid, sig);
+    while (now_us() - t0 < (int64_t)timeout_ms * 1000) {
+        int status;
+        if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+            *took_us = now_us() - t0;
+            child_read(c);
+            close(c->err_fd);
+            c->pid = 0;
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        }
+        sleep_ms(2);
+    }
+    kill(c->pid, SIGKILL);
+    waitpid(c->pid, NULL, 0);
+    close(c->err_fd);
+    c->pid = 0;
+    return -1;
+}
+
+/* A raw ENet client that does the cookie handshake (SPEC.md section 7). */
+typedef struct raw {
+    ENetHost *host;
+    ENetPeer *peer;
+    ENetAddress server;
+} raw;
+
+static bool raw_connect(raw *r, uint16_t port)
+{
+    memset(r, 0, sizeof *r);
+    r->host = enet_host_create(NULL, 1, RS_CH_COUNT, 0, 0);
+    if (!r->host)
+        return false;
+    enet_address_set_host(&r->server, "127.0.0.1");
+    r->server.port = port;
+    uint8_t req[48] = {0}, rep[64];
+    memcpy(req, "RSCKREQ1", 8);
+    uint32_t cookie = 0;
+    int64_t until = now_us() + 3000000, next = 0;
+    while (!cookie && now_us() < until) {
+        if (now_us() >= next) {
+            ENetBuffer b = {.data = req, .dataLength = sizeof req};
+            enet_socket_send(r->host->socket, &r->server, &b, 1);
+            next = now_us() + 250000;
+        }
+        ENetAddress from;
+        ENetBuffer b = {.data = rep, .dataLength = sizeof rep};
+        if (enet_socket_receive(r->host->socket, &from, &b, 1) == 16 &&
+            memcmp(rep, "RSCKREP1", 8) == 0)
+            cookie = (uint32_t)rep[8] | (uint32_t)rep[9] << 8 | (uint32_t)rep[10] << 16 |
+                     (uint32_t)rep[11] << 24;
+        else
+            sleep_ms(2);
+    }
+    if (!cookie)
+        return false;
+    r->peer = enet_host_connect(r->host, &r->server, RS_CH_COUNT, cookie);
+    ENetEvent e;
+    until = now_us() + 3000000;
+    while (now_us() < until)
+        if (enet_host_service(r->host, &e, 10) > 0 && e.type == ENET_EVENT_TYPE_CONNECT)
+            return true;
+    return false;
+}
+
+static void raw_send(raw *r, const rs_msg *m)
+{
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    enet_peer_send(r->peer, RS_CH_CONTROL, enet_packet_create(buf, len, ENET_PACKET_FLAG_RELIABLE));
+    enet_host_flush(r->host);
+}
+
+static void raw_hello(raw *r, const char *room)
+{
+    static rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_HELLO;
+    m.u.hello.protocol_version = RS_PROTO_VERSION;
+    m.u.hello.physics_version = RS_PHYSICS_VERSION;
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "tester");
+    snprintf(m.u.hello.room, sizeof m.u.hello.room, "%s", room);
+    raw_send(r, &m);
+}
+
+/* Waits for a message of type; fills *out. */
+static bool raw_wait(raw *r, uint8_t type, rs_msg *out, int timeout_ms)
+{
+    int64_t until = now_us() + (int64_t)timeout_ms * 1000;
+    ENetEvent e;
+    while (now_us() < until) {
+        if (enet_host_service(r->host, &e, 10) <= 0)
+            continue;
+        if (e.type == ENET_EVENT_TYPE_RECEIVE) {
+            bool hit = rs_proto_decode(e.packet->data, e.packet->dataLength, out, NULL) ==
+                           RS_PROTO_OK && out->type == type;
+            enet_packet_destroy(e.packet);
+            if (hit)
+                return true;
+        }
+    }
+    return false;
+}
+
+static const char *const base_args[] = {"--no-db", "--port", "0", "--bind", "127.0.0.1",
+                                        "--stats-interval", "0", NULL};
+
+static void test_server_starts_without_config_and_stops_on_sigterm(void **state)
+{
+    (void)state;
+    child c;
+    assert_true(child_start(&c, base_args));
+    int64_t took = 0;
+    assert_int_equal(child_stop(&c, SIGTERM, 1000, &took), 0);
+    assert_true(took < 1000000);
+    assert_non_null(strstr(c.log, "SIGTERM: shutting down"));
+    /* The log format of docs/RACESERVER.md: "YYYY-MM-DDTHH:MM:SSZ LEVEL message". */
+    assert_true(c.log_len > 22 && c.log[4] == '-' && c.log[10] == 'T' && c.log[19] == 'Z');
+    assert_non_null(strstr(c.log, "Z INFO listening on 127.0.0.1:"));
+}
+
+static void test_server_refuses_an_unknown_room_and_byes_on_shutdown(void **state)
+{
+    (void)state;
+    const char *args[] = {"--no-db", "--port", "0", "--bind", "127.0.0.1",
+                          "--stats-interval", "0", "--rooms", "2", NULL};
+    child c;
+    assert_true(child_start(&c, args));
+    static rs_msg m;
+
+    raw lost;
+    assert_true(raw_connect(&lost, c.port));
+    raw_hello(&lost, "nowhere");
+    assert_true(raw_wait(&lost, RS_MSG_REFUSE, &m, 3000));
+    assert_int_equal(m.u.refuse.reason, RS_REASON_NO_ROOM);
+    assert_non_null(strstr(m.u.refuse.text, "nowhere"));
+    enet_host_destroy(lost.host);
+
+    raw ok;
+    assert_true(raw_connect(&ok, c.port));
+    /* Junk before HELLO is dropped, not fatal. */
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_SNAPSHOT_REQUEST;
+    raw_send(&ok, &m);
+    raw_hello(&ok, "room2");
+    assert_true(raw_wait(&ok, RS_MSG_WELCOME, &m, 3000));
+
+    int64_t took = 0;
+    kill(c.pid, SIGTERM);
+    assert_true(raw_wait(&ok, RS_MSG_BYE, &m, 2000));
+    assert_int_equal(m.u.bye.reason, RS_REASON_SHUTDOWN);
+    assert_int_equal(child_stop(&c, SIGTERM, 2000, &took), 0);
+    enet_host_destroy(ok.host);
+}
+
+static void test_junk_before_hello_closes_the_connection(void **state)
+{
+    (void)state;
+    child c;
+    assert_true(child_start(&c, base_args));
+    raw r;
+    assert_true(raw_connect(&r, c.port));
+    static rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_SNAPSHOT_REQUEST;
+    for (int i = 0; i < 17; i++) /* the limit is 16 */
+        raw_send(&r, &m);
+    bool closed = false;
+    int64_t until = now_us() + 3000000;
+    while (!closed && now_us() < until) {
+        ENetEvent e;
+        if (enet_host_service(r.host, &e, 10) > 0) {
+            if (e.type == ENET_EVENT_TYPE_DISCONNECT)
+                closed = true;
+            else if (e.type == ENET_EVENT_TYPE_RECEIVE)
+                enet_packet_destroy(e.packet);
+        }
+    }
+    assert_true(closed);
+    int64_t took = 0;
+    assert_int_equal(child_stop(&c, SIGTERM, 1000, &took), 0);
+    assert_non_null(strstr(c.log, "messages before HELLO"));
+    enet_host_destroy(r.host);
+}
+
+/* The value of "key": in the last stats line, or -1. */
+static double stats_field(const char *log, const char *key)
+{
+    const char *line = NULL;
+    for (const char *p = log; (p = strstr(p, " INFO stats {")) != NULL; p++)
+        line = p;
+    if (!line)
+        return -1;
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *end = strchr(line, '\n');
+    const char *f = strstr(line, pat);
+    if (!f || (end && f > end))
+        return -1;
+    return atof(f + strlen(pat));
+}
+
+static void test_stats_line_carries_the_contract_fields(void **state)
+{
+    (void)state;
+    const char *args[] = {"--no-db", "--port", "0", "--bind", "127.0.0.1",
+                          "--stats-interval", "1", NULL};
+    child c;
+    assert_true(child_start(&c, args));
+    raw r;
+    assert_true(raw_connect(&r, c.port));
+    raw_hello(&r, "");
+    static rs_msg m;
+    assert_true(raw_wait(&r, RS_MSG_WELCOME, &m, 3000));
+    /* Service the client while the server writes a stats line. */
+    int64_t until = now_us() + 2500000;
+    while (now_us() < until) {
+        ENetEvent e;
+        if (enet_host_service(r.host, &e, 10) > 0 && e.type == ENET_EVENT_TYPE_RECEIVE)
+            enet_packet_destroy(e.packet);
+        child_read(&c);
+        if (stats_field(c.log, "players") >= 1)
+            break;
+    }
+    static const char *const keys[] = {
+        "interval_s", "players", "spectators", "rooms", "tick_p50_ms", "tick_p99_ms",
+        "tick_max_ms", "bytes_in", "bytes_out", "packets_in", "packets_out", "dropped",
+        "cookies_rejected"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        assert_true(stats_field(c.log, keys[i]) >= 0);
+    assert_true(stats_field(c.log, "players") == 1);
+    assert_true(stats_field(c.log, "rooms") == 1);
+    assert_true(stats_field(c.log, "interval_s") > 0.5);
+    int64_t took = 0;
+    assert_int_equal(child_stop(&c, SIGTERM, 3000, &took), 0);
+    enet_host_destroy(r.host);
+}
+
+static void test_bad_configuration_exits_2_with_the_message(void **state)
+{
+    (void)state;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s --no-db --laps 5000 2>&1", RS_RACESERVER_PATH);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[1024] = "";
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 2);
+    assert_non_null(strstr(out, "--laps: 5000 outside 1..1000"));
+}
+
+#if RS_HAVE_SERVICES
+static void test_server_with_a_database_starts_and_stops(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_raceserver_db_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char db[512];
+    snprintf(db, sizeof db, "%s/race.db", dir);
+    const char *args[] = {"--db", db, "--port", "0", "--bind", "127.0.0.1",
+                          "--stats-interval", "0", NULL};
+    child c;
+    assert_true(child_start(&c, args));
+    int64_t took = 0;
+    assert_int_equal(child_stop(&c, SIGTERM, 1000, &took), 0);
+    struct stat st;
+    assert_int_equal(stat(db, &st), 0);
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+#endif
+
+int main(void)
+{
+    if (enet_initialize() != 0)
+        return 1;
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_configuration_gives_the_documented_defaults),
+        cmocka_unit_test(test_bad_port_names_the_option_and_its_range),
+        cmocka_unit_test(test_json_errors_name_the_file_the_field_and_the_range),
+        cmocka_unit_test(test_room_settings_inherit_and_are_overridden),
+        cmocka_unit_test(test_config_file_and_command_line_combine),
+        cmocka_unit_test(test_demo_is_one_loopback_room_for_the_bots),
+        cmocka_unit_test(test_server_starts_without_config_and_stops_on_sigterm),
+        cmocka_unit_test(test_server_refuses_an_unknown_room_and_byes_on_shutdown),
+        cmocka_unit_test(test_junk_before_hello_closes_the_connection),
+        cmocka_unit_test(test_stats_line_carries_the_contract_fields),
+        cmocka_unit_test(test_bad_configuration_exits_2_with_the_message),
+#if RS_HAVE_SERVICES
+        cmocka_unit_test(test_server_with_a_database_starts_and_stops),
+#endif
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    enet_deinitialize();
+    return rc;
+}
