@@ -1,0 +1,898 @@
+/*
+ * loadtest: what one raceserver process costs under R full rooms.
+ *
+ *   loadtest [--rooms R] [--bots-per-room 16] [--seconds S] [--server PATH]
+ *            [--tick-hz 60] [--threads N] [--warmup-s 2] [--join-timeout-s 60]
+ *            [--join-rate 50] [--server-log FILE] [--driver light|ai]
+ *
+ * It starts raceserver (by default the one next to loadtest in bin/) as a
+ * child process with R rooms of 16 seats, no database and a stats line every
+ * second (the command line of contract E, docs/SERVER.md), starts R x 16
+ * bots spread over one thread per core (join_rate per second, as players
+ * arrive, not all in one instant), waits until every bot races, lets them
+ * race S seconds and prints one JSON object:
+ *
+ *   clients, connected, racing        bots in total / welcomed / racing at the end
+ *   server_cpu_pct                    the server's user+system time over the
+ *                                     measured interval (/proc/PID/stat), % of one core
+ *   tick_p50_ms, tick_p99_ms,         from the server's `stats` lines inside the
+ *   tick_max_ms                       interval: median of the p50s, max of the
+ *                                     p99s, max of the maxima (per room tick)
+ *   down_bytes_per_s_per_client,      the clients' ENet datagrams on the wire, ENet
+ *   up_bytes_per_s_per_client         headers and 28 B of UDP/IPv4 each included
+ *   desyncs, late_inputs              what the clients saw / the server counted
+ *   bots_kept_up                      at most 1 % of the car ticks lacked an input in
+ *                                     time and no bot needed a new snapshot: else the
+ *                                     load is not the load (the machine could not run
+ *                                     the bots, or the server stalled)
+ *   loadtest_cpu_pct                  this process's own CPU
+ *
+ * The bots (--driver):
+ *   light  examples/bot.h's light bot: the real SDK over ENet in its light
+ *          mode (the whole lockstep, no world of its own: predicting a
+ *          16-car world per bot would take about 1 % of a core each, so
+ *          hundreds of them would starve the server being measured), with
+ *          controls that change as often as a real driver's (the default);
+ *   ai     the same SDK bot predicting its world, with the AI driver.
+ *
+ * Then it disconnects the bots, sends SIGTERM to the server and exits 0 if
+ * the server exited 0 and every bot raced to the end, else 1.
+ *
+ * Thread rules: each bot belongs to the worker thread that creates and
+ * updates it; the main thread only reads aggregates the workers publish on
+ * request.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bot.h"
+#include "racesim/client.h"
+
+/* ------------------------------------------------------------- utilities */
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void sleep_us(int64_t us)
+{
+    if (us <= 0)
+        return;
+    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static volatile sig_atomic_t g_interrupted; /* set by SIGINT/SIGTERM to loadtest itself */
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    g_interrupted = 1;
+}
+
+/* A UDP port on 127.0.0.1 nobody uses right now (the kernel's pick). */
+static uint16_t free_udp_port(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0)
+        return 0;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    uint16_t port = 0;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+/* user + system time of a process in seconds, from /proc/PID/stat fields
+ * 14 and 15 (after the parenthesised command name, which may hold spaces). */
+static bool proc_cpu_s(pid_t pid, double *out)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    if (!p)
+        return false;
+    p++;
+    /* Fields after ')': 3 state, 4..13, then 14 utime, 15 stime. */
+    unsigned long long ut = 0, st = 0;
+    int field = 2;
+    char *end;
+    while (*p && field < 15) {
+        while (*p == ' ')
+            p++;
+        field++;
+        if (field == 14)
+            ut = strtoull(p, &end, 10);
+        else if (field == 15)
+            st = strtoull(p, &end, 10);
+        while (*p && *p != ' ')
+            p++;
+    }
+    if (field < 15)
+        return false;
+    *out = (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+    return true;
+}
+
+static double self_cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* ------------------------------------------------ the server's log lines */
+
+typedef struct stats_line {
+    int64_t at_us; /* when loadtest read it */
+    double p50, p99, max, players, bytes_in, bytes_out, interval_s, cookies_rejected, ticks;
+} stats_line;
+
+typedef struct server_log {
+    int fd;     /* read end of the child's stderr+stdout */
+    FILE *copy; /* --server-log, or NULL */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    bool listening, eof;
+    stats_line *lines;
+    size_t count, cap;
+    uint64_t errors; /* lines at ERROR level */
+} server_log;
+
+/* The number after "key": in a flat JSON object; false if absent. The stats
+ * line is ours (contract E) and flat, so a key search is enough here. */
+static bool json_number(const char *json, const char *key, double *out)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\"", key);
+    const char *p = strstr(json, pat);
+    if (!p)
+        return false;
+    p += strlen(pat);
+    while (*p == ' ' || *p == ':')
+        p++;
+    char *end;
+    double v = strtod(p, &end);
+    if (end == p)
+        return false;
+    *out = v;
+    return true;
+}
+
+static void log_line(server_log *lg, const char *line)
+{
+    if (lg->copy) {
+        fputs(line, lg->copy);
+        fputc('\n', lg->copy);
+        fflush(lg->copy);
+    }
+    const char *js = strstr(line, " stats {");
+    pthread_mutex_lock(&lg->lock);
+    if (strstr(line, "listening on"))
+        lg->listening = true;
+    if (strstr(line, " ERROR "))
+        lg->errors++;
+    if (js) {
+        js += 7;
+        stats_line s;
+        memset(&s, 0, sizeof s);
+        s.at_us = mono_us();
+        bool ok = json_number(js, "tick_p50_ms", &s.p50) &&
+                  json_number(js, "tick_p99_ms", &s.p99) && json_number(js, "tick_max_ms", &s.max);
+        json_number(js, "players", &s.players);
+        json_number(js, "bytes_in", &s.bytes_in);
+        json_number(js, "bytes_out", &s.bytes_out);
+        json_number(js, "interval_s", &s.interval_s);
+        json_number(js, "cookies_rejected", &s.cookies_rejected);
+        json_number(js, "ticks", &s.ticks);
+        if (ok && lg->count == lg->cap) {
+            size_t cap = lg->cap ? lg->cap * 2 : 64;
+            stats_line *l = realloc(lg->lines, cap * sizeof *l);
+            if (l) {
+                lg->lines = l;
+                lg->cap = cap;
+            }
+        }
+        if (ok && lg->count < lg->cap)
+            lg->lines[lg->count++] = s;
+    }
+    pthread_mutex_unlock(&lg->lock);
+}
+
+static void *log_main(void *arg)
+{
+    server_log *lg = arg;
+    char buf[8192];
+    size_t have = 0;
+    for (;;) {
+        ssize_t n = read(lg->fd, buf + have, sizeof buf - 1 - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+        buf[have] = '\0';
+        char *start = buf, *nl;
+        while ((nl = strchr(start, '\n')) != NULL) {
+            *nl = '\0';
+            log_line(lg, start);
+            start = nl + 1;
+        }
+        have = (size_t)(buf + have - start);
+        memmove(buf, start, have);
+        if (have == sizeof buf - 1) { /* an overlong line: take it as it is */
+            buf[have] = '\0';
+            log_line(lg, buf);
+            have = 0;
+        }
+    }
+    pthread_mutex_lock(&lg->lock);
+    lg->eof = true;
+    pthread_mutex_unlock(&lg->lock);
+    return NULL;
+}
+
+/* Starts the server with its output on a pipe; -1 on error. */
+static pid_t start_server(const char *path, char *const argv[], int *read_fd)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        return -1;
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        /* If loadtest dies (a crash, SIGKILL), the server must not live on. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(1);
+        dup2(p[1], STDERR_FILENO);
+        dup2(p[1], STDOUT_FILENO);
+        close(p[0]);
+        close(p[1]);
+        execv(path, argv);
+        fprintf(stderr, "loadtest: cannot run %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    close(p[1]);
+    *read_fd = p[0];
+    return pid;
+}
+
+/* ---------------------------------------------------------------- the bots */
+
+typedef struct agg {
+    uint64_t wire_in, wire_out, wire_packets_in, wire_packets_out;
+    uint64_t desyncs, late_inputs, rollbacks, snapshots, frames, inputs_sent;
+    uint32_t alive, connected, racing, failed;
+} agg;
+
+/* One bot of either kind. */
+typedef struct lt_bot {
+    rs_bot *sdk;       /* --driver light or ai: the SDK client */
+    /* Created by its worker at start_us, so joins are spread out as real
+     * players' are (a few hundred simultaneous joins would be a burst of
+     * world downloads, not the steady load this tool measures). */
+    char name[32], room[16];
+    int64_t start_us;
+    bool failed; /* creation failed (reported by the main thread) */
+} lt_bot;
+
+typedef struct worker {
+    pthread_t thread;
+    lt_bot **bots; /* entries of the main thread's array */
+    uint32_t count;
+    const struct options *opt;
+    uint16_t port;
+    atomic_uint *request; /* shared: the sample the main thread wants */
+    atomic_bool *stop;
+    pthread_mutex_t lock;
+    uint32_t done; /* the last sample this worker published */
+    agg sample;
+} worker;
+
+static void collect(worker *w, int64_t now, agg *a)
+{
+    memset(a, 0, sizeof *a);
+    for (uint32_t i = 0; i < w->count; i++) {
+        a->failed += w->bots[i]->failed;
+        if (!w->bots[i]->sdk)
+            continue;
+        rs_client *c = rs_bot_client(w->bots[i]->sdk);
+        rs_client_stats st;
+        rs_client_get_stats(c, now, &st);
+        a->wire_in += st.wire_bytes_in;
+        a->wire_out += st.wire_bytes_out;
+        a->wire_packets_in += st.wire_packets_in;
+        a->wire_packets_out += st.wire_packets_out;
+        a->desyncs += st.desyncs;
+        a->late_inputs += st.late_inputs;
+        a->rollbacks += st.rollbacks;
+        a->snapshots += st.snapshots;
+        a->frames += st.frames;
+        a->inputs_sent += st.inputs_sent;
+        rs_client_state cs = rs_client_get_state(c);
+        a->alive += cs != RS_CLIENT_CLOSED;
+        a->connected += cs == RS_CLIENT_CONNECTED;
+        rs_msg_race_state rs;
+        /* A light bot builds no world (cfg.simulate false); having a car in
+         * the running race is what counts. */
+        if (cs == RS_CLIENT_CONNECTED && rs_client_race_state(c, &rs) &&
+            rs.phase == RS_PHASE_RACE && rs_client_car(c) != 0 && st.snapshots > 0)
+            a->racing++;
+    }
+}
+
+static void create_bot(worker *w, lt_bot *b, int64_t now);
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    while (!atomic_load(w->stop)) {
+        int64_t now = mono_us();
+        int64_t wake = now + 2000;
+        for (uint32_t i = 0; i < w->count; i++) {
+            lt_bot *b = w->bots[i];
+            if (!b->sdk && !b->failed && now >= b->start_us)
+                create_bot(w, b, now);
+            if (!w->bots[i]->sdk)
+                continue;
+            rs_bot_update(w->bots[i]->sdk, now);
+            int64_t due = rs_client_next_due_us(rs_bot_client(w->bots[i]->sdk), now);
+            if (due < wake)
+                wake = due;
+        }
+        unsigned want = atomic_load(w->request);
+        if (want != w->done) {
+            agg a;
+            collect(w, mono_us(), &a);
+            pthread_mutex_lock(&w->lock);
+            w->sample = a;
+            w->done = want;
+            pthread_mutex_unlock(&w->lock);
+        }
+        /* Sleep until the next tick is due, but service the network at
+         * least every 2 ms and never spin. */
+        int64_t after = mono_us();
+        sleep_us(wake - after < 250 ? 250 : wake - after);
+    }
+    /* Say goodbye and give ENet a moment to send the BYEs. */
+    int64_t now = mono_us();
+    for (uint32_t i = 0; i < w->count; i++) {
+        if (w->bots[i]->sdk)
+            rs_bot_disconnect(w->bots[i]->sdk, now);
+    }
+    for (int k = 0; k < 20; k++) {
+        now = mono_us();
+        for (uint32_t i = 0; i < w->count; i++) {
+            if (w->bots[i]->sdk)
+                rs_bot_update(w->bots[i]->sdk, now);
+        }
+        sleep_us(10000);
+    }
+    return NULL;
+}
+
+/* Asks every worker for a fresh aggregate and sums them. Waits at most
+ * 30 s: while a few hundred bots build their worlds one pass over a
+ * worker's bots can take seconds on a small machine. */
+static bool sample_all(worker *ws, uint32_t n, atomic_uint *request, agg *out)
+{
+    unsigned want = atomic_fetch_add(request, 1) + 1;
+    int64_t end = mono_us() + 30000000;
+    memset(out, 0, sizeof *out);
+    for (uint32_t t = 0; t < n; t++) {
+        for (;;) {
+            pthread_mutex_lock(&ws[t].lock);
+            bool ok = ws[t].done == want;
+            agg a = ws[t].sample;
+            pthread_mutex_unlock(&ws[t].lock);
+            if (ok) {
+                out->wire_in += a.wire_in;
+                out->wire_out += a.wire_out;
+                out->wire_packets_in += a.wire_packets_in;
+                out->wire_packets_out += a.wire_packets_out;
+                out->desyncs += a.desyncs;
+                out->late_inputs += a.late_inputs;
+                out->rollbacks += a.rollbacks;
+                out->snapshots += a.snapshots;
+                out->frames += a.frames;
+                out->inputs_sent += a.inputs_sent;
+                out->alive += a.alive;
+                out->connected += a.connected;
+                out->racing += a.racing;
+                out->failed += a.failed;
+                break;
+            }
+            if (mono_us() > end)
+                return false;
+            sleep_us(1000);
+        }
+    }
+    return true;
+}
+
+/* -------------------------------------------------------------- the run */
+
+enum { DRIVER_LIGHT, DRIVER_AI };
+static const char *const driver_names[] = {"light", "ai"};
+
+typedef struct options options;
+struct options {
+    uint32_t rooms, bots_per_room, seconds, tick_hz, threads, warmup_s, join_timeout_s;
+    int driver; /* DRIVER_* */
+    char server[PATH_MAX];
+    const char *server_log;
+    uint32_t join_rate; /* bots started per second */
+};
+
+/* On the worker's thread: the bot becomes that thread's from now on. */
+static void create_bot(worker *w, lt_bot *b, int64_t now)
+{
+    const options *o = w->opt;
+    char err[256] = "";
+    const char *room = o->rooms > 1 ? b->room : NULL;
+    rs_client_config cfg = rs_client_config_default();
+    cfg.name = b->name;
+    cfg.room = room;
+    cfg.predicted_events = false;
+    /* A light bot keeps the whole lockstep (FRAMEs acknowledged, clock and
+     * lead, an INPUT every tick) but builds no world: predicting a 16-car
+     * world per bot would make the load tester, not the server, the
+     * bottleneck on a small machine. */
+    cfg.simulate = o->driver == DRIVER_AI;
+    cfg.connect_timeout_ms = o->join_timeout_s * 1000u;
+    rs_client_status st = rs_bot_create(&cfg, "127.0.0.1", w->port, o->driver == DRIVER_AI, now,
+                                        &b->sdk, err, sizeof err);
+    if (st != RS_CLIENT_OK) {
+        fprintf(stderr, "loadtest: bot %s: %s (%s)\n", b->name, rs_client_status_str(st), err);
+        b->failed = true;
+    }
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: loadtest [--rooms R] [--bots-per-room 16] [--seconds S] [--server PATH]\n"
+               "                [--tick-hz 60] [--threads N] [--warmup-s 2] [--join-timeout-s 60] "
+               "[--join-rate 50]\n"
+               "                [--server-log FILE] [--driver light|ai]\n"
+               "Runs R rooms of light bots against a raceserver child process and prints one\n"
+               "JSON object (docs/PERFORMANCE.md, \"Load test\").\n");
+}
+
+static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->rooms = 1;
+    o->bots_per_room = 16;
+    o->seconds = 10;
+    o->tick_hz = 60;
+    o->warmup_s = 2;
+    o->join_timeout_s = 60;
+    o->join_rate = 50;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cores > 0 ? (uint32_t)cores : 1;
+    /* Default server: raceserver next to this program. */
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(o->server, sizeof o->server, "%.*s/raceserver", (int)(sizeof o->server - 12),
+                 self);
+    } else {
+        snprintf(o->server, sizeof o->server, "raceserver");
+    }
+    /* Every option takes one value. */
+    for (int i = 1; i < argc; i += 2) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = v != NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--rooms"))
+            ok = ok && parse_u32(v, 1, 64, &o->rooms);
+        else if (!strcmp(a, "--bots-per-room"))
+            ok = ok && parse_u32(v, 1, 32, &o->bots_per_room);
+        else if (!strcmp(a, "--seconds"))
+            ok = ok && parse_u32(v, 1, 3600, &o->seconds);
+        else if (!strcmp(a, "--tick-hz"))
+            ok = ok && parse_u32(v, 10, 240, &o->tick_hz);
+        else if (!strcmp(a, "--threads"))
+            ok = ok && parse_u32(v, 1, 256, &o->threads);
+        else if (!strcmp(a, "--warmup-s"))
+            ok = ok && parse_u32(v, 0, 600, &o->warmup_s);
+        else if (!strcmp(a, "--join-rate"))
+            ok = ok && parse_u32(v, 1, 100000, &o->join_rate);
+        else if (!strcmp(a, "--join-timeout-s"))
+            ok = ok && parse_u32(v, 1, 3600, &o->join_timeout_s);
+        else if (!strcmp(a, "--server") && v)
+            snprintf(o->server, sizeof o->server, "%s", v);
+        else if (!strcmp(a, "--server-log") && v)
+            o->server_log = v;
+        else if (!strcmp(a, "--driver") && v) {
+            ok = false;
+            for (int d = 0; d < (int)(sizeof driver_names / sizeof *driver_names); d++)
+                if (!strcmp(v, driver_names[d])) {
+                    o->driver = d;
+                    ok = true;
+                }
+        } else
+            ok = false;
+        if (!ok) {
+            fprintf(stderr, "loadtest: bad or incomplete option %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    return -1; /* go on */
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int prc = parse_args(argc, argv, &o);
+    if (prc >= 0)
+        return prc;
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    uint32_t clients = o.rooms * o.bots_per_room;
+    if (o.threads > clients)
+        o.threads = clients;
+    /* One ENet socket per bot: make sure the descriptor limit allows them. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+
+    int rc = 1;
+    const char *failure = NULL;
+    server_log lg;
+    memset(&lg, 0, sizeof lg);
+    lg.fd = -1;
+    pthread_mutex_init(&lg.lock, NULL);
+    bool log_started = false;
+    pid_t pid = -1;
+    int server_status = -1;
+    lt_bot *bots = calloc(clients, sizeof *bots);
+    worker *ws = calloc(o.threads, sizeof *ws);
+    atomic_uint request;
+    atomic_bool stop;
+    atomic_init(&request, 0);
+    atomic_init(&stop, false);
+    uint32_t workers_started = 0;
+    agg a0, a1;
+    memset(&a0, 0, sizeof a0);
+    memset(&a1, 0, sizeof a1);
+    double cpu0 = 0, cpu1 = 0, self0 = 0, self1 = 0;
+    int64_t t0 = 0, t1 = 0, joined_us = 0;
+    if (!bots || !ws) {
+        failure = "out of memory";
+        goto done;
+    }
+
+    /* 1. The server. */
+    uint16_t port = free_udp_port();
+    if (port == 0) {
+        failure = "no free UDP port";
+        goto done;
+    }
+    if (o.server_log && !(lg.copy = fopen(o.server_log, "w"))) {
+        failure = "cannot write the server log";
+        goto done;
+    }
+    char s_rooms[16], s_bots[16], s_port[16], s_hz[16];
+    snprintf(s_rooms, sizeof s_rooms, "%u", o.rooms);
+    snprintf(s_bots, sizeof s_bots, "%u", o.bots_per_room);
+    snprintf(s_port, sizeof s_port, "%u", port);
+    snprintf(s_hz, sizeof s_hz, "%u", o.tick_hz);
+    /* Contract E's command line, one option and its value per line. */
+    char *sargv[] = {o.server,
+                     "--rooms", s_rooms,
+                     "--max-players", s_bots,
+                     "--start-players", s_bots,
+                     "--laps", "1000",
+                     "--no-db",
+                     "--port", s_port,
+                     "--bind", "127.0.0.1",
+                     "--tick-hz", s_hz,
+                     "--stats-interval", "1",
+                     "--log-level", "info",
+                     NULL};
+    pid = start_server(o.server, sargv, &lg.fd);
+    if (pid < 0) {
+        failure = "cannot start the server";
+        goto done;
+    }
+    if (pthread_create(&lg.thread, NULL, log_main, &lg) != 0) {
+        failure = "cannot start the log reader";
+        goto done;
+    }
+    log_started = true;
+    for (int64_t end = mono_us() + 15000000;;) {
+        pthread_mutex_lock(&lg.lock);
+        bool up = lg.listening, gone = lg.eof;
+        pthread_mutex_unlock(&lg.lock);
+        if (up)
+            break;
+        if (gone || mono_us() > end || g_interrupted) {
+            failure = "the server did not report `listening on` within 15 s";
+            goto done;
+        }
+        sleep_us(10000);
+    }
+
+    /* 2. The bots, dealt round-robin to the workers. */
+    for (uint32_t t = 0; t < o.threads; t++) {
+        ws[t].bots = calloc(clients / o.threads + 1, sizeof *ws[t].bots);
+        ws[t].request = &request;
+        ws[t].opt = &o;
+        ws[t].port = port;
+        ws[t].stop = &stop;
+        pthread_mutex_init(&ws[t].lock, NULL);
+        if (!ws[t].bots) {
+            failure = "out of memory";
+            goto done;
+        }
+    }
+    int64_t first_start = mono_us();
+    for (uint32_t i = 0; i < clients; i++) {
+        uint32_t r = i / o.bots_per_room;
+        snprintf(bots[i].name, sizeof bots[i].name, "load%u_%u", r + 1, i % o.bots_per_room + 1);
+        snprintf(bots[i].room, sizeof bots[i].room, "room%u", r + 1);
+        bots[i].start_us = first_start + (int64_t)i * 1000000 / o.join_rate;
+        worker *w = &ws[i % o.threads];
+        w->bots[w->count++] = &bots[i];
+    }
+    for (uint32_t t = 0; t < o.threads; t++) {
+        if (pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]) != 0) {
+            failure = "cannot start a worker thread";
+            goto done;
+        }
+        workers_started++;
+    }
+
+    /* 3. Wait until every bot races, then let the start settle. */
+    int64_t join_start = mono_us();
+    for (int64_t end = join_start + (int64_t)o.join_timeout_s * 1000000;;) {
+        agg a;
+        if (!sample_all(ws, o.threads, &request, &a)) {
+            failure = "a worker thread stopped answering";
+            goto done;
+        }
+        a1 = a;
+        if (a.racing == clients)
+            break;
+        if (a.failed) {
+            failure = "cannot create a bot";
+            goto done;
+        }
+        if (mono_us() > end || g_interrupted) {
+            failure = "not every bot was racing before the join timeout";
+            goto done;
+        }
+        sleep_us(250000);
+    }
+    joined_us = mono_us() - join_start;
+    sleep_us((int64_t)o.warmup_s * 1000000);
+
+    /* 4. The measured interval. */
+    if (!sample_all(ws, o.threads, &request, &a0) || !proc_cpu_s(pid, &cpu0)) {
+        failure = "cannot sample the start of the interval";
+        goto done;
+    }
+    t0 = mono_us();
+    self0 = self_cpu_s();
+    for (int64_t end = t0 + (int64_t)o.seconds * 1000000; mono_us() < end && !g_interrupted;)
+        sleep_us(50000);
+    if (!sample_all(ws, o.threads, &request, &a1) || !proc_cpu_s(pid, &cpu1)) {
+        failure = "cannot sample the end of the interval (did the server die?)";
+        goto done;
+    }
+    t1 = mono_us();
+    self1 = self_cpu_s();
+    if (g_interrupted) {
+        failure = "interrupted";
+        goto done;
+    }
+    rc = 0;
+
+done:
+    atomic_store(&stop, true);
+    for (uint32_t t = 0; t < workers_started; t++)
+        pthread_join(ws[t].thread, NULL);
+    for (uint32_t i = 0; bots && i < clients; i++) {
+        rs_bot_destroy(bots[i].sdk);
+    }
+    if (pid > 0) {
+        kill(pid, SIGTERM);
+        int64_t end = mono_us() + 15000000;
+        pid_t w;
+        while ((w = waitpid(pid, &server_status, WNOHANG)) == 0 && mono_us() < end)
+            sleep_us(20000);
+        if (w == 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &server_status, 0);
+            if (!failure)
+                failure = "the server did not exit within 15 s of SIGTERM";
+        }
+    }
+    if (log_started)
+        pthread_join(lg.thread, NULL);
+    if (lg.fd >= 0)
+        close(lg.fd);
+    bool server_ok = pid > 0 && server_status != -1 && WIFEXITED(server_status) &&
+                     WEXITSTATUS(server_status) == 0;
+    if (!server_ok && rc == 0) {
+        rc = 1;
+        failure = "the server did not exit 0";
+    }
+    if (rc == 0 && a1.connected != clients) {
+        rc = 1;
+        failure = "bots were disconnected during the measurement";
+    }
+
+    /* The server's stats lines that cover only the measured interval: a line
+     * read at time T covers about [T - interval, T]. */
+    double secs = t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0;
+    double *p50s = NULL, p99 = 0, mx = 0, srv_out = 0, srv_in = 0, srv_s = 0, players = 0;
+    double min_rate = -1; /* slowest interval's ticks per second per room: below tick_hz the
+                             server fell behind (stalled or starved of CPU) */
+    size_t nl = 0;
+    if (secs > 0 && lg.count > 0 && (p50s = malloc(lg.count * sizeof *p50s)) != NULL) {
+        for (size_t k = 0; k < lg.count; k++) {
+            const stats_line *s = &lg.lines[k];
+            double iv = s->interval_s > 0 ? s->interval_s : 1.0;
+            if (s->at_us - (int64_t)(iv * 1e6) < t0 - 50000 || s->at_us > t1 + 50000)
+                continue;
+            p50s[nl++] = s->p50;
+            if (s->p99 > p99)
+                p99 = s->p99;
+            if (s->max > mx)
+                mx = s->max;
+            srv_out += s->bytes_out;
+            srv_in += s->bytes_in;
+            srv_s += iv;
+            players = s->players;
+            double rate = s->ticks / iv / o.rooms;
+            if (min_rate < 0 || rate < min_rate)
+                min_rate = rate;
+        }
+        qsort(p50s, nl, sizeof *p50s, cmp_double);
+    }
+    double p50 = nl ? (nl % 2 ? p50s[nl / 2] : 0.5 * (p50s[nl / 2 - 1] + p50s[nl / 2])) : -1;
+    free(p50s);
+    double per = secs > 0 ? 1.0 / (secs * clients) : 0.0;
+    /* The numbers describe a server under R full rooms only if the bots kept
+     * up: their inputs reached the server in time (at most 1 % of the car
+     * ticks late or missing, by the server's own count in the FRAMEs) and
+     * none had to be rebuilt from a snapshot. When the machine cannot run
+     * the bots (every SDK client steps its own 16-car world), they fall
+     * behind, their inputs come late and they ask for snapshots: the load is
+     * then not the load. */
+    double car_ticks = secs * o.tick_hz * clients;
+    double late_share = car_ticks > 0 ? (double)(a1.late_inputs - a0.late_inputs) / car_ticks : 1.0;
+    bool kept_up = secs > 0 && late_share <= 0.01 && a1.snapshots == a0.snapshots;
+    if (secs > 0 && !kept_up)
+        fprintf(stderr,
+                "loadtest: the bots did not keep up (%.1f %% of the car ticks without an input in "
+                "time, %" PRIu64 " snapshots): the numbers do not describe a steady load\n",
+                100.0 * late_share, a1.snapshots - a0.snapshots);
+
+    printf(
+        "{\"clients\":%u,\"rooms\":%u,\"bots_per_room\":%u,\"tick_hz\":%u,\"driver\":\"%s\","
+        "\"seconds\":%.2f,"
+        "\"connected\":%u,\"racing\":%u,\"disconnected\":%u,\"server_cpu_pct\":%.1f,"
+        "\"tick_p50_ms\":%.3f,\"tick_p99_ms\":%.3f,\"tick_max_ms\":%.3f,\"stats_lines\":%zu,\"min_"
+        "tick_rate_hz\":%.1f,"
+        "\"down_bytes_per_s_per_client\":%.0f,\"up_bytes_per_s_per_client\":%.0f,"
+        "\"down_packets_per_s_per_client\":%.1f,\"up_packets_per_s_per_client\":%.1f,"
+        "\"server_payload_out_per_s_per_client\":%.0f,\"server_payload_in_per_s_per_client\":%.0f,"
+        "\"server_players\":%.0f,\"desyncs\":%" PRIu64 ",\"late_inputs\":%" PRIu64
+        ",\"rollbacks_per_s_per_client\":%.1f,\"frames_per_s_per_client\":%.1f,"
+        "\"inputs_per_s_per_client\":%.1f,\"snapshots\":%" PRIu64
+        ",\"snapshots_in_interval\":%" PRIu64 ","
+        "\"loadtest_cpu_pct\":%.1f,\"threads\":%u,"
+        "\"join_s\":%.2f,\"bots_kept_up\":%s,\"server_errors\":%" PRIu64
+        ",\"server_exit\":%d,\"ok\":%s",
+        clients, o.rooms, o.bots_per_room, o.tick_hz, driver_names[o.driver], secs, a1.connected,
+        a1.racing, clients - a1.alive, secs > 0 ? 100.0 * (cpu1 - cpu0) / secs : 0.0, p50,
+        nl ? p99 : -1.0, nl ? mx : -1.0, nl, min_rate, (double)(a1.wire_in - a0.wire_in) * per,
+        (double)(a1.wire_out - a0.wire_out) * per,
+        (double)(a1.wire_packets_in - a0.wire_packets_in) * per,
+        (double)(a1.wire_packets_out - a0.wire_packets_out) * per,
+        srv_s > 0 ? srv_out / srv_s / clients : 0.0, srv_s > 0 ? srv_in / srv_s / clients : 0.0,
+        players, a1.desyncs, a1.late_inputs - a0.late_inputs,
+        (double)(a1.rollbacks - a0.rollbacks) * per, (double)(a1.frames - a0.frames) * per,
+        (double)(a1.inputs_sent - a0.inputs_sent) * per, a1.snapshots, a1.snapshots - a0.snapshots,
+        secs > 0 ? 100.0 * (self1 - self0) / secs : 0.0, o.threads, (double)joined_us / 1e6,
+        kept_up ? "true" : "false", lg.errors,
+        server_status == -1        ? -1
+        : WIFEXITED(server_status) ? WEXITSTATUS(server_status)
+                                   : 128 + WTERMSIG(server_status),
+        rc == 0 ? "true" : "false");
+    if (failure)
+        printf(",\"error\":\"%s\"", failure);
+    printf("}\n");
+    if (failure)
+        fprintf(stderr, "loadtest: %s\n", failure);
+
+    for (uint32_t t = 0; ws && t < o.threads; t++) {
+        free(ws[t].bots);
+        if (ws[t].request)
+            pthread_mutex_destroy(&ws[t].lock);
+    }
+    free(ws);
+    free(bots);
+    free(lg.lines);
+    if (lg.copy)
+        fclose(lg.copy);
+    pthread_mutex_destroy(&lg.lock);
+    return rc;
+}

@@ -1,0 +1,244 @@
+/*
+ * The spoofed-connect flood (udp_flood.h). The datagram is written byte by
+ * byte at the offsets of ENet's packed protocol structures (enet/protocol.h,
+ * checked below at compile time), in network byte order as ENet writes it
+ * with ENET_HOST_TO_NET_16/32; connectID is opaque to ENet (sent as is), so
+ * its byte order does not matter. The field values are those an ENet 1.3.17
+ * client puts in its first CONNECT (enet_host_connect): peer 0 of its host,
+ * session ids 0xFF, MTU 1400, the largest window, 4 channels, no bandwidth
+ * limits, the default throttle.
+ *
+ * Pacing: the thread wakes every millisecond and sends what the rate owes
+ * since the start, so the average rate holds even when a wake-up is late.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "udp_flood.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <enet/protocol.h>
+
+/* The layout the writer below assumes (ENet 1.3's packed structures). */
+_Static_assert(sizeof(ENetProtocolHeader) == 4, "ENet header with sent time is 4 bytes");
+_Static_assert(sizeof(ENetProtocolConnect) == 48, "ENetProtocolConnect is 48 bytes");
+_Static_assert(offsetof(ENetProtocolConnect, outgoingPeerID) == 4, "layout");
+_Static_assert(offsetof(ENetProtocolConnect, mtu) == 8, "layout");
+_Static_assert(offsetof(ENetProtocolConnect, channelCount) == 16, "layout");
+_Static_assert(offsetof(ENetProtocolConnect, connectID) == 40, "layout");
+_Static_assert(offsetof(ENetProtocolConnect, data) == 44, "layout");
+_Static_assert(UDP_FLOOD_DATAGRAM_BYTES == sizeof(ENetProtocolHeader) + sizeof(ENetProtocolConnect),
+               "datagram size");
+
+struct udp_flood {
+    struct sockaddr_in target;
+    udp_flood_config cfg;
+    int *fds;
+    uint32_t *sends; /* sends since each socket was opened */
+    uint64_t rng;
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t lock; /* guards stats and stop */
+    udp_flood_stats stats;
+    bool stop;
+};
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+udp_flood_config udp_flood_config_default(void)
+{
+    udp_flood_config c = {5000, 64, 50, true, 1};
+    return c;
+}
+
+void udp_flood_build_connect(uint8_t out[UDP_FLOOD_DATAGRAM_BYTES], uint16_t sent_time,
+                             uint32_t connect_id, uint32_t data)
+{
+    /* Protocol header: no peer yet, and a sent time follows. */
+    put16(out, (uint16_t)(ENET_PROTOCOL_MAXIMUM_PEER_ID | ENET_PROTOCOL_HEADER_FLAG_SENT_TIME));
+    put16(out + 2, sent_time);
+    uint8_t *c = out + 4;
+    c[0] = (uint8_t)(ENET_PROTOCOL_COMMAND_CONNECT | ENET_PROTOCOL_COMMAND_FLAG_ACKNOWLEDGE);
+    c[1] = 0xFF;        /* channelID: connection commands use 0xFF */
+    put16(c + 2, 1);    /* reliableSequenceNumber: the peer's first reliable command */
+    put16(c + 4, 0);    /* outgoingPeerID: the sender's peer slot 0 */
+    c[6] = 0xFF;        /* incomingSessionID, as after enet_peer_reset */
+    c[7] = 0xFF;        /* outgoingSessionID */
+    put32(c + 8, 1400); /* mtu: ENET_HOST_DEFAULT_MTU */
+    put32(c + 12, ENET_PROTOCOL_MAXIMUM_WINDOW_SIZE);
+    put32(c + 16, 4);               /* channelCount: RS_CH_COUNT */
+    put32(c + 20, 0);               /* incomingBandwidth: unlimited */
+    put32(c + 24, 0);               /* outgoingBandwidth */
+    put32(c + 28, 5000);            /* packetThrottleInterval (ENet's default) */
+    put32(c + 32, 2);               /* packetThrottleAcceleration */
+    put32(c + 36, 2);               /* packetThrottleDeceleration */
+    memcpy(c + 40, &connect_id, 4); /* opaque to ENet, sent without conversion */
+    put32(c + 44, data);
+}
+
+/* Opens socket i on 127.0.0.(2..250) with a port the kernel picks. */
+static bool open_socket(udp_flood *f, uint32_t i)
+{
+    if (f->fds[i] >= 0)
+        close(f->fds[i]);
+    f->fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+    if (f->fds[i] < 0)
+        return false;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(0x7F000000u | (uint32_t)(2 + rng_next(&f->rng) % 249));
+    if (bind(f->fds[i], (const struct sockaddr *)&a, sizeof a) != 0) {
+        close(f->fds[i]);
+        f->fds[i] = -1;
+        return false;
+    }
+    f->sends[i] = 0;
+    pthread_mutex_lock(&f->lock);
+    f->stats.sockets_opened++;
+    pthread_mutex_unlock(&f->lock);
+    return true;
+}
+
+static void *flood_main(void *arg)
+{
+    udp_flood *f = arg;
+    int64_t start = mono_us();
+    uint64_t done = 0;
+    uint32_t next = 0;
+    for (;;) {
+        pthread_mutex_lock(&f->lock);
+        bool stop = f->stop;
+        pthread_mutex_unlock(&f->lock);
+        if (stop)
+            break;
+        int64_t now = mono_us();
+        uint64_t owed = (uint64_t)(now - start) * f->cfg.rate_per_s / 1000000u;
+        uint64_t sent = 0, errors = 0;
+        for (; done < owed; done++) {
+            uint32_t i = next++ % f->cfg.sockets;
+            if ((f->fds[i] < 0 || (f->cfg.reopen_every && f->sends[i] >= f->cfg.reopen_every)) &&
+                !open_socket(f, i)) {
+                errors++;
+                continue;
+            }
+            uint8_t dgram[UDP_FLOOD_DATAGRAM_BYTES];
+            uint64_t r = rng_next(&f->rng);
+            uint32_t data = f->cfg.random_data ? (uint32_t)(r >> 32) : 0;
+            udp_flood_build_connect(dgram, (uint16_t)(now / 1000), (uint32_t)r, data);
+            ssize_t n = sendto(f->fds[i], dgram, sizeof dgram, MSG_DONTWAIT,
+                               (const struct sockaddr *)&f->target, sizeof f->target);
+            f->sends[i]++;
+            if (n == (ssize_t)sizeof dgram)
+                sent++;
+            else
+                errors++;
+        }
+        pthread_mutex_lock(&f->lock);
+        f->stats.sent += sent;
+        f->stats.send_errors += errors;
+        pthread_mutex_unlock(&f->lock);
+        struct timespec nap = {0, 1000000};
+        nanosleep(&nap, NULL);
+    }
+    return NULL;
+}
+
+udp_flood *udp_flood_create(const char *target_host, uint16_t target_port,
+                            const udp_flood_config *cfg)
+{
+    udp_flood *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    pthread_mutex_init(&f->lock, NULL);
+    f->cfg = cfg ? *cfg : udp_flood_config_default();
+    if (f->cfg.sockets == 0 || f->cfg.sockets > 1024) {
+        fprintf(stderr, "udp_flood: sockets must be 1..1024\n");
+        goto fail;
+    }
+    f->rng = f->cfg.seed;
+    f->fds = malloc(f->cfg.sockets * sizeof *f->fds);
+    f->sends = calloc(f->cfg.sockets, sizeof *f->sends);
+    if (!f->fds || !f->sends)
+        goto fail;
+    for (uint32_t i = 0; i < f->cfg.sockets; i++)
+        f->fds[i] = -1;
+    memset(&f->target, 0, sizeof f->target);
+    f->target.sin_family = AF_INET;
+    f->target.sin_port = htons(target_port);
+    if (inet_pton(AF_INET, target_host, &f->target.sin_addr) != 1) {
+        fprintf(stderr, "udp_flood: %s is not a dotted IPv4 address\n", target_host);
+        goto fail;
+    }
+    if (pthread_create(&f->thread, NULL, flood_main, f) != 0) {
+        fprintf(stderr, "udp_flood: cannot start the thread\n");
+        goto fail;
+    }
+    f->thread_started = true;
+    return f;
+fail:
+    udp_flood_destroy(f);
+    return NULL;
+}
+
+void udp_flood_destroy(udp_flood *f)
+{
+    if (!f)
+        return;
+    if (f->thread_started) {
+        pthread_mutex_lock(&f->lock);
+        f->stop = true;
+        pthread_mutex_unlock(&f->lock);
+        pthread_join(f->thread, NULL);
+    }
+    if (f->fds)
+        for (uint32_t i = 0; i < f->cfg.sockets; i++)
+            if (f->fds[i] >= 0)
+                close(f->fds[i]);
+    free(f->fds);
+    free(f->sends);
+    pthread_mutex_destroy(&f->lock);
+    free(f);
+}
+
+void udp_flood_get_stats(udp_flood *f, udp_flood_stats *out)
+{
+    pthread_mutex_lock(&f->lock);
+    *out = f->stats;
+    pthread_mutex_unlock(&f->lock);
+}

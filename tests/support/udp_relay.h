@@ -1,0 +1,79 @@
+/*
+ * A seeded UDP impairment relay for tests that run real sockets (ENet) over
+ * loopback: clients send to the relay's port instead of the server's, and
+ * the relay forwards each datagram after dropping, delaying, jittering,
+ * duplicating or reordering it, in both directions.
+ *
+ * Each client source address gets its own upstream socket, so the server
+ * sees one distinct address per client (its connect cookie, SPEC.md section
+ * 7, is bound to that address) and replies reach the right client.
+ *
+ * Impairment decisions come from a seeded generator per direction, drawn in
+ * the order packets arrive in that direction, so a given packet sequence
+ * gets the same fate on every run. The timing of delivery follows the wall
+ * clock (monotonic) and is as precise as the relay thread's wake-ups (well
+ * under a millisecond late on an idle machine; never early).
+ *
+ * The relay runs in its own thread; every function here is called from the
+ * test's thread. IPv4 only.
+ */
+#ifndef RS_UDP_RELAY_H
+#define RS_UDP_RELAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The impairments of one direction. All zero: a plain forwarder. */
+typedef struct udp_relay_dir {
+    double loss;         /* chance a datagram is dropped, 0..1 */
+    double burst_chance; /* chance per datagram that a burst of losses starts */
+    uint32_t burst_len;  /* datagrams dropped by one burst (this one included) */
+    int64_t delay_us;    /* one-way delay */
+    int64_t jitter_us;   /* uniform in [-jitter, +jitter] added to the delay (never below 0) */
+    double dup;          /* chance a datagram is sent twice (the copy jitters on its own) */
+    double reorder;      /* chance of an extra delay, uniform in [0, reorder_us], which lets
+                             later datagrams overtake this one */
+    int64_t reorder_us;
+} udp_relay_dir;
+
+typedef struct udp_relay_params {
+    udp_relay_dir up;   /* client -> server */
+    udp_relay_dir down; /* server -> client */
+} udp_relay_params;
+
+/* Counters of one direction since creation. */
+typedef struct udp_relay_dir_stats {
+    uint64_t received;   /* datagrams that reached the relay */
+    uint64_t forwarded;  /* datagrams sent on (duplicates included) */
+    uint64_t dropped;    /* by loss or burst */
+    uint64_t duplicated; /* extra copies scheduled */
+    uint64_t send_errors;
+} udp_relay_dir_stats;
+
+typedef struct udp_relay_stats {
+    udp_relay_dir_stats up, down;
+    uint32_t clients; /* distinct client addresses seen */
+} udp_relay_stats;
+
+typedef struct udp_relay udp_relay;
+
+/* Starts a relay listening on 127.0.0.1 at a port the kernel picks
+ * (written to *listen_port) that forwards to server_host:server_port
+ * (a dotted IPv4 address or a name that resolves to one). params is
+ * copied; NULL means no impairment. Returns NULL on error (socket, thread
+ * or memory; a message goes to stderr). Free with udp_relay_destroy. */
+udp_relay *udp_relay_create(const char *server_host, uint16_t server_port,
+                            const udp_relay_params *params, uint64_t seed, uint16_t *listen_port);
+
+/* Stops the thread, drops what is still queued and closes every socket.
+ * Accepts NULL. */
+void udp_relay_destroy(udp_relay *r);
+
+/* A consistent copy of the counters. Never fails. */
+void udp_relay_get_stats(udp_relay *r, udp_relay_stats *out);
+
+/* Replaces the impairments from now on (queued datagrams keep their
+ * times). Copied. Lets a test start clean and impair a running race. */
+void udp_relay_set_params(udp_relay *r, const udp_relay_params *params);
+
+#endif
