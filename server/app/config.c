@@ -464,7 +464,7 @@ rs_args_result rs_config_from_args(rs_server_config *c, const char *data_dir, in
     room_overrides o;
     memset(&o, 0, sizeof o);
     uint32_t rooms = 0, v;
-    bool demo_laps = false, stats_given = false;
+    bool demo_laps = false, stats_given = false, level_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (is_opt(a, "--no-db")) {
@@ -540,6 +540,7 @@ rs_args_result rs_config_from_args(rs_server_config *c, const char *data_dir, in
                 ok = false;
             }
         } else if (is_opt(a, "--log-level")) {
+            level_given = true;
             if (!rs_log_level_parse(val, &c->log_level)) {
                 snprintf(err, err_len, "--log-level: '%s' must be error, warn, info or debug",
                          val);
@@ -568,6 +569,8 @@ rs_args_result rs_config_from_args(rs_server_config *c, const char *data_dir, in
         o.max_players = o.start_players = c->demo_bots;
         if (!stats_given)
             c->stats_interval_s = 0; /* the demo's output is the race, not the counters */
+        if (!level_given)
+            c->log_level = RS_LOG_WARN; /* nor every connection the bots make */
     }
     apply_room_overrides(c, &o, &c->room_defaults);
     if (rooms) {
