@@ -409,7 +409,14 @@ void rs_client__drive(rs_client *c, int64_t now_us)
         present = rs_predict_present_tick(c->pred);
         stepped = true;
     }
-    if (stepped && (c->car || present % 2 == 0)) {
+    /* The INPUTs also carry frame_ack, which the room's repair FRAMEs steer
+     * by. A client whose present cannot advance (its window is full while it
+     * waits for a lost tick) must keep acknowledging, or the repair it needs
+     * is the slower for it: one INPUT per tick period whatever happens. */
+    bool keepalive = !stepped && present > 0 &&
+                     now_us - c->input_sent_us >= (int64_t)(1e6 / hz);
+    if ((stepped && (c->car || present % 2 == 0)) || keepalive) {
+        c->input_sent_us = now_us;
         /* One INPUT per update however many ticks it covered, plus, when
          * inputs older than its 8 are still unacknowledged (a jump ahead, a
          * burst of loss), one more carrying the oldest of them: the room's

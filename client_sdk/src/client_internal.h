@@ -92,6 +92,7 @@ struct rs_client {
     double target_lead_ms;
     int64_t jump_hold_us;
     int64_t backlog_next_us;
+    int64_t input_sent_us;    /* when the last INPUT went out (keep-alive while stalled) */
     int64_t snap_request_next_us;
     uint32_t late_inputs;
 

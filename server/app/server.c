@@ -45,6 +45,7 @@ typedef struct srv_room {
     int64_t due_us;           /* when rs_room_update should run next */
     uint64_t last_ticks;      /* rs_room_stats.ticks at the last update */
     uint64_t last_dropped;    /* dropped_messages at the last stats line */
+    uint64_t last_limited;    /* rate_limited at the last stats line */
 } srv_room;
 
 /* One ENet connection as the server sees it. */
@@ -559,7 +560,7 @@ static double percentile(const double *sorted, size_t n, double q)
 static void log_stats(rs_server *srv, int64_t now)
 {
     uint32_t players = 0, spectators = 0;
-    uint64_t dropped = srv->dropped - srv->dropped_reported;
+    uint64_t dropped = srv->dropped - srv->dropped_reported, limited = 0;
     for (uint32_t i = 0; i < srv->room_count; i++) {
         rs_room_stats rs;
         rs_room_get_stats(srv->rooms[i].room, &rs);
@@ -567,6 +568,8 @@ static void log_stats(rs_server *srv, int64_t now)
         spectators += rs.spectators;
         dropped += rs.dropped_messages - srv->rooms[i].last_dropped;
         srv->rooms[i].last_dropped = rs.dropped_messages;
+        limited += rs.rate_limited - srv->rooms[i].last_limited;
+        srv->rooms[i].last_limited = rs.rate_limited;
     }
     srv->dropped_reported = srv->dropped;
     rs_net_stats ns;
@@ -591,7 +594,7 @@ static void log_stats(rs_server *srv, int64_t now)
            "stats {\"interval_s\":%.3f,\"rooms\":%u,\"players\":%u,\"spectators\":%u,"
            "\"connections\":%u,\"ticks\":%zu,\"tick_p50_ms\":%.4f,\"tick_p99_ms\":%.4f,"
            "\"tick_max_ms\":%.4f,\"bytes_in\":%llu,\"bytes_out\":%llu,\"packets_in\":%llu,"
-           "\"packets_out\":%llu,\"dropped\":%llu,\"cookies_issued\":%llu,"
+           "\"packets_out\":%llu,\"dropped\":%llu,\"rate_limited\":%llu,\"cookies_issued\":%llu,"
            "\"cookies_rejected\":%llu,\"laps_recorded\":%llu,\"db_pending\":%llu,"
            "\"db_errors\":%llu}",
            (double)(now - srv->stats_from_us) / 1e6, (unsigned)srv->room_count,
@@ -600,6 +603,7 @@ static void log_stats(rs_server *srv, int64_t now)
            (unsigned long long)(ns.bytes_out - o->bytes_out),
            (unsigned long long)(ns.packets_in - o->packets_in),
            (unsigned long long)(ns.packets_out - o->packets_out), (unsigned long long)dropped,
+           (unsigned long long)limited,
            (unsigned long long)(ns.cookies_issued - o->cookies_issued),
            (unsigned long long)(ns.cookies_rejected - o->cookies_rejected), laps_recorded,
            db_pending, db_errors);
