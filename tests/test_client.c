@@ -37,18 +37,12 @@
 
 /* ------------------------------------------------------- the scene */
 
-typedef struct scene {
-    rs_track *track;
-    rs_car_params *car;
-    char *json;
-    size_t json_len;
-} scene;
+typedef test_scene scene;
 
 static int scene_setup(void **state)
 {
     scene *s = calloc(1, sizeof *s);
-    if (!s || !test_track_load("oval", &s->track, &s->json, &s->json_len) ||
-        !test_car_load("c5", &s->car))
+    if (!s || !test_scene_load("oval", "c5", false, s))
         return -1;
     *state = s;
     return 0;
@@ -56,11 +50,8 @@ static int scene_setup(void **state)
 
 static int scene_teardown(void **state)
 {
-    scene *s = *state;
-    rs_car_params_destroy(s->car);
-    rs_track_destroy(s->track);
-    free(s->json);
-    free(s);
+    test_scene_free(*state);
+    free(*state);
     return 0;
 }
 

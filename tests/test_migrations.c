@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "test_data.h"
 #include "../server/store/src/migrations.h"
 #include "../server/store/src/sha256.h"
 #include "../server/store/src/store_internal.h"
@@ -41,12 +42,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    char p[160];
-    const char *suffix[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < 4; i++) {
-        snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
-        unlink(p);
-    }
+    test_db_remove(f->path);
     rmdir(f->dir);
     free(f);
     return 0;

@@ -42,6 +42,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "test_data.h"
 #include "bot.h"
 #include "racesim/client.h"
 #include "support/udp_flood.h"
@@ -247,12 +248,7 @@ static void server_stop(server_proc *s)
 static void server_cleanup(server_proc *s)
 {
     unlink(s->log);
-    char path[192];
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s%s", s->db, suffix[i]);
-        unlink(path);
-    }
+    test_db_remove(s->db);
     rmdir(s->dir);
 }
 

@@ -35,21 +35,12 @@ static double wall_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-typedef struct scene {
-    rs_track *track;
-    rs_car_params *car;
-    rs_racing_line *line;
-    char *json;
-    size_t json_len;
-} scene;
+typedef test_scene scene;
 
 static int scene_setup(void **state)
 {
     scene *s = calloc(1, sizeof *s);
-    if (!s || !test_track_load("oval", &s->track, &s->json, &s->json_len) ||
-        !test_car_load("c5", &s->car))
-        return -1;
-    if (rs_racing_line_build(s->track, s->car, NULL, &s->line) != RS_OK)
+    if (!s || !test_scene_load("oval", "c5", true, s))
         return -1;
     *state = s;
     return 0;
@@ -57,12 +48,8 @@ static int scene_setup(void **state)
 
 static int scene_teardown(void **state)
 {
-    scene *s = *state;
-    rs_racing_line_destroy(s->line);
-    rs_car_params_destroy(s->car);
-    rs_track_destroy(s->track);
-    free(s->json);
-    free(s);
+    test_scene_free(*state);
+    free(*state);
     return 0;
 }
 

@@ -30,21 +30,14 @@
 #include "room_harness.h"
 
 typedef struct scene {
-    rs_track *track;
-    rs_car_params *car;
-    rs_racing_line *line;
-    char *json;
-    size_t json_len;
+    test_scene base;
     char db[256];
 } scene;
 
 static int scene_setup(void **state)
 {
     scene *s = calloc(1, sizeof *s);
-    if (!s || !test_track_load("oval", &s->track, &s->json, &s->json_len) ||
-        !test_car_load("c5", &s->car))
-        return -1;
-    if (rs_racing_line_build(s->track, s->car, NULL, &s->line) != RS_OK)
+    if (!s || !test_scene_load("oval", "c5", true, &s->base))
         return -1;
     *state = s;
     return 0;
@@ -53,22 +46,9 @@ static int scene_setup(void **state)
 static int scene_teardown(void **state)
 {
     scene *s = *state;
-    rs_racing_line_destroy(s->line);
-    rs_car_params_destroy(s->car);
-    rs_track_destroy(s->track);
-    free(s->json);
+    test_scene_free(&s->base);
     free(s);
     return 0;
-}
-
-static void remove_db(const char *db)
-{
-    char p[300];
-    remove(db);
-    snprintf(p, sizeof p, "%s-wal", db);
-    remove(p);
-    snprintf(p, sizeof p, "%s-shm", db);
-    remove(p);
 }
 
 /* A fresh database per test. */
@@ -77,14 +57,14 @@ static int db_setup(void **state)
     scene *s = *state;
     static int n;
     snprintf(s->db, sizeof s->db, "/tmp/rs_test_services_%d_%d.db", (int)getpid(), ++n);
-    remove_db(s->db);
+    test_db_remove(s->db);
     return 0;
 }
 
 static int db_teardown(void **state)
 {
     scene *s = *state;
-    remove_db(s->db);
+    test_db_remove(s->db);
     return 0;
 }
 
@@ -94,7 +74,7 @@ static rs_services *services(const scene *s, const char *ban_path)
     d.db_path = s->db;
     d.admin_secret = "hunter2-is-the-admin-secret";
     d.ban_path = ban_path;
-    rs_services_track t = {"Oval", s->track, s->json, s->json_len};
+    rs_services_track t = {"Oval", s->base.track, s->base.json, s->base.json_len};
     d.tracks = &t;
     d.track_count = 1;
     rs_services *svc = NULL;
@@ -109,10 +89,10 @@ static rs_services *services(const scene *s, const char *ban_path)
 static rs_room_config room_config(const scene *s, rs_services *svc, uint32_t players)
 {
     rs_room_config c = rs_room_config_default();
-    c.track = s->track;
-    c.track_json = s->json;
-    c.track_json_len = s->json_len;
-    c.car = s->car;
+    c.track = s->base.track;
+    c.track_json = s->base.json;
+    c.track_json_len = s->base.json_len;
+    c.car = s->base.car;
     c.laps = 1;
     c.max_players = 4;
     c.start_players = players;
@@ -190,7 +170,7 @@ static void test_services_record_every_lap_and_flag_it(void **state)
     scene *s = *state;
     rs_services *svc = services(s, NULL);
     rs_room_config cfg = room_config(s, svc, 3);
-    harness *h = harness_create(&cfg, 0, 0, NULL, s->line, 20.0);
+    harness *h = harness_create(&cfg, 0, 0, NULL, s->base.line, 20.0);
     uint32_t alice = harness_add_client(h, "alice", NULL, RS_HELLO_REGISTER);
     uint32_t bob = harness_add_client(h, "bob", NULL, 0);
     harness_add_client(h, "carol", NULL, RS_HELLO_REGISTER);
@@ -259,7 +239,7 @@ static void test_services_record_every_lap_and_flag_it(void **state)
     rs_leaderboard *lb = NULL;
     char err[256];
     assert_int_equal(rs_leaderboard_open(rs_services_store(svc), &lb, err, sizeof err), RS_OK);
-    rs_board_key key = {rs_track_hash(s->track), rs_car_params_hash(s->car), RS_PHYSICS_VERSION,
+    rs_board_key key = {rs_track_hash(s->base.track), rs_car_params_hash(s->base.car), RS_PHYSICS_VERSION,
                         RS_TUNE_KEY_ANY};
     rs_lb_row rows[32];
     uint32_t count = 0;
@@ -317,7 +297,7 @@ static void test_services_save_and_select_tunes(void **state)
     scene *s = *state;
     rs_services *svc = services(s, NULL);
     rs_room_config cfg = room_config(s, svc, 2);
-    harness *h = harness_create(&cfg, 0, 0, NULL, s->line, 20.0);
+    harness *h = harness_create(&cfg, 0, 0, NULL, s->base.line, 20.0);
     uint32_t alice = harness_add_client(h, "alice", NULL, RS_HELLO_REGISTER);
     uint32_t bob = harness_add_client(h, "bob", NULL, 0);
     rs_msg m;
@@ -398,7 +378,7 @@ static void test_services_save_and_select_tunes(void **state)
     rs_car_params *tuned = NULL;
     uint64_t th = 0;
     char err[512];
-    assert_int_equal(rs_tune_apply(s->car, good_tune, strlen(good_tune), "fast", &tuned, &th, err,
+    assert_int_equal(rs_tune_apply(s->base.car, good_tune, strlen(good_tune), "fast", &tuned, &th, err,
                                    sizeof err), RS_OK);
     assert_int_equal(th, tune_hash);
     /* The clients rebuilt the tuned car from its PARAMS block and checked its
@@ -409,7 +389,7 @@ static void test_services_save_and_select_tunes(void **state)
     while (harness_client_take(h, bob, RS_MSG_CAR_INFO, &m)) {
         if (m.u.car_info.car == car && m.u.car_info.params_hash == rs_car_params_hash(tuned)) {
             assert_int_equal(m.u.car_info.tune_hash, tune_hash);
-            assert_int_equal(m.u.car_info.base_hash, rs_car_params_hash(s->car));
+            assert_int_equal(m.u.car_info.base_hash, rs_car_params_hash(s->base.car));
             seen = true;
         }
     }
@@ -430,7 +410,7 @@ static void test_services_obey_the_admin_secret_only(void **state)
     remove(bans);
     rs_services *svc = services(s, bans);
     rs_room_config cfg = room_config(s, svc, 3);
-    harness *h = harness_create(&cfg, 0, 0, NULL, s->line, 20.0);
+    harness *h = harness_create(&cfg, 0, 0, NULL, s->base.line, 20.0);
     uint32_t alice = harness_add_client(h, "alice", NULL, 0);
     uint32_t bob = harness_add_client(h, "bob", NULL, 0);
     uint32_t eve = harness_add_client(h, "eve", NULL, 0);

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "test_data.h"
 #include "racesim/store.h"
 #include "racesim/tune.h"
 
@@ -54,14 +55,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    char path[256];
     rs_store_close(f->s);
     rs_car_params_destroy(f->c5);
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s%s", f->db, suffix[i]);
-        unlink(path);
-    }
+    test_db_remove(f->db);
     rmdir(f->dir);
     free(f);
     return 0;

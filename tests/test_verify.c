@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "test_data.h"
 #include "racesim/driver.h"
 #include "racesim/racelog.h"
 #include "racesim/store.h"
@@ -199,12 +200,7 @@ static void record_race(race_db *r)
 
 static void remove_db(race_db *r)
 {
-    char path[512];
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s%s", r->db, suffix[i]);
-        unlink(path);
-    }
+    test_db_remove(r->db);
     rmdir(r->dir);
 }
 

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "test_data.h"
 #include <sqlite3.h>
 
 #include <racesim/physics.h>
@@ -63,12 +65,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    char p[160];
-    const char *suffix[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < 4; i++) {
-        snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
-        unlink(p);
-    }
+    test_db_remove(f->path);
     rmdir(f->dir);
     free(f);
     return 0;

@@ -21,7 +21,6 @@
 
 typedef struct hpkt {
     int64_t at_us;
-    uint64_t seq;         /* per stream, for ENet-like sequencing */
     uint64_t order;       /* global insertion order: ties deliver in send order */
     uint32_t client;      /* index */
     bool to_server;
@@ -32,8 +31,6 @@ typedef struct hpkt {
 } hpkt;
 
 typedef struct stream {
-    uint64_t next_seq;     /* sender side */
-    uint64_t newest_seen;  /* receiver side: sequencing of unreliable channels (seq + 1) */
     int64_t last_at_us;    /* reliable: keeps deliveries in order */
     uint32_t burst_left;
 } stream;
@@ -141,7 +138,6 @@ static void enqueue(harness *h, uint32_t client, bool to_server, uint8_t ch, boo
 {
     hclient *c = &h->c[client];
     stream *s = to_server ? &c->up[ch] : &c->down[ch];
-    uint64_t seq = s->next_seq++;
     int copies = 1;
     int64_t at = h->now_us;
     if (h->impaired) {
@@ -180,7 +176,6 @@ static void enqueue(harness *h, uint32_t client, bool to_server, uint8_t ch, boo
         }
         hpkt *p = &h->q[h->q_len++];
         p->at_us = at + k * 3000; /* a duplicate trails its original */
-        p->seq = seq;
         p->order = h->order++;
         p->client = client;
         p->to_server = to_server;
@@ -565,8 +560,7 @@ static void client_update(harness *h, uint32_t i)
         sent_any = true;
     }
     if (sent_any && (c->car || present % 2 == 0)) {
-        /* One INPUT per update however many ticks it covered (a burst of
-         * packets would mostly be lost to sequencing), plus, when inputs
+        /* One INPUT per update however many ticks it covered, plus, when inputs
          * older than its 8 are still unacknowledged (a jump ahead, a loss),
          * one more carrying the oldest of them: the room's rate limit
          * allows two per tick. */
@@ -708,11 +702,8 @@ void harness_step(harness *h, int64_t step_us)
             hclient *c = &h->c[p->client];
             if (!c->connected)
                 continue;
-            stream *s = p->to_server ? &c->up[p->ch] : &c->down[p->ch];
             /* Unreliable channels are unsequenced (SPEC.md, protocol version 2):
              * late and duplicated packets are delivered as they come. */
-            if (!p->rel && p->seq + 1 > s->newest_seen)
-                s->newest_seen = p->seq + 1;
             if (p->to_server)
                 rs_room_receive(h->room, c->peer, p->ch, p->data, p->len, h->now_us);
             else

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef RS_DATA_DIR
 #define RS_DATA_DIR "data"
@@ -53,4 +54,37 @@ bool test_car_load(const char *name, rs_car_params **car)
         return false;
     }
     return true;
+}
+
+void test_db_remove(const char *path)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    char p[1024];
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+        snprintf(p, sizeof p, "%s%s", path, suffix[i]);
+        remove(p);
+    }
+}
+
+bool test_scene_load(const char *track, const char *car, bool with_line, test_scene *out)
+{
+    memset(out, 0, sizeof *out);
+    bool ok = test_track_load(track, &out->track, &out->json, &out->json_len) &&
+              test_car_load(car, &out->car);
+    if (ok && with_line && rs_racing_line_build(out->track, out->car, NULL, &out->line) != RS_OK) {
+        fprintf(stderr, "%s on %s: no racing line\n", car, track);
+        ok = false;
+    }
+    if (!ok)
+        test_scene_free(out);
+    return ok;
+}
+
+void test_scene_free(test_scene *s)
+{
+    rs_racing_line_destroy(s->line);
+    rs_car_params_destroy(s->car);
+    rs_track_destroy(s->track);
+    free(s->json);
+    memset(s, 0, sizeof *s);
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "racesim/driver.h"
 #include "racesim/physics.h"
 #include "racesim/track.h"
 
@@ -22,5 +23,26 @@ bool test_track_load(const char *name, rs_track **track, char **json, size_t *js
 
 /* Loads data/cars/NAME.json. false on error, with the reason on stderr. */
 bool test_car_load(const char *name, rs_car_params **car);
+
+/* Removes an SQLite database file and its companions (-wal, -shm,
+ * -journal); missing ones are fine. */
+void test_db_remove(const char *path);
+
+/* What the room tests race on: a track with its JSON text, a stock car and,
+ * when asked, the AI's racing line for them. */
+typedef struct test_scene {
+    rs_track *track;
+    char *json;
+    size_t json_len;
+    rs_car_params *car;
+    rs_racing_line *line; /* NULL unless with_line */
+} test_scene;
+
+/* Loads data/tracks/TRACK.json and data/cars/CAR.json into *out. false on
+ * error (reason on stderr), with whatever was loaded freed. */
+bool test_scene_load(const char *track, const char *car, bool with_line, test_scene *out);
+
+/* Frees what test_scene_load loaded. Accepts a zeroed scene. */
+void test_scene_free(test_scene *s);
 
 #endif
