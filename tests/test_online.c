@@ -102,6 +102,29 @@ typedef struct server_proc {
 /* The server a test started and has not stopped yet: a failed assertion
  * leaves the test early, and the teardown must not leave it running. */
 static pid_t g_running = 0;
+/* The impaired test's relay, so a client's silence can be traced to the
+ * server or to the relay. */
+static udp_relay *g_relay = NULL;
+
+static void dump_relay_clients(void)
+{
+    udp_relay_stats rs;
+    if (!g_relay)
+        return;
+    udp_relay_get_stats(g_relay, &rs);
+    for (uint32_t i = 0; i < rs.clients; i++) {
+        udp_relay_client_stats c;
+        if (!udp_relay_get_client_stats(g_relay, i, &c))
+            break;
+        print_message("relay client %u: port %u (server sees %u): up %llu; down %llu from the "
+                      "server (last %.0f ms ago), %llu forwarded (last %.0f ms ago)\n",
+                      (unsigned)i, (unsigned)c.client_port, (unsigned)c.upstream_port,
+                      (unsigned long long)c.up_received, (unsigned long long)c.down_received,
+                      (double)c.down_received_ago_us / 1000.0,
+                      (unsigned long long)c.down_forwarded,
+                      (double)c.down_forwarded_ago_us / 1000.0);
+    }
+}
 
 static int kill_leftover_server(void **state)
 {
@@ -457,6 +480,7 @@ static void bots_race(bot_watch *w, uint32_t n, double timeout_s)
                               (double)(t - w[i].wire_in_at) / 1000.0,
                               (double)(t - w[i].msgs_in_at) / 1000.0,
                               (unsigned long long)st.transport_errors);
+                dump_relay_clients();
                 fail_msg("client %u was disconnected before the results (reason %u: %s)",
                          (unsigned)i, (unsigned)w[i].bye_reason, w[i].bye_text);
             }
@@ -645,6 +669,7 @@ static void test_an_impaired_network_costs_no_desync(void **state)
     uint16_t relay_port = 0;
     udp_relay *relay = udp_relay_create("127.0.0.1", srv.port, &p, 5, &relay_port);
     assert_non_null(relay);
+    g_relay = relay;
 
     bot_watch w[N_BOTS];
     bots_start(w, N_BOTS, relay_port, true, "far");
@@ -674,6 +699,7 @@ static void test_an_impaired_network_costs_no_desync(void **state)
     assert_true(in_time >= 0.999);
     assert_true(s.max_stall_us <= 100000);
     bots_destroy(w, N_BOTS);
+    g_relay = NULL;
     udp_relay_destroy(relay);
     server_stop(&srv);
     check_database(&srv, laps, N_BOTS);

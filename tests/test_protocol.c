@@ -445,7 +445,7 @@ static void test_hello_of_another_version_gets_a_readable_refusal(void **state)
     size_t len = encode_ok(&r, buf, sizeof buf);
     assert_int_equal(rs_proto_decode(buf, len, &d, NULL), RS_PROTO_OK);
     assert_int_equal(d.u.refuse.reason, RS_REASON_VERSION);
-    assert_non_null(strstr(d.u.refuse.text, "protocol version 7, server speaks 2"));
+    assert_non_null(strstr(d.u.refuse.text, "protocol version 7, server speaks 3"));
     assert_string_equal(rs_proto_reason_str(RS_REASON_VERSION), "protocol version mismatch");
     /* REFUSE accepts reasons it does not know, so old clients can show new ones. */
     uint8_t future[] = {RS_MSG_REFUSE, 200, 2, 'h', 'i'};
@@ -619,6 +619,55 @@ static void test_snapshot_chunks_reassemble_exactly_in_any_order(void **state)
     rs_car_params_destroy(car);
 }
 
+/* A client keeps blocks by (kind, hash), replaces a block sent again, and
+ * forgets the oldest received first, so a server that remembers fewer
+ * blocks than the client keeps never counts on a forgotten one. */
+static void test_blocks_are_kept_by_hash_and_evicted_oldest_first(void **state)
+{
+    (void)state;
+    rs_proto_blocks *b = NULL;
+    assert_int_equal(rs_proto_blocks_create(0, &b), RS_PROTO_ARG);
+    assert_int_equal(rs_proto_blocks_create(3, &b), RS_PROTO_OK);
+    const uint8_t one[] = {1, 1}, two[] = {2, 2, 2}, three[] = {3}, four[] = {4, 4, 4, 4};
+    size_t n = 99;
+    assert_null(rs_proto_blocks_find(b, RS_PARAMS_CAR, 1, &n));
+    assert_int_equal(n, 0);
+    assert_int_equal(rs_proto_blocks_put(b, RS_PARAMS_CAR, 1, one, sizeof one), RS_PROTO_OK);
+    assert_int_equal(rs_proto_blocks_put(b, RS_PARAMS_TRACK, 1, two, sizeof two), RS_PROTO_OK);
+    assert_int_equal(rs_proto_blocks_put(b, RS_PARAMS_CAR, 3, three, sizeof three), RS_PROTO_OK);
+    /* The kind is part of the key. */
+    const uint8_t *d = rs_proto_blocks_find(b, RS_PARAMS_TRACK, 1, &n);
+    assert_non_null(d);
+    assert_int_equal(n, sizeof two);
+    assert_memory_equal(d, two, sizeof two);
+    d = rs_proto_blocks_find(b, RS_PARAMS_CAR, 1, &n);
+    assert_int_equal(n, sizeof one);
+    assert_memory_equal(d, one, sizeof one);
+    /* Sending a block again replaces it and makes it the newest. */
+    assert_int_equal(rs_proto_blocks_put(b, RS_PARAMS_CAR, 1, four, sizeof four), RS_PROTO_OK);
+    d = rs_proto_blocks_find(b, RS_PARAMS_CAR, 1, &n);
+    assert_int_equal(n, sizeof four);
+    assert_memory_equal(d, four, sizeof four);
+    /* Full: the oldest received (the track) goes first, then car 3. */
+    assert_int_equal(rs_proto_blocks_put(b, RS_PARAMS_CAR, 5, one, sizeof one), RS_PROTO_OK);
+    assert_null(rs_proto_blocks_find(b, RS_PARAMS_TRACK, 1, NULL));
+    assert_non_null(rs_proto_blocks_find(b, RS_PARAMS_CAR, 3, NULL));
+    assert_int_equal(rs_proto_blocks_put(b, RS_PARAMS_CAR, 6, one, sizeof one), RS_PROTO_OK);
+    assert_null(rs_proto_blocks_find(b, RS_PARAMS_CAR, 3, NULL));
+    assert_non_null(rs_proto_blocks_find(b, RS_PARAMS_CAR, 1, NULL));
+    assert_non_null(rs_proto_blocks_find(b, RS_PARAMS_CAR, 5, NULL));
+    assert_non_null(rs_proto_blocks_find(b, RS_PARAMS_CAR, 6, NULL));
+    /* Bad arguments change nothing. */
+    assert_int_equal(rs_proto_blocks_put(b, RS_PARAMS_KIND_COUNT, 7, one, sizeof one),
+                     RS_PROTO_ARG);
+    assert_int_equal(rs_proto_blocks_put(b, RS_PARAMS_CAR, 7, one, 0), RS_PROTO_ARG);
+    assert_non_null(rs_proto_blocks_find(b, RS_PARAMS_CAR, 1, NULL));
+    rs_proto_blocks_clear(b);
+    assert_null(rs_proto_blocks_find(b, RS_PARAMS_CAR, 1, NULL));
+    rs_proto_blocks_destroy(b);
+    rs_proto_blocks_destroy(NULL);
+}
+
 static void test_status_strings_exist(void **state)
 {
     (void)state;
@@ -681,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_hello_of_another_version_gets_a_readable_refusal),
         cmocka_unit_test(test_messages_larger_than_a_packet_are_refused_by_the_encoder),
         cmocka_unit_test(test_snapshot_chunks_reassemble_exactly_in_any_order),
+        cmocka_unit_test(test_blocks_are_kept_by_hash_and_evicted_oldest_first),
         cmocka_unit_test(test_status_strings_exist),
         cmocka_unit_test(test_spec_table_matches_the_message_list),
         cmocka_unit_test(test_input_stream_of_a_driver_fits_the_budget),

@@ -121,6 +121,10 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
                             rs_proto_hash64(proto_sample_blob, sizeof proto_sample_blob), 1,
                             &m->u.params.chunk);
         break;
+    case RS_MSG_PARAMS_ACK:
+        m->u.params_ack.kind = RS_PARAMS_TRACK;
+        m->u.params_ack.id_hash = UINT64_C(0x0123456789abcdef);
+        break;
     case RS_MSG_DESYNC_REPORT:
         m->u.desync_report.tick = 3630;
         m->u.desync_report.client_hash = 1;

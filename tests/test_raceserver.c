@@ -134,6 +134,9 @@ static void test_json_errors_name_the_file_the_field_and_the_range(void **state)
     assert_non_null(strstr(err, "rooms[1].name"));
     assert_false(apply("{\"max_players\": 4, \"start_players\": 6}", err, sizeof err));
     assert_non_null(strstr(err, "start_players"));
+    assert_false(apply("{\"rooms\": [{\"name\": \"a\", \"load_wait_s\": 601}]}", err,
+                       sizeof err));
+    assert_string_equal(err, "server.json: rooms[0].load_wait_s: 601 outside 0..600");
     assert_false(apply("{\"log_level\": \"verbose\"}", err, sizeof err));
     assert_non_null(strstr(err, "log_level"));
     assert_false(apply("{\"guest_policy\": \"deny\", \"no_db\": true}", err, sizeof err));
@@ -194,6 +197,7 @@ static void test_config_file_and_command_line_combine(void **state)
     assert_int_equal(parse(&cfg, err, sizeof err, "--config", path, "--laps", "2", NULL),
                      RS_ARGS_OK);
     assert_int_equal(cfg.rooms[1].laps, 2); /* every room */
+    assert_int_equal(cfg.rooms[1].load_wait_s, 15);
     unlink(path);
     assert_int_equal(parse(&cfg, err, sizeof err, "--config", path, NULL), RS_ARGS_ERROR);
     assert_non_null(strstr(err, path));

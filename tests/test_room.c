@@ -559,6 +559,115 @@ static void test_room_serves_requests_and_controls_without_a_server(void **state
     rs_room_destroy(room);
 }
 
+/* Blocks travel once per connection and ahead of the race (SPEC.md,
+ * "Parameter blocks"): a joining player gets the track and the stock car
+ * in the lobby, the countdown waits for its PARAMS_ACKs (or the load wait),
+ * the countdown's world is then a snapshot alone, and a world the client
+ * has not acknowledged yet is never restarted under it. */
+static uint32_t params_msgs(rs_room *room, uint32_t peer, uint32_t *track, uint32_t *car)
+{
+    static rs_msg m[256];
+    uint32_t n = msgs_for(room, peer, RS_MSG_PARAMS, m, 256);
+    assert_true(n <= 256);
+    *track = *car = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (m[i].u.params.kind == RS_PARAMS_TRACK)
+            (*track)++;
+        else
+            (*car)++;
+    }
+    return n;
+}
+
+static void ack_block(rs_room *room, uint32_t peer, uint8_t kind, uint64_t hash, int64_t now_us)
+{
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_PARAMS_ACK;
+    m.u.params_ack.kind = kind;
+    m.u.params_ack.id_hash = hash;
+    send_msg(room, peer, &m, now_us);
+}
+
+static void test_room_sends_blocks_once_and_waits_for_them(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 2);
+    cfg.start_players = 1;
+    cfg.load_wait_ticks = 120; /* 2 s */
+    rs_room *room = NULL;
+    char err[256];
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    uint64_t track_hash = rs_track_hash(cfg.track);
+    uint64_t car_hash = rs_car_params_hash(cfg.car);
+    uint32_t track_chunks = rs_proto_chunk_count(cfg.track_json_len);
+    const int64_t S = 1000000;
+
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "ann", "", 0);
+    rs_room_update(room, 0);
+    uint32_t tr = 0, ca = 0;
+    params_msgs(room, 1, &tr, &ca);
+    assert_int_equal(tr, track_chunks);
+    assert_true(ca >= 1);
+    /* Due (one player is enough) but waiting for ann's blocks; nothing is
+     * sent twice. */
+    rs_room_stats st;
+    for (int64_t t = S / 10; t < S; t += S / 10) {
+        rs_room_update(room, t);
+        assert_int_equal(params_msgs(room, 1, &tr, &ca), 0);
+    }
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.phase, RS_PHASE_LOBBY);
+    ack_block(room, 1, RS_PARAMS_TRACK, track_hash, S);
+    ack_block(room, 1, RS_PARAMS_CAR, track_hash, S); /* the wrong hash counts for nothing */
+    rs_room_update(room, S + S / 2);
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.phase, RS_PHASE_LOBBY);
+    ack_block(room, 1, RS_PARAMS_CAR, car_hash, S + S / 2);
+    rs_room_update(room, S + S / 2 + 1000);
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.phase, RS_PHASE_COUNTDOWN);
+    assert_int_equal(st.load_timeouts, 0);
+    assert_int_equal(st.snapshots_sent, 1);
+    /* The countdown's world: no blocks, since ann holds them. */
+    assert_int_equal(params_msgs(room, 1, &tr, &ca), 0);
+
+    /* ann acknowledges nothing of the world (its snapshot is still on the
+     * way): 12 s later the room has not restarted the transfer. */
+    int64_t t0 = S + S / 2 + 1000;
+    for (int64_t t = t0; t < t0 + 12 * S; t += S / 60) {
+        rs_room_update(room, t);
+        msgs_for(room, 1, RS_MSG_SNAPSHOT, NULL, 0);
+    }
+    rs_room_get_stats(room, &st);
+    assert_true(st.tick > 600);
+    assert_int_equal(st.snapshots_sent, 1);
+
+    /* A late joiner on a new connection gets every block with its world. */
+    rs_room_connect(room, 2, t0 + 12 * S);
+    hello_to(room, 2, "ben", "", 0);
+    uint32_t n = params_msgs(room, 2, &tr, &ca);
+    assert_int_equal(tr, track_chunks);
+    assert_true(ca >= 1);
+    assert_int_equal(n, tr + ca);
+    rs_room_destroy(room);
+
+    /* Nobody acknowledges: the race starts when the load wait runs out. */
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "ann", "", 0);
+    rs_room_update(room, 0);
+    rs_room_update(room, 2 * S - 1000);
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.phase, RS_PHASE_LOBBY);
+    rs_room_update(room, 2 * S);
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.phase, RS_PHASE_COUNTDOWN);
+    assert_int_equal(st.load_timeouts, 1);
+    rs_room_destroy(room);
+}
+
 /* Hooks that count what the room tells them; LAP flags come from here. */
 typedef struct hook_log {
     uint32_t begins, ends, results, befores, afters, closed;
@@ -637,10 +746,15 @@ static void test_room_calls_its_hooks_and_defers_laps(void **state)
     /* A tuned-looking car for ben: any other parameter block will do. */
     rs_car_params *other = NULL;
     assert_true(test_car_load("formula", &other));
-    harness_step(h, 1000);
+    /* The countdown starts once both players hold the track and the car. */
     rs_room_stats st;
-    rs_room_get_stats(room, &st);
+    int64_t load_end = harness_now(h) + 5 * 1000000LL;
+    do {
+        harness_step(h, 1000);
+        rs_room_get_stats(room, &st);
+    } while (st.phase == RS_PHASE_LOBBY && harness_now(h) < load_end);
     assert_int_equal(st.phase, RS_PHASE_COUNTDOWN);
+    assert_int_equal(st.load_timeouts, 0);
     assert_int_equal(rs_room_set_seat_car(room, "ben", other, 42), RS_OK);
     int64_t end = harness_now(h) + 200 * 1000000LL;
     do {
@@ -694,6 +808,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_room_refuses_in_words_and_drops_garbage),
         cmocka_unit_test(test_room_serves_requests_and_controls_without_a_server),
+        cmocka_unit_test(test_room_sends_blocks_once_and_waits_for_them),
         cmocka_unit_test(test_room_calls_its_hooks_and_defers_laps),
         cmocka_unit_test(test_room_gives_a_rejoining_player_the_same_car),
         cmocka_unit_test(test_room_starts_the_next_race_with_a_new_world),

@@ -109,8 +109,10 @@ static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, 
     if (c->cfg.ping_interval_ms == 0)
         c->cfg.ping_interval_ms = 250;
     if (rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->snap_asm) != RS_PROTO_OK ||
-        rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->params_asm) != RS_PROTO_OK) {
+        rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->params_asm) != RS_PROTO_OK ||
+        rs_proto_blocks_create(RS_PROTO_BLOCKS_KEEP, &c->blocks) != RS_PROTO_OK) {
         rs_proto_assembler_destroy(c->snap_asm);
+        rs_proto_assembler_destroy(c->params_asm);
         free(c);
         put_err(err, err_len, "out of memory");
         return RS_CLIENT_ERR_NOMEM;
@@ -179,6 +181,7 @@ void rs_client_destroy(rs_client *c)
         c->transport.close(c->transport.ctx);
     rs_proto_assembler_destroy(c->snap_asm);
     rs_proto_assembler_destroy(c->params_asm);
+    rs_proto_blocks_destroy(c->blocks);
     free(c);
 }
 
@@ -393,9 +396,11 @@ void rs_client__handle_packet(rs_client *c, uint8_t channel, const uint8_t *byte
     c->last_heard_us = now_us;
     /* Before WELCOME only the handshake's answers make sense. Others are
      * ignored, not counted: an unreliable FRAME can overtake a WELCOME that
-     * ENet is still retransmitting. */
+     * ENet is still retransmitting. The bulk channel's blocks and snapshots
+     * can overtake it too, and are kept: the room sends a block only once. */
     if (!c->welcomed && m.type != RS_MSG_WELCOME && m.type != RS_MSG_REFUSE &&
-        m.type != RS_MSG_BYE && m.type != RS_MSG_PING)
+        m.type != RS_MSG_BYE && m.type != RS_MSG_PING && m.type != RS_MSG_PARAMS &&
+        m.type != RS_MSG_SNAPSHOT)
         return;
     rs_client_event *ev;
     switch (m.type) {

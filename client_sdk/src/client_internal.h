@@ -50,12 +50,7 @@ struct rs_client {
     uint64_t snap_tick, snap_hash;
     uint32_t snaps_received, snap_count_at_build;
     int64_t snap_wait_since_us;  /* a snapshot waits for matching parameters since */
-    uint8_t *car_block[RS_PROTO_MAX_CARS];
-    size_t car_block_len[RS_PROTO_MAX_CARS];
-    uint64_t car_block_hash[RS_PROTO_MAX_CARS];
-    char *track_json;
-    size_t track_len;
-    uint64_t track_json_hash;
+    rs_proto_blocks *blocks;     /* parameter blocks by (kind, id_hash), for the connection */
 
     /* the simulation */
     rs_track *track;

@@ -66,12 +66,7 @@ void rs_client__world_free(rs_client *c)
     rs_client__world_reset(c);
     free(c->snap);
     c->snap = NULL;
-    free(c->track_json);
-    c->track_json = NULL;
-    for (uint32_t k = 0; k < RS_PROTO_MAX_CARS; k++) {
-        free(c->car_block[k]);
-        c->car_block[k] = NULL;
-    }
+    rs_proto_blocks_clear(c->blocks);
 }
 
 /* Takes a completed transfer's bytes out of an assembler into *dst. */
@@ -102,19 +97,24 @@ void rs_client__on_params(rs_client *c, const rs_msg_params *p)
     }
     if (!complete)
         return;
-    if (p->kind == RS_PARAMS_TRACK) {
-        uint8_t *json = (uint8_t *)c->track_json;
-        if (take(c->params_asm, &json, &c->track_len)) {
-            c->track_json = (char *)json;
-            c->track_json_hash = p->id_hash;
-        }
-    } else if (p->car >= 1 && p->car <= RS_PROTO_MAX_CARS) {
-        uint32_t k = p->car - 1u;
-        if (take(c->params_asm, &c->car_block[k], &c->car_block_len[k]))
-            c->car_block_hash[k] = p->id_hash;
-    } else {
-        rs_proto_assembler_reset(c->params_asm);
+    /* Kept by hash for the whole connection (SPEC.md, "Parameter blocks"):
+     * the room sends each block once, ahead of the race, and waits for
+     * the acknowledgement before it starts one. */
+    size_t n = 0;
+    const uint8_t *bytes = rs_proto_assembler_data(c->params_asm, &n);
+    st = bytes ? rs_proto_blocks_put(c->blocks, p->kind, p->id_hash, bytes, n) : RS_PROTO_ARG;
+    rs_proto_assembler_reset(c->params_asm);
+    if (st != RS_PROTO_OK) {
+        rs_client__error(c, RS_CLIENT_ERROR_PROTOCOL, 0, "PARAMS block not kept: %s",
+                         rs_proto_status_str(st));
+        return;
     }
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_PARAMS_ACK;
+    m.u.params_ack.kind = p->kind;
+    m.u.params_ack.id_hash = p->id_hash;
+    rs_client__send(c, &m);
 }
 
 void rs_client__on_snapshot(rs_client *c, const rs_msg_snapshot *s)
@@ -139,10 +139,10 @@ void rs_client__on_snapshot(rs_client *c, const rs_msg_snapshot *s)
 /* True when every block WELCOME names is here with WELCOME's hash. */
 static bool blocks_match(const rs_client *c)
 {
-    if (!c->track_json || c->track_json_hash != c->welcome.track_hash)
+    if (!rs_proto_blocks_find(c->blocks, RS_PARAMS_TRACK, c->welcome.track_hash, NULL))
         return false;
     for (uint32_t k = 0; k < c->welcome.car_count; k++)
-        if (!c->car_block[k] || c->car_block_hash[k] != c->welcome.car_hashes[k])
+        if (!rs_proto_blocks_find(c->blocks, RS_PARAMS_CAR, c->welcome.car_hashes[k], NULL))
             return false;
     return true;
 }
@@ -184,8 +184,11 @@ static void build(rs_client *c, int64_t now_us)
         world_ready(c, now_us);
         return;
     }
-    if (rs_track_parse(c->track_json, c->track_len, "server track", &c->track, err,
-                       sizeof err) != RS_OK) {
+    size_t track_len = 0;
+    const char *track_json = (const char *)rs_proto_blocks_find(
+        c->blocks, RS_PARAMS_TRACK, c->welcome.track_hash, &track_len);
+    if (rs_track_parse(track_json, track_len, "server track", &c->track, err, sizeof err) !=
+        RS_OK) {
         snprintf(msg, sizeof msg, "the server's track does not parse: %s", err);
         params_fail(c, msg);
         return;
@@ -209,8 +212,10 @@ static void build(rs_client *c, int64_t now_us)
     }
     for (uint32_t k = 0; k < c->welcome.car_count; k++) {
         rs_car_spawn sp;
-        if (rs_car_params_from_block(c->car_block[k], c->car_block_len[k], &c->params[k], err,
-                                     sizeof err) != RS_OK) {
+        size_t block_len = 0;
+        const uint8_t *block =
+            rs_proto_blocks_find(c->blocks, RS_PARAMS_CAR, c->welcome.car_hashes[k], &block_len);
+        if (rs_car_params_from_block(block, block_len, &c->params[k], err, sizeof err) != RS_OK) {
             rs_world_destroy(w);
             snprintf(msg, sizeof msg, "car %u parameters do not load: %s", k + 1u, err);
             params_fail(c, msg);

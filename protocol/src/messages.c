@@ -232,11 +232,17 @@ static void ser_params(rs_codec *c, rs_msg_params *m)
 {
     rs_c_u8(c, &m->kind, 0, RS_PARAMS_KIND_COUNT - 1, "params.kind");
     if (m->kind == RS_PARAMS_CAR)
-        rs_c_u8(c, &m->car, 1, CAR_MAX, "params.car");
+        rs_c_u8(c, &m->car, 0, CAR_MAX, "params.car");
     else
         rs_c_u8(c, &m->car, 0, 0, "params.car");
     rs_c_u64(c, &m->id_hash, "params.id_hash");
     ser_chunk(c, &m->chunk, "params.chunk");
+}
+
+static void ser_params_ack(rs_codec *c, rs_msg_params_ack *m)
+{
+    rs_c_u8(c, &m->kind, 0, RS_PARAMS_KIND_COUNT - 1, "params_ack.kind");
+    rs_c_u64(c, &m->id_hash, "params_ack.id_hash");
 }
 
 static void ser_desync_report(rs_codec *c, rs_msg_desync_report *m)

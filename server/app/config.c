@@ -67,6 +67,7 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
     /* Shorter than the SDK's 10 s silence timeout: a lone player in the
      * lobby hears nothing until the countdown's world arrives. */
     d->lobby_s = 5;
+    d->load_wait_s = 15;
     c->room_count = 1;
     c->rooms[0] = *d;
     c->demo_bots = 8;
@@ -156,6 +157,8 @@ static int j_room_key(const jctx *j, const rs_server_config *c, const cJSON *it,
         return j_str(j, it, field, 0, 64, r->password, sizeof r->password) ? 1 : -1;
     if (strcmp(k, "lobby_s") == 0)
         return j_u32(j, it, field, 1, 600, &r->lobby_s) ? 1 : -1;
+    if (strcmp(k, "load_wait_s") == 0)
+        return j_u32(j, it, field, 0, 600, &r->load_wait_s) ? 1 : -1;
     return 0;
 }
 
@@ -355,6 +358,7 @@ void rs_config_usage(void)
         "  --start-players N      start when this many joined, 0..max-players (0 = full)\n"
         "  --spectators N         spectator slots per room, 0..1024 (default 8)\n"
         "  --lobby-s S            start S s after the first player joined, 1..600 (default 5)\n"
+        "  --load-wait-s S        wait at most S s for players' track and car, 0..600 (default 15)\n"
         "  --password S           room password, up to 64 bytes\n"
         "  --admin-secret S       enables admin commands, 1..64 bytes\n"
         "  --db FILE              SQLite database (default racesim.db)\n"
@@ -411,8 +415,8 @@ static bool arg_str(const char *opt, const char *v, size_t min, size_t max, char
 /* Room options given on the command line, applied to every room. */
 typedef struct room_overrides {
     const char *track, *car, *password;
-    bool has_laps, has_max, has_start, has_spect, has_lobby;
-    uint32_t laps, max_players, start_players, spectators, lobby_s;
+    bool has_laps, has_max, has_start, has_spect, has_lobby, has_load_wait;
+    uint32_t laps, max_players, start_players, spectators, lobby_s, load_wait_s;
 } room_overrides;
 
 static void apply_room_overrides(const rs_server_config *c, const room_overrides *o,
@@ -434,6 +438,8 @@ static void apply_room_overrides(const rs_server_config *c, const room_overrides
         r->spectators = o->spectators;
     if (o->has_lobby)
         r->lobby_s = o->lobby_s;
+    if (o->has_load_wait)
+        r->load_wait_s = o->load_wait_s;
 }
 
 static bool is_opt(const char *a, const char *name)
@@ -478,6 +484,7 @@ rs_args_result rs_config_from_args(rs_server_config *c, const char *data_dir, in
         static const char *const with_value[] = {
             "--config", "--port", "--bind", "--tick-hz", "--max-clients", "--rooms", "--track",
             "--car", "--laps", "--max-players", "--start-players", "--spectators", "--lobby-s",
+            "--load-wait-s",
             "--password", "--admin-secret", "--db", "--guests", "--log-level", "--stats-interval",
             "--bots"};
         bool known = false;
@@ -523,6 +530,8 @@ rs_args_result rs_config_from_args(rs_server_config *c, const char *data_dir, in
             ok = o.has_spect = arg_u32(a, val, 0, MAX_SPECTATORS, &o.spectators, err, err_len);
         } else if (is_opt(a, "--lobby-s")) {
             ok = o.has_lobby = arg_u32(a, val, 1, 600, &o.lobby_s, err, err_len);
+        } else if (is_opt(a, "--load-wait-s")) {
+            ok = o.has_load_wait = arg_u32(a, val, 0, 600, &o.load_wait_s, err, err_len);
         } else if (is_opt(a, "--password")) {
             ok = arg_len(a, val, 0, 64, err, err_len);
             o.password = val;

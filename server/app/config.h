@@ -33,6 +33,8 @@ typedef struct rs_cfg_room {
     uint32_t spectators;           /* 0..1024 */
     uint32_t lobby_s;              /* 1..600: the countdown starts this long after the first
                                       player joined even if start_players is not reached */
+    uint32_t load_wait_s;          /* 0..600: a due race waits at most this long for every
+                                      player to hold the track and car blocks */
     char password[65];             /* "" = none */
 } rs_cfg_room;
 

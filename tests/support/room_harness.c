@@ -60,10 +60,7 @@ typedef struct hclient {
     uint8_t *snap;
     size_t snap_len;
     uint64_t snap_tick, snap_hash;
-    uint8_t *car_block[RS_PROTO_MAX_CARS];
-    size_t car_block_len[RS_PROTO_MAX_CARS];
-    char *track_json;
-    size_t track_len;
+    rs_proto_blocks *blocks; /* parameter blocks by hash, for the connection */
     uint32_t snap_count_at_build;
     uint32_t snaps_received;
 
@@ -239,16 +236,25 @@ static void try_build(harness *h, hclient *c)
     /* Control (WELCOME, RACE_STATE) and bulk (PARAMS, SNAPSHOT) are separate
      * reliable streams: wait until both describe a world. */
     if (!c->welcomed || !c->have_race_state || c->race_state.phase == RS_PHASE_LOBBY ||
-        !c->snap || !c->track_json ||
-        c->welcome.car_count == 0 || c->snap_count_at_build == c->snaps_received)
+        !c->snap || c->welcome.car_count == 0 || c->snap_count_at_build == c->snaps_received)
         return;
-    for (uint32_t k = 0; k < c->welcome.car_count; k++)
-        if (!c->car_block[k])
+    /* Blocks are kept by hash: the room sends each once per connection. */
+    size_t track_len = 0, block_len[RS_PROTO_MAX_CARS];
+    const uint8_t *track_json =
+        rs_proto_blocks_find(c->blocks, RS_PARAMS_TRACK, c->welcome.track_hash, &track_len);
+    const uint8_t *block[RS_PROTO_MAX_CARS];
+    if (!track_json)
+        return;
+    for (uint32_t k = 0; k < c->welcome.car_count; k++) {
+        block[k] = rs_proto_blocks_find(c->blocks, RS_PARAMS_CAR, c->welcome.car_hashes[k],
+                                        &block_len[k]);
+        if (!block[k])
             return;
+    }
     client_reset_world(c);
     char err[256];
-    if (rs_track_parse(c->track_json, c->track_len, "room track", &c->track, err, sizeof err) !=
-            RS_OK ||
+    if (rs_track_parse((const char *)track_json, track_len, "room track", &c->track, err,
+                       sizeof err) != RS_OK ||
         rs_track_hash(c->track) != c->welcome.track_hash)
         FAIL();
     rs_world_def def = rs_world_default();
@@ -263,8 +269,8 @@ static void try_build(harness *h, hclient *c)
     if (rs_world_create(&def, &w) != RS_OK)
         FAIL();
     for (uint32_t k = 0; k < c->welcome.car_count; k++) {
-        if (rs_car_params_from_block(c->car_block[k], c->car_block_len[k], &c->params[k], err,
-                                     sizeof err) != RS_OK ||
+        if (rs_car_params_from_block(block[k], block_len[k], &c->params[k], err, sizeof err) !=
+                RS_OK ||
             rs_car_params_hash(c->params[k]) != c->welcome.car_hashes[k])
             FAIL();
         rs_car_spawn sp;
@@ -399,19 +405,18 @@ static void on_packet(harness *h, uint32_t i, const uint8_t *data, size_t len)
         if (!complete)
             break;
         bytes = rs_proto_assembler_data(c->params_asm, &n);
-        if (m.u.params.kind == RS_PARAMS_TRACK) {
-            free(c->track_json);
-            c->track_json = malloc(n);
-            memcpy(c->track_json, bytes, n);
-            c->track_len = n;
-        } else {
-            uint32_t k = m.u.params.car - 1u;
-            free(c->car_block[k]);
-            c->car_block[k] = malloc(n);
-            memcpy(c->car_block[k], bytes, n);
-            c->car_block_len[k] = n;
-        }
+        if (rs_proto_blocks_put(c->blocks, m.u.params.kind, m.u.params.id_hash, bytes, n) !=
+            RS_PROTO_OK)
+            FAIL();
         rs_proto_assembler_reset(c->params_asm);
+        {
+            rs_msg ack;
+            memset(&ack, 0, sizeof ack);
+            ack.type = RS_MSG_PARAMS_ACK;
+            ack.u.params_ack.kind = m.u.params.kind;
+            ack.u.params_ack.id_hash = m.u.params.id_hash;
+            client_send(h, i, &ack);
+        }
         break;
     case RS_MSG_SNAPSHOT:
         if (rs_proto_assembler_add(c->snap_asm, &m.u.snapshot.chunk, &complete) != RS_PROTO_OK)
@@ -607,7 +612,8 @@ harness *harness_create(const rs_room_config *cfg, uint32_t n, uint32_t n_specta
         c->spectator = i < n_spectators;
         snprintf(c->name, sizeof c->name, "%s%u", c->spectator ? "watcher" : "driver", i);
         if (rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->snap_asm) != RS_PROTO_OK ||
-            rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->params_asm) != RS_PROTO_OK)
+            rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->params_asm) != RS_PROTO_OK ||
+            rs_proto_blocks_create(RS_PROTO_BLOCKS_KEEP, &c->blocks) != RS_PROTO_OK)
             FAIL();
         harness_client_rejoin(h, i);
     }
@@ -624,9 +630,7 @@ void harness_destroy(harness *h)
         rs_proto_assembler_destroy(c->snap_asm);
         rs_proto_assembler_destroy(c->params_asm);
         free(c->snap);
-        free(c->track_json);
-        for (uint32_t k = 0; k < RS_PROTO_MAX_CARS; k++)
-            free(c->car_block[k]);
+        rs_proto_blocks_destroy(c->blocks);
         free(c->log);
     }
     free(h->c);
@@ -654,6 +658,7 @@ void harness_client_drop(harness *h, uint32_t i)
     c->snap = NULL;
     rs_proto_assembler_reset(c->snap_asm);
     rs_proto_assembler_reset(c->params_asm);
+    rs_proto_blocks_clear(c->blocks); /* a new connection is sent every block again */
 }
 
 void harness_client_rejoin(harness *h, uint32_t i)
@@ -774,7 +779,8 @@ uint32_t harness_add_client(harness *h, const char *name, const char *token, uin
     c->recording = true;
     harness_client_identity(h, i, name, token, flags);
     if (rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->snap_asm) != RS_PROTO_OK ||
-        rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->params_asm) != RS_PROTO_OK)
+        rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->params_asm) != RS_PROTO_OK ||
+        rs_proto_blocks_create(RS_PROTO_BLOCKS_KEEP, &c->blocks) != RS_PROTO_OK)
         FAIL();
     harness_client_rejoin(h, i);
     return i;

@@ -37,7 +37,15 @@ typedef struct pending {
 typedef struct relay_client {
     struct sockaddr_in addr; /* the client's address as the relay sees it */
     int upstream;            /* socket towards the server, one per client */
+    uint16_t upstream_port;
 } relay_client;
+
+/* One client's counters (guarded by the relay's lock). */
+typedef struct client_counts {
+    uint16_t client_port, upstream_port;
+    uint64_t up_received, down_received, down_forwarded;
+    int64_t down_received_at_us, down_forwarded_at_us; /* mono_us; 0 = never */
+} client_counts;
 
 typedef struct dir_state {
     uint64_t rng;
@@ -50,9 +58,10 @@ struct udp_relay {
     pthread_t thread;
     bool thread_started;
 
-    pthread_mutex_t lock; /* guards params, stats and stop */
+    pthread_mutex_t lock; /* guards params, stats, client_stats and stop */
     udp_relay_params params;
     udp_relay_stats stats;
+    client_counts *client_stats; /* client_cap */
     bool stop;
 
     /* Owned by the relay thread. */
@@ -173,6 +182,13 @@ static uint32_t client_for(udp_relay *r, const struct sockaddr_in *from)
         if (!c)
             return UINT32_MAX;
         r->clients = c;
+        pthread_mutex_lock(&r->lock);
+        client_counts *cs = realloc(r->client_stats, cap * sizeof *cs);
+        if (cs)
+            r->client_stats = cs;
+        pthread_mutex_unlock(&r->lock);
+        if (!cs)
+            return UINT32_MAX;
         r->client_cap = cap;
     }
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -189,9 +205,18 @@ static uint32_t client_for(udp_relay *r, const struct sockaddr_in *from)
         return UINT32_MAX;
     }
     grow_rcvbuf(fd);
+    struct sockaddr_in mine;
+    socklen_t mlen = sizeof mine;
+    uint16_t up_port = getsockname(fd, (struct sockaddr *)&mine, &mlen) == 0
+                           ? ntohs(mine.sin_port) : 0;
     r->clients[r->client_count].addr = *from;
     r->clients[r->client_count].upstream = fd;
+    r->clients[r->client_count].upstream_port = up_port;
     pthread_mutex_lock(&r->lock);
+    client_counts *cs = &r->client_stats[r->client_count];
+    memset(cs, 0, sizeof *cs);
+    cs->client_port = ntohs(from->sin_port);
+    cs->upstream_port = up_port;
     r->stats.clients = r->client_count + 1;
     pthread_mutex_unlock(&r->lock);
     return r->client_count++;
@@ -205,6 +230,12 @@ static void admit(udp_relay *r, int dir, uint32_t client, const uint8_t *bytes, 
     udp_relay_dir p = dir == DIR_UP ? r->params.up : r->params.down;
     udp_relay_dir_stats *st = dir_stats(r, dir);
     st->received++;
+    if (dir == DIR_UP) {
+        r->client_stats[client].up_received++;
+    } else {
+        r->client_stats[client].down_received++;
+        r->client_stats[client].down_received_at_us = now;
+    }
     pthread_mutex_unlock(&r->lock);
 
     /* Every datagram draws the same number of numbers whatever happens, so
@@ -264,10 +295,15 @@ static void deliver(udp_relay *r, const pending *q)
         n = sendto(r->listen_fd, q->bytes, q->len, 0, (const struct sockaddr *)&c->addr,
                    sizeof c->addr);
     pthread_mutex_lock(&r->lock);
-    if (n == (ssize_t)q->len)
+    if (n == (ssize_t)q->len) {
         dir_stats(r, q->dir)->forwarded++;
-    else
+        if (q->dir == DIR_DOWN) {
+            r->client_stats[q->client].down_forwarded++;
+            r->client_stats[q->client].down_forwarded_at_us = mono_us();
+        }
+    } else {
         dir_stats(r, q->dir)->send_errors++;
+    }
     pthread_mutex_unlock(&r->lock);
 }
 
@@ -418,6 +454,7 @@ void udp_relay_destroy(udp_relay *r)
     for (uint32_t i = 0; i < r->client_count; i++)
         close(r->clients[i].upstream);
     free(r->clients);
+    free(r->client_stats);
     free(r->fds);
     if (r->listen_fd >= 0)
         close(r->listen_fd);
@@ -430,6 +467,25 @@ void udp_relay_get_stats(udp_relay *r, udp_relay_stats *out)
     pthread_mutex_lock(&r->lock);
     *out = r->stats;
     pthread_mutex_unlock(&r->lock);
+}
+
+bool udp_relay_get_client_stats(udp_relay *r, uint32_t i, udp_relay_client_stats *out)
+{
+    pthread_mutex_lock(&r->lock);
+    bool ok = i < r->stats.clients;
+    if (ok) {
+        const client_counts *c = &r->client_stats[i];
+        int64_t now = mono_us();
+        out->client_port = c->client_port;
+        out->upstream_port = c->upstream_port;
+        out->up_received = c->up_received;
+        out->down_received = c->down_received;
+        out->down_forwarded = c->down_forwarded;
+        out->down_received_ago_us = c->down_received_at_us ? now - c->down_received_at_us : -1;
+        out->down_forwarded_ago_us = c->down_forwarded_at_us ? now - c->down_forwarded_at_us : -1;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return ok;
 }
 
 void udp_relay_set_params(udp_relay *r, const udp_relay_params *params)

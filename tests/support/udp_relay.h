@@ -55,6 +55,15 @@ typedef struct udp_relay_stats {
     uint32_t clients; /* distinct client addresses seen */
 } udp_relay_stats;
 
+/* One client's traffic, for telling a silent server from a silent relay. */
+typedef struct udp_relay_client_stats {
+    uint16_t client_port;      /* the client's source port */
+    uint16_t upstream_port;    /* the relay's socket for it: the server sees this port */
+    uint64_t up_received, down_received;  /* datagrams that reached the relay */
+    uint64_t down_forwarded;   /* datagrams sent on to the client (copies included) */
+    int64_t down_received_ago_us, down_forwarded_ago_us; /* -1: never */
+} udp_relay_client_stats;
+
 typedef struct udp_relay udp_relay;
 
 /* Starts a relay listening on 127.0.0.1 at a port the kernel picks
@@ -71,6 +80,10 @@ void udp_relay_destroy(udp_relay *r);
 
 /* A consistent copy of the counters. Never fails. */
 void udp_relay_get_stats(udp_relay *r, udp_relay_stats *out);
+
+/* Client i (0 .. stats.clients - 1, in order of first sight); false if
+ * there is no such client. */
+bool udp_relay_get_client_stats(udp_relay *r, uint32_t i, udp_relay_client_stats *out);
 
 /* Replaces the impairments from now on (queued datagrams keep their
  * times). Copied. Lets a test start clean and impair a running race. */

@@ -1,7 +1,8 @@
 /*
  * racesim protocol: the versioned binary wire format between the race
  * server and its clients. Pure bytes in and out: no sockets, no ENet, no
- * allocation except in the chunk assembler. protocol/SPEC.md is the
+ * allocation except in the chunk assembler and the block set.
+ * protocol/SPEC.md is the
  * normative description; this header is its C face.
  *
  * One ENet packet carries exactly one message: a type byte, then the
@@ -18,8 +19,8 @@
  * decodes, and never writes past the caller's buffer.
  *
  * Thread rules: no globals and no shared state; every function is safe to
- * call from any thread on its own arguments. An assembler belongs to one
- * thread at a time.
+ * call from any thread on its own arguments. An assembler or a block set
+ * belongs to one thread at a time.
  */
 #ifndef RACESIM_PROTOCOL_H
 #define RACESIM_PROTOCOL_H
@@ -36,7 +37,7 @@ extern "C" {
 
 /* Bumped whenever any message's bytes or meaning change (SPEC.md,
  * "Versioning"). HELLO carries it; the server refuses any other. */
-#define RS_PROTO_VERSION 2u
+#define RS_PROTO_VERSION 3u
 
 /* ------------------------------------------------------------------ limits */
 
@@ -257,10 +258,19 @@ enum { RS_PARAMS_CAR = 0, RS_PARAMS_TRACK = 1, RS_PARAMS_KIND_COUNT };
 
 typedef struct rs_msg_params {
     uint8_t kind;        /* RS_PARAMS_CAR: an rs_car_params_block; RS_PARAMS_TRACK: track JSON */
-    uint8_t car;         /* car: the car index1 it belongs to (1..32); track: 0 */
+    uint8_t car;         /* car: the car index1 it was sent for (1..32), or 0 for a block
+                            sent ahead of a race; informative only, since receivers keep
+                            blocks by id_hash (SPEC.md, "Parameter blocks"); track: 0 */
     uint64_t id_hash;    /* rs_car_params_hash or rs_track_hash of what the bytes build */
     rs_proto_chunk chunk;
 } rs_msg_params;
+
+/* The client holds a complete parameter block (it arrived whole and is
+ * kept): the room may start a race that needs it. */
+typedef struct rs_msg_params_ack {
+    uint8_t kind;        /* RS_PARAMS_* */
+    uint64_t id_hash;    /* the PARAMS id_hash */
+} rs_msg_params_ack;
 
 typedef struct rs_msg_desync_report {
     uint64_t tick;
@@ -508,6 +518,37 @@ const uint8_t *rs_proto_assembler_data(const rs_proto_assembler *a, size_t *len)
 
 /* Forgets the current transfer. */
 void rs_proto_assembler_reset(rs_proto_assembler *a);
+
+/* ------------------------------------------------------ parameter blocks */
+
+/* A client keeps at least the newest this many distinct parameter blocks
+ * it received; a server remembers at most the newest this many it sent,
+ * and counts on the client holding those (SPEC.md, "Parameter blocks").
+ * A race needs at most 32 car blocks and a track. */
+#define RS_PROTO_BLOCKS_KEEP 40u
+
+/* The received parameter blocks, keyed by (kind, id_hash), evicting the
+ * oldest received when full. */
+typedef struct rs_proto_blocks rs_proto_blocks;
+
+/* capacity >= 1 (RS_PROTO_BLOCKS_KEEP for a client). */
+rs_proto_status rs_proto_blocks_create(uint32_t capacity, rs_proto_blocks **out);
+
+/* Accepts NULL. */
+void rs_proto_blocks_destroy(rs_proto_blocks *b);
+
+/* Keeps a copy of data[0..len) as (kind, id_hash); a block already held
+ * under that key is replaced. RS_PROTO_NOMEM leaves the set as it was. */
+rs_proto_status rs_proto_blocks_put(rs_proto_blocks *b, uint8_t kind, uint64_t id_hash,
+                                    const uint8_t *data, size_t len);
+
+/* The block held under (kind, id_hash), borrowed until the next put or
+ * clear; NULL (and *len 0) when absent. */
+const uint8_t *rs_proto_blocks_find(const rs_proto_blocks *b, uint8_t kind, uint64_t id_hash,
+                                    size_t *len);
+
+/* Forgets every block. */
+void rs_proto_blocks_clear(rs_proto_blocks *b);
 
 #ifdef __cplusplus
 }

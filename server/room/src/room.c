@@ -24,6 +24,7 @@ rs_room_config rs_room_config_default(void)
     c.start_players = 0;
     c.lobby_ticks = 600;
     c.countdown_ticks = 180;
+    c.load_wait_ticks = 900;
     c.results_ticks = 600;
     c.finish_timeout_ticks = 3600;
     c.hash_interval = 30;
@@ -60,6 +61,8 @@ static rs_status check_config(const rs_room_config *c, char *err, size_t err_len
         return range_err(err, err_len, "spectator_slots", "above 1024");
     if (c->start_players > c->max_players)
         return range_err(err, err_len, "start_players", "above max_players");
+    if (c->load_wait_ticks > 600u * c->tick_hz)
+        return range_err(err, err_len, "load_wait_ticks", "above 600 s");
     if (c->hash_interval < 1 || c->hash_interval > 3600)
         return range_err(err, err_len, "hash_interval", "outside 1..3600");
     if (c->frame_every < 1 || c->frame_every > RS_PROTO_FRAME_MAX_TICKS)
@@ -393,7 +396,9 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
     p->player_id = player_id;
     send_welcome(room, p, player_id, token);
     room_send_race_state(room, p);
-    if (room->world) {
+    if (!room->world)
+        room_blocks_offer(room); /* the track and car ahead of the race */
+    else {
         room_send_world_to(room, p);
         if (p->seat >= 0 && room->seats[p->seat].car)
             room_broadcast_car_info(room, room->seats[p->seat].car);
@@ -488,6 +493,9 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
         break;
     case RS_MSG_DESYNC_REPORT:
         room->stats.desync_reports++;
+        break;
+    case RS_MSG_PARAMS_ACK:
+        room_on_params_ack(p, &m.u.params_ack);
         break;
     case RS_MSG_BYE:
         room_close_peer(room, p);

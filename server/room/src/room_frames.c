@@ -22,10 +22,12 @@
  * old, so it cannot steer the regular window on a slow route; instead, a
  * client whose acknowledgement lags RS_ROOM_REPAIR_LAG_TICKS or more behind
  * the regular window (both copies of a tick lost, a burst of loss) also gets
- * a repair FRAME on every tick without a regular one, walking a cursor from
- * the first tick it lacks up to the regular window, then waiting that long
- * for a fresh acknowledgement before it walks again. A client too far behind
- * for the history gets a fresh snapshot.
+ * a repair FRAME on every tick without a regular one: every other one
+ * starts at the first tick it lacks (the head, which holds back all later
+ * ticks), the others walk a cursor from there up to the regular window,
+ * then wait that long for a fresh acknowledgement before walking again. A client that
+ * acknowledged a tick but fell too far behind for the history gets a fresh
+ * snapshot; one that has acknowledged nothing yet gets regular FRAMEs only.
  */
 #include <string.h>
 
@@ -167,7 +169,8 @@ void room_send_frames(rs_room *room, uint64_t last_tick)
         if (!room_peer_watching(p) || !p->in_world || last_tick < p->base_tick)
             continue;
         uint64_t need = p->has_ack ? p->frame_ack + 1 : p->base_tick;
-        if (last_tick + 1 - need > RS_ROOM_HIST - 4 * max) {
+        bool beyond = last_tick + 1 - need > RS_ROOM_HIST - 4 * max;
+        if (beyond && p->has_ack) {
             /* Too far behind for the history: start it afresh. */
             room_send_world_to(room, p);
             continue;
@@ -178,6 +181,12 @@ void room_send_frames(rs_room *room, uint64_t last_tick)
             win = p->base_tick;
         if (regular)
             send_frame(room, p, win, last_tick);
+        /* A client that has acknowledged nothing of this world may still
+         * be receiving it: a world restarted then would abandon the
+         * transfer under way and arrive later still. Once it arrives, the
+         * client asks for a snapshot if the history moved past it. */
+        if (beyond)
+            continue;
         /* The acknowledgement is always a round trip old, so a lag is only
          * a loss once it exceeds what a slow route explains. */
         if (need >= win || last_tick - need < RS_ROOM_REPAIR_LAG_TICKS)
@@ -188,18 +197,28 @@ void room_send_frames(rs_room *room, uint64_t last_tick)
             continue;
         if (p->repair_next < need)
             p->repair_next = need;
-        /* The regular window moves on every tick: a cursor within
-         * frame_every ticks of it has caught up. */
-        if (p->repair_next + room->cfg.frame_every >= win) {
-            if (last_tick < p->repair_hold)
-                continue;
-            p->repair_next = need;
-            p->repair_hold = last_tick + RS_ROOM_REPAIR_LAG_TICKS;
+        /* Every other repair starts at the head, the first tick the client
+         * lacks: it holds back every later tick, so a lost head repair must
+         * not wait for the cursor's next round (a second or more on a slow
+         * route). The others walk the cursor over the rest of a long gap. */
+        p->repair_head = !p->repair_head;
+        uint64_t first = need;
+        if (!p->repair_head) {
+            /* The regular window moves on every tick: a cursor within
+             * frame_every ticks of it has caught up. */
+            if (p->repair_next + room->cfg.frame_every >= win) {
+                if (last_tick < p->repair_hold)
+                    continue;
+                p->repair_next = need;
+                p->repair_hold = last_tick + RS_ROOM_REPAIR_LAG_TICKS;
+            }
+            first = p->repair_next;
         }
-        uint64_t end = p->repair_next + max - 1;
+        uint64_t end = first + max - 1;
         if (end >= win)
             end = win - 1;
-        send_frame(room, p, p->repair_next, end);
-        p->repair_next = end + 1;
+        send_frame(room, p, first, end);
+        if (!p->repair_head || p->repair_next <= end)
+            p->repair_next = end + 1;
     }
 }

@@ -31,6 +31,14 @@
 
 enum { PEER_FREE = 0, PEER_NEW, PEER_PLAYER, PEER_SPECTATOR, PEER_CLOSING };
 
+/* A parameter block sent to a peer on this connection (room_blocks.c). */
+typedef struct room_block_sent {
+    uint64_t id_hash;
+    uint32_t order;  /* send order; 0 = empty */
+    uint8_t kind;
+    bool acked;      /* the peer said PARAMS_ACK */
+} room_block_sent;
+
 typedef struct room_peer {
     uint8_t state;        /* PEER_* */
     uint32_t id;          /* the transport's id */
@@ -42,7 +50,11 @@ typedef struct room_peer {
     uint64_t frame_ack;   /* the client holds every confirmed tick base_tick..frame_ack */
     uint64_t repair_next; /* next tick a repair FRAME starts at */
     uint64_t repair_hold; /* no cursor restart before this tick */
+    bool repair_head;     /* the last repair FRAME started at the head */
     int64_t last_snapshot_us; /* the last SNAPSHOT_REQUEST answered */
+    /* the newest RS_PROTO_BLOCKS_KEEP blocks sent, which the client keeps */
+    room_block_sent blocks[RS_PROTO_BLOCKS_KEEP];
+    uint32_t blocks_order;
     /* rate limit: INPUTs and PINGs in the current one-second window */
     int64_t rate_window_us;
     uint32_t rate_count;
@@ -114,6 +126,8 @@ struct rs_room {
     uint32_t race_number;
     bool lobby_timer;
     int64_t lobby_since_us;
+    bool loading;                    /* a race is due: waiting for players' blocks */
+    int64_t load_since_us;
     rs_world *world;
     uint32_t car_count;
     room_car *cars;                  /* car_count */
@@ -146,6 +160,15 @@ void room_send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick, uin
                              const uint8_t *data, size_t len);
 void room_refuse(rs_room *room, room_peer *p, uint8_t reason, const char *text);
 void room_close_peer(rs_room *room, room_peer *p);
+
+/* room_blocks.c: parameter blocks sent once per connection, and the wait
+ * for them before a race */
+void room_send_block(rs_room *room, room_peer *p, uint8_t kind, uint8_t car, uint64_t id_hash,
+                     const uint8_t *data, size_t len);
+void room_on_params_ack(room_peer *p, const rs_msg_params_ack *ack);
+/* Sends every watcher the blocks the next race needs; true when every
+ * connected player has acknowledged them all. */
+bool room_blocks_offer(rs_room *room);
 
 /* room_race.c */
 uint64_t room_period_due(const rs_room *room, uint64_t tick);

@@ -100,7 +100,8 @@ void room_broadcast_car_info(rs_room *room, uint16_t car)
 }
 
 /* Everything a client needs to simulate from the current tick: car info,
- * parameter blocks, the track text and the exact snapshot. */
+ * the parameter blocks and track text it does not hold yet (room_blocks.c),
+ * and the exact snapshot. */
 void room_send_world_to(rs_room *room, room_peer *p)
 {
     for (uint16_t c = 1; c <= room->car_count; c++)
@@ -108,14 +109,14 @@ void room_send_world_to(rs_room *room, room_peer *p)
     for (uint32_t c = 1; c <= room->car_count; c++) {
         const room_car *rc = &room->cars[c - 1];
         if (rc->block)
-            room_send_blob_params(room, p->id, RS_PARAMS_CAR, (uint8_t)c, rc->params_hash,
-                                  rc->block, rc->block_len);
+            room_send_block(room, p, RS_PARAMS_CAR, (uint8_t)c, rc->params_hash, rc->block,
+                            rc->block_len);
         else
-            room_send_blob_params(room, p->id, RS_PARAMS_CAR, (uint8_t)c, room->car_hash,
-                                  room->car_block, room->car_block_len);
+            room_send_block(room, p, RS_PARAMS_CAR, (uint8_t)c, room->car_hash, room->car_block,
+                            room->car_block_len);
     }
-    room_send_blob_params(room, p->id, RS_PARAMS_TRACK, 0, room->track_hash,
-                          (const uint8_t *)room->cfg.track_json, room->cfg.track_json_len);
+    room_send_block(room, p, RS_PARAMS_TRACK, 0, room->track_hash,
+                    (const uint8_t *)room->cfg.track_json, room->cfg.track_json_len);
     size_t n = rs_world_snapshot(room->world, room->snap_buf, room->snap_cap);
     uint64_t tick = rs_world_tick(room->world);
     room_send_blob_snapshot(room, p->id, tick, rs_world_hash(room->world), room->snap_buf, n);
@@ -380,23 +381,45 @@ static void step_tick(rs_room *room)
     room_send_frames(room, t);
 }
 
-void room_race_update(rs_room *room, int64_t now_us)
+/* The lobby: a race is due once enough players are here or the lobby
+ * timer ran out (at once after a race's results); it starts when every
+ * connected player holds its blocks, or after cfg.load_wait_ticks. */
+static void lobby_update(rs_room *room, int64_t now_us)
 {
-    if (!room->world) {
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < room->cfg.max_players; i++)
-            n += room->seats[i].used && room->seats[i].peer >= 0;
-        if (n == 0) {
-            room->lobby_timer = false;
-            return;
-        }
+    room_apply_next_track(room);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < room->cfg.max_players; i++)
+        n += room->seats[i].used && room->seats[i].peer >= 0;
+    if (n == 0) {
+        room->lobby_timer = false;
+        room->loading = false;
+        return;
+    }
+    bool ready = room_blocks_offer(room);
+    if (!room->loading) {
         if (room->lobby_since_us < 0 || !room->lobby_timer) {
             room->lobby_timer = true;
             room->lobby_since_us = now_us;
         }
         int64_t wait_us = (int64_t)room->cfg.lobby_ticks * 1000000 / room->cfg.tick_hz;
-        if (n >= room->cfg.start_players || now_us - room->lobby_since_us >= wait_us)
-            start_race(room, now_us);
+        if (n < room->cfg.start_players && now_us - room->lobby_since_us < wait_us)
+            return;
+        room->loading = true;
+        room->load_since_us = now_us;
+    }
+    int64_t load_us = (int64_t)room->cfg.load_wait_ticks * 1000000 / room->cfg.tick_hz;
+    if (!ready && now_us - room->load_since_us < load_us)
+        return;
+    if (!ready)
+        room->stats.load_timeouts++;
+    room->loading = false;
+    start_race(room, now_us);
+}
+
+void room_race_update(rs_room *room, int64_t now_us)
+{
+    if (!room->world) {
+        lobby_update(room, now_us);
         return;
     }
     uint32_t budget = RS_ROOM_MAX_CATCHUP_S * room->cfg.tick_hz;
@@ -417,8 +440,11 @@ void room_race_update(rs_room *room, int64_t now_us)
             room->phase = RS_PHASE_LOBBY;
             room->phase_tick = room->phase_end_tick = 0;
             room->lobby_timer = false;
-            if (!start_race(room, now_us))
-                room_send_race_state(room, NULL);
+            /* The next race is due at once, once its blocks are held. */
+            room->loading = true;
+            room->load_since_us = now_us;
+            room_send_race_state(room, NULL);
+            lobby_update(room, now_us);
         }
     }
 }

@@ -118,6 +118,10 @@ typedef struct rs_room_config {
                                    whichever comes first. Usually 10 s */
     uint32_t countdown_ticks;   /* lights out this many ticks after the world is created
                                    (rs_world_def.start_tick). Usually 3 s */
+    uint32_t load_wait_ticks;   /* a due race waits at most this long (0..600 s) for
+                                   every connected player to acknowledge the track and car
+                                   blocks it needs (PARAMS_ACK), which the room sends ahead
+                                   to each player that joins. Usually 15 s */
     uint32_t results_ticks;     /* how long results are shown before the next race. Usually 10 s */
     uint32_t finish_timeout_ticks; /* after the winner's flag, the race ends at most this much
                                       later even if cars are still running. Usually 60 s */
@@ -219,6 +223,8 @@ typedef struct rs_room_stats {
     uint64_t snapshots_sent;
     uint64_t desync_reports;
     uint64_t refused;
+    uint64_t load_timeouts;   /* races started without every player's blocks acknowledged
+                                 (cfg.load_wait_ticks ran out) */
     uint64_t requests;        /* requests handed to the request hook (or answered
                                  "unsupported"); over 10 per second per peer are answered
                                  BUSY and counted in rate_limited */
