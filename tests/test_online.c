@@ -302,6 +302,7 @@ typedef struct bot_watch {
     uint64_t conf, conf_frames, conf_unres;   /* confirmed tick, frames, unresolvable ... */
     int64_t conf_at;                          /* ... when the confirmed tick last moved */
     bool conf_reported;
+    int64_t countdown_at_us, world_at_us; /* the first COUNTDOWN heard, the first world built */
 } bot_watch;
 
 static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
@@ -319,6 +320,8 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
         break;
     case RS_CLIENT_EV_WORLD_READY:
         w->car = ev->u.world.car;
+        if (!w->world_at_us)
+            w->world_at_us = now_us();
         break;
     case RS_CLIENT_EV_DISCONNECTED:
         w->disconnected = true;
@@ -327,6 +330,8 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
         break;
     case RS_CLIENT_EV_RACE_STATE:
         w->phase = ev->u.race_state.phase;
+        if (ev->u.race_state.phase == RS_PHASE_COUNTDOWN && !w->countdown_at_us)
+            w->countdown_at_us = now_us();
         if (ev->u.race_state.phase == RS_PHASE_RACE && !w->results) {
             w->racing = true;
             w->last_advance_us = now_us();
@@ -521,7 +526,18 @@ typedef struct race_summary {
 static race_summary summarise(bot_watch *w, uint32_t n, const char *label)
 {
     race_summary s = {.hashes_min = UINT64_MAX};
+    int64_t first_countdown = INT64_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (w[i].countdown_at_us && w[i].countdown_at_us < first_countdown)
+            first_countdown = w[i].countdown_at_us;
     for (uint32_t i = 0; i < n; i++) {
+        /* When the countdown's RACE_STATE and the world arrived, from the
+         * first client that heard the countdown: a world later than the
+         * countdown's 3 s misses lights out. */
+        print_message("[%s] client %u: countdown heard at +%.0f ms, world built at +%.0f ms\n",
+                      label, (unsigned)i,
+                      (double)(w[i].countdown_at_us - first_countdown) / 1000.0,
+                      (double)(w[i].world_at_us - first_countdown) / 1000.0);
         rs_client_stats st;
         rs_client_get_stats(rs_bot_client(w[i].bot), now_us(), &st);
         if (st.hashes_checked < s.hashes_min)
@@ -613,6 +629,10 @@ static const char *const race_args[] = {
     "--laps", "2",
     "--max-players", "8",
     "--start-players", "8",
+    /* Every bot must make the grid: on the impaired link a connection now
+     * and then takes several seconds (ENet's CONNECT retries double from
+     * 0.5 s), longer than the default 5 s lobby. */
+    "--lobby-s", "60",
     "--log-level", "info",
     "--stats-interval", "5",
     NULL};

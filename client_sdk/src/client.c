@@ -34,7 +34,11 @@ rs_client_config rs_client_config_default(void)
     cfg.lead_margin_ticks = 3;
     cfg.min_lead_ms = 30;
     cfg.max_lead_ticks = 200;
-    cfg.connect_timeout_ms = 5000;
+    /* ENet retries its CONNECT at 0, 0.5, 1.5, 3.5 and 7.5 s (the timeout
+     * doubles from a 500 ms guess at the round trip), and HELLO and
+     * WELCOME follow: on a route losing 10 % each way, 5 s failed now and
+     * then (test_online's impaired race); 15 s allows five attempts. */
+    cfg.connect_timeout_ms = 15000;
     cfg.timeout_ms = 10000;
     cfg.ping_interval_ms = 250;
     cfg.snapshot_policy = RS_CLIENT_SNAP_ON_DESYNC;
@@ -103,7 +107,7 @@ static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, 
     c->cfg.room = c->room;
     c->cfg.password = c->password;
     if (c->cfg.connect_timeout_ms == 0)
-        c->cfg.connect_timeout_ms = 5000;
+        c->cfg.connect_timeout_ms = 15000;
     if (c->cfg.timeout_ms == 0)
         c->cfg.timeout_ms = 10000;
     if (c->cfg.ping_interval_ms == 0)
@@ -346,6 +350,7 @@ static void on_welcome(rs_client *c, const rs_msg_welcome *w)
     bool first = !c->welcomed;
     c->welcome = *w;
     c->welcomed = true;
+    c->welcomes++;
     if (first) {
         c->state = RS_CLIENT_CONNECTED;
         rs_client_event *ev = rs_client__push_event(c, RS_CLIENT_EV_CONNECTED);
@@ -420,6 +425,7 @@ void rs_client__handle_packet(rs_client *c, uint8_t channel, const uint8_t *byte
                         c->race_state.race_number != m.u.race_state.race_number;
         c->race_state = m.u.race_state;
         c->have_race_state = true;
+        c->race_state_welcome = c->welcomes;
         if (new_race)
             c->finished_emitted = false;
         ev = rs_client__push_event(c, RS_CLIENT_EV_RACE_STATE);

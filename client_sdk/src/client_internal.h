@@ -49,6 +49,12 @@ struct rs_client {
     size_t snap_len;
     uint64_t snap_tick, snap_hash;
     uint32_t snaps_received, snap_count_at_build;
+    uint32_t welcomes;           /* WELCOMEs received: each announces a world */
+    uint32_t race_state_welcome; /* `welcomes` when the last RACE_STATE came: equal means it
+                                    describes the WELCOME's world (the room sends it next) */
+    uint32_t built_welcome;      /* `welcomes` when the world was last built */
+    bool built_initial;          /* ... as the initial world of tick 0, without a snapshot */
+    uint64_t initial_hash;       /* ... whose rs_world_hash was this (not for light clients) */
     int64_t snap_wait_since_us;  /* a snapshot waits for matching parameters since */
     rs_proto_blocks *blocks;     /* parameter blocks by (kind, id_hash), for the connection */
 

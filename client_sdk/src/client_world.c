@@ -12,6 +12,13 @@
  * when packets are lost. A snapshot whose parameters disagree with the
  * WELCOME held therefore waits a while for a matching WELCOME before the
  * mismatch is declared.
+ *
+ * A world at tick 0 (a countdown begins) is exactly that construction with
+ * nothing restored (SPEC.md, "Parameter blocks"), so the client builds it
+ * as soon as WELCOME, its RACE_STATE and the blocks are here, without
+ * waiting for the snapshot: on a lossy route the snapshot's few reliable
+ * packets now and then arrive seconds late, after lights out. The snapshot
+ * of tick 0 that follows is then only compared with the world built.
  */
 #include "client_internal.h"
 
@@ -168,12 +175,20 @@ static void world_ready(rs_client *c, int64_t now_us)
     ev->u.world.track_hash = c->welcome.track_hash;
 }
 
-static void build(rs_client *c, int64_t now_us)
+/* Builds the WELCOME's world: from the snapshot held, or the initial world
+ * of tick 0 when `initial` (nothing to restore). */
+static void build(rs_client *c, int64_t now_us, bool initial)
 {
     char err[128], msg[RS_PROTO_TEXT_MAX + 1];
     rs_client__world_reset(c);
-    c->snap_count_at_build = c->snaps_received;
+    c->built_welcome = c->welcomes;
+    c->built_initial = initial;
+    c->initial_hash = 0;
     c->snap_wait_since_us = 0;
+    if (initial)
+        c->snap_tick = 0;
+    else
+        c->snap_count_at_build = c->snaps_received;
     if (!c->cfg.simulate) {
         /* A light client follows the lockstep from the snapshot's tick
          * without building anything. */
@@ -234,8 +249,10 @@ static void build(rs_client *c, int64_t now_us)
             return;
         }
     }
-    if (rs_world_restore(w, c->snap, c->snap_len) != RS_OK || rs_world_hash(w) != c->snap_hash ||
-        rs_world_tick(w) != c->snap_tick) {
+    if (initial) {
+        c->initial_hash = rs_world_hash(w);
+    } else if (rs_world_restore(w, c->snap, c->snap_len) != RS_OK ||
+               rs_world_hash(w) != c->snap_hash || rs_world_tick(w) != c->snap_tick) {
         rs_world_destroy(w);
         rs_client__error(c, RS_CLIENT_ERROR_SNAPSHOT, c->snap_tick,
                          "the snapshot of tick %llu does not restore to the server's hash",
@@ -258,9 +275,26 @@ static void build(rs_client *c, int64_t now_us)
 
 void rs_client__try_build(rs_client *c, int64_t now_us)
 {
+    /* A RACE_STATE that came after the WELCOME describes its world. */
     if (c->state != RS_CLIENT_CONNECTED || !c->welcomed || !c->have_race_state ||
-        c->race_state.phase == RS_PHASE_LOBBY || !c->snap || c->welcome.car_count == 0 ||
-        c->snap_count_at_build == c->snaps_received)
+        c->race_state_welcome != c->welcomes || c->race_state.phase == RS_PHASE_LOBBY ||
+        c->welcome.car_count == 0)
+        return;
+    bool fresh_snap = c->snap && c->snap_count_at_build != c->snaps_received;
+    if (fresh_snap && c->built_welcome == c->welcomes && c->built_initial && c->snap_tick == 0 &&
+        (c->light || (c->pred && c->snap_hash == c->initial_hash))) {
+        /* The snapshot of the initial world this client built itself (a
+         * light client has no hash to compare and nothing to restore). */
+        c->snap_count_at_build = c->snaps_received;
+        return;
+    }
+    bool initial = c->welcome.tick == 0 && c->built_welcome != c->welcomes;
+    if (initial && fresh_snap && c->snap_tick != 0) {
+        /* Later than tick 0 of a world not built yet: an older world's. */
+        c->snap_count_at_build = c->snaps_received;
+        fresh_snap = false;
+    }
+    if (!fresh_snap && !initial)
         return;
     if (!blocks_match(c)) {
         if (c->snap_wait_since_us == 0)
@@ -269,5 +303,5 @@ void rs_client__try_build(rs_client *c, int64_t now_us)
             params_fail(c, "the parameters the server sent do not match its WELCOME hashes");
         return;
     }
-    build(c, now_us);
+    build(c, now_us, initial && !fresh_snap);
 }

@@ -101,7 +101,7 @@ typedef struct rs_client_config {
                                     aimed below this. Usually 30 */
     uint32_t max_lead_ticks;     /* prediction window beyond the confirmed tick,
                                     16..RS_PREDICT_MAX_LEAD. Usually 200 */
-    uint32_t connect_timeout_ms; /* from rs_client_connect until WELCOME. Usually 5000 */
+    uint32_t connect_timeout_ms; /* from rs_client_connect until WELCOME. Usually 15000 */
     uint32_t timeout_ms;         /* nothing heard from the server for this long: disconnected.
                                     Usually 10000 */
     uint32_t ping_interval_ms;   /* PING every this often. Usually 250 */
