@@ -198,6 +198,7 @@ static void test_config_file_and_command_line_combine(void **state)
                      RS_ARGS_OK);
     assert_int_equal(cfg.rooms[1].laps, 2); /* every room */
     assert_int_equal(cfg.rooms[1].load_wait_s, 15);
+    assert_int_equal(cfg.rooms[1].countdown_s, 5);
     unlink(path);
     assert_int_equal(parse(&cfg, err, sizeof err, "--config", path, NULL), RS_ARGS_ERROR);
     assert_non_null(strstr(err, path));

@@ -68,6 +68,12 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
      * lobby hears nothing until the countdown's world arrives. */
     d->lobby_s = 5;
     d->load_wait_s = 15;
+    /* Long enough for the countdown's first message to reach a player on
+     * a lossy route: on 10 % loss each way at 150 ms it took up to 2.8 s
+     * (two lost attempts with ENet's doubling timeout), and a player who
+     * hears it after lights out starts the race late. (Five seconds is
+     * also the five red lights of a Grand Prix start.) */
+    d->countdown_s = 5;
     c->room_count = 1;
     c->rooms[0] = *d;
     c->demo_bots = 8;
@@ -159,6 +165,8 @@ static int j_room_key(const jctx *j, const rs_server_config *c, const cJSON *it,
         return j_u32(j, it, field, 1, 600, &r->lobby_s) ? 1 : -1;
     if (strcmp(k, "load_wait_s") == 0)
         return j_u32(j, it, field, 0, 600, &r->load_wait_s) ? 1 : -1;
+    if (strcmp(k, "countdown_s") == 0)
+        return j_u32(j, it, field, 1, 60, &r->countdown_s) ? 1 : -1;
     return 0;
 }
 
@@ -359,6 +367,7 @@ void rs_config_usage(void)
         "  --spectators N         spectator slots per room, 0..1024 (default 8)\n"
         "  --lobby-s S            start S s after the first player joined, 1..600 (default 5)\n"
         "  --load-wait-s S        wait at most S s for players' track and car, 0..600 (default 15)\n"
+        "  --countdown-s S        countdown to lights out, 1..60 s (default 5)\n"
         "  --password S           room password, up to 64 bytes\n"
         "  --admin-secret S       enables admin commands, 1..64 bytes\n"
         "  --db FILE              SQLite database (default racesim.db)\n"
@@ -415,8 +424,8 @@ static bool arg_str(const char *opt, const char *v, size_t min, size_t max, char
 /* Room options given on the command line, applied to every room. */
 typedef struct room_overrides {
     const char *track, *car, *password;
-    bool has_laps, has_max, has_start, has_spect, has_lobby, has_load_wait;
-    uint32_t laps, max_players, start_players, spectators, lobby_s, load_wait_s;
+    bool has_laps, has_max, has_start, has_spect, has_lobby, has_load_wait, has_countdown;
+    uint32_t laps, max_players, start_players, spectators, lobby_s, load_wait_s, countdown_s;
 } room_overrides;
 
 static void apply_room_overrides(const rs_server_config *c, const room_overrides *o,
@@ -440,6 +449,8 @@ static void apply_room_overrides(const rs_server_config *c, const room_overrides
         r->lobby_s = o->lobby_s;
     if (o->has_load_wait)
         r->load_wait_s = o->load_wait_s;
+    if (o->has_countdown)
+        r->countdown_s = o->countdown_s;
 }
 
 static bool is_opt(const char *a, const char *name)
@@ -484,7 +495,7 @@ rs_args_result rs_config_from_args(rs_server_config *c, const char *data_dir, in
         static const char *const with_value[] = {
             "--config", "--port", "--bind", "--tick-hz", "--max-clients", "--rooms", "--track",
             "--car", "--laps", "--max-players", "--start-players", "--spectators", "--lobby-s",
-            "--load-wait-s",
+            "--load-wait-s", "--countdown-s",
             "--password", "--admin-secret", "--db", "--guests", "--log-level", "--stats-interval",
             "--bots"};
         bool known = false;
@@ -532,6 +543,8 @@ rs_args_result rs_config_from_args(rs_server_config *c, const char *data_dir, in
             ok = o.has_lobby = arg_u32(a, val, 1, 600, &o.lobby_s, err, err_len);
         } else if (is_opt(a, "--load-wait-s")) {
             ok = o.has_load_wait = arg_u32(a, val, 0, 600, &o.load_wait_s, err, err_len);
+        } else if (is_opt(a, "--countdown-s")) {
+            ok = o.has_countdown = arg_u32(a, val, 1, 60, &o.countdown_s, err, err_len);
         } else if (is_opt(a, "--password")) {
             ok = arg_len(a, val, 0, 64, err, err_len);
             o.password = val;

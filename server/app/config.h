@@ -35,6 +35,7 @@ typedef struct rs_cfg_room {
                                       player joined even if start_players is not reached */
     uint32_t load_wait_s;          /* 0..600: a due race waits at most this long for every
                                       player to hold the track and car blocks */
+    uint32_t countdown_s;          /* 1..60: from the world's creation to lights out */
     char password[65];             /* "" = none */
 } rs_cfg_room;
 

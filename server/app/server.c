@@ -289,7 +289,7 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
         rc.tick_hz = cfg->tick_hz;
         rc.max_input_rate = 2 * cfg->tick_hz;
         rc.lobby_ticks = r->lobby_s * cfg->tick_hz;
-        rc.countdown_ticks = 3 * cfg->tick_hz;
+        rc.countdown_ticks = r->countdown_s * cfg->tick_hz;
         rc.load_wait_ticks = r->load_wait_s * cfg->tick_hz;
         rc.results_ticks = 10 * cfg->tick_hz;
         rc.finish_timeout_ticks = 60 * cfg->tick_hz;
