@@ -8,6 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "ground_case.h"
+#include "racesim/base/clock.h"
+#include "racesim/base/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,19 +18,6 @@
 
 #define STATIONS 4096
 #define OFFSETS 8
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Points at fractions of the half-width: on track (within 0.95 of the edge)
  * or on the run-off (1.3 to 2.5 times the half-width out). */
@@ -67,16 +56,16 @@ int rs_bench_ground(const rs_track *track, uint32_t repeat)
     for (int set = 0; set < 2; set++) {
         fill(track, set, xy);
         for (uint32_t r = 0; r < repeat; r++) {
-            int64_t t0 = now_ns();
+            int64_t t0 = rs_clock_ns();
             for (int pass = 0; pass < 10; pass++)
                 for (size_t i = 0; i < n; i++) {
                     rs_ground_hit hit;
                     rs_track_ground(track, xy[2 * i], xy[2 * i + 1], &hit);
                     checksum += hit.surface + (hit.inside_limits ? 1u : 0u);
                 }
-            samples[r] = (double)(now_ns() - t0) / (10.0 * (double)n);
+            samples[r] = (double)(rs_clock_ns() - t0) / (10.0 * (double)n);
         }
-        qsort(samples, repeat, sizeof *samples, cmp_double);
+        qsort(samples, repeat, sizeof *samples, rs_cmp_double);
         med[set] = repeat % 2 ? samples[repeat / 2]
                               : 0.5 * (samples[repeat / 2 - 1] + samples[repeat / 2]);
     }

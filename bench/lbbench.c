@@ -37,6 +37,9 @@
 #include "racesim/physics.h"
 #include "racesim/store.h"
 #include "racesim/track.h"
+#include "racesim/base/clock.h"
+#include "racesim/base/stats.h"
+#include "racesim/base/file.h"
 
 enum { EXIT_USAGE = 2 };
 
@@ -82,27 +85,6 @@ static double rng_normalish(uint64_t *s)
 }
 
 /* ------------------------------------------------------------- timing */
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sorts v and returns the value at fraction q (0.5 = median). */
-static double quantile(double *v, uint32_t n, double q)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    uint32_t i = (uint32_t)(q * (double)(n - 1) + 0.5);
-    return v[i < n ? i : n - 1];
-}
 
 /* ------------------------------------------------------------ options */
 
@@ -185,27 +167,6 @@ typedef struct world_defs {
     uint64_t tune_hash[CARS][TUNES]; /* [c][0] = 0: stock */
 } world_defs;
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
-            if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf[n] = '\0';
-            }
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 /* Stores the shipped tracks and cars through the store API. */
 static int store_definitions(const char *path, world_defs *w, uint64_t *seed)
 {
@@ -220,10 +181,10 @@ static int store_definitions(const char *path, world_defs *w, uint64_t *seed)
     }
     for (int t = 0; t < TRACKS; t++) {
         snprintf(file, sizeof file, "%s/%s", RS_DATA_DIR, track_files[t]);
-        char *text = read_text(file);
+        char *text = NULL;
         rs_track *track = NULL;
-        if (!text) {
-            fprintf(stderr, "lbbench: %s: %s\n", file, strerror(errno));
+        if (rs_file_read(file, 0, &text, NULL, err, sizeof err) != RS_FILE_OK) {
+            fprintf(stderr, "lbbench: %s\n", err);
             goto done;
         }
         rs_status st = rs_track_parse(text, strlen(text), file, &track, err, sizeof err);
@@ -521,13 +482,13 @@ static int time_queries(const char *path, const options *o, const world_defs *w,
     }
 
     for (uint32_t i = 0; i < o->runs; i++) {
-        double t = now_ms();
+        double t = ((double)rs_clock_ns() * 1e-6);
         if (rs_leaderboard_top(lb, &key, 0, 10, rows, &n, err, sizeof err) != RS_OK)
             goto fail;
-        v[i] = now_ms() - t;
+        v[i] = ((double)rs_clock_ns() * 1e-6) - t;
     }
-    out->top10_ms = quantile(v, o->runs, 0.5);
-    out->top10_p99_ms = quantile(v, o->runs, 0.99);
+    out->top10_ms = rs_quantile(v, o->runs, 0.5);
+    out->top10_p99_ms = rs_quantile(v, o->runs, 0.99);
 
     /* Random players that are on the board (a player without a lap there is
      * a cheaper, different query). */
@@ -541,19 +502,19 @@ static int time_queries(const char *path, const options *o, const world_defs *w,
         int tries = 0;
         do {
             player = 1 + (int64_t)(rng_next(seed) % o->players);
-            t = now_ms();
+            t = ((double)rs_clock_ns() * 1e-6);
             st = rs_leaderboard_rank(lb, &key, player, &r, err, sizeof err);
         } while (st == RS_ERR_MISSING && ++tries < 1000);
         if (st != RS_OK)
             goto fail;
-        v[i] = now_ms() - t;
+        v[i] = ((double)rs_clock_ns() * 1e-6) - t;
         if (r.rank < out->best_rank_seen)
             out->best_rank_seen = r.rank;
         if (r.rank > out->worst_rank_seen)
             out->worst_rank_seen = r.rank;
     }
-    out->rank_ms = quantile(v, o->runs, 0.5);
-    out->rank_p99_ms = quantile(v, o->runs, 0.99);
+    out->rank_ms = rs_quantile(v, o->runs, 0.5);
+    out->rank_p99_ms = rs_quantile(v, o->runs, 0.99);
 
     for (uint32_t i = 0; i < o->runs; i++) {
         rs_status st;
@@ -561,26 +522,26 @@ static int time_queries(const char *path, const options *o, const world_defs *w,
         int tries = 0;
         do {
             int64_t player = 1 + (int64_t)(rng_next(seed) % o->players);
-            t = now_ms();
+            t = ((double)rs_clock_ns() * 1e-6);
             st = rs_leaderboard_around(lb, &key, player, 5, rows, &n, &idx, err, sizeof err);
         } while (st == RS_ERR_MISSING && ++tries < 1000);
         if (st != RS_OK)
             goto fail;
-        v[i] = now_ms() - t;
+        v[i] = ((double)rs_clock_ns() * 1e-6) - t;
     }
-    out->around_ms = quantile(v, o->runs, 0.5);
-    out->around_p99_ms = quantile(v, o->runs, 0.99);
+    out->around_ms = rs_quantile(v, o->runs, 0.5);
+    out->around_p99_ms = rs_quantile(v, o->runs, 0.99);
 
     /* A page half way down by offset, the slow way to page (keyset paging
      * with rs_leaderboard_after costs what a rank query costs). */
     for (uint32_t i = 0; i < o->runs; i++) {
-        double t = now_ms();
+        double t = ((double)rs_clock_ns() * 1e-6);
         if (rs_leaderboard_top(lb, &key, out->board_players / 2, 10, rows, &n, err, sizeof err) !=
             RS_OK)
             goto fail;
-        v[i] = now_ms() - t;
+        v[i] = ((double)rs_clock_ns() * 1e-6) - t;
     }
-    out->deep_page_ms = quantile(v, o->runs, 0.5);
+    out->deep_page_ms = rs_quantile(v, o->runs, 0.5);
     rc = 0;
     goto done;
 fail:
@@ -635,10 +596,10 @@ int main(int argc, char **argv)
     timings tm;
     memset(&tm, 0, sizeof tm);
     int rc = 1;
-    double t0 = now_ms();
+    double t0 = ((double)rs_clock_ns() * 1e-6);
     if (store_definitions(path, &w, &seed) || generate(path, &o, &w, &seed))
         goto done;
-    double gen_s = (now_ms() - t0) / 1e3;
+    double gen_s = (((double)rs_clock_ns() * 1e-6) - t0) / 1e3;
     if (time_queries(path, &o, &w, &seed, &tm))
         goto done;
     printf("{\"laps\":%u,\"players\":%u,\"board_players\":%u,\"runs\":%u,"

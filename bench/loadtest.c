@@ -7,7 +7,7 @@
  *
  * It starts raceserver (by default the one next to loadtest in bin/) as a
  * child process with R rooms of 16 seats, no database and a stats line every
- * second (the command line of contract E, docs/SERVER.md), starts R x 16
+ * second (its options: docs/RACESERVER.md), starts R x 16
  * bots spread over one thread per core (join_rate per second, as players
  * arrive, not all in one instant), waits until every bot races, lets them
  * race S seconds and prints one JSON object:
@@ -65,25 +65,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bot.h"
+#include "racesim/bot.h"
 #include "racesim/client.h"
+#include "racesim/base/clock.h"
+#include "racesim/base/stats.h"
 
 /* ------------------------------------------------------------- utilities */
-
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static void sleep_us(int64_t us)
-{
-    if (us <= 0)
-        return;
-    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
-    nanosleep(&ts, NULL);
-}
 
 static volatile sig_atomic_t g_interrupted; /* set by SIGINT/SIGTERM to loadtest itself */
 
@@ -176,7 +163,8 @@ typedef struct server_log {
 } server_log;
 
 /* The number after "key": in a flat JSON object; false if absent. The stats
- * line is ours (contract E) and flat, so a key search is enough here. */
+ * line is ours (docs/RACESERVER.md, "The stats line") and flat, so a key
+ * search is enough here. */
 static bool json_number(const char *json, const char *key, double *out)
 {
     char pat[64];
@@ -212,7 +200,7 @@ static void log_line(server_log *lg, const char *line)
         js += 7;
         stats_line s;
         memset(&s, 0, sizeof s);
-        s.at_us = mono_us();
+        s.at_us = rs_clock_us();
         bool ok = json_number(js, "tick_p50_ms", &s.p50) &&
                   json_number(js, "tick_p99_ms", &s.p99) && json_number(js, "tick_max_ms", &s.max);
         json_number(js, "players", &s.players);
@@ -369,7 +357,7 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     while (!atomic_load(w->stop)) {
-        int64_t now = mono_us();
+        int64_t now = rs_clock_us();
         int64_t wake = now + 2000;
         for (uint32_t i = 0; i < w->count; i++) {
             lt_bot *b = w->bots[i];
@@ -385,7 +373,7 @@ static void *worker_main(void *arg)
         unsigned want = atomic_load(w->request);
         if (want != w->done) {
             agg a;
-            collect(w, mono_us(), &a);
+            collect(w, rs_clock_us(), &a);
             pthread_mutex_lock(&w->lock);
             w->sample = a;
             w->done = want;
@@ -393,22 +381,22 @@ static void *worker_main(void *arg)
         }
         /* Sleep until the next tick is due, but service the network at
          * least every 2 ms and never spin. */
-        int64_t after = mono_us();
-        sleep_us(wake - after < 250 ? 250 : wake - after);
+        int64_t after = rs_clock_us();
+        rs_sleep_us(wake - after < 250 ? 250 : wake - after);
     }
     /* Say goodbye and give ENet a moment to send the BYEs. */
-    int64_t now = mono_us();
+    int64_t now = rs_clock_us();
     for (uint32_t i = 0; i < w->count; i++) {
         if (w->bots[i]->sdk)
             rs_bot_disconnect(w->bots[i]->sdk, now);
     }
     for (int k = 0; k < 20; k++) {
-        now = mono_us();
+        now = rs_clock_us();
         for (uint32_t i = 0; i < w->count; i++) {
             if (w->bots[i]->sdk)
                 rs_bot_update(w->bots[i]->sdk, now);
         }
-        sleep_us(10000);
+        rs_sleep_us(10000);
     }
     return NULL;
 }
@@ -419,7 +407,7 @@ static void *worker_main(void *arg)
 static bool sample_all(worker *ws, uint32_t n, atomic_uint *request, agg *out)
 {
     unsigned want = atomic_fetch_add(request, 1) + 1;
-    int64_t end = mono_us() + 30000000;
+    int64_t end = rs_clock_us() + 30000000;
     memset(out, 0, sizeof *out);
     for (uint32_t t = 0; t < n; t++) {
         for (;;) {
@@ -444,9 +432,9 @@ static bool sample_all(worker *ws, uint32_t n, atomic_uint *request, agg *out)
                 out->failed += a.failed;
                 break;
             }
-            if (mono_us() > end)
+            if (rs_clock_us() > end)
                 return false;
-            sleep_us(1000);
+            rs_sleep_us(1000);
         }
     }
     return true;
@@ -581,12 +569,6 @@ static int parse_args(int argc, char **argv, options *o)
     return -1; /* go on */
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     options o;
@@ -652,7 +634,8 @@ int main(int argc, char **argv)
     snprintf(s_bots, sizeof s_bots, "%u", o.bots_per_room);
     snprintf(s_port, sizeof s_port, "%u", port);
     snprintf(s_hz, sizeof s_hz, "%u", o.tick_hz);
-    /* Contract E's command line, one option and its value per line. */
+    /* raceserver's command line (docs/RACESERVER.md), one option and its
+     * value per line. */
     char *sargv[] = {o.server,
                      "--rooms", s_rooms,
                      "--max-players", s_bots,
@@ -675,17 +658,17 @@ int main(int argc, char **argv)
         goto done;
     }
     log_started = true;
-    for (int64_t end = mono_us() + 15000000;;) {
+    for (int64_t end = rs_clock_us() + 15000000;;) {
         pthread_mutex_lock(&lg.lock);
         bool up = lg.listening, gone = lg.eof;
         pthread_mutex_unlock(&lg.lock);
         if (up)
             break;
-        if (gone || mono_us() > end || g_interrupted) {
+        if (gone || rs_clock_us() > end || g_interrupted) {
             failure = "the server did not report `listening on` within 15 s";
             goto done;
         }
-        sleep_us(10000);
+        rs_sleep_us(10000);
     }
 
     /* 2. The bots, dealt round-robin to the workers. */
@@ -701,7 +684,7 @@ int main(int argc, char **argv)
             goto done;
         }
     }
-    int64_t first_start = mono_us();
+    int64_t first_start = rs_clock_us();
     for (uint32_t i = 0; i < clients; i++) {
         uint32_t r = i / o.bots_per_room;
         snprintf(bots[i].name, sizeof bots[i].name, "load%u_%u", r + 1, i % o.bots_per_room + 1);
@@ -719,7 +702,7 @@ int main(int argc, char **argv)
     }
 
     /* 3. Wait until every bot races, then let the start settle. */
-    int64_t join_start = mono_us();
+    int64_t join_start = rs_clock_us();
     for (int64_t end = join_start + (int64_t)o.join_timeout_s * 1000000;;) {
         agg a;
         if (!sample_all(ws, o.threads, &request, &a)) {
@@ -733,29 +716,29 @@ int main(int argc, char **argv)
             failure = "cannot create a bot";
             goto done;
         }
-        if (mono_us() > end || g_interrupted) {
+        if (rs_clock_us() > end || g_interrupted) {
             failure = "not every bot was racing before the join timeout";
             goto done;
         }
-        sleep_us(250000);
+        rs_sleep_us(250000);
     }
-    joined_us = mono_us() - join_start;
-    sleep_us((int64_t)o.warmup_s * 1000000);
+    joined_us = rs_clock_us() - join_start;
+    rs_sleep_us((int64_t)o.warmup_s * 1000000);
 
     /* 4. The measured interval. */
     if (!sample_all(ws, o.threads, &request, &a0) || !proc_cpu_s(pid, &cpu0)) {
         failure = "cannot sample the start of the interval";
         goto done;
     }
-    t0 = mono_us();
+    t0 = rs_clock_us();
     self0 = self_cpu_s();
-    for (int64_t end = t0 + (int64_t)o.seconds * 1000000; mono_us() < end && !g_interrupted;)
-        sleep_us(50000);
+    for (int64_t end = t0 + (int64_t)o.seconds * 1000000; rs_clock_us() < end && !g_interrupted;)
+        rs_sleep_us(50000);
     if (!sample_all(ws, o.threads, &request, &a1) || !proc_cpu_s(pid, &cpu1)) {
         failure = "cannot sample the end of the interval (did the server die?)";
         goto done;
     }
-    t1 = mono_us();
+    t1 = rs_clock_us();
     self1 = self_cpu_s();
     if (g_interrupted) {
         failure = "interrupted";
@@ -772,10 +755,10 @@ done:
     }
     if (pid > 0) {
         kill(pid, SIGTERM);
-        int64_t end = mono_us() + 15000000;
+        int64_t end = rs_clock_us() + 15000000;
         pid_t w;
-        while ((w = waitpid(pid, &server_status, WNOHANG)) == 0 && mono_us() < end)
-            sleep_us(20000);
+        while ((w = waitpid(pid, &server_status, WNOHANG)) == 0 && rs_clock_us() < end)
+            rs_sleep_us(20000);
         if (w == 0) {
             kill(pid, SIGKILL);
             waitpid(pid, &server_status, 0);
@@ -824,7 +807,7 @@ done:
             if (min_rate < 0 || rate < min_rate)
                 min_rate = rate;
         }
-        qsort(p50s, nl, sizeof *p50s, cmp_double);
+        qsort(p50s, nl, sizeof *p50s, rs_cmp_double);
     }
     double p50 = nl ? (nl % 2 ? p50s[nl / 2] : 0.5 * (p50s[nl / 2 - 1] + p50s[nl / 2])) : -1;
     free(p50s);

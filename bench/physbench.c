@@ -34,6 +34,8 @@
 #include "race_case.h"
 #include "racesim/physics.h"
 #include "racesim/track.h"
+#include "racesim/base/clock.h"
+#include "racesim/base/stats.h"
 
 /* ------------------------------------------------ allocation counting */
 
@@ -186,19 +188,6 @@ static void set_inputs(const bench_cfg *cfg, rs_world *w, uint32_t n, uint64_t t
     }
 }
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Runs one car count; prints its JSON line. Returns the exit status. */
 static int bench(const bench_cfg *cfg, uint32_t n)
 {
@@ -242,9 +231,9 @@ static int bench(const bench_cfg *cfg, uint32_t n)
         int64_t total = 0;
         for (uint64_t t = 0; t < cfg->ticks; t++) {
             set_inputs(cfg, w, n, t, hz);
-            int64_t t0 = now_ns();
+            int64_t t0 = rs_clock_ns();
             st = rs_world_step(w);
-            total += now_ns() - t0;
+            total += rs_clock_ns() - t0;
             if (st != RS_OK)
                 break;
         }
@@ -265,7 +254,7 @@ static int bench(const bench_cfg *cfg, uint32_t n)
         }
         samples[r] = (double)total / ((double)n * (double)cfg->ticks);
     }
-    qsort(samples, cfg->repeat, sizeof *samples, cmp_double); /* reporting only */
+    qsort(samples, cfg->repeat, sizeof *samples, rs_cmp_double); /* reporting only */
     double median = cfg->repeat % 2 ? samples[cfg->repeat / 2]
                                     : 0.5 * (samples[cfg->repeat / 2 - 1] + samples[cfg->repeat / 2]);
     char allocs_text[32];

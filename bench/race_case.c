@@ -25,16 +25,11 @@
 
 #include "racesim/driver.h"
 #include "racesim/track.h"
+#include "racesim/base/clock.h"
+#include "racesim/base/stats.h"
 
 enum { MODE_FULL, MODE_GHOST, MODE_SURFACE, MODE_COUNT };
 static const char *const mode_names[MODE_COUNT] = {"full", "ghost", "surface"};
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Where car i starts: the grid while it lasts, then spread around the lap
  * two abreast, rolling at 20 m/s so a big field does not start in a heap. */
@@ -83,15 +78,9 @@ static rs_status build(const race_bench *rb, int mode, rs_world **out)
     return st;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(double *v, uint32_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double); /* reporting only */
+    qsort(v, n, sizeof *v, rs_cmp_double); /* reporting only */
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
@@ -130,10 +119,10 @@ int rs_bench_race(const race_bench *rb)
     *rb->allocs = 0;
     uint64_t barrier_hits = 0, car_hits = 0;
     for (uint32_t t = 0; t < ticks; t++) {
-        int64_t t0 = now_ns();
+        int64_t t0 = rs_clock_ns();
         for (uint32_t i = 0; i < n; i++)
             log[(size_t)t * n + i] = rs_driver_update(drivers[i], w, (rs_car_id){(uint16_t)(i + 1)});
-        ai_ns += now_ns() - t0;
+        ai_ns += rs_clock_ns() - t0;
         for (uint32_t i = 0; i < n; i++)
             rs_world_set_input(w, (rs_car_id){(uint16_t)(i + 1)}, &log[(size_t)t * n + i]);
         *rb->counting = 1;
@@ -180,9 +169,9 @@ int rs_bench_race(const race_bench *rb)
             for (uint32_t t = 0; t < ticks; t++) {
                 for (uint32_t i = 0; i < n; i++)
                     rs_world_set_input(w, (rs_car_id){(uint16_t)(i + 1)}, &log[(size_t)t * n + i]);
-                int64_t t0 = now_ns();
+                int64_t t0 = rs_clock_ns();
                 rs_status st = rs_world_step(w);
-                total += now_ns() - t0;
+                total += rs_clock_ns() - t0;
                 if (st != RS_OK) {
                     fprintf(stderr, "physbench: replay (%s) failed: %s\n", mode_names[m],
                             rs_status_str(st));

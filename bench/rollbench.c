@@ -31,16 +31,10 @@
 #include "racesim/physics.h"
 #include "racesim/predict.h"
 #include "racesim/track.h"
+#include "racesim/base/clock.h"
 
 #define CARS 16u
 #define DEPTH 15u
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -243,9 +237,9 @@ int main(int argc, char **argv)
             goto done;
         }
         rs_predict_get_stats(pred, 0.0, &before);
-        int64_t a = now_ns();
+        int64_t a = rs_clock_ns();
         ps = rs_predict_advance_to(pred, tick + DEPTH);
-        int64_t b = now_ns();
+        int64_t b = rs_clock_ns();
         rs_predict_get_stats(pred, 0.0, &after);
         if (ps != RS_PREDICT_OK) {
             fprintf(stderr, "rollbench: rollback at tick %" PRIu64 ": %s\n", tick,

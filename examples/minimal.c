@@ -10,13 +10,7 @@
 #include <time.h>
 
 #include "racesim/client.h"
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+#include "racesim/base/clock.h"
 
 int main(int argc, char **argv)
 {
@@ -29,7 +23,7 @@ int main(int argc, char **argv)
     cfg.name = "minimal";
     rs_client *c = NULL;
     char err[256];
-    if (rs_client_connect(&cfg, host, port, now_us(), &c, err, sizeof err) != RS_CLIENT_OK) {
+    if (rs_client_connect(&cfg, host, port, rs_clock_us(), &c, err, sizeof err) != RS_CLIENT_OK) {
         fprintf(stderr, "connect: %s\n", err);
         return 1;
     }
@@ -38,9 +32,9 @@ int main(int argc, char **argv)
     rs_client_set_input(c, &in);
 
     int status = -1;
-    int64_t end = now_us() + seconds * 1000000;
+    int64_t end = rs_clock_us() + seconds * 1000000;
     while (status < 0) {
-        rs_client_update(c, now_us());
+        rs_client_update(c, rs_clock_us());
         rs_client_event ev;
         while (rs_client_poll_event(c, &ev)) {
             switch (ev.type) {
@@ -76,18 +70,17 @@ int main(int argc, char **argv)
                 break;
             }
         }
-        if (status < 0 && now_us() > end)
+        if (status < 0 && rs_clock_us() > end)
             status = rs_client_get_state(c) == RS_CLIENT_CONNECTED ? 0 : 1;
-        struct timespec nap = {0, 1000000}; /* 1 ms: ticks are 16.7 ms apart */
-        nanosleep(&nap, NULL);
+        rs_sleep_us(1000); /* 1 ms: ticks are 16.7 ms apart */
     }
     rs_client_stats st;
-    rs_client_get_stats(c, now_us(), &st);
+    rs_client_get_stats(c, rs_clock_us(), &st);
     printf("rtt %.1f ms, rollbacks %llu, desyncs %llu, %llu B in, %llu B out on the wire\n",
            st.rtt_ms, (unsigned long long)st.rollbacks, (unsigned long long)st.desyncs,
            (unsigned long long)st.wire_bytes_in, (unsigned long long)st.wire_bytes_out);
-    rs_client_disconnect(c, now_us());
-    rs_client_update(c, now_us());
+    rs_client_disconnect(c, rs_clock_us());
+    rs_client_update(c, rs_clock_us());
     rs_client_destroy(c);
     return status;
 }

@@ -12,20 +12,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "bot.h"
+#include "racesim/bot.h"
+#include "racesim/base/clock.h"
 
 typedef struct run {
     bool quiet;
     uint32_t laps_until_exit;
     int status; /* -1 running */
 } run;
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
 {
@@ -140,20 +134,19 @@ int main(int argc, char **argv)
     }
     rs_bot *bot = NULL;
     char err[256];
-    if (rs_bot_create(&cfg, host, (uint16_t)port, true, now_us(), &bot, err, sizeof err) !=
+    if (rs_bot_create(&cfg, host, (uint16_t)port, true, rs_clock_us(), &bot, err, sizeof err) !=
         RS_CLIENT_OK) {
         fprintf(stderr, "racebot: %s\n", err);
         return 1;
     }
     rs_bot_set_event_fn(bot, on_event, &r);
     while (r.status < 0) {
-        if (!rs_bot_update(bot, now_us()) && r.status < 0)
+        if (!rs_bot_update(bot, rs_clock_us()) && r.status < 0)
             r.status = 1;
-        struct timespec nap = {0, 1000000};
-        nanosleep(&nap, NULL);
+        rs_sleep_us(1000);
     }
-    rs_bot_disconnect(bot, now_us());
-    rs_bot_update(bot, now_us());
+    rs_bot_disconnect(bot, rs_clock_us());
+    rs_bot_update(bot, rs_clock_us());
     rs_bot_destroy(bot);
     return r.status;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # check_symbols.sh: prove that the physics library calls no function whose
-# result may differ between machines (DESIGN.md section 2).
+# result may differ between machines (docs/DETERMINISM.md, "The rules").
 #
 # Lists the undefined symbols of every object in the given static libraries
 # or object files (nm -u) and fails if any is a libm transcendental (sin, exp,
@@ -86,7 +86,7 @@ for input in "$@"; do
     count=$(printf '%s\n' "$objects" | grep -c .)
     if [ -n "$found" ]; then
         {
-            echo "check_symbols: FAIL: $input references functions banned in physics (DESIGN.md section 2):"
+            echo "check_symbols: FAIL: $input references functions banned in physics (docs/DETERMINISM.md, \"The symbol check\"):"
             printf '%s\n' "$found" | sed 's/^/  /'
         } >&2
         status=1

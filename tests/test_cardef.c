@@ -23,6 +23,7 @@
 
 #include "carparams.h"
 #include "json.h"
+#include "racesim/base/file.h"
 
 /* ----------------------------------------------------------------- helpers */
 
@@ -43,13 +44,8 @@ static void data_path(char *buf, size_t len, const char *rel)
 
 static char *read_text(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *buf = malloc(1 << 20);
-    assert_non_null(buf);
-    size_t n = fread(buf, 1, (1 << 20) - 1, f);
-    fclose(f);
-    buf[n] = 0;
+    char *buf = NULL;
+    assert_int_equal(rs_file_read(path, 0, &buf, NULL, NULL, 0), RS_FILE_OK);
     return buf;
 }
 

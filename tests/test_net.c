@@ -18,19 +18,13 @@
 #include <cmocka.h>
 #include <enet/enet.h>
 
-#include "cookie.h"
+#include "racesim/net_cookie.h"
 #include "test_data.h"
 #include "racesim/net.h"
 #include "racesim/protocol.h"
 #include "racesim/room.h"
 #include "racesim/track.h"
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+#include "racesim/base/clock.h"
 
 /* ------------------------------------------------------------ the cookie */
 
@@ -183,7 +177,7 @@ static int loop_teardown(void **state)
 static void server_turn(loop *l)
 {
     rs_net_event ev;
-    int64_t t = now_us();
+    int64_t t = rs_clock_us();
     while (rs_net_service(l->net, 1, &ev) > 0) {
         if (ev.type == RS_NET_EVENT_CONNECT)
             rs_room_connect(l->room, ev.peer, t);
@@ -213,8 +207,8 @@ static void send_cookie_request(loop *l, size_t len)
  * the server runs; returns its length (0 = none). */
 static int raw_receive(loop *l, uint8_t *buf, size_t cap, int timeout_ms)
 {
-    int64_t until = now_us() + (int64_t)timeout_ms * 1000;
-    while (now_us() < until) {
+    int64_t until = rs_clock_us() + (int64_t)timeout_ms * 1000;
+    while (rs_clock_us() < until) {
         server_turn(l);
         ENetAddress from;
         ENetBuffer b = {.data = buf, .dataLength = cap};
@@ -240,8 +234,8 @@ static void test_hello_through_the_adapter_gets_a_welcome(void **state)
     ENetPeer *peer = enet_host_connect(l->client, &l->server, RS_CH_COUNT, cookie);
     assert_non_null(peer);
     bool connected = false, welcomed = false;
-    int64_t until = now_us() + 5000000;
-    while (!welcomed && now_us() < until) {
+    int64_t until = rs_clock_us() + 5000000;
+    while (!welcomed && rs_clock_us() < until) {
         server_turn(l);
         ENetEvent e;
         while (enet_host_service(l->client, &e, 1) > 0) {
@@ -286,8 +280,8 @@ static void test_hello_through_the_adapter_gets_a_welcome(void **state)
 /* Runs the server for ms milliseconds while the client's host services. */
 static void run_both(loop *l, int ms, bool *client_connected)
 {
-    int64_t until = now_us() + (int64_t)ms * 1000;
-    while (now_us() < until) {
+    int64_t until = rs_clock_us() + (int64_t)ms * 1000;
+    while (rs_clock_us() < until) {
         server_turn(l);
         ENetEvent e;
         while (enet_host_service(l->client, &e, 1) > 0)

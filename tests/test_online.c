@@ -42,10 +42,11 @@
 #include <sqlite3.h>
 
 #include "test_data.h"
-#include "bot.h"
+#include "racesim/bot.h"
 #include "racesim/client.h"
-#include "support/udp_flood.h"
-#include "support/udp_relay.h"
+#include "udp_flood.h"
+#include "udp_relay.h"
+#include "racesim/base/clock.h"
 
 #ifndef RS_RACESERVER_PATH
 #error "RS_RACESERVER_PATH must name the raceserver binary"
@@ -56,21 +57,6 @@
 
 #define N_BOTS 8u
 #define RACE_LAPS 2u
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static void sleep_us(int64_t us)
-{
-    if (us <= 0)
-        return;
-    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
-    nanosleep(&ts, NULL);
-}
 
 /* A UDP port nobody uses right now (the kernel's pick). */
 static uint16_t free_udp_port(void)
@@ -227,18 +213,18 @@ static void server_start(server_proc *s, bool with_db, const char *const *extra)
     }
     s->pid = pid;
     g_running = pid;
-    int64_t deadline = now_us() + 10 * 1000000;
+    int64_t deadline = rs_clock_us() + 10 * 1000000;
     while (!file_contains(s->log, "listening on")) {
         int status;
         if (waitpid(pid, &status, WNOHANG) == pid) {
             dump_log(s);
             fail_msg("raceserver exited before listening (status %d)", status);
         }
-        if (now_us() > deadline) {
+        if (rs_clock_us() > deadline) {
             dump_log(s);
             fail_msg("raceserver did not listen within 10 s");
         }
-        sleep_us(20000);
+        rs_sleep_us(20000);
     }
 }
 
@@ -247,19 +233,19 @@ static void server_stop(server_proc *s)
 {
     assert_int_equal(kill(s->pid, SIGTERM), 0);
     g_running = 0; /* from here on this function reaps it, whatever happens */
-    int64_t deadline = now_us() + 15 * 1000000;
+    int64_t deadline = rs_clock_us() + 15 * 1000000;
     int status = 0;
     for (;;) {
         pid_t r = waitpid(s->pid, &status, WNOHANG);
         if (r == s->pid)
             break;
-        if (now_us() > deadline) {
+        if (rs_clock_us() > deadline) {
             kill(s->pid, SIGKILL);
             waitpid(s->pid, &status, 0);
             dump_log(s);
             fail_msg("raceserver did not exit within 15 s of SIGTERM");
         }
-        sleep_us(20000);
+        rs_sleep_us(20000);
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         dump_log(s);
@@ -311,7 +297,7 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
     switch (ev->type) {
     case RS_CLIENT_EV_CONNECTED:
         if (!w->connected_at_us)
-            w->connected_at_us = now_us();
+            w->connected_at_us = rs_clock_us();
         break;
     case RS_CLIENT_EV_REFUSED:
         w->refused = true;
@@ -320,7 +306,7 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
     case RS_CLIENT_EV_WORLD_READY:
         w->car = ev->u.world.car;
         if (!w->world_at_us)
-            w->world_at_us = now_us();
+            w->world_at_us = rs_clock_us();
         break;
     case RS_CLIENT_EV_DISCONNECTED:
         w->disconnected = true;
@@ -330,10 +316,10 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
     case RS_CLIENT_EV_RACE_STATE:
         w->phase = ev->u.race_state.phase;
         if (ev->u.race_state.phase == RS_PHASE_COUNTDOWN && !w->countdown_at_us)
-            w->countdown_at_us = now_us();
+            w->countdown_at_us = rs_clock_us();
         if (ev->u.race_state.phase == RS_PHASE_RACE && !w->results) {
             w->racing = true;
-            w->last_advance_us = now_us();
+            w->last_advance_us = rs_clock_us();
         }
         break;
     case RS_CLIENT_EV_LAP:
@@ -364,7 +350,7 @@ static void bots_start(bot_watch *w, uint32_t n, uint16_t port, bool ai, const c
         cfg.name = name;
         char err[256] = "";
         rs_client_status st =
-            rs_bot_create(&cfg, "127.0.0.1", port, ai, now_us(), &w[i].bot, err, sizeof err);
+            rs_bot_create(&cfg, "127.0.0.1", port, ai, rs_clock_us(), &w[i].bot, err, sizeof err);
         if (st != RS_CLIENT_OK)
             fail_msg("bot %u: %s", (unsigned)i, err);
         rs_bot_set_event_fn(w[i].bot, on_event, &w[i]);
@@ -373,15 +359,15 @@ static void bots_start(bot_watch *w, uint32_t n, uint16_t port, bool ai, const c
 
 static void bots_destroy(bot_watch *w, uint32_t n)
 {
-    int64_t t = now_us();
+    int64_t t = rs_clock_us();
     for (uint32_t i = 0; i < n; i++)
         rs_bot_disconnect(w[i].bot, t);
     /* Let the BYEs leave before the hosts go. */
-    int64_t until = now_us() + 200000;
-    while (now_us() < until) {
+    int64_t until = rs_clock_us() + 200000;
+    while (rs_clock_us() < until) {
         for (uint32_t i = 0; i < n; i++)
-            rs_bot_update(w[i].bot, now_us());
-        sleep_us(5000);
+            rs_bot_update(w[i].bot, rs_clock_us());
+        rs_sleep_us(5000);
     }
     for (uint32_t i = 0; i < n; i++)
         rs_bot_destroy(w[i].bot);
@@ -390,9 +376,9 @@ static void bots_destroy(bot_watch *w, uint32_t n)
 /* Runs every bot until each has seen RESULTS or timeout_s passes. */
 static void bots_race(bot_watch *w, uint32_t n, double timeout_s)
 {
-    int64_t deadline = now_us() + (int64_t)(timeout_s * 1e6);
+    int64_t deadline = rs_clock_us() + (int64_t)(timeout_s * 1e6);
     for (;;) {
-        int64_t t = now_us();
+        int64_t t = rs_clock_us();
         int64_t next = t + 2000;
         uint32_t done = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -488,7 +474,7 @@ static void bots_race(bot_watch *w, uint32_t n, double timeout_s)
                 fail_msg("client %u was disconnected before the results (reason %u: %s)",
                          (unsigned)i, (unsigned)w[i].bye_reason, w[i].bye_text);
             }
-        sleep_us(next - now_us());
+        rs_sleep_us(next - rs_clock_us());
     }
 }
 
@@ -498,9 +484,9 @@ static void bots_race(bot_watch *w, uint32_t n, double timeout_s)
  * over, plus the 5 s a LAP may wait for its database acknowledgement. */
 static void bots_linger(bot_watch *w, uint32_t n)
 {
-    int64_t t0 = now_us(), end_all = 0;
-    while (now_us() - t0 < 40 * 1000000) {
-        int64_t t = now_us();
+    int64_t t0 = rs_clock_us(), end_all = 0;
+    while (rs_clock_us() - t0 < 40 * 1000000) {
+        int64_t t = rs_clock_us();
         bool in_results = false;
         for (uint32_t i = 0; i < n; i++) {
             rs_bot_update(w[i].bot, t);
@@ -510,7 +496,7 @@ static void bots_linger(bot_watch *w, uint32_t n)
             end_all = t + 6 * 1000000;
         if (end_all && t >= end_all)
             return;
-        sleep_us(2000);
+        rs_sleep_us(2000);
     }
     fail_msg("the results phase did not end within 40 s");
 }
@@ -538,7 +524,7 @@ static race_summary summarise(bot_watch *w, uint32_t n, const char *label)
                       (double)(w[i].countdown_at_us - first_countdown) / 1000.0,
                       (double)(w[i].world_at_us - first_countdown) / 1000.0);
         rs_client_stats st;
-        rs_client_get_stats(rs_bot_client(w[i].bot), now_us(), &st);
+        rs_client_get_stats(rs_bot_client(w[i].bot), rs_clock_us(), &st);
         if (st.hashes_checked < s.hashes_min)
             s.hashes_min = st.hashes_checked;
         s.desyncs += st.desyncs;
@@ -726,14 +712,14 @@ static void test_a_spoofed_connect_flood_does_not_keep_a_player_out(void **state
     fc.rate_per_s = 5000;
     udp_flood *flood = udp_flood_create("127.0.0.1", srv.port, &fc);
     assert_non_null(flood);
-    sleep_us(1500000); /* the flood is in full swing before the player arrives */
+    rs_sleep_us(1500000); /* the flood is in full swing before the player arrives */
 
     bot_watch w[1];
-    int64_t t0 = now_us();
+    int64_t t0 = rs_clock_us();
     bots_start(w, 1, srv.port, false, "real");
-    while (!w[0].connected_at_us && !w[0].refused && now_us() - t0 < 5000000) {
-        rs_bot_update(w[0].bot, now_us());
-        sleep_us(1000);
+    while (!w[0].connected_at_us && !w[0].refused && rs_clock_us() - t0 < 5000000) {
+        rs_bot_update(w[0].bot, rs_clock_us());
+        rs_sleep_us(1000);
     }
     udp_flood_stats fs;
     udp_flood_get_stats(flood, &fs);
@@ -744,7 +730,7 @@ static void test_a_spoofed_connect_flood_does_not_keep_a_player_out(void **state
                   (double)took / 1000.0);
     assert_false(w[0].refused);
     assert_true(took >= 0 && took < 1000000);
-    sleep_us(1200000); /* one more stats line counts the rejected cookies */
+    rs_sleep_us(1200000); /* one more stats line counts the rejected cookies */
     udp_flood_destroy(flood);
     bots_destroy(w, 1);
     server_stop(&srv);

@@ -28,6 +28,7 @@
 #include "racesim/physics.h"
 #include "racesim/predict.h"
 #include "racesim/track.h"
+#include "racesim/base/clock.h"
 
 /* ------------------------------------------------ allocation counting */
 
@@ -77,13 +78,6 @@ static const char *data_dir(void)
 {
     const char *d = getenv("RS_DATA_DIR");
     return d && *d ? d : RS_DATA_DIR;
-}
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 typedef struct scene {
@@ -217,9 +211,9 @@ static void deliver(net_race *r, uint64_t k, bool bad_hash, bool bad_input)
     uint64_t hash = r->hashes[k] ^ (bad_hash ? 1u : 0u);
     r->hashes_sent += has_hash;
     counting = 1;
-    int64_t t0 = now_ns();
+    int64_t t0 = rs_clock_ns();
     rs_predict_status st = rs_predict_confirm(r->pred, k, in, has_hash, hash);
-    r->pred_ns += now_ns() - t0;
+    r->pred_ns += rs_clock_ns() - t0;
     counting = 0;
     r->confirmed++;
     expect_ok_or_desync(r, st);
@@ -238,18 +232,18 @@ static void race_tick(net_race *r, bool bad_hash, bool bad_input)
         if (p >= r->sent_upto) {
             rs_input in = rs_driver_update(r->local_driver, rs_predict_world(r->pred), me);
             counting = 1;
-            int64_t t0 = now_ns();
+            int64_t t0 = rs_clock_ns();
             assert_int_equal(rs_predict_local_input(r->pred, p, &in), RS_PREDICT_OK);
-            r->pred_ns += now_ns() - t0;
+            r->pred_ns += rs_clock_ns() - t0;
             counting = 0;
             r->sent[p] = in;
             r->lost[p] = r->drop_every && p % r->drop_every == 0;
             r->sent_upto = p + 1;
         }
         counting = 1;
-        int64_t t0 = now_ns();
+        int64_t t0 = rs_clock_ns();
         rs_predict_status st = rs_predict_advance_to(r->pred, p + 1);
-        r->pred_ns += now_ns() - t0;
+        r->pred_ns += rs_clock_ns() - t0;
         counting = 0;
         expect_ok_or_desync(r, st);
     }
@@ -626,7 +620,8 @@ static void test_lead_is_half_the_round_trip_plus_jitter_in_ticks(void **state)
     assert_int_equal(rs_predict_lead_ticks(150.0, 20.0, 60, UINT32_MAX), RS_PREDICT_MAX_LEAD);
 }
 
-/* The rollback budget: re-simulating 15 ticks of a 16-car race. */
+/* The rollback budget (docs/PREDICTION.md: under 2 ms): re-simulating 15
+ * ticks of a 16-car race. */
 static void test_rollback_of_15_ticks_with_16_cars_is_measured(void **state)
 {
     (void)state;
@@ -648,9 +643,9 @@ static void test_rollback_of_15_ticks_with_16_cars_is_measured(void **state)
         race_tick(r, false, false);
         rs_predict_stats a, b;
         rs_predict_get_stats(r->pred, 0.0, &a);
-        int64_t t0 = now_ns();
+        int64_t t0 = rs_clock_ns();
         rs_predict_status st = rs_predict_advance_to(r->pred, rs_predict_present_tick(r->pred));
-        int64_t dt = now_ns() - t0;
+        int64_t dt = rs_clock_ns() - t0;
         rs_predict_get_stats(r->pred, 0.0, &b);
         assert_int_equal(st, RS_PREDICT_OK);
         if (b.rollbacks == a.rollbacks + 1) {

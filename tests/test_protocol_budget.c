@@ -1,8 +1,8 @@
 /*
  * The bandwidth budget, measured: 16 AI cars race on the technical track,
  * their inputs are recorded, and the FRAME stream a server would send for
- * them is encoded under a few sending policies. The goal (issue 5) is at
- * most 8 kB/s down and 4 kB/s up per client at 60 Hz, on the wire: each
+ * them is encoded under a few sending policies. The budget (protocol/SPEC.md)
+ * is at most 8 kB/s down and 4 kB/s up per client at 60 Hz, on the wire: each
  * packet also pays UDP/IPv4 (28 bytes) and ENet (10 bytes: a 2-byte
  * protocol header and an 8-byte unreliable-send command).
  */

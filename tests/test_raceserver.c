@@ -28,25 +28,12 @@
 #include "config.h"
 #include "racesim/physics.h"
 #include "racesim/protocol.h"
+#include "racesim/base/clock.h"
 
 static const char *data_dir(void)
 {
     const char *d = getenv("RS_DATA_DIR");
     return d && *d ? d : RS_DATA_DIR;
-}
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* rs_config_from_args over a NULL-terminated argument list. */
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
 }
 
 static rs_args_result parse(rs_server_config *c, char *err, size_t cap, ...)
@@ -263,8 +250,8 @@ static bool child_start(child *c, const char *const *args)
     close(p[1]);
     c->err_fd = p[0];
     fcntl(c->err_fd, F_SETFL, O_NONBLOCK);
-    int64_t until = now_us() + 10000000;
-    while (now_us() < until) {
+    int64_t until = rs_clock_us() + 10000000;
+    while (rs_clock_us() < until) {
         child_read(c);
         const char *l = strstr(c->log, "listening on ");
         const char *nl = l ? strchr(l, '\n') : NULL;
@@ -280,7 +267,7 @@ static bool child_start(child *c, const char *const *args)
             c->pid = 0;
             return false;
         }
-        sleep_ms(10);
+        rs_sleep_us((int64_t)(10) * 1000);
     }
     return false;
 }
@@ -288,18 +275,18 @@ static bool child_start(child *c, const char *const *args)
 /* Sends sig and waits up to timeout_ms; returns the exit status or -1. */
 static int child_stop(child *c, int sig, int timeout_ms, int64_t *took_us)
 {
-    int64_t t0 = now_us();
+    int64_t t0 = rs_clock_us();
     kill(c->pid, sig);
-    while (now_us() - t0 < (int64_t)timeout_ms * 1000) {
+    while (rs_clock_us() - t0 < (int64_t)timeout_ms * 1000) {
         int status;
         if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
-            *took_us = now_us() - t0;
+            *took_us = rs_clock_us() - t0;
             child_read(c);
             close(c->err_fd);
             c->pid = 0;
             return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         }
-        sleep_ms(2);
+        rs_sleep_us((int64_t)(2) * 1000);
     }
     kill(c->pid, SIGKILL);
     waitpid(c->pid, NULL, 0);
@@ -326,12 +313,12 @@ static bool raw_connect(raw *r, uint16_t port)
     uint8_t req[48] = {0}, rep[64];
     memcpy(req, "RSCKREQ1", 8);
     uint32_t cookie = 0;
-    int64_t until = now_us() + 3000000, next = 0;
-    while (!cookie && now_us() < until) {
-        if (now_us() >= next) {
+    int64_t until = rs_clock_us() + 3000000, next = 0;
+    while (!cookie && rs_clock_us() < until) {
+        if (rs_clock_us() >= next) {
             ENetBuffer b = {.data = req, .dataLength = sizeof req};
             enet_socket_send(r->host->socket, &r->server, &b, 1);
-            next = now_us() + 250000;
+            next = rs_clock_us() + 250000;
         }
         ENetAddress from;
         ENetBuffer b = {.data = rep, .dataLength = sizeof rep};
@@ -340,14 +327,14 @@ static bool raw_connect(raw *r, uint16_t port)
             cookie = (uint32_t)rep[8] | (uint32_t)rep[9] << 8 | (uint32_t)rep[10] << 16 |
                      (uint32_t)rep[11] << 24;
         else
-            sleep_ms(2);
+            rs_sleep_us((int64_t)(2) * 1000);
     }
     if (!cookie)
         return false;
     r->peer = enet_host_connect(r->host, &r->server, RS_CH_COUNT, cookie);
     ENetEvent e;
-    until = now_us() + 3000000;
-    while (now_us() < until)
+    until = rs_clock_us() + 3000000;
+    while (rs_clock_us() < until)
         if (enet_host_service(r->host, &e, 10) > 0 && e.type == ENET_EVENT_TYPE_CONNECT)
             return true;
     return false;
@@ -377,9 +364,9 @@ static void raw_hello(raw *r, const char *room)
 /* Waits for a message of type; fills *out. */
 static bool raw_wait(raw *r, uint8_t type, rs_msg *out, int timeout_ms)
 {
-    int64_t until = now_us() + (int64_t)timeout_ms * 1000;
+    int64_t until = rs_clock_us() + (int64_t)timeout_ms * 1000;
     ENetEvent e;
-    while (now_us() < until) {
+    while (rs_clock_us() < until) {
         if (enet_host_service(r->host, &e, 10) <= 0)
             continue;
         if (e.type == ENET_EVENT_TYPE_RECEIVE) {
@@ -457,8 +444,8 @@ static void test_junk_before_hello_closes_the_connection(void **state)
     for (int i = 0; i < 17; i++) /* the limit is 16 */
         raw_send(&r, &m);
     bool closed = false;
-    int64_t until = now_us() + 3000000;
-    while (!closed && now_us() < until) {
+    int64_t until = rs_clock_us() + 3000000;
+    while (!closed && rs_clock_us() < until) {
         ENetEvent e;
         if (enet_host_service(r.host, &e, 10) > 0) {
             if (e.type == ENET_EVENT_TYPE_DISCONNECT)
@@ -504,8 +491,8 @@ static void test_stats_line_carries_the_contract_fields(void **state)
     static rs_msg m;
     assert_true(raw_wait(&r, RS_MSG_WELCOME, &m, 3000));
     /* Service the client while the server writes a stats line. */
-    int64_t until = now_us() + 2500000;
-    while (now_us() < until) {
+    int64_t until = rs_clock_us() + 2500000;
+    while (rs_clock_us() < until) {
         ENetEvent e;
         if (enet_host_service(r.host, &e, 10) > 0 && e.type == ENET_EVENT_TYPE_RECEIVE)
             enet_packet_destroy(e.packet);
@@ -543,7 +530,6 @@ static void test_bad_configuration_exits_2_with_the_message(void **state)
     assert_non_null(strstr(out, "--laps: 5000 outside 1..1000"));
 }
 
-#if RS_HAVE_SERVICES
 static void test_server_with_a_database_starts_and_stops(void **state)
 {
     (void)state;
@@ -563,7 +549,6 @@ static void test_server_with_a_database_starts_and_stops(void **state)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
 }
-#endif
 
 int main(void)
 {
@@ -582,9 +567,7 @@ int main(void)
         cmocka_unit_test(test_junk_before_hello_closes_the_connection),
         cmocka_unit_test(test_stats_line_carries_the_contract_fields),
         cmocka_unit_test(test_bad_configuration_exits_2_with_the_message),
-#if RS_HAVE_SERVICES
         cmocka_unit_test(test_server_with_a_database_starts_and_stops),
-#endif
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     enet_deinitialize();

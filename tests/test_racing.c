@@ -1,7 +1,7 @@
 /*
- * The AI driver on every shipped track with every shipped car (issue 3:
- * "it drives any shipped car round every shipped track without touching a
- * barrier when alone"): alone, two laps from the grid, no barrier hit, every
+ * The AI driver on every shipped track with every shipped car (it must
+ * drive any shipped car round every shipped track without touching a
+ * barrier when alone; docs/AI.md): alone, two laps from the grid, no barrier hit, every
  * lap valid and the flying lap within 115 % of the planned lap time; then a
  * full race of eight on each track that everyone finishes. The tracks and
  * cars are whatever JSON files data/tracks and data/cars hold, so a new

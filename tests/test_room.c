@@ -27,13 +27,7 @@
 #include "racesim/room.h"
 #include "racesim/track.h"
 #include "room_harness.h"
-
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "racesim/base/clock.h"
 
 typedef test_scene scene;
 
@@ -90,7 +84,7 @@ static race_report run_race(harness *h, uint32_t n, uint32_t spectators, int64_t
 {
     race_report r;
     memset(&r, 0, sizeof r);
-    double t0 = wall_s();
+    double t0 = rs_clock_s();
     rs_room *room = harness_room(h);
     rs_room_stats st;
     int64_t end = harness_now(h) + limit_us;
@@ -146,7 +140,7 @@ static race_report run_race(harness *h, uint32_t n, uint32_t spectators, int64_t
             r.laps_heard_min = cs.laps_heard;
     }
     rs_room_get_stats(room, &r.room);
-    r.wall_s = wall_s() - t0;
+    r.wall_s = rs_clock_s() - t0;
     return r;
 }
 

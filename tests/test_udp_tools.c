@@ -25,19 +25,7 @@
 
 #include "udp_flood.h"
 #include "udp_relay.h"
-
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static void sleep_us(int64_t us)
-{
-    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
-    nanosleep(&ts, NULL);
-}
+#include "racesim/base/clock.h"
 
 /* A UDP socket on 127.0.0.1 at a kernel-chosen port, with a big buffer. */
 static int open_udp(uint16_t *port)
@@ -101,7 +89,7 @@ static void run_relay(const udp_relay_params *params, uint64_t seed, uint32_t n,
     uint32_t next = 0;
     int64_t quiet_since = 0;
     for (;;) {
-        int64_t now = mono_us();
+        int64_t now = rs_clock_us();
         /* One probe every 100 us: fast, but not a burst the kernel drops. */
         if (next < n) {
             probe p = {next++, now};
@@ -126,7 +114,7 @@ static void run_relay(const udp_relay_params *params, uint64_t seed, uint32_t n,
             if (out->seen[p.seq]++ == 0)
                 out->distinct++;
             out->copies++;
-            int64_t lat = mono_us() - p.sent_us;
+            int64_t lat = rs_clock_us() - p.sent_us;
             if (lat < out->min_up_us)
                 out->min_up_us = lat;
             /* Echo to whoever sent it: the relay's upstream socket. */
@@ -138,7 +126,7 @@ static void run_relay(const udp_relay_params *params, uint64_t seed, uint32_t n,
             probe p;
             memcpy(&p, b, sizeof p);
             out->echoes++;
-            int64_t rtt = mono_us() - p.sent_us;
+            int64_t rtt = rs_clock_us() - p.sent_us;
             if (rtt < out->min_rtt_us)
                 out->min_rtt_us = rtt;
         }
@@ -148,7 +136,7 @@ static void run_relay(const udp_relay_params *params, uint64_t seed, uint32_t n,
             else if (now - quiet_since > 300000)
                 break; /* nothing for 300 ms after the last probe: all delivered */
         }
-        sleep_us(100);
+        rs_sleep_us(100);
     }
     udp_relay_get_stats(r, &out->stats);
     udp_relay_destroy(r);
@@ -232,9 +220,9 @@ static void test_relay_reorders_with_extra_delay(void **state)
     struct sockaddr_in ra = loopback(relay_port);
     for (uint32_t i = 0; i < 500; i++) {
         sendto(client, &i, sizeof i, 0, (struct sockaddr *)&ra, sizeof ra);
-        sleep_us(200);
+        rs_sleep_us(200);
     }
-    sleep_us(100000);
+    rs_sleep_us(100000);
     uint32_t got = 0, inversions = 0, last = 0, v;
     while (recv(server, &v, sizeof v, MSG_DONTWAIT) == (ssize_t)sizeof v) {
         if (got++ > 0 && v < last)
@@ -264,8 +252,8 @@ static void test_relay_gives_each_client_its_own_upstream_address(void **state)
     struct sockaddr_in from[3];
     uint8_t which[3];
     uint32_t n = 0;
-    int64_t end = mono_us() + 1000000;
-    while (n < 2 && mono_us() < end) {
+    int64_t end = rs_clock_us() + 1000000;
+    while (n < 2 && rs_clock_us() < end) {
         struct pollfd pf = {server, POLLIN, 0};
         if (poll(&pf, 1, 50) <= 0)
             continue;
@@ -340,7 +328,7 @@ static void test_flood_sends_enet_connects_at_its_rate_from_many_addresses(void 
     udp_flood_config cfg = udp_flood_config_default();
     cfg.rate_per_s = 5000;
     cfg.seed = 99;
-    int64_t t0 = mono_us();
+    int64_t t0 = rs_clock_us();
     udp_flood *f = udp_flood_create("127.0.0.1", port, &cfg);
     assert_non_null(f);
 
@@ -348,7 +336,7 @@ static void test_flood_sends_enet_connects_at_its_rate_from_many_addresses(void 
     static struct sockaddr_in sources[MAX_SOURCES];
     uint32_t n_sources = 0, received = 0, malformed = 0, nonzero_data = 0;
     uint32_t ips[256] = {0};
-    while (mono_us() - t0 < 1000000) {
+    while (rs_clock_us() - t0 < 1000000) {
         struct pollfd pf = {sink, POLLIN, 0};
         if (poll(&pf, 1, 10) <= 0)
             continue;
@@ -377,7 +365,7 @@ static void test_flood_sends_enet_connects_at_its_rate_from_many_addresses(void 
     }
     /* The thread publishes its count after each batch: wait for the batch
      * that sent the last datagram received. */
-    sleep_us(50000);
+    rs_sleep_us(50000);
     udp_flood_stats st;
     udp_flood_get_stats(f, &st);
     udp_flood_destroy(f);

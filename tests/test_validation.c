@@ -211,7 +211,7 @@ static double curve_nm(const rs_car_params_data *d, double rpm)
 /* ------------------------------------------------------ (a) top speed */
 
 /* Net force along the road at speed v in gear g, full throttle: drive force
- * T(rpm) * ratio * final * efficiency / r_e (seed 000) minus drag
+ * T(rpm) * ratio * final * efficiency / r_e (docs/PHYSICS.md, "Drivetrain") minus drag
  * 0.5 rho CdA v^2 and rolling resistance |My| / r_e of every tyre (MF5.2:
  * My = -R0 Fz (QSY1 + QSY3 |Vx/Vref| + QSY4 (Vx/Vref)^4), here from the
  * tyre model at the axle loads including downforce). The driven tyres' slip

@@ -26,6 +26,7 @@
 #include "racesim/store.h"
 #include "racesim/track.h"
 #include "racesim/tune.h"
+#include "racesim/base/file.h"
 
 #define CARS 3
 #define LAPS 2
@@ -34,22 +35,6 @@ static const char *data_dir(void)
 {
     const char *d = getenv("RS_DATA_DIR");
     return d ? d : RS_DATA_DIR;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
 }
 
 /* Runs racectl with args; returns its exit status and its stdout. */
@@ -92,7 +77,8 @@ static void record_race(race_db *r)
     assert_true(tune_hash != 0);
     size_t track_len;
     snprintf(path, sizeof path, "%s/tracks/oval.json", data_dir());
-    char *track_json = read_file(path, &track_len);
+    char *track_json = NULL;
+    assert_int_equal(rs_file_read(path, 0, &track_json, &track_len, NULL, 0), RS_FILE_OK);
     rs_track *track = NULL;
     assert_int_equal(rs_track_parse(track_json, track_len, "oval.json", &track, err, sizeof err),
                      RS_OK);

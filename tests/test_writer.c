@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "test_data.h"
+#include "racesim/base/clock.h"
 #include <sqlite3.h>
 
 #include <racesim/physics.h>
@@ -126,21 +127,18 @@ static void test_laps_are_batched_and_acknowledged_after_commit(void **state)
     enum { N = 2000 };
     uint8_t proof[2048];
     fill_proof(proof, sizeof proof, 1);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = rs_clock_us();
     double worst_put_us = 0;
     for (int i = 1; i <= N; i++) {
         rs_store_lap lap = lap_for(f, i, proof, sizeof proof);
-        struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
+        int64_t a = rs_clock_us();
         assert_int_equal(rs_store_writer_put_lap(w, &lap), RS_OK);
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        double us = (double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3;
+        double us = (double)(rs_clock_us() - a);
         if (us > worst_put_us)
             worst_put_us = us;
     }
     rs_store_writer_flush(w);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    int64_t t1 = rs_clock_us();
     static rs_store_ack acks[N + 1];
     size_t n = rs_store_writer_poll(w, acks, N + 1);
     assert_int_equal(n, N);
@@ -154,7 +152,7 @@ static void test_laps_are_batched_and_acknowledged_after_commit(void **state)
     assert_int_equal(st.records, N);
     assert_int_equal(st.failed, 0);
     assert_true(st.transactions < N); /* batched */
-    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    double s = (double)(t1 - t0) / 1e6;
     printf("# writer: %d laps (2 KiB proofs) in %.3f s = %.0f laps/s, %llu transactions, "
            "largest batch %u, slowest put %.1f us\n",
            N, s, N / s, (unsigned long long)st.transactions, st.max_batch, worst_put_us);
@@ -284,10 +282,8 @@ static void stream_laps(const fixture *f, int fd, int64_t first)
             if (write(fd, &acks[i].caller_id, sizeof acks[i].caller_id) != sizeof(int64_t))
                 _exit(13);
         }
-        if (st == RS_ERR_FULL) {
-            struct timespec ms = {0, 1000000};
-            nanosleep(&ms, NULL);
-        }
+        if (st == RS_ERR_FULL)
+            rs_sleep_us(1000);
     }
 }
 
@@ -312,8 +308,7 @@ static void kill_round(const fixture *f, int64_t first, size_t kill_after)
     uint8_t buf[8];
     size_t have = 0;
     bool killed = false;
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = rs_clock_us();
     for (;;) {
         ssize_t r = read(fds[0], buf + have, sizeof buf - have);
         if (r < 0 && errno == EINTR)
@@ -333,8 +328,7 @@ static void kill_round(const fixture *f, int64_t first, size_t kill_after)
             ids[count++] = id;
             have = 0;
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double s = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        double s = (double)(rs_clock_us() - t0) / 1e6;
         /* Kill once a good stream is flowing, mid-write. */
         if (!killed && (count >= kill_after || s > 5.0)) {
             assert_int_equal(kill(pid, SIGKILL), 0);

@@ -5,6 +5,7 @@
  * decides what each message means for the connection as a whole.
  */
 #include "client_internal.h"
+#include "racesim/base/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,12 +48,6 @@ rs_client_config rs_client_config_default(void)
     return cfg;
 }
 
-static void put_err(char *err, size_t err_len, const char *msg)
-{
-    if (err && err_len)
-        snprintf(err, err_len, "%s", msg);
-}
-
 /* Copies s into dst (cap bytes with the NUL); false when it does not fit. */
 static bool copy_str(char *dst, size_t cap, const char *s)
 {
@@ -71,12 +66,12 @@ static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, 
 {
     *out = NULL;
     if (!cfg) {
-        put_err(err, err_len, "config: NULL");
+        rs_errf(err, err_len, "config: NULL");
         return RS_CLIENT_ERR_ARG;
     }
     rs_client *c = calloc(1, sizeof *c);
     if (!c) {
-        put_err(err, err_len, "out of memory");
+        rs_errf(err, err_len, "out of memory");
         return RS_CLIENT_ERR_NOMEM;
     }
     c->cfg = *cfg;
@@ -98,7 +93,7 @@ static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, 
     else if (cfg->lead_margin_ticks > 60)
         bad = "config.lead_margin_ticks: 0..60";
     if (bad) {
-        put_err(err, err_len, bad);
+        rs_errf(err, err_len, "%s", bad);
         free(c);
         return RS_CLIENT_ERR_ARG;
     }
@@ -118,7 +113,7 @@ static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, 
         rs_proto_assembler_destroy(c->snap_asm);
         rs_proto_assembler_destroy(c->params_asm);
         free(c);
-        put_err(err, err_len, "out of memory");
+        rs_errf(err, err_len, "out of memory");
         return RS_CLIENT_ERR_NOMEM;
     }
     c->state = RS_CLIENT_CONNECTING;
@@ -139,7 +134,7 @@ rs_client_status rs_client_create_custom(const rs_client_config *cfg,
         return RS_CLIENT_ERR_ARG;
     *out = NULL;
     if (!t || !t->send) {
-        put_err(err, err_len, "transport: a send function is required");
+        rs_errf(err, err_len, "transport: a send function is required");
         return RS_CLIENT_ERR_ARG;
     }
     rs_client *c;
@@ -159,7 +154,7 @@ rs_client_status rs_client_connect(const rs_client_config *cfg, const char *host
         return RS_CLIENT_ERR_ARG;
     *out = NULL;
     if (!host || !host[0]) {
-        put_err(err, err_len, "host: required");
+        rs_errf(err, err_len, "host: required");
         return RS_CLIENT_ERR_ARG;
     }
     rs_client *c;

@@ -1,7 +1,7 @@
 /*
  * The ENet transport of the client: the only file that includes
  * <enet/enet.h>. It performs the connect cookie exchange of SPEC.md
- * section 7 (contract B), then an ENet connection with RS_CH_COUNT
+ * section 7, then an ENet connection with RS_CH_COUNT
  * channels, and moves packets between ENet and the client's dispatch
  * (reliable messages with ENET_PACKET_FLAG_RELIABLE, the others
  * ENET_PACKET_FLAG_UNSEQUENCED, each on its message's channel).
@@ -13,6 +13,7 @@
  * intercept hook, and the cookie rides in the CONNECT command's data field.
  */
 #include "client_internal.h"
+#include "racesim/base/err.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,12 +37,6 @@ struct rs_client_enet {
     uint64_t wire_in, wire_out, wire_pkts_in, wire_pkts_out;
     uint64_t errors; /* enet_host_service failures */
 };
-
-static void put_err(char *err, size_t err_len, const char *msg)
-{
-    if (err && err_len)
-        snprintf(err, err_len, "%s", msg);
-}
 
 /* ENet's intercept hook sees every datagram before ENet parses it. ENetHost
  * has no user pointer, so the client's transport rides in
@@ -89,12 +84,12 @@ rs_client_status rs_client__enet_open(rs_client *c, const char *host, uint16_t p
                                       int64_t now_us, char *err, size_t err_len)
 {
     if (enet_initialize() != 0) {
-        put_err(err, err_len, "enet_initialize failed");
+        rs_errf(err, err_len, "enet_initialize failed");
         return RS_CLIENT_ERR_NET;
     }
     rs_client_enet *e = calloc(1, sizeof *e);
     if (!e) {
-        put_err(err, err_len, "out of memory");
+        rs_errf(err, err_len, "out of memory");
         return RS_CLIENT_ERR_NOMEM;
     }
     c->enet = e;
@@ -106,7 +101,7 @@ rs_client_status rs_client__enet_open(rs_client *c, const char *host, uint16_t p
     e->server.port = port;
     e->host = enet_host_create(NULL, 1, RS_CH_COUNT, 0, 0);
     if (!e->host) {
-        put_err(err, err_len, "could not create the ENet host (socket)");
+        rs_errf(err, err_len, "could not create the ENet host (socket)");
         return RS_CLIENT_ERR_NET;
     }
     e->host->compressor.context = e;

@@ -1,7 +1,8 @@
 /*
  * The predictor: a client's world run ahead of the server with predicted
  * inputs, and rolled back to the first mispredicted tick when the server's
- * confirmed inputs say otherwise (DESIGN.md section 1, steps 3 to 5).
+ * confirmed inputs say otherwise (docs/PREDICTION.md; docs/ARCHITECTURE.md,
+ * "One tick").
  *
  * The ring holds, for every tick from the oldest one a rollback may need up
  * to the present, the world's snapshot at that tick, its hash and the inputs

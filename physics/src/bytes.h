@@ -49,7 +49,7 @@ void rs_read_bytes(rs_reader *r, void *p, size_t n);
 
 /* 64-bit non-cryptographic hash of bytes (8-byte little-endian words mixed
  * with multiply-xorshift, then a splitmix64 finaliser). Same on every
- * machine; seed 0 for state and parameter hashes. */
+ * machine; state and parameter hashes pass 0 as the seed argument. */
 uint64_t rs_hash64(const void *data, size_t len, uint64_t seed);
 
 #endif

@@ -4,8 +4,9 @@
  *
  * Order inside a substep, and why:
  *  1. Wheel kinematics and tyre loads from the current state (tyre vertical
- *     spring + damper, seed 004's "spring-damper suspension gives the load").
- *  2. Magic Formula forces at the current transient slips (MF52.md).
+ *     spring + damper: the suspension, not a load-transfer formula, gives
+ *     the load).
+ *  2. Magic Formula forces at the current transient slips (docs/TYRES.md).
  *  3. Wheel spin, transient longitudinal slip and the drivetrain solved
  *     together, linear-implicitly (the tyre's slip slope and the relaxation
  *     ODE folded into each wheel's response), so a wheel is stable from
@@ -155,8 +156,9 @@ void rs_car_derive(rs_car *car)
     invert3(m, k->inv_inertia);
 
     /* Full lock: the inside front wheel reaches steer_max. With Ackermann
-     * geometry the bicycle-model angle is a little smaller (seed 000:
-     * R = L / tan(delta) for the rear-axle centre). */
+     * geometry the bicycle-model angle is a little smaller (low-speed
+     * turning: R = L / tan(delta) for the rear-axle centre; docs/PHYSICS.md,
+     * "Steering"). */
     const rs_axle_params *f = &d->axle[0];
     if (f->steer_max_rad > 0.0) {
         double inner_r = wheelbase / rs_tan(f->steer_max_rad);
@@ -264,8 +266,9 @@ static double forward_speed(const rs_car *car)
     return vb[0];
 }
 
-/* Automatic gearbox (seed 003): separate up and down shift points that move
- * with throttle, with hysteresis so it never hunts between two gears. */
+/* Automatic gearbox (docs/PHYSICS.md, "Drivetrain"): separate up and down
+ * shift points that move with throttle, with hysteresis so it never hunts
+ * between two gears. */
 static void auto_gearbox(rs_car *car, double fwd)
 {
     const rs_car_params_data *d = &car->params->d;
@@ -495,7 +498,8 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
     }
 
     /* Relaxation ODE sigma dk/dt = (omega Re - Vx) - |Vx| k, implicit:
-     * k+ = a + b omega+ (MF52.md low-speed option 4, Pacejka 7.2). */
+     * k+ = a + b omega+ (docs/TYRES.md, "Low speed and relaxation"; Pacejka
+     * 7.2). */
     double sigma = wf->t.sigma_kappa_m > 0.01 ? wf->t.sigma_kappa_m : 0.01;
     double vabs = rs_abs(wf->vx);
     double D = 1.0 + dt * vabs / sigma;

@@ -1,11 +1,12 @@
 /*
  * One car's state and its integration step (the vehicle model).
  *
- * The model is seed 001's multi-body car done with Magic Formula tyres:
- * a 6-DOF sprung body, per wheel a vertical travel DOF (unsprung mass on
- * spring, damper, bump stop, droop limit and anti-roll bar), a spin DOF and
- * two transient-slip states (relaxation-length ODEs, MF52.md low-speed
- * option 4), plus the engine's speed. docs/PHYSICS.md walks through it.
+ * The model is a multi-body car with Magic Formula tyres: a 6-DOF sprung
+ * body, per wheel a vertical travel DOF (unsprung mass on spring, damper,
+ * bump stop, droop limit and anti-roll bar), a spin DOF and two
+ * transient-slip states (relaxation-length ODEs, docs/TYRES.md, "Low speed
+ * and relaxation"), plus the engine's speed. docs/PHYSICS.md walks through
+ * it.
  */
 #ifndef RS_CAR_H
 #define RS_CAR_H

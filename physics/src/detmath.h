@@ -23,7 +23,8 @@
 #include <float.h>
 
 /* Every physics translation unit includes this header, so these guards stop
- * a build that would silently lose determinism (DESIGN.md section 2). */
+ * a build that would silently lose determinism (docs/DETERMINISM.md,
+ * "Guards in the code"). */
 #if defined(__FAST_MATH__)
 #error "detmath.h: -ffast-math (or -Ofast) breaks bit-identical physics; remove it"
 #endif

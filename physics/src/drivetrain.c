@@ -1,9 +1,10 @@
 /*
  * Engine, clutch, gearbox and differential (see drivetrain.h for the model).
  *
- * Sources: seed 000 (Monster) for the torque path engine -> gear -> final
- * drive -> efficiency -> wheel, seed 003 for throttle-scaled torque, engine
- * braking and the gearbox; the clutch and differential are treated as
+ * The torque path engine -> gear -> final drive -> efficiency -> wheel,
+ * throttle-scaled torque, engine braking and the gearbox follow the usual
+ * game-physics treatment (docs/PHYSICS.md, "Drivetrain" and "Sources");
+ * the clutch and differential are treated as
  * friction joints solved implicitly, the standard way rigid-body engines
  * handle stick/slip, so a locked driveline is stable at any stiffness.
  */
@@ -34,7 +35,7 @@ double rs_engine_torque(const rs_car_params_data *d, double omega_e, double thro
      * the engine settles at the limiter instead of bouncing off it. */
     double cut = rs_clamp((d->redline_rpm + 100.0 - rpm) / 100.0, 0.0, 1.0);
     double thr = rs_clamp(throttle, 0.0, 1.0) * cut;
-    /* Friction and pumping losses rise with speed (seed 003: engine braking). */
+    /* Engine braking: friction and pumping losses rise with engine speed. */
     double span = d->redline_rpm - d->idle_rpm;
     double f = rs_clamp((rpm - d->idle_rpm) / span, 0.0, 1.5);
     double brake = d->engine_brake_idle_nm + f * (d->engine_brake_nm - d->engine_brake_idle_nm);

@@ -694,73 +694,17 @@ fail:
     return p.status;
 }
 
-/* Reads a whole file into a malloc'd buffer, refusing anything larger than
- * RS_JSON_MAX_BYTES without trusting the file's reported size. */
-static rs_status read_file(const char *path, char **text, size_t *len, char *err, size_t err_len)
+rs_status rs_read_file(const char *path, size_t max_bytes, char **text, size_t *len, char *err,
+                       size_t err_len)
 {
-    *text = NULL;
-    *len = 0;
-    errno = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        const char *why = "cannot open";
-#ifdef ENOENT
-        if (errno == ENOENT)
-            why = "no such file";
-#endif
-#ifdef EACCES
-        if (errno == EACCES)
-            why = "permission denied";
-#endif
-        snprintf(err, err_len, "%s: %s", path, why);
+    switch (rs_file_read(path, max_bytes, text, len, err, err_len)) {
+    case RS_FILE_OK:
+        return RS_OK;
+    case RS_FILE_NOMEM:
+        return RS_ERR_NOMEM;
+    default:
         return RS_ERR_IO;
     }
-    size_t cap = 64 * 1024, n = 0;
-    char *buf = malloc(cap);
-    rs_status st = RS_OK;
-    if (!buf) {
-        st = RS_ERR_NOMEM;
-        snprintf(err, err_len, "%s: out of memory", path);
-        goto done;
-    }
-    for (;;) {
-        if (n == cap) {
-            if (cap > RS_JSON_MAX_BYTES) {
-                st = RS_ERR_IO;
-                snprintf(err, err_len, "%s: larger than %u bytes", path,
-                         (unsigned)RS_JSON_MAX_BYTES);
-                goto done;
-            }
-            char *grown = realloc(buf, 2 * cap);
-            if (!grown) {
-                st = RS_ERR_NOMEM;
-                snprintf(err, err_len, "%s: out of memory", path);
-                goto done;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        st = RS_ERR_IO;
-        snprintf(err, err_len, "%s: read error", path);
-    } else if (n > RS_JSON_MAX_BYTES) {
-        st = RS_ERR_IO;
-        snprintf(err, err_len, "%s: larger than %u bytes", path, (unsigned)RS_JSON_MAX_BYTES);
-    }
-done:
-    fclose(f);
-    if (st != RS_OK) {
-        free(buf);
-        return st;
-    }
-    *text = buf;
-    *len = n;
-    return RS_OK;
 }
 
 rs_status rs_json_load(const char *path, rs_json_doc **out, char *err, size_t err_len)
@@ -773,7 +717,7 @@ rs_status rs_json_load(const char *path, rs_json_doc **out, char *err, size_t er
     *out = NULL;
     char *text;
     size_t len;
-    rs_status st = read_file(path, &text, &len, err, err_len);
+    rs_status st = rs_read_file(path, RS_JSON_MAX_BYTES, &text, &len, err, err_len);
     if (st != RS_OK)
         return st;
     st = rs_json_parse(text, len, path, out, err, err_len);

@@ -19,8 +19,8 @@
  * Numbers are converted with the C library's strtod (correctly rounded by
  * glibc, musl and the BSDs) after the JSON number grammar has been checked,
  * independently of the locale's decimal point. Parameters are parsed only on
- * the server and shipped as canonical binary blocks (DESIGN.md section 2), so
- * clients never depend on this conversion.
+ * the server and shipped as canonical binary blocks (docs/DETERMINISM.md,
+ * "Parameter blocks"), so clients never depend on this conversion.
  */
 #ifndef RS_JSON_H
 #define RS_JSON_H
@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "racesim/base/file.h"
 #include "racesim/physics.h"
 
 #define RS_JSON_MAX_DEPTH 64                 /* nesting of arrays and objects */
@@ -56,6 +57,11 @@ typedef struct rs_json_doc rs_json_doc; /* a parsed document; owns every value *
  * into err and leaves *out NULL. */
 rs_status rs_json_parse(const char *text, size_t len, const char *name, rs_json_doc **out,
                         char *err, size_t err_len);
+
+/* Reads a whole file of at most max_bytes with rs_file_read and says what
+ * went wrong as a status (RS_ERR_NOMEM, else RS_ERR_IO). */
+rs_status rs_read_file(const char *path, size_t max_bytes, char **text, size_t *len, char *err,
+                       size_t err_len);
 
 /* Reads a whole file (at most RS_JSON_MAX_BYTES) and parses it; messages name
  * the file by path as given. RS_ERR_IO when the file cannot be read or is too

@@ -1,6 +1,6 @@
 /*
  * The canonical car parameter block: what the server sends to clients
- * instead of JSON (DESIGN.md section 2), and whose hash identifies a car
+ * instead of JSON (docs/DETERMINISM.md, "Parameter blocks"), and whose hash identifies a car
  * definition in snapshots and lap records.
  *
  * Layout, all little-endian, every field of rs_car_params_data in

@@ -7,9 +7,9 @@
  * {...} tables (the [SHAPE] block) that we skip. Parsing happens once, on the
  * server; clients receive the canonical bytes written by rs_tire_params_write,
  * so strtod's text-to-double conversion never has to agree between machines
- * (DESIGN.md section 2). Everything derived from the coefficients (the tan of
- * the slip-angle limits) is computed with detmath, identically on every
- * machine, by rs_tire_params_read as well.
+ * (docs/DETERMINISM.md, "Parameter blocks"). Everything derived from the
+ * coefficients (the tan of the slip-angle limits) is computed with detmath,
+ * identically on every machine, by rs_tire_params_read as well.
  *
  * One table (RS_TIR_KEYS) lists every coefficient in struct order with its
  * section, physical dimension, default and whether it is required. The parser,
@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include "detmath.h"
+#include "json.h"
+#include "racesim/base/err.h"
 
 /* ------------------------------------------------------------ the key table */
 
@@ -271,21 +273,6 @@ static double field_get(const rs_tire_params *p, size_t i)
     return v;
 }
 
-/* ---------------------------------------------------------------- messages */
-
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_err(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err || err_len == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-}
-
 /* ------------------------------------------------------------------- units */
 
 typedef struct unit_name {
@@ -403,12 +390,12 @@ static rs_status set_unit(parser *ps, int line, const char *key, const char *val
             continue;
         double f;
         if (!find_unit(dims[d].table, value, &f)) {
-            set_err(ps->err, ps->err_len, "%s:%d: %s: unknown unit '%s'", ps->name, line,
+            rs_errf(ps->err, ps->err_len, "%s:%d: %s: unknown unit '%s'", ps->name, line,
                     dims[d].key, value);
             return RS_ERR_PARSE;
         }
         if (ps->units_line[dims[d].slot]) {
-            set_err(ps->err, ps->err_len, "%s:%d: %s: duplicate key (first set at line %d)",
+            rs_errf(ps->err, ps->err_len, "%s:%d: %s: duplicate key (first set at line %d)",
                     ps->name, line, dims[d].key, ps->units_line[dims[d].slot]);
             return RS_ERR_PARSE;
         }
@@ -429,7 +416,7 @@ static rs_status parse_assignment(parser *ps, int section, int line, const char 
 
     while (s < end && is_key_char((unsigned char)*s)) {
         if (n + 1 >= sizeof key) {
-            set_err(ps->err, ps->err_len, "%s:%d: key too long", ps->name, line);
+            rs_errf(ps->err, ps->err_len, "%s:%d: key too long", ps->name, line);
             return RS_ERR_PARSE;
         }
         key[n++] = (char)upper((unsigned char)*s++);
@@ -437,7 +424,7 @@ static rs_status parse_assignment(parser *ps, int section, int line, const char 
     key[n] = 0;
     s = skip_space(s, end);
     if (n == 0 || s >= end || *s != '=') {
-        set_err(ps->err, ps->err_len, "%s:%d: expected KEY = value", ps->name, line);
+        rs_errf(ps->err, ps->err_len, "%s:%d: expected KEY = value", ps->name, line);
         return RS_ERR_PARSE;
     }
     s = skip_space(s + 1, end);
@@ -454,7 +441,7 @@ static rs_status parse_assignment(parser *ps, int section, int line, const char 
             s++;
         }
         if (s >= end) {
-            set_err(ps->err, ps->err_len, "%s:%d: %s: unterminated string", ps->name, line, key);
+            rs_errf(ps->err, ps->err_len, "%s:%d: %s: unterminated string", ps->name, line, key);
             return RS_ERR_PARSE;
         }
         s++;
@@ -471,7 +458,7 @@ static rs_status parse_assignment(parser *ps, int section, int line, const char 
 
     if (section == SEC_UNITS) {
         if (trailing) {
-            set_err(ps->err, ps->err_len, "%s:%d: %s: unexpected text after value", ps->name,
+            rs_errf(ps->err, ps->err_len, "%s:%d: %s: unexpected text after value", ps->name,
                     line, key);
             return RS_ERR_PARSE;
         }
@@ -482,7 +469,7 @@ static rs_status parse_assignment(parser *ps, int section, int line, const char 
     if (k < 0)
         return RS_OK; /* files carry extras (MF6 keys, TYRESIDE, ...): ignore them */
     if (ps->line_of[k]) {
-        set_err(ps->err, ps->err_len, "%s:%d: %s: duplicate key (first set at line %d)",
+        rs_errf(ps->err, ps->err_len, "%s:%d: %s: duplicate key (first set at line %d)",
                 ps->name, line, key, ps->line_of[k]);
         return RS_ERR_PARSE;
     }
@@ -497,17 +484,17 @@ static rs_status parse_assignment(parser *ps, int section, int line, const char 
         ok = stop == value + n && v == v && v - v == 0.0;
     }
     if (!ok) {
-        set_err(ps->err, ps->err_len, "%s:%d: %s: expected a number", ps->name, line, key);
+        rs_errf(ps->err, ps->err_len, "%s:%d: %s: expected a number", ps->name, line, key);
         return RS_ERR_PARSE;
     }
     if (trailing) {
-        set_err(ps->err, ps->err_len, "%s:%d: %s: unexpected text after value", ps->name, line,
+        rs_errf(ps->err, ps->err_len, "%s:%d: %s: unexpected text after value", ps->name, line,
                 key);
         return RS_ERR_PARSE;
     }
 
     if (strcmp(keys[k].key, "FITTYP") == 0 && v != 5.0 && v != 6.0) {
-        set_err(ps->err, ps->err_len,
+        rs_errf(ps->err, ps->err_len,
                 "%s:%d: FITTYP: %g is not a Magic Formula 5.2 / PAC2002 file (accepted: 5, 6 or "
                 "absent; MF6.x files are not supported)",
                 ps->name, line, v);
@@ -551,9 +538,9 @@ static rs_status range_error(const origin *o, const char *key, double v, const c
 {
     int line = o->line_of ? o->line_of[key_index(key)] : 0;
     if (line > 0)
-        set_err(err, err_len, "%s:%d: %s: %.17g %s", o->name, line, key, v, what);
+        rs_errf(err, err_len, "%s:%d: %s: %.17g %s", o->name, line, key, v, what);
     else
-        set_err(err, err_len, "%s: %s: %.17g %s", o->name, key, v, what);
+        rs_errf(err, err_len, "%s: %s: %.17g %s", o->name, key, v, what);
     return RS_ERR_RANGE;
 }
 
@@ -643,7 +630,7 @@ rs_status rs_tir_parse(const char *text, size_t len, const char *name, rs_tire_p
     if (!name)
         name = "(tir)";
     if (!text || !out) {
-        set_err(err, err_len, "%s: no text", name);
+        rs_errf(err, err_len, "%s: no text", name);
         return RS_ERR_ARG;
     }
     memset(&ps, 0, sizeof ps);
@@ -670,7 +657,7 @@ rs_status rs_tir_parse(const char *text, size_t len, const char *name, rs_tire_p
                 sec[n++] = *c++;
             sec[n] = 0;
             if (c >= stop || *c != ']') {
-                set_err(err, err_len, "%s:%d: expected [SECTION]", name, line);
+                rs_errf(err, err_len, "%s:%d: expected [SECTION]", name, line);
                 return RS_ERR_PARSE;
             }
             section = find_section(sec);
@@ -696,7 +683,7 @@ rs_status rs_tir_parse(const char *text, size_t len, const char *name, rs_tire_p
         if (keys[i].required && !ps.line_of[i]) {
             int at = ps.section_line[keys[i].section] ? ps.section_line[keys[i].section]
                                                       : ps.last_line;
-            set_err(err, err_len, "%s:%d: %s: required key missing from [%s]", name, at,
+            rs_errf(err, err_len, "%s:%d: %s: required key missing from [%s]", name, at,
                     keys[i].key, section_names[keys[i].section]);
             return RS_ERR_MISSING;
         }
@@ -721,54 +708,21 @@ rs_status rs_tir_parse(const char *text, size_t len, const char *name, rs_tire_p
 rs_status rs_tir_load(const char *path, rs_tire_params *out, char *err, size_t err_len)
 {
     enum { MAX_TIR_BYTES = 4 << 20 };
-    FILE *f;
     char *buf = NULL;
-    size_t len = 0, cap = 0;
+    size_t len = 0;
     rs_status st;
 
     if (err && err_len)
         err[0] = 0;
     if (!path || !out) {
-        set_err(err, err_len, "rs_tir_load: no path");
+        rs_errf(err, err_len, "rs_tir_load: no path");
         return RS_ERR_ARG;
     }
-    f = fopen(path, "rb");
-    if (!f) {
-        set_err(err, err_len, "%s: cannot open the file", path);
-        return RS_ERR_IO;
-    }
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 16384;
-            char *nb;
-            if (ncap > MAX_TIR_BYTES) {
-                set_err(err, err_len, "%s: larger than %d bytes; not a .tir file?", path,
-                        (int)MAX_TIR_BYTES);
-                st = RS_ERR_IO;
-                goto fail;
-            }
-            nb = realloc(buf, ncap);
-            if (!nb) {
-                set_err(err, err_len, "%s: out of memory", path);
-                st = RS_ERR_NOMEM;
-                goto fail;
-            }
-            buf = nb, cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        set_err(err, err_len, "%s: read error", path);
-        st = RS_ERR_IO;
-        goto fail;
-    }
+    st = rs_read_file(path, MAX_TIR_BYTES, &buf, &len, err, err_len);
+    if (st != RS_OK)
+        return st;
     st = rs_tir_parse(buf, len, path, out, err, err_len);
-fail:
     free(buf);
-    fclose(f);
     return st;
 }
 
@@ -793,13 +747,13 @@ rs_status rs_tire_params_read(rs_reader *r, rs_tire_params *out, char *err, size
         err[0] = 0;
     memset(&p, 0, sizeof p);
     if (rs_read_u32(r) != RS_TIRE_PARAMS_TAG) {
-        set_err(err, err_len, "tyre parameters: not a TIR1 block");
+        rs_errf(err, err_len, "tyre parameters: not a TIR1 block");
         return r->error ? RS_ERR_BUFFER : RS_ERR_FORMAT;
     }
     for (size_t i = 0; i < NKEYS; i++)
         *field_of(&p, i) = rs_read_f64(r);
     if (r->error) {
-        set_err(err, err_len, "tyre parameters: truncated or non-finite");
+        rs_errf(err, err_len, "tyre parameters: truncated or non-finite");
         return RS_ERR_BUFFER;
     }
     st = validate(&p, &o, err, err_len);

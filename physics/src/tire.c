@@ -6,7 +6,8 @@
  *
  * The equations are Pacejka, Tire and Vehicle Dynamics, 3rd ed. (2012),
  * 4.E1-4.E78, as MFeval 4.0 (the open reference whose output the tests
- * reproduce) and ../shared/MF52.md write them; each block cites its equation.
+ * reproduce) evaluates them; each block cites its equation, and
+ * docs/TYRES.md writes the whole set out.
  * Where MFeval departs from the book to match TNO's solver (Dt and Bt with
  * the plain camber, the A54/A55 equivalent slip angles, Mz with Fy - SVyk,
  * t scaled by LFZO, Re and the relaxation lengths from the MF-Tyre 5.2
@@ -161,7 +162,7 @@ void rs_tire_eval(const rs_tire_params *p, const rs_tire_in *in, rs_tire_out *ou
     const double gs = gamma == 0.0 ? 0.0 : rs_sin(gamma); /* gamma* */
     const double lmux = p->lmux * grip, lmuy = p->lmuy * grip;
     const double gx = gamma * p->lgax;                     /* MFeval: plain gamma in mux */
-    const double gy = gs * p->lgay;                        /* gamma_y (MF52.md) */
+    const double gy = gs * p->lgay;                        /* gamma_y = gamma* LGAY */
 
     /* -------------------------------------- pure longitudinal, 4.E9-4.E18 */
     const double cx = p->pcx1 * p->lcx;                                   /* 4.E11 */
@@ -244,7 +245,8 @@ void rs_tire_eval(const rs_tire_params *p, const rs_tire_in *in, rs_tire_out *ou
               (p->qsx1 * p->lvmx - p->qsx2 * gamma + p->qsx3 * fy / fnom);
 
     /* ------------------------------------ effective rolling radius Re */
-    /* MF-Tyre 5.2 (MF52.md; seed 004 "MFTyre (4)"), free radius R0. */
+    /* MF-Tyre 5.2 manual form (docs/TYRES.md, "Rolling radius, rolling
+     * resistance, overturning"), free radius R0. */
     const double fzn = fz / fnom;
     const double re = r0 - (fnom / p->vertical_stiffness) *
                                ((p->dreff != 0.0 ? p->dreff * rs_atan(p->breff * fzn) : 0.0) +
@@ -252,7 +254,7 @@ void rs_tire_eval(const rs_tire_params *p, const rs_tire_in *in, rs_tire_out *ou
     out->re_m = re;
 
     /* ----------------------------------- rolling resistance moment My */
-    /* MF-Tyre 5.2 (MF52.md): My = -R0 Fz (QSY1 + QSY2 Fx/Fz0 + QSY3 |Vx/V0|
+    /* MF-Tyre 5.2 manual form: My = -R0 Fz (QSY1 + QSY2 Fx/Fz0 + QSY3 |Vx/V0|
      * + QSY4 (Vx/V0)^4) LMY, below FZMIN with Fz (Fz/FZMIN). It opposes the
      * wheel's rolling and fades with the rolling speed Vr = omega Re below
      * VXLOW (MFeval's calculateMy does this by a sine ramp in kappa; written
@@ -277,7 +279,8 @@ void rs_tire_eval(const rs_tire_params *p, const rs_tire_in *in, rs_tire_out *ou
     }
 
     /* ------------------------------------------------ relaxation lengths */
-    /* MF-Tyre 5.2 manual (MF52.md; MFeval calculateRelax). */
+    /* MF-Tyre 5.2 manual (MFeval's calculateRelax; docs/TYRES.md, "Low
+     * speed and relaxation"). */
     {
         /* PTX3 = -PKX3 (sigma_kappa proportional to Kxk: a carcass of
          * constant stiffness) reuses Kxk's exponential. */

@@ -6,7 +6,7 @@
  * kappa = -1 is a locked wheel, tan_alpha = Vsy/|Vx| (positive slip angle
  * gives negative Fy), My is negative when rolling forward. Equations follow
  * Pacejka, Tire and Vehicle Dynamics, 3rd ed. (4.E1-4.E78) as MFeval 4.0
- * evaluates them; ../shared/MF52.md lists them.
+ * evaluates them; docs/TYRES.md writes them out as this code implements them.
  */
 #ifndef RS_TIRE_H
 #define RS_TIRE_H

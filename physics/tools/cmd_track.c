@@ -11,19 +11,12 @@
 #include "cmd.h"
 #include "racesim/track.h"
 #include "track_import.h"
-#ifdef RS_HAVE_TRACK_DESIGN
 #include "track_design.h"
-#endif
 
 #define CMD "track"
 
-#ifdef RS_HAVE_TRACK_DESIGN
 #define DESIGN_USAGE "       racesim track design ...          (racesim track design --help)\n"
 #define DESIGN_NAME ", design"
-#else
-#define DESIGN_USAGE ""
-#define DESIGN_NAME ""
-#endif
 
 static void help(FILE *f)
 {
@@ -216,10 +209,8 @@ int rs_cmd_track(int argc, char **argv)
         return cmd_import(argc - 1, argv + 1);
     if (strcmp(argv[0], "check") == 0 || strcmp(argv[0], "info") == 0)
         return cmd_check(argc - 1, argv + 1);
-#ifdef RS_HAVE_TRACK_DESIGN
     if (strcmp(argv[0], "design") == 0)
         return rs_track_design_cmd(argc - 1, argv + 1);
-#endif
     return rs_usage_error(CMD, "unknown subcommand '%s' (import, check, info" DESIGN_NAME ")",
                           argv[0]);
 }

@@ -24,12 +24,8 @@ static const command commands[] = {
     {"run", rs_cmd_run, "run a scenario file, write telemetry CSV and the final hash"},
     {"golden", rs_cmd_golden, "run the golden determinism scenario (optionally tracing hashes)"},
     {"demo", rs_cmd_demo, "drag race and test figures for the shipped cars"},
-#ifdef RS_HAVE_CMD_TRACK
     {"track", rs_cmd_track, "import, design and check track files"},
-#endif
-#ifdef RS_HAVE_CMD_RACE
     {"race", rs_cmd_race, "race AI cars on a track and print the results as JSON"},
-#endif
 };
 
 static void usage(FILE *f)

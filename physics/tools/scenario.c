@@ -303,40 +303,14 @@ fail:
 
 rs_status rs_scenario_load(const char *path, rs_scenario **out, char *err, size_t err_len)
 {
-    FILE *f;
     char *text = NULL, base[RS_SCENARIO_PATH_MAX];
-    size_t len = 0, cap = 0;
+    size_t len = 0;
     rs_status st;
 
     *out = NULL;
-    if (!(f = fopen(path, "rb"))) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-        return RS_ERR_IO;
-    }
-    for (;;) {
-        if (len + 4096 > cap) {
-            size_t ncap = cap ? 2 * cap : 65536;
-            char *t;
-            if (ncap > RS_JSON_MAX_BYTES + 4096u || !(t = realloc(text, ncap))) {
-                free(text);
-                fclose(f);
-                snprintf(err, err_len, "%s: too large or out of memory", path);
-                return RS_ERR_IO;
-            }
-            text = t, cap = ncap;
-        }
-        size_t n = fread(text + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        snprintf(err, err_len, "%s: read error", path);
-        return RS_ERR_IO;
-    }
+    st = rs_read_file(path, RS_JSON_MAX_BYTES, &text, &len, err, err_len);
+    if (st != RS_OK)
+        return st;
 
     /* Car paths are relative to the scenario's folder. */
     snprintf(base, sizeof base, "%s", path);

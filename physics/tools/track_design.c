@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "racesim/base/err.h"
 #include "detmath.h"
 #include "json.h"
 
@@ -189,12 +190,10 @@ static bool fail(char *err, size_t err_len, const char *fmt, ...)
  * naturally. */
 static bool fail(char *err, size_t err_len, const char *fmt, ...)
 {
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    rs_verrf(err, err_len, fmt, ap);
+    va_end(ap);
     return false;
 }
 

@@ -26,6 +26,7 @@
 #include "detmath.h"
 #include "json.h"
 #include "racesim/track.h"
+#include "racesim/base/err.h"
 
 #define LINE_MAX_CHARS 512
 #define DUP_CLOSE_M 0.001       /* matches the loader: a repeated first point is dropped */
@@ -58,12 +59,10 @@ __attribute__((format(printf, 3, 4)))
 #endif
 static rs_status set_error(char *err, size_t err_len, const char *fmt, ...)
 {
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    rs_verrf(err, err_len, fmt, ap);
+    va_end(ap);
     return RS_ERR_PARSE;
 }
 
@@ -596,37 +595,11 @@ rs_status rs_track_import_file(const char *csv_path, const char *json_path,
                                const rs_track_import_options *options, char *err,
                                size_t err_len)
 {
-    FILE *f = fopen(csv_path, "rb");
-    if (!f) {
-        set_error(err, err_len, "%s: cannot open: %s", csv_path, strerror(errno));
-        return RS_ERR_IO;
-    }
     char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *grown = cap <= (64u << 20) ? realloc(text, cap) : NULL;
-            if (!grown) {
-                free(text);
-                fclose(f);
-                set_error(err, err_len, "%s: too large or out of memory", csv_path);
-                return RS_ERR_IO;
-            }
-            text = grown;
-        }
-        size_t k = fread(text + len, 1, cap - len, f);
-        len += k;
-        if (k == 0)
-            break;
-    }
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad) {
-        free(text);
-        set_error(err, err_len, "%s: read error", csv_path);
-        return RS_ERR_IO;
-    }
+    size_t len = 0;
+    rs_status rst = rs_read_file(csv_path, 64u << 20, &text, &len, err, err_len);
+    if (rst != RS_OK)
+        return rst;
     char *json = NULL;
     rs_status st = rs_track_import_csv(text, len, csv_path, options, &json, err, err_len);
     free(text);
@@ -639,7 +612,7 @@ rs_status rs_track_import_file(const char *csv_path, const char *json_path,
         return RS_ERR_IO;
     }
     size_t n = strlen(json);
-    bad = fwrite(json, 1, n, out) != n;
+    bool bad = fwrite(json, 1, n, out) != n;
     bad = fclose(out) != 0 || bad;
     free(json);
     if (bad) {

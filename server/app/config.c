@@ -5,6 +5,7 @@
  * outside 1..1000" or "--laps: 0 outside 1..1000".
  */
 #include "config.h"
+#include "racesim/base/file.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -304,44 +305,10 @@ done:
 
 bool rs_config_apply_file(rs_server_config *c, const char *path, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-        return false;
-    }
     char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 4096;
-            if (ncap > (1u << 24)) {
-                snprintf(err, err_len, "%s: larger than 16 MiB", path);
-                free(text);
-                fclose(f);
-                return false;
-            }
-            char *t = realloc(text, ncap);
-            if (!t) {
-                snprintf(err, err_len, "%s: out of memory", path);
-                free(text);
-                fclose(f);
-                return false;
-            }
-            text = t;
-            cap = ncap;
-        }
-        size_t n = fread(text + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    bool read_error = ferror(f) != 0;
-    fclose(f);
-    if (read_error) {
-        snprintf(err, err_len, "%s: read error", path);
-        free(text);
+    size_t len = 0;
+    if (rs_file_read(path, 1u << 24, &text, &len, err, err_len) != RS_FILE_OK)
         return false;
-    }
     bool ok = rs_config_apply_json(c, text, len, path, err, err_len);
     free(text);
     return ok;

@@ -15,12 +15,10 @@
 #include "log.h"
 #include "server.h"
 
-#if RS_HAVE_BOT
-#include "bot.h"
-#if RS_HAVE_SERVICES
+#include "racesim/bot.h"
 #include "racesim/leaderboard.h"
 #include "racesim/store.h"
-#endif
+#include "racesim/base/clock.h"
 
 #define POSITIONS_EVERY_US 3000000
 #define AFTER_RESULTS_US 2000000 /* late LAP acknowledgements still print */
@@ -152,7 +150,6 @@ static void print_positions(demo *d)
     fflush(stdout);
 }
 
-#if RS_HAVE_SERVICES
 /* The track's board from the database the race was written to. */
 static void print_leaderboard(const rs_server_config *cfg, demo *d)
 {
@@ -196,7 +193,6 @@ done:
     rs_leaderboard_close(lb);
     rs_store_close(store);
 }
-#endif
 
 int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
 {
@@ -218,7 +214,7 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
     d.bots = calloc(cfg->demo_bots, sizeof *d.bots);
     if (!d.bots)
         goto done;
-    int64_t now = rs_server_now_us();
+    int64_t now = rs_clock_us();
     for (uint32_t i = 0; i < cfg->demo_bots; i++) {
         char name[16];
         snprintf(name, sizeof name, "bot%u", (unsigned)i + 1);
@@ -238,7 +234,7 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
     int64_t next_positions = now + POSITIONS_EVERY_US;
     while (!*stop) {
         rs_server_step(d.srv, 1000);
-        now = rs_server_now_us();
+        now = rs_clock_us();
         uint32_t alive = 0;
         for (uint32_t i = 0; i < d.bot_count; i++)
             alive += rs_bot_update(d.bots[i], now) ? 1u : 0u;
@@ -260,24 +256,20 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
         }
     }
     for (uint32_t i = 0; i < d.bot_count; i++)
-        rs_bot_disconnect(d.bots[i], rs_server_now_us());
+        rs_bot_disconnect(d.bots[i], rs_clock_us());
     /* Let the BYEs reach the server before it shuts down. */
     for (int i = 0; i < 50; i++) {
         rs_server_step(d.srv, 1000);
         for (uint32_t b = 0; b < d.bot_count; b++)
-            rs_bot_update(d.bots[b], rs_server_now_us());
+            rs_bot_update(d.bots[b], rs_clock_us());
     }
     rs_server_shutdown(d.srv); /* every record on disk before the leaderboard is read */
     if (d.results) {
         print_results(&d, &d.last_results);
         printf("\n%u laps timed, %u recorded in the database\n", (unsigned)d.laps_printed,
                (unsigned)d.laps_recorded);
-#if RS_HAVE_SERVICES
         if (!cfg->no_db)
             print_leaderboard(cfg, &d);
-#else
-        printf("(this build has no database services: no leaderboard)\n");
-#endif
         code = 0;
     }
 done:
@@ -288,14 +280,3 @@ done:
     return code;
 }
 
-#else /* no rs_bot in this build */
-
-int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
-{
-    (void)cfg;
-    (void)stop;
-    rs_logf(RS_LOG_ERROR, "--demo: this build has no bot library (examples/bot.h, rs_bot)");
-    return 1;
-}
-
-#endif

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L /* gmtime_r */
 
 #include "log.h"
+#include "racesim/base/clock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,10 +50,7 @@ void rs_logf(rs_log_level level, const char *fmt, ...)
     if (!rs_log_enabled(level))
         return;
     char line[2048];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    size_t n = strftime(line, sizeof line, "%Y-%m-%dT%H:%M:%SZ ", &tm);
+    size_t n = rs_time_format_utc(rs_wall_time_s(), "%Y-%m-%dT%H:%M:%SZ ", line, sizeof line);
     n += (size_t)snprintf(line + n, sizeof line - n, "%s ", rs_log_level_name(level));
     va_list ap;
     va_start(ap, fmt);

@@ -16,9 +16,10 @@
 #include "log.h"
 #include "racesim/protocol.h"
 #include "racesim/track.h"
-#if RS_HAVE_SERVICES
 #include "racesim/services.h"
-#endif
+#include "racesim/base/clock.h"
+#include "racesim/base/stats.h"
+#include "racesim/base/file.h"
 
 #define POLL_BATCH 256          /* packets moved from a room per rs_room_poll */
 #define EVENTS_PER_STEP 4096    /* network events handled before the rooms run again */
@@ -70,9 +71,7 @@ struct rs_server {
     rs_room_packet *packets;  /* POLL_BATCH, reused */
     uint32_t *closing;
     rs_msg *msg;              /* scratch for decoding a first message (large union) */
-#if RS_HAVE_SERVICES
     rs_services *services;
-#endif
     bool shut_down;
     /* Counters and the stats interval. */
     uint64_t dropped;             /* pre-HELLO junk, HELLOs naming no room */
@@ -84,48 +83,7 @@ struct rs_server {
     int64_t housekeeping_us;
 };
 
-int64_t rs_server_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* ------------------------------------------------------------- loading */
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *b = realloc(buf, cap + 1);
-            if (!b) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = b;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 static void base_name(const char *path, char *out, size_t cap)
 {
@@ -157,11 +115,8 @@ static srv_track *get_track(rs_server *srv, const char *path, char *err, size_t 
     memset(t, 0, sizeof *t);
     snprintf(t->path, sizeof t->path, "%s", path);
     base_name(path, t->name, sizeof t->name);
-    t->json = read_file(path, &t->json_len);
-    if (!t->json) {
-        snprintf(err, err_len, "%s: cannot read the track file", path);
+    if (rs_file_read(path, 0, &t->json, &t->json_len, err, err_len) != RS_FILE_OK)
         return NULL;
-    }
     rs_status st = rs_track_parse(t->json, t->json_len, path, &t->track, err, err_len);
     if (st != RS_OK) {
         free(t->json);
@@ -184,7 +139,6 @@ static rs_car_params *get_car(rs_server *srv, const char *path, char *err, size_
     return c->car;
 }
 
-#if RS_HAVE_SERVICES
 /* Every track in data/tracks joins the CHANGE_TRACK catalogue (a file that
  * does not load is logged and left out). */
 static void load_track_catalogue(rs_server *srv)
@@ -232,7 +186,6 @@ static rs_status open_services(rs_server *srv, char *err, size_t err_len)
     free(cat);
     return st;
 }
-#endif
 
 /* --------------------------------------------------------------- create */
 
@@ -272,10 +225,8 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
             goto fail;
         }
     }
-#if RS_HAVE_SERVICES
     if (!cfg->no_db && (st = open_services(srv, err, err_len)) != RS_OK)
         goto fail;
-#endif
     /* get_track may have grown the array: the pointers above stay valid
      * because they point at the tracks and texts, not at the array. */
     for (uint32_t i = 0; i < cfg->room_count; i++) {
@@ -299,14 +250,12 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
         rc.spectator_slots = r->spectators;
         rc.password = r->password;
         rc.name = r->name;
-#if RS_HAVE_SERVICES
         if (srv->services) {
             rc.hooks = rs_services_hooks(srv->services);
             rc.auth = rs_services_auth;
             rc.auth_ctx = srv->services;
             rc.defer_laps = true;
         }
-#endif
         char rerr[256];
         st = rs_room_create(&rc, &srv->rooms[i].room, rerr, sizeof rerr);
         if (st != RS_OK) {
@@ -324,7 +273,7 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
     if ((st = rs_net_create(&nc, &srv->net, err, err_len)) != RS_OK)
         goto fail;
 
-    int64_t now = rs_server_now_us();
+    int64_t now = rs_clock_us();
     srv->stats_from_us = now;
     srv->stats_due_us = now + (int64_t)cfg->stats_interval_s * 1000000;
     srv->housekeeping_us = now + 1000000;
@@ -343,9 +292,7 @@ void rs_server_destroy(rs_server *srv)
     /* Rooms before the services whose hooks they call. */
     for (uint32_t i = 0; i < srv->room_count; i++)
         rs_room_destroy(srv->rooms[i].room);
-#if RS_HAVE_SERVICES
     rs_services_destroy(srv->services);
-#endif
     for (uint32_t i = 0; i < srv->track_count; i++) {
         rs_track_destroy(srv->tracks[i].track);
         free(srv->tracks[i].json);
@@ -544,20 +491,6 @@ static void record_tick_time(rs_server *srv, double ms)
     srv->tick_ms[srv->tick_n++] = ms;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double percentile(const double *sorted, size_t n, double q)
-{
-    if (n == 0)
-        return 0.0;
-    size_t i = (size_t)(q * (double)(n - 1) + 0.5);
-    return sorted[i < n ? i : n - 1];
-}
-
 static void log_stats(rs_server *srv, int64_t now)
 {
     uint32_t players = 0, spectators = 0;
@@ -577,7 +510,6 @@ static void log_stats(rs_server *srv, int64_t now)
     rs_net_get_stats(srv->net, &ns);
     const rs_net_stats *o = &srv->net_reported;
     unsigned long long laps_recorded = 0, db_pending = 0, db_errors = 0;
-#if RS_HAVE_SERVICES
     if (srv->services) {
         rs_services_stats ss;
         rs_services_get_stats(srv->services, &ss);
@@ -585,11 +517,10 @@ static void log_stats(rs_server *srv, int64_t now)
         db_pending = ss.laps_pending;
         db_errors = ss.db_errors + ss.records_failed;
     }
-#endif
     if (srv->tick_n > 1) /* qsort's pointer must not be NULL, even for 0 items */
-        qsort(srv->tick_ms, srv->tick_n, sizeof *srv->tick_ms, cmp_double);
-    double p50 = percentile(srv->tick_ms, srv->tick_n, 0.50);
-    double p99 = percentile(srv->tick_ms, srv->tick_n, 0.99);
+        qsort(srv->tick_ms, srv->tick_n, sizeof *srv->tick_ms, rs_cmp_double);
+    double p50 = rs_quantile_sorted(srv->tick_ms, srv->tick_n, 0.50);
+    double p99 = rs_quantile_sorted(srv->tick_ms, srv->tick_n, 0.99);
     double max = srv->tick_n ? srv->tick_ms[srv->tick_n - 1] : 0.0;
     rs_logf(RS_LOG_INFO,
            "stats {\"interval_s\":%.3f,\"rooms\":%u,\"players\":%u,\"spectators\":%u,"
@@ -629,7 +560,7 @@ static void housekeeping(rs_server *srv, int64_t now)
 
 void rs_server_step(rs_server *srv, int64_t max_wait_us)
 {
-    int64_t now = rs_server_now_us();
+    int64_t now = rs_clock_us();
     int64_t due = now + max_wait_us;
     for (uint32_t i = 0; i < srv->room_count; i++)
         if (srv->rooms[i].due_us < due)
@@ -645,23 +576,23 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
     rs_net_event ev;
     int rc = rs_net_service(srv->net, wait_ms, &ev);
     for (int n = 0; rc > 0 && n < EVENTS_PER_STEP; n++) {
-        handle_event(srv, &ev, rs_server_now_us());
+        handle_event(srv, &ev, rs_clock_us());
         rc = rs_net_service(srv->net, 0, &ev);
     }
     if (rc > 0)
-        handle_event(srv, &ev, rs_server_now_us());
+        handle_event(srv, &ev, rs_clock_us());
     if (rc < 0)
         rs_logf(RS_LOG_WARN, "network: socket error while servicing");
 
-    now = rs_server_now_us();
+    now = rs_clock_us();
     for (uint32_t i = 0; i < srv->room_count; i++) {
         srv_room *sr = &srv->rooms[i];
         /* The room says when its next tick is due; in the lobby that is
          * always a period ahead, so the server keeps its own schedule. */
         if (now >= sr->due_us) {
-            int64_t t0 = rs_server_now_us();
+            int64_t t0 = rs_clock_us();
             rs_room_update(sr->room, now);
-            int64_t t1 = rs_server_now_us();
+            int64_t t1 = rs_clock_us();
             rs_room_stats st;
             rs_room_get_stats(sr->room, &st);
             uint64_t stepped = st.ticks - sr->last_ticks;
@@ -672,11 +603,9 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
         }
         flush_room(srv, sr->room);
     }
-#if RS_HAVE_SERVICES
     /* Database acknowledgements become LAP flags as soon as they are in. */
     if (srv->services)
         rs_services_poll(srv->services);
-#endif
     if (now >= srv->housekeeping_us) {
         housekeeping(srv, now);
         srv->housekeeping_us = now + 1000000;
@@ -715,16 +644,15 @@ void rs_server_shutdown(rs_server *srv)
     rs_net_flush(srv->net);
     /* Let the BYEs be acknowledged (ENet resends reliable packets), but do
      * not hang on peers that are gone. */
-    int64_t until = rs_server_now_us() + SHUTDOWN_LINGER_US;
+    int64_t until = rs_clock_us() + SHUTDOWN_LINGER_US;
     rs_net_event ev;
     rs_net_stats ns;
     rs_net_get_stats(srv->net, &ns);
-    while (ns.peers_connected > 0 && rs_server_now_us() < until) {
+    while (ns.peers_connected > 0 && rs_clock_us() < until) {
         if (rs_net_service(srv->net, 10, &ev) > 0 && ev.type == RS_NET_EVENT_DISCONNECT)
-            handle_event(srv, &ev, rs_server_now_us());
+            handle_event(srv, &ev, rs_clock_us());
         rs_net_get_stats(srv->net, &ns);
     }
-#if RS_HAVE_SERVICES
     if (srv->services) {
         size_t left = rs_services_shutdown(srv->services, 5000);
         if (left)
@@ -733,5 +661,4 @@ void rs_server_shutdown(rs_server *srv)
         else
             rs_logf(RS_LOG_INFO, "database: every record written");
     }
-#endif
 }

@@ -60,7 +60,4 @@ uint64_t rs_server_dropped(const rs_server *srv);
 /* The transport's counters. */
 void rs_server_net_stats(rs_server *srv, rs_net_stats *out);
 
-/* The monotonic clock the server runs on, microseconds. */
-int64_t rs_server_now_us(void);
-
 #endif

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "racectl.h"
+#include "racesim/base/clock.h"
 
 typedef struct command {
     const char *name;
@@ -258,9 +259,7 @@ void rc_time_str(int64_t us, char *out, size_t len)
 
 void rc_date_str(int64_t unix_s, char *out, size_t len)
 {
-    time_t t = (time_t)unix_s;
-    struct tm tm;
-    if (!gmtime_r(&t, &tm) || strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+    if (rs_time_format_utc(unix_s, "%Y-%m-%d %H:%M:%S", out, len) == 0)
         snprintf(out, len, "%" PRId64, unix_s);
 }
 

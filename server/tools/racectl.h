@@ -12,11 +12,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cmd.h"
+#include "racesim/base/cli.h"
 #include "racesim/leaderboard.h"
 #include "racesim/store.h"
 
-/* Exit status: racesim's (cmd.h). */
+/* Exit status: racesim/base/cli.h. */
 enum { RC_EXIT_OK = RS_EXIT_OK, RC_EXIT_FAIL = RS_EXIT_FAIL, RC_EXIT_USAGE = RS_EXIT_USAGE };
 
 /* What every subcommand gets: the store, opened read-only, the queries over
@@ -39,7 +39,7 @@ int rc_cmd_verify_lap(rc_ctx *c, int argc, char **argv);
 
 /* A positive decimal id; 0 on success, else prints a usage error naming
  * opt and returns 2. The other argument helpers are the shared ones in
- * physics/tools/cmd.h (rs_usage_error, rs_fail, rs_opt_value, ...). */
+ * racesim/base/cli.h (rs_usage_error, rs_fail, rs_opt_value, ...). */
 int rc_parse_i64(const char *cmd, const char *opt, const char *text, int64_t *out);
 
 /* The board options shared by leaderboard, rank and recent:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cross-build determinism check (DESIGN.md section 2, docs/DETERMINISM.md).
+# Cross-build determinism check (docs/DETERMINISM.md, "The cross check").
 #
 # Builds the physics-only configuration with several compilers, optimisation
 # levels and architectures, runs `racesim golden --trace` in each, and demands

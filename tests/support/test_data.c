@@ -1,5 +1,6 @@
 /* Test data loading (test_data.h). */
 #include "test_data.h"
+#include "racesim/base/file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,20 +20,12 @@ bool test_track_load(const char *name, rs_track **track, char **json, size_t *js
 {
     char path[1024], err[512] = "";
     snprintf(path, sizeof path, "%s/tracks/%s.json", test_data_dir(), name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "%s: cannot open\n", path);
-        return false;
-    }
     char *text = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (size > 0 && fseek(f, 0, SEEK_SET) == 0)
-        text = malloc((size_t)size);
-    bool ok = text && fread(text, 1, (size_t)size, f) == (size_t)size;
-    fclose(f);
-    if (ok && rs_track_parse(text, (size_t)size, path, track, err, sizeof err) != RS_OK) {
+    size_t size = 0;
+    bool ok = rs_file_read(path, 0, &text, &size, err, sizeof err) == RS_FILE_OK;
+    if (!ok)
+        fprintf(stderr, "%s\n", err);
+    if (ok && rs_track_parse(text, size, path, track, err, sizeof err) != RS_OK) {
         fprintf(stderr, "%s\n", err);
         ok = false;
     }

@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "udp_flood.h"
+#include "racesim/base/clock.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -57,13 +58,6 @@ static uint64_t rng_next(uint64_t *s)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
-}
-
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static void put16(uint8_t *p, uint16_t v)
@@ -138,7 +132,7 @@ static bool open_socket(udp_flood *f, uint32_t i)
 static void *flood_main(void *arg)
 {
     udp_flood *f = arg;
-    int64_t start = mono_us();
+    int64_t start = rs_clock_us();
     uint64_t done = 0;
     uint32_t next = 0;
     for (;;) {
@@ -147,7 +141,7 @@ static void *flood_main(void *arg)
         pthread_mutex_unlock(&f->lock);
         if (stop)
             break;
-        int64_t now = mono_us();
+        int64_t now = rs_clock_us();
         uint64_t owed = (uint64_t)(now - start) * f->cfg.rate_per_s / 1000000u;
         uint64_t sent = 0, errors = 0;
         for (; done < owed; done++) {
@@ -173,8 +167,7 @@ static void *flood_main(void *arg)
         f->stats.sent += sent;
         f->stats.send_errors += errors;
         pthread_mutex_unlock(&f->lock);
-        struct timespec nap = {0, 1000000};
-        nanosleep(&nap, NULL);
+        rs_sleep_us(1000);
     }
     return NULL;
 }

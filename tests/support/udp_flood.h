@@ -37,7 +37,7 @@ typedef struct udp_flood_config {
     uint64_t seed;
 } udp_flood_config;
 
-/* rate 5000/s, 64 sockets, reopen every 50, random data, seed 1. */
+/* rate 5000/s, 64 sockets, reopen every 50, random data, generator seed = 1. */
 udp_flood_config udp_flood_config_default(void);
 
 typedef struct udp_flood_stats {

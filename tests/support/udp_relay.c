@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "udp_relay.h"
+#include "racesim/base/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -74,13 +75,6 @@ struct udp_relay {
     struct pollfd *fds;
     uint32_t fds_cap;
 };
-
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /* A bigger receive buffer, so bursts are not lost in the kernel before the
  * relay decides their fate (the impairments are the relay's alone). */
@@ -299,7 +293,7 @@ static void deliver(udp_relay *r, const pending *q)
         dir_stats(r, q->dir)->forwarded++;
         if (q->dir == DIR_DOWN) {
             r->client_stats[q->client].down_forwarded++;
-            r->client_stats[q->client].down_forwarded_at_us = mono_us();
+            r->client_stats[q->client].down_forwarded_at_us = rs_clock_us();
         }
     } else {
         dir_stats(r, q->dir)->send_errors++;
@@ -317,7 +311,7 @@ static void drain(udp_relay *r, int fd, int dir, uint32_t client)
         ssize_t n = recvfrom(fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
         if (n < 0)
             return;
-        int64_t now = mono_us();
+        int64_t now = rs_clock_us();
         if (dir == DIR_UP) {
             uint32_t c = client_for(r, &from);
             if (c != UINT32_MAX)
@@ -339,7 +333,7 @@ static void *relay_main(void *arg)
         if (stop)
             break;
 
-        int64_t now = mono_us();
+        int64_t now = rs_clock_us();
         while (r->heap_len > 0 && r->heap[0].due_us <= now) {
             pending q = heap_pop(r);
             deliver(r, &q);
@@ -475,7 +469,7 @@ bool udp_relay_get_client_stats(udp_relay *r, uint32_t i, udp_relay_client_stats
     bool ok = i < r->stats.clients;
     if (ok) {
         const client_counts *c = &r->client_stats[i];
-        int64_t now = mono_us();
+        int64_t now = rs_clock_us();
         out->client_port = c->client_port;
         out->upstream_port = c->upstream_port;
         out->up_received = c->up_received;

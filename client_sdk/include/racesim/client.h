@@ -120,7 +120,7 @@ typedef struct rs_client_config {
 } rs_client_config;
 
 /* Guest player "player", default room, no password, margin 3 ticks,
- * min lead 30 ms, window 200 ticks, 5 s connect timeout, 10 s timeout,
+ * min lead 30 ms, window 200 ticks, 15 s connect timeout, 10 s timeout,
  * PING every 250 ms, snapshot on desync, predicted events on, simulate,
  * no input_fn.
  * Never fails. */

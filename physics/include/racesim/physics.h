@@ -36,7 +36,8 @@ typedef enum rs_status {
     RS_ERR_RANGE,     /* a value is outside its legal range */
     RS_ERR_MISSING,   /* a required field is absent */
     RS_ERR_NOMEM,     /* allocation failed */
-    RS_ERR_FULL,      /* no room for another car */
+    RS_ERR_FULL,      /* no room: a full world, a lap longer than the proof recorder
+                         keeps, the store writer's queue */
     RS_ERR_BUFFER,    /* caller's buffer too small, or bytes truncated */
     RS_ERR_FORMAT,    /* bytes are not a snapshot/parameter block we accept */
     RS_ERR_MISMATCH,  /* snapshot does not match this world's parameters */

@@ -4,7 +4,7 @@
  * than taken from a library because the server needs only this one short
  * MAC and no crypto dependency.
  */
-#include "cookie.h"
+#include "racesim/net_cookie.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -17,8 +17,9 @@
 
 #include <enet/enet.h>
 
-#include "cookie.h"
+#include "racesim/net_cookie.h"
 #include "racesim/protocol.h"
+#include "racesim/base/clock.h"
 
 /* Reliable retransmission limits (enet_peer_timeout; see where they are set). */
 #define RS_NET_TIMEOUT_LIMIT 128u
@@ -48,13 +49,6 @@ struct rs_net {
  * per thread and only set inside rs_net_service: hosts on other threads
  * never see each other's. */
 static _Thread_local rs_net *tls_servicing;
-
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 rs_net_config rs_net_config_default(void)
 {
@@ -87,7 +81,7 @@ static int ENET_CALLBACK net_intercept(ENetHost *host, ENetEvent *event)
             uint8_t reply[RS_COOKIE_REP_LEN];
             uint32_t cookie = rs_cookie_make(&net->key, host->receivedAddress.host,
                                              host->receivedAddress.port,
-                                             rs_cookie_epoch(mono_us()));
+                                             rs_cookie_epoch(rs_clock_us()));
             rs_cookie_reply(cookie, reply);
             ENetBuffer buf;
             buf.data = reply;
@@ -126,7 +120,7 @@ static int ENET_CALLBACK net_intercept(ENetHost *host, ENetEvent *event)
     }
     uint32_t cookie = read_be32(d + hs + offsetof(ENetProtocolConnect, data));
     if (!rs_cookie_valid(&net->key, host->receivedAddress.host, host->receivedAddress.port,
-                         rs_cookie_epoch(mono_us()), cookie)) {
+                         rs_cookie_epoch(rs_clock_us()), cookie)) {
         net->stats.cookies_rejected++;
         return 1;
     }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "services_internal.h"
+#include "racesim/base/clock.h"
 
 rs_services_def rs_services_default(void)
 {
@@ -22,7 +23,7 @@ rs_services_def rs_services_default(void)
 int64_t svc_now_s(void)
 {
     /* Wall-clock seconds for records only; nothing in a world reads it. */
-    return (int64_t)time(NULL);
+    return rs_wall_time_s();
 }
 
 void svc_error(rs_services *svc, const char *what, const char *err)
@@ -351,9 +352,7 @@ void rs_services_poll(rs_services *svc)
 
 int64_t svc_now_ms(void)
 {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return rs_clock_us() / 1000;
 }
 
 size_t rs_services_shutdown(rs_services *svc, uint32_t timeout_ms)

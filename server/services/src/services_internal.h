@@ -88,7 +88,7 @@ struct rs_services {
 void svc_error(rs_services *svc, const char *what, const char *err);
 void svc_note_room(rs_services *svc, rs_room *room);
 int64_t svc_now_s(void);
-int64_t svc_now_ms(void); /* a clock for timeouts (wall time; steps are harmless) */
+int64_t svc_now_ms(void); /* the monotonic clock, for timeouts */
 bool svc_name_eq(const char *a, const char *b);
 
 /* services_race.c */

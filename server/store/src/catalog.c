@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store_internal.h"
+#include "racesim/base/err.h"
 
 /* SELECT id ... WHERE hash = ?1 through a cached slot. */
 static rs_status id_by_hash(rs_store *s, unsigned slot, const char *sql, uint64_t hash,
@@ -21,7 +22,7 @@ static rs_status id_by_hash(rs_store *s, unsigned slot, const char *sql, uint64_
     if (rc == SQLITE_ROW) {
         *id = sqlite3_column_int64(st, 0);
     } else if (rc == SQLITE_DONE) {
-        rs_store_errf(err, err_len, "%s: %s %016llx is not stored", s->path, what,
+        rs_errf(err, err_len, "%s: %s %016llx is not stored", s->path, what,
                       (unsigned long long)hash);
         status = RS_ERR_MISSING;
     } else {
@@ -142,7 +143,7 @@ rs_status rs_store_put_result(rs_store *s, const rs_store_result *r, char *err, 
     if (!s || !r)
         return RS_ERR_ARG;
     if (r->position < 1) {
-        rs_store_errf(err, err_len, "result: position must be at least 1");
+        rs_errf(err, err_len, "result: position must be at least 1");
         return RS_ERR_RANGE;
     }
     int64_t car_id = 0;
@@ -202,7 +203,7 @@ rs_status rs_store_race_finish(rs_store *s, int64_t race_id, int64_t finished_at
     if (rc != SQLITE_DONE)
         return rs_store_fail(s, rc, "finishing a race", err, err_len);
     if (sqlite3_changes(s->db) == 0) {
-        rs_store_errf(err, err_len, "%s: race %lld does not exist", s->path, (long long)race_id);
+        rs_errf(err, err_len, "%s: race %lld does not exist", s->path, (long long)race_id);
         return RS_ERR_MISSING;
     }
     return RS_OK;

@@ -14,6 +14,7 @@
 
 #include "laps.h"
 #include "store_internal.h"
+#include "racesim/base/err.h"
 
 /* No proof is larger than this once decompressed (a 20-minute lap of 8 cars
  * at 60 Hz is a few MB); bigger recorded sizes mean a damaged row. */
@@ -44,7 +45,7 @@ rs_status rs_store_lap_check(const rs_store_lap *lap, char *err, size_t err_len)
     else if (lap->proof_len > RS_PROOF_MAX_BYTES)
         bad = "proof larger than 256 MiB";
     if (bad) {
-        rs_store_errf(err, err_len, "lap (caller id %" PRId64 "): %s", lap->caller_id, bad);
+        rs_errf(err, err_len, "lap (caller id %" PRId64 "): %s", lap->caller_id, bad);
         return RS_ERR_ARG;
     }
     return RS_OK;
@@ -70,7 +71,7 @@ static rs_status put_proof(rs_store *s, const rs_store_lap *lap, int64_t lap_id,
     int zrc = compress2(z, &zcap, lap->proof, (uLong)lap->proof_len, 6);
     if (zrc != Z_OK) {
         free(z);
-        rs_store_errf(err, err_len, "lap (caller id %" PRId64 "): compressing the proof: zlib %d",
+        rs_errf(err, err_len, "lap (caller id %" PRId64 "): compressing the proof: zlib %d",
                       lap->caller_id, zrc);
         return zrc == Z_MEM_ERROR ? RS_ERR_NOMEM : RS_ERR_FORMAT;
     }
@@ -208,7 +209,7 @@ rs_status rs_store_proof_decompress(const uint8_t *data, size_t len, size_t raw_
 {
     *out = NULL;
     if (raw_size > RS_PROOF_MAX_BYTES) {
-        rs_store_errf(err, err_len, "proof: recorded size %zu is not plausible", raw_size);
+        rs_errf(err, err_len, "proof: recorded size %zu is not plausible", raw_size);
         return RS_ERR_FORMAT;
     }
     uint8_t *buf = malloc(raw_size ? raw_size : 1);
@@ -223,7 +224,7 @@ rs_status rs_store_proof_decompress(const uint8_t *data, size_t len, size_t raw_
         free(buf);
         if (zrc == Z_MEM_ERROR)
             return RS_ERR_NOMEM;
-        rs_store_errf(err, err_len,
+        rs_errf(err, err_len,
                       "proof: stored data does not decompress to the recorded %zu bytes (%s)",
                       raw_size, zrc == Z_OK ? "shorter" : zrc == Z_BUF_ERROR ? "longer or cut"
                                                                             : "damaged stream");
@@ -255,7 +256,7 @@ rs_status rs_store_lap_proof(rs_store *s, int64_t lap_id, uint32_t *format, uint
         const uint8_t *data = sqlite3_column_blob(st, 2);
         int n = sqlite3_column_bytes(st, 2);
         if (fmt < 0 || fmt > UINT32_MAX || raw < 0 || n < 0 || (!data && n > 0)) {
-            rs_store_errf(err, err_len, "%s: lap %" PRId64 ": proof row is malformed", s->path,
+            rs_errf(err, err_len, "%s: lap %" PRId64 ": proof row is malformed", s->path,
                           lap_id);
             status = RS_ERR_FORMAT;
         } else {
@@ -266,11 +267,11 @@ rs_status rs_store_lap_proof(rs_store *s, int64_t lap_id, uint32_t *format, uint
                 *format = (uint32_t)fmt;
                 *out_len = (size_t)raw;
             } else {
-                rs_store_errf(err, err_len, "%s: lap %" PRId64 ": %s", s->path, lap_id, why);
+                rs_errf(err, err_len, "%s: lap %" PRId64 ": %s", s->path, lap_id, why);
             }
         }
     } else if (rc == SQLITE_DONE) {
-        rs_store_errf(err, err_len, "%s: lap %" PRId64 " has no proof", s->path, lap_id);
+        rs_errf(err, err_len, "%s: lap %" PRId64 " has no proof", s->path, lap_id);
         status = RS_ERR_MISSING;
     } else {
         status = rs_store_fail(s, rc, "reading a lap proof", err, err_len);
@@ -296,7 +297,7 @@ rs_status rs_store_lap_by_caller_id(rs_store *s, int64_t caller_id, int64_t *lap
     if (rc == SQLITE_ROW) {
         *lap_id = sqlite3_column_int64(st, 0);
     } else if (rc == SQLITE_DONE) {
-        rs_store_errf(err, err_len, "%s: no lap with caller id %" PRId64, s->path, caller_id);
+        rs_errf(err, err_len, "%s: no lap with caller id %" PRId64, s->path, caller_id);
         status = RS_ERR_MISSING;
     } else {
         status = rs_store_fail(s, rc, "looking up a lap", err, err_len);

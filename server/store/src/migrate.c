@@ -16,6 +16,8 @@
 
 #include "sha256.h"
 #include "store_internal.h"
+#include "racesim/base/clock.h"
+#include "racesim/base/err.h"
 
 static void file_sha(const rs_migration *m, char hex[65])
 {
@@ -62,14 +64,14 @@ static rs_status check_history(rs_store *s, int create, uint32_t *applied, char 
         if (status != RS_OK)
             return status;
         if (objects > 0) {
-            rs_store_errf(err, err_len,
+            rs_errf(err, err_len,
                           "%s: not a racesim database: it has tables but no schema_migrations "
                           "table (refusing to touch it)",
                           s->path);
             return RS_ERR_FORMAT;
         }
         if (!create) {
-            rs_store_errf(err, err_len,
+            rs_errf(err, err_len,
                           "%s: empty database with no racesim schema (open it writable with "
                           "create to build one)",
                           s->path);
@@ -94,7 +96,7 @@ static rs_status check_history(rs_store *s, int create, uint32_t *applied, char 
     if (status != RS_OK)
         return status;
     if (newest > (int64_t)rs_migration_count) {
-        rs_store_errf(err, err_len,
+        rs_errf(err, err_len,
                       "%s: the database schema is newer than this build: migration %lld is "
                       "applied but this build has only 1..%u (use the newer server, or restore "
                       "the removed migration file)",
@@ -115,7 +117,7 @@ static rs_status check_history(rs_store *s, int create, uint32_t *applied, char 
         const char *name = (const char *)sqlite3_column_text(st, 1);
         const char *sha = (const char *)sqlite3_column_text(st, 2);
         if (version != (int64_t)n + 1) {
-            rs_store_errf(err, err_len,
+            rs_errf(err, err_len,
                           "%s: schema_migrations is inconsistent: expected migration %u, found "
                           "%lld",
                           s->path, n + 1, (long long)version);
@@ -126,14 +128,14 @@ static rs_status check_history(rs_store *s, int create, uint32_t *applied, char 
         char want[65];
         file_sha(m, want);
         if (!name || strcmp(name, m->name) != 0) {
-            rs_store_errf(err, err_len,
+            rs_errf(err, err_len,
                           "%s: applied migration %u is \"%s\" but this build's is %s",
                           s->path, m->version, name ? name : "(null)", m->file);
             status = RS_ERR_MISMATCH;
             break;
         }
         if (!sha || strcmp(sha, want) != 0) {
-            rs_store_errf(err, err_len,
+            rs_errf(err, err_len,
                           "%s: migrations/%s changed after it was applied (sha256 recorded "
                           "%.16s..., this build has %.16s...); applied migrations must never "
                           "change: add a new one instead",
@@ -155,7 +157,7 @@ static rs_status apply_one(rs_store *s, const rs_migration *m, char *err, size_t
     char *msg = NULL;
     int rc = sqlite3_exec(s->db, m->sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
-        rs_store_errf(err, err_len, "%s: applying migrations/%s: %s", s->path, m->file,
+        rs_errf(err, err_len, "%s: applying migrations/%s: %s", s->path, m->file,
                       msg ? msg : sqlite3_errstr(rc));
         sqlite3_free(msg);
         rs_status st = rs_store_status_from_sqlite(rc);
@@ -172,7 +174,7 @@ static rs_status apply_one(rs_store *s, const rs_migration *m, char *err, size_t
         sqlite3_bind_int64(st, 1, m->version);
         sqlite3_bind_text(st, 2, m->name, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, sha, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL));
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)rs_wall_time_s());
         rc = sqlite3_step(st);
     }
     sqlite3_finalize(st);
@@ -209,7 +211,7 @@ int rs_migrate(struct rs_store *s, uint32_t upto, int read_only, char *err, size
         }
         if (applied >= upto || read_only) {
             if (applied < upto) {
-                rs_store_errf(err, err_len,
+                rs_errf(err, err_len,
                               "%s: schema version %u is older than this build's %u: open it "
                               "writable once to upgrade it",
                               s->path, applied, upto);

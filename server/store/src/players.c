@@ -16,6 +16,7 @@
 
 #include "sha256.h"
 #include "store_internal.h"
+#include "racesim/base/err.h"
 
 #define SALT_BYTES 16
 
@@ -91,14 +92,14 @@ rs_status rs_store_player_register(rs_store *s, const char *name, int64_t now_s,
     if (!s || !name || !player_id || !token_hex)
         return RS_ERR_ARG;
     if (!name_ok(name)) {
-        rs_store_errf(err, err_len,
+        rs_errf(err, err_len,
                       "player name \"%s\": must be 1..%d bytes without control characters",
                       name, RS_PLAYER_NAME_MAX);
         return RS_ERR_RANGE;
     }
     uint8_t secret[SALT_BYTES + RS_TOKEN_BYTES], hash[32];
     if (random_bytes(secret, sizeof secret) != RS_OK) {
-        rs_store_errf(err, err_len, "reading /dev/urandom: %s", strerror(errno));
+        rs_errf(err, err_len, "reading /dev/urandom: %s", strerror(errno));
         return RS_ERR_IO;
     }
     const uint8_t *salt = secret, *token = secret + SALT_BYTES;
@@ -118,7 +119,7 @@ rs_status rs_store_player_register(rs_store *s, const char *name, int64_t now_s,
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
         if (rc == SQLITE_CONSTRAINT_UNIQUE) {
-            rs_store_errf(err, err_len, "player name \"%s\" is already taken", name);
+            rs_errf(err, err_len, "player name \"%s\" is already taken", name);
             return RS_ERR_RANGE;
         }
         return rs_store_fail(s, rc, "registering a player", err, err_len);
@@ -155,7 +156,7 @@ static rs_status player_row(rs_store *s, const char *name, bool *found, int64_t 
             memcpy(hash, hb, 32);
             *found = true;
         } else {
-            rs_store_errf(err, err_len, "%s: player \"%s\": stored token hash is malformed",
+            rs_errf(err, err_len, "%s: player \"%s\": stored token hash is malformed",
                           s->path, name);
             status = RS_ERR_FORMAT;
         }
@@ -185,7 +186,7 @@ rs_status rs_store_player_auth(rs_store *s, const char *name, const char *token_
     for (size_t i = 0; i < 32; i++)
         diff |= (uint8_t)(hash[i] ^ stored[i]);
     if (!found || !parsed || diff != 0) {
-        rs_store_errf(err, err_len, "player \"%s\": unknown player or wrong token", name);
+        rs_errf(err, err_len, "player \"%s\": unknown player or wrong token", name);
         return RS_ERR_MISMATCH;
     }
     *player_id = id;
@@ -201,7 +202,7 @@ rs_status rs_store_player_find(rs_store *s, const char *name, int64_t *player_id
     uint8_t salt[SALT_BYTES], hash[32];
     rs_status status = player_row(s, name, &found, player_id, salt, hash, err, err_len);
     if (status == RS_OK && !found) {
-        rs_store_errf(err, err_len, "player \"%s\": no such player", name);
+        rs_errf(err, err_len, "player \"%s\": no such player", name);
         return RS_ERR_MISSING;
     }
     return status;

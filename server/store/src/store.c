@@ -17,18 +17,9 @@
 #include <sys/stat.h>
 
 #include "migrations.h"
+#include "racesim/base/err.h"
 
 #define RS_STORE_BUSY_TIMEOUT_MS 5000
-
-void rs_store_errf(char *err, size_t err_len, const char *fmt, ...)
-{
-    if (!err || err_len == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-}
 
 rs_status rs_store_status_from_sqlite(int rc)
 {
@@ -64,7 +55,7 @@ rs_status rs_store_fail(rs_store *s, int rc, const char *what, char *err, size_t
         kind = "not a SQLite database or corrupt: ";
     else if ((rc & 0xff) == SQLITE_READONLY)
         kind = "read-only: ";
-    rs_store_errf(err, err_len, "%s: %s: %s%s", s && s->path ? s->path : "(database)", what,
+    rs_errf(err, err_len, "%s: %s: %s%s", s && s->path ? s->path : "(database)", what,
                   kind, msg);
     return st;
 }
@@ -81,7 +72,7 @@ sqlite3_stmt *rs_store_stmt(rs_store *s, unsigned slot, const char *sql, char *e
                             size_t err_len)
 {
     if (slot >= RS_STMT_SLOTS) {
-        rs_store_errf(err, err_len, "%s: statement slot %u out of range", s->path, slot);
+        rs_errf(err, err_len, "%s: statement slot %u out of range", s->path, slot);
         return NULL;
     }
     sqlite3_stmt *st = s->stmts[slot];
@@ -149,7 +140,7 @@ static rs_status pragma_expect(rs_store *s, const char *sql, const char *want, c
     } else {
         const unsigned char *got = sqlite3_column_text(st, 0);
         if (!got || strcmp((const char *)got, want) != 0) {
-            rs_store_errf(err, err_len, "%s: %s: got \"%s\", expected \"%s\"", s->path, what,
+            rs_errf(err, err_len, "%s: %s: got \"%s\", expected \"%s\"", s->path, what,
                           got ? (const char *)got : "(null)", want);
             status = strcmp(want, "ok") == 0 ? RS_ERR_FORMAT : RS_ERR_IO;
         }
@@ -183,16 +174,16 @@ static void open_failure(const char *path, unsigned flags, int rc, sqlite3 *db, 
     if (stat(path, &sb) != 0) {
         int e = errno;
         if (e == ENOENT && !(flags & RS_STORE_CREATE))
-            rs_store_errf(err, err_len, "%s: cannot open: the file does not exist", path);
+            rs_errf(err, err_len, "%s: cannot open: the file does not exist", path);
         else
-            rs_store_errf(err, err_len, "%s: cannot open: %s", path, strerror(e));
+            rs_errf(err, err_len, "%s: cannot open: %s", path, strerror(e));
         return;
     }
     if (S_ISDIR(sb.st_mode)) {
-        rs_store_errf(err, err_len, "%s: cannot open: it is a directory", path);
+        rs_errf(err, err_len, "%s: cannot open: it is a directory", path);
         return;
     }
-    rs_store_errf(err, err_len, "%s: cannot open: %s", path,
+    rs_errf(err, err_len, "%s: cannot open: %s", path,
                   db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 }
 
@@ -205,13 +196,13 @@ rs_status rs_store_open_upto(const char *path, unsigned flags, uint32_t upto, rs
         return RS_ERR_ARG;
     *out = NULL;
     if (!path || !path[0] || ((flags & RS_STORE_READONLY) && (flags & RS_STORE_CREATE))) {
-        rs_store_errf(err, err_len, "%s: invalid open arguments", path ? path : "(null)");
+        rs_errf(err, err_len, "%s: invalid open arguments", path ? path : "(null)");
         return RS_ERR_ARG;
     }
     rs_store *s = calloc(1, sizeof *s);
     if (!s || !(s->path = copy_string(path))) {
         free(s);
-        rs_store_errf(err, err_len, "%s: out of memory", path);
+        rs_errf(err, err_len, "%s: out of memory", path);
         return RS_ERR_NOMEM;
     }
     s->flags = flags;
@@ -232,7 +223,7 @@ rs_status rs_store_open_upto(const char *path, unsigned flags, uint32_t upto, rs
     /* SQLite quietly falls back to read-only when the file is not writable;
      * a server that could not record laps must not start. */
     if (!read_only && sqlite3_db_readonly(s->db, "main") == 1) {
-        rs_store_errf(err, err_len, "%s: cannot open for writing: the file is read-only", path);
+        rs_errf(err, err_len, "%s: cannot open for writing: the file is read-only", path);
         status = RS_ERR_IO;
         goto fail;
     }

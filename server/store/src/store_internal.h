@@ -69,12 +69,6 @@ rs_status rs_store_fail(rs_store *s, int rc, const char *what, char *err, size_t
  * NOMEM, RANGE for constraint violations). */
 rs_status rs_store_status_from_sqlite(int rc);
 
-/* printf into err when err_len > 0. */
-void rs_store_errf(char *err, size_t err_len, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 /* Transactions through cached statements. begin is BEGIN IMMEDIATE, so a
  * writer takes the write lock up front (waiting up to the busy timeout)

@@ -12,6 +12,7 @@
 
 #include "racesim/tune.h"
 #include "store_internal.h"
+#include "racesim/base/err.h"
 
 #define TUNE_NAME_MAX 64
 
@@ -19,7 +20,7 @@ static rs_status check_name(const char *name, char *err, size_t err_len)
 {
     size_t n = strlen(name);
     if (n < 1 || n > TUNE_NAME_MAX) {
-        rs_store_errf(err, err_len, "tune name \"%s\": must be 1..%d bytes", name, TUNE_NAME_MAX);
+        rs_errf(err, err_len, "tune name \"%s\": must be 1..%d bytes", name, TUNE_NAME_MAX);
         return RS_ERR_RANGE;
     }
     return RS_OK;
@@ -60,7 +61,7 @@ rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
         if ((rc & 0xff) == SQLITE_CONSTRAINT) {
-            rs_store_errf(err, err_len, "%s: saving tune \"%s\": %s (is player %lld stored?)",
+            rs_errf(err, err_len, "%s: saving tune \"%s\": %s (is player %lld stored?)",
                           s->path, name, sqlite3_errmsg(s->db), (long long)player_id);
             return RS_ERR_RANGE;
         }
@@ -151,7 +152,7 @@ rs_status rs_store_tune_load(rs_store *s, int64_t player_id, uint64_t base_hash,
             *json = copy;
         }
     } else if (rc == SQLITE_DONE) {
-        rs_store_errf(err, err_len, "%s: tune \"%s\" not found for player %lld and car %016llx",
+        rs_errf(err, err_len, "%s: tune \"%s\" not found for player %lld and car %016llx",
                       s->path, name, (long long)player_id, (unsigned long long)base_hash);
         status = RS_ERR_MISSING;
     } else {
@@ -180,7 +181,7 @@ rs_status rs_store_tune_delete(rs_store *s, int64_t player_id, uint64_t base_has
     if (rc != SQLITE_DONE)
         return rs_store_fail(s, rc, "deleting a tune", err, err_len);
     if (sqlite3_changes(s->db) == 0) {
-        rs_store_errf(err, err_len, "%s: tune \"%s\" not found for player %lld", s->path, name,
+        rs_errf(err, err_len, "%s: tune \"%s\" not found for player %lld", s->path, name,
                       (long long)player_id);
         return RS_ERR_MISSING;
     }
@@ -198,7 +199,7 @@ rs_status rs_store_tune_put(rs_store *s, int64_t player_id, const rs_car_params 
         return st;
     /* The JSON is stored as text: it must be one (no NUL inside). */
     if (memchr(tune_json, '\0', len)) {
-        rs_store_errf(err, err_len, "tune \"%s\": contains a NUL byte", name);
+        rs_errf(err, err_len, "tune \"%s\": contains a NUL byte", name);
         return RS_ERR_PARSE;
     }
     rs_car_params *tuned = NULL;

@@ -29,6 +29,7 @@
 
 #include "laps.h"
 #include "store_internal.h"
+#include "racesim/base/err.h"
 
 typedef struct wrec {
     uint8_t kind; /* rs_store_record_kind */
@@ -140,14 +141,14 @@ static bool write_batch(rs_store_writer *w, uint32_t n, char *err, size_t err_le
         if (st != RS_OK) {
             a->row_id = 0;
             if (!record_error && why[0])
-                rs_store_errf(err, err_len, "%s", why);
+                rs_errf(err, err_len, "%s", why);
             record_error = true;
         }
         /* Some errors (disk full, I/O) end the transaction: the records
          * after this one cannot be written in it. */
         if (sqlite3_get_autocommit(s->db)) {
             tx = st != RS_OK ? st : RS_ERR_IO;
-            rs_store_errf(err, err_len, "%s: the transaction was aborted: %s", s->path,
+            rs_errf(err, err_len, "%s: the transaction was aborted: %s", s->path,
                           why[0] ? why : "unknown error");
             for (uint32_t j = 0; j <= i; j++)
                 if (w->batch_acks[j].status == RS_OK)
@@ -222,7 +223,7 @@ rs_status rs_store_writer_open(const char *path, const rs_store_writer_def *def,
     *out = NULL;
     rs_store_writer_def d = def ? *def : rs_store_writer_default();
     if (d.capacity < 1 || d.batch_max < 1 || d.capacity > (1u << 24)) {
-        rs_store_errf(err, err_len, "writer: capacity must be 1..16777216 and batch_max >= 1");
+        rs_errf(err, err_len, "writer: capacity must be 1..16777216 and batch_max >= 1");
         return RS_ERR_RANGE;
     }
     if (d.batch_max > d.capacity)
@@ -261,7 +262,7 @@ rs_status rs_store_writer_open(const char *path, const rs_store_writer_def *def,
     }
     sync_ok = true;
     if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
-        rs_store_errf(err, err_len, "%s: cannot start the database thread", path);
+        rs_errf(err, err_len, "%s: cannot start the database thread", path);
         status = RS_ERR_NOMEM;
         goto fail;
     }
@@ -392,7 +393,7 @@ void rs_store_writer_last_error(rs_store_writer *w, char *err, size_t err_len)
     if (!w || !err || err_len == 0)
         return;
     pthread_mutex_lock(&w->mu);
-    rs_store_errf(err, err_len, "%s", w->last_error);
+    rs_errf(err, err_len, "%s", w->last_error);
     pthread_mutex_unlock(&w->mu);
 }
 

@@ -10,13 +10,14 @@
  * reliability. There are no sockets, no clocks and no threads inside: time
  * is passed in as microseconds on any monotonic clock.
  *
- * Lockstep (DESIGN.md section 1): the room steps its world at a fixed rate
- * counted from the moment the race's world was created, and never waits for
- * a client. A car's input for tick T is the one that arrived for T before
- * the room stepped T; a missing one is that car's previous input. What the
- * room used is final and goes out in FRAMEs with a state hash every
- * hash_interval ticks, and each FRAME tells its client how early its inputs
- * arrive (input_lead_ms) so it can keep its lead steady.
+ * Lockstep (docs/SERVER.md, "Lockstep"): the room steps its world at a
+ * fixed rate counted from the moment the race's world was created, and never
+ * waits for a client. A car's input for tick T is the one that arrived for
+ * T before the room stepped T; a missing one is that car's previous input
+ * (a disconnected driver's car gets full brake). What the room used is
+ * final and goes out in FRAMEs with a state hash every hash_interval ticks,
+ * and each FRAME tells its client how early its inputs arrive
+ * (input_lead_ms) so it can keep its lead steady.
  *
  * Thread rules: a room belongs to one thread at a time. Rooms share nothing
  * but the immutable track and car parameters, so different rooms may run on
@@ -91,12 +92,12 @@ typedef struct rs_room_hooks {
      * name_taken, else 3). Without the hook registration is refused (reason 3). */
     bool (*register_player)(void *ctx, const char *name, int64_t *player_id,
                             char token[65], bool *name_taken, char *text, size_t text_cap);
-    /* Added to contract C: the race is decided (RESULTS was just sent, the
-     * results phase begins; also after rs_room_end_race). The world still
-     * runs through the results phase. */
+    /* The race is decided (RESULTS was just sent, the results phase
+     * begins; also after rs_room_end_race). The world still runs through the
+     * results phase. */
     void (*race_results)(void *ctx, rs_room *room, const rs_world *world);
-    /* Added to contract C: the room is being destroyed (called last, after
-     * race_end). The hook must forget the room. */
+    /* The room is being destroyed (called last, after race_end). The hook
+     * must forget the room. */
     void (*closed)(void *ctx, rs_room *room);
 } rs_room_hooks;
 
@@ -129,7 +130,7 @@ typedef struct rs_room_config {
     uint32_t frame_every;       /* a FRAME every this many ticks, 1..8. Usually 2 */
     uint32_t frame_ticks;       /* ticks in a regular FRAME, frame_every..8. Usually 4 */
     uint32_t max_input_rate;    /* INPUT messages a peer may send per second; more are dropped
-                                   and counted. Usually 2 x tick_hz */
+                                   and counted. At least tick_hz. Usually 120 (2 x 60 Hz) */
     const char *password;       /* NULL or "" = none; copied */
     rs_room_auth_fn auth;       /* NULL: everybody is accepted as a guest (player id 0) */
     void *auth_ctx;
@@ -140,9 +141,9 @@ typedef struct rs_room_config {
 } rs_room_config;
 
 /* 60 Hz, 4 substeps, 3 laps, 16 players, 8 spectators, start at 16 players or
- * 10 s after the first, 3 s countdown, 10 s results, 60 s finish timeout,
- * hash every 30 ticks, FRAME every 2 ticks carrying 4, 120 INPUTs/s. The
- * track, its JSON and the car stay NULL. */
+ * 10 s after the first, at most 15 s of load wait, 3 s countdown, 10 s
+ * results, 60 s finish timeout, hash every 30 ticks, FRAME every 2 ticks
+ * carrying 4, 120 INPUTs/s. The track, its JSON and the car stay NULL. */
 rs_room_config rs_room_config_default(void);
 
 /* Checks the configuration and creates a room in the lobby. Copies the
@@ -282,12 +283,12 @@ const char *rs_room_name(const rs_room *room);
 /* Sends BYE(reason, text) to every peer and closes them (shutdown). */
 void rs_room_close_all(rs_room *room, uint8_t reason, const char *text);
 
-/* Added to contract C: the room's stock car (cfg.car, borrowed) and the
- * track the current race runs on (in the lobby: the next race's), with its
- * JSON text (borrowed; json and json_len may be NULL). Never fail. */
+/* The room's stock car (cfg.car, borrowed) and the track the current race
+ * runs on (in the lobby: the next race's), with its JSON text (borrowed;
+ * json and json_len may be NULL). Never fail. */
 const rs_car_params *rs_room_stock_car(const rs_room *room);
 const rs_track *rs_room_track(const rs_room *room, const char **json, size_t *json_len);
-/* Added to contract C: the race distance (cfg.laps). Never fails. */
+/* The race distance (cfg.laps). Never fails. */
 uint32_t rs_room_laps(const rs_room *room);
 
 #ifdef __cplusplus

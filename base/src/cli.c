@@ -1,5 +1,6 @@
 /*
- * The argument helpers every command-line tool here shares (cmd.h):
+ * The argument helpers every command-line tool here shares
+ * (racesim/base/cli.h):
  * racesim and racectl print the same kinds of usage errors and parse
  * numbers the same strict way. Messages start with the program's name.
  */
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "racesim/base/cli.h"
 
 static const char *program = "racesim";
 

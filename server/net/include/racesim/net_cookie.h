@@ -1,5 +1,5 @@
 /*
- * The stateless connect cookie (protocol/SPEC.md section 7, contract B).
+ * The stateless connect cookie (protocol/SPEC.md section 7).
  *
  * Before ENet allocates a peer for a CONNECT, the server checks that the
  * sender can receive datagrams at the address it claims: the client first
@@ -15,8 +15,8 @@
  *
  * Pure functions (no ENet, no clock) except rs_cookie_key_random.
  */
-#ifndef RS_NET_COOKIE_H
-#define RS_NET_COOKIE_H
+#ifndef RACESIM_NET_COOKIE_H
+#define RACESIM_NET_COOKIE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -11,11 +11,11 @@
  * changing its controls as often as a real driver does, so a load test's
  * traffic is as large as a real race's.
  *
- * Library rs_bot (static), header examples/bot.h. Thread rules as the SDK's:
+ * Library rs_bot (static, client_sdk/bot), header racesim/bot.h. Thread rules as the SDK's:
  * a bot belongs to one thread at a time; different bots share nothing.
  */
-#ifndef RS_EXAMPLES_BOT_H
-#define RS_EXAMPLES_BOT_H
+#ifndef RACESIM_BOT_H
+#define RACESIM_BOT_H
 
 #include <stdbool.h>
 #include <stddef.h>

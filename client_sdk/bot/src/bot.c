@@ -4,7 +4,7 @@
  * from the server (rs_client_track, rs_client_car_params), so the line is
  * rebuilt whenever a new world's track or car differs from the last one.
  */
-#include "bot.h"
+#include "racesim/bot.h"
 
 #include <stdio.h>
 #include <stdlib.h>

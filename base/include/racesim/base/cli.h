@@ -1,0 +1,48 @@
+/*
+ * The argument helpers every command-line tool here shares (racesim,
+ * racectl, the benchmarks): the same usage errors, the same strict number
+ * parsing, the same exit statuses.
+ */
+#ifndef RACESIM_BASE_CLI_H
+#define RACESIM_BASE_CLI_H
+
+#include <stdint.h>
+
+#include "racesim/base/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2 };
+
+/* The program name the helpers below print (default "racesim"); a tool's
+ * main sets it once before parsing arguments. */
+void rs_cli_set_program(const char *name);
+
+/* Prints "<program> <cmd>: <message>" and a hint to stderr; returns
+ * RS_EXIT_USAGE so callers can `return rs_usage_error(...)`. */
+int rs_usage_error(const char *cmd, const char *fmt, ...) RS_PRINTF(2, 3);
+
+/* Prints "<program> <cmd>: <message>" to stderr; returns RS_EXIT_FAIL. */
+int rs_fail(const char *cmd, const char *fmt, ...) RS_PRINTF(2, 3);
+
+/* True when arg is "-h" or "--help". */
+int rs_is_help(const char *arg);
+
+/* Fetches the value of option argv[*i] (which must have one); advances *i.
+ * Returns NULL (after printing a usage error) when it is missing. */
+const char *rs_opt_value(const char *cmd, int argc, char **argv, int *i);
+
+/* Parses a whole string as a finite double / a non-negative integer in
+ * [lo, hi]. Return 0 on success; on failure print a usage error naming the
+ * option and return RS_EXIT_USAGE. */
+int rs_parse_double(const char *cmd, const char *opt, const char *text, double *out);
+int rs_parse_u32(const char *cmd, const char *opt, const char *text, uint32_t lo, uint32_t hi,
+                 uint32_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
