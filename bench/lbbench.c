@@ -21,14 +21,13 @@
  * RS_TUNE_KEY_STOCK). Laps carry no proofs (lap_proofs stays
  * empty): the leaderboard never reads them.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, mkdtemp */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -129,7 +128,8 @@ static int parse_options(int argc, char **argv, options *o)
             return 1;
         }
         if (i + 1 >= argc) {
-            fprintf(stderr, "lbbench: unknown option or missing value: '%s'\n(see lbbench --help)\n", a);
+            fprintf(stderr,
+                    "lbbench: unknown option or missing value: '%s'\n(see lbbench --help)\n", a);
             return -1;
         }
         const char *v = argv[++i];
@@ -410,14 +410,16 @@ static int generate(const char *path, const options *o, const world_defs *w, uin
                            " VALUES (?1, ?2, ?3, ?4, ?5)",
                            -1, &g.player, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(g.db,
-                           "INSERT INTO laps (id, player_id, track_id, car_id, base_hash, tune_hash,"
-                           " physics_version, race_id, lap_number, time_us, sectors_us, valid,"
-                           " invalid_reason, end_hash, recorded_at)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                           "INSERT INTO laps (id, player_id, track_id, car_id, base_hash,"
+                           " tune_hash, physics_version, race_id, lap_number, time_us,"
+                           " sectors_us, valid, invalid_reason, end_hash, recorded_at)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9, ?10, ?11, ?12,"
+                           " ?13, ?14)",
                            -1, &g.lap, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(g.db,
                            "INSERT INTO personal_bests (track_id, base_hash, physics_version,"
-                           " tune_key, player_id, lap_id, time_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                           " tune_key, player_id, lap_id, time_us)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                            -1, &g.pb, NULL) != SQLITE_OK) {
         gen_fail(&g, "prepare");
         goto done;

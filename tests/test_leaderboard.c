@@ -6,8 +6,6 @@
  * stock and one tune, the physics-version filter, invalid laps, personal bests, recent
  * laps, and that every board query runs on an index.
  */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp */
-
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -23,9 +20,8 @@
 #include "racesim/leaderboard.h"
 #include "racesim/physics.h"
 #include "racesim/store.h"
-
-/* The internal header gives the SQL texts for the query-plan test. */
-#include "../server/store/src/leaderboard_internal.h"
+#include "racesim/store_testing.h" /* the SQL texts, for the query-plan test */
+#include "test_data.h"
 
 #define PV RS_PHYSICS_VERSION
 #define TRACK_A 0x1111222233334444ull
@@ -34,8 +30,7 @@
 #define TUNE_Y 0x0000000000000042ull
 
 typedef struct fixture {
-    char dir[256];
-    char path[300];
+    test_tmpdb db;
     rs_store *store;
     rs_leaderboard *lb;
     uint64_t car_c5, car_formula;
@@ -52,15 +47,23 @@ static void add_player(fixture *f, int i, const char *name)
                      RS_OK);
 }
 
+/* Players 0..n-1, named by the format with their number. */
+static void add_players(fixture *f, int n, const char *format)
+{
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, format, i);
+        add_player(f, i, name);
+    }
+}
+
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    const char *tmp = getenv("TMPDIR");
-    snprintf(f->dir, sizeof f->dir, "%s/test_leaderboard.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->path, sizeof f->path, "%s/lb.db", f->dir);
-    assert_int_equal(rs_store_open(f->path, RS_STORE_CREATE, &f->store, f->err, sizeof f->err),
+    assert_true(test_tmpdb_make(&f->db));
+    assert_int_equal(rs_store_open(f->db.path, RS_STORE_CREATE, &f->store, f->err,
+                                   sizeof f->err),
                      RS_OK);
 
     int64_t id;
@@ -70,13 +73,11 @@ static int setup(void **state)
     assert_int_equal(rs_store_put_track(f->store, TRACK_B, "Beta Loop", "{}", &id, f->err,
                                         sizeof f->err),
                      RS_OK);
-    static const char *const cars[2] = {"cars/c5.json", "cars/formula.json"};
+    static const char *const cars[2] = {"c5", "formula"};
     uint64_t *hashes[2] = {&f->car_c5, &f->car_formula};
     for (int c = 0; c < 2; c++) {
-        char file[512];
         rs_car_params *p = NULL;
-        snprintf(file, sizeof file, "%s/%s", RS_DATA_DIR, cars[c]);
-        assert_int_equal(rs_car_params_load(file, &p, f->err, sizeof f->err), RS_OK);
+        assert_true(test_car_load(cars[c], &p));
         *hashes[c] = rs_car_params_hash(p);
         assert_int_equal(rs_store_put_car(f->store, p, 0, &id, f->err, sizeof f->err), RS_OK);
         rs_car_params_destroy(p);
@@ -90,15 +91,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    char side[400];
     rs_leaderboard_close(f->lb);
     rs_store_close(f->store);
-    remove(f->path);
-    snprintf(side, sizeof side, "%s-wal", f->path);
-    remove(side);
-    snprintf(side, sizeof side, "%s-shm", f->path);
-    remove(side);
-    rmdir(f->dir);
+    test_tmpdb_remove(&f->db);
     free(f);
     return 0;
 }
@@ -235,11 +230,7 @@ static void test_equal_times_rank_the_earlier_lap_first(void **state)
 static void test_pages_by_offset_and_by_key_match_one_big_page(void **state)
 {
     fixture *f = *state;
-    for (int i = 0; i < 25; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "p%02d", i);
-        add_player(f, i, name);
-    }
+    add_players(f, 25, "p%02d");
     for (int i = 24; i >= 0; i--)
         add_lap(f, i, 80000000 + (int64_t)(i / 3) * 1000); /* threes share a time */
 
@@ -290,12 +281,9 @@ static void test_pages_by_offset_and_by_key_match_one_big_page(void **state)
 static void test_rank_and_neighbours_match_the_board(void **state)
 {
     fixture *f = *state;
-    for (int i = 0; i < 9; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "n%d", i);
-        add_player(f, i, name);
+    add_players(f, 9, "n%d");
+    for (int i = 0; i < 9; i++)
         add_lap(f, i, 70000000 + (int64_t)i * 5000); /* player i has rank i + 1 */
-    }
     rs_board_key key = board(f, 0);
     rs_lb_row rows[5];
     uint32_t n, me;
@@ -652,10 +640,10 @@ static void test_board_queries_run_on_the_rank_index(void **state)
 {
     fixture *f = *state;
     sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_open_v2(f->db.path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     const char *name;
     const char *sql;
-    for (unsigned i = 0; (sql = rs_leaderboard_sql(i, &name)) != NULL; i++) {
+    for (unsigned i = 0; (sql = rs_store__leaderboard_sql(i, &name)) != NULL; i++) {
         char buf[4096];
         snprintf(buf, sizeof buf, "EXPLAIN QUERY PLAN %s", sql);
         sqlite3_stmt *st = NULL;

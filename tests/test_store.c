@@ -19,57 +19,37 @@
 
 #include <cmocka.h>
 
+#include "racesim/leaderboard.h"
+#include "racesim/physics.h"
+#include "racesim/store.h"
+#include "racesim/store_testing.h"
 #include "test_data.h"
-#include <sqlite3.h>
 
-#include <racesim/physics.h>
-#include <racesim/store.h>
+typedef test_tmpdb fixture;
 
-typedef struct fixture {
-    char dir[64];
-    char path[128];
-} fixture;
-
-static int setup(void **state)
+/* Runs SQL on the file outside the store; the first value it answers. */
+static int64_t raw_sql(const char *path, const char *sql)
 {
-    fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/rs_store_XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->path, sizeof f->path, "%s/race.db", f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    test_db_remove(f->path);
-    chmod(f->dir, 0700);
-    rmdir(f->dir);
-    free(f);
-    return 0;
-}
-
-static int64_t raw_int(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    int64_t v = 0;
+    char err[512];
+    if (rs_store__raw_sql(path, sql, &v, err, sizeof err) != RS_OK)
+        fail_msg("%s", err);
     return v;
 }
 
-static void raw_exec(const char *path, const char *sql)
+/* Every way of opening path must be refused as not a database (with the
+ * path and what in the message), whatever the flags. */
+static void refused_in_every_mode(const char *path, const char *what)
 {
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    unsigned modes[] = {RS_STORE_CREATE, 0, RS_STORE_READONLY};
+    for (size_t i = 0; i < 3; i++) {
+        rs_store *s = NULL;
+        char err[512];
+        assert_int_equal(rs_store_open(path, modes[i], &s, err, sizeof err), RS_ERR_FORMAT);
+        assert_null(s);
+        assert_non_null(strstr(err, path));
+        assert_non_null(strstr(err, what));
+    }
 }
 
 static off_t file_size(const char *path)
@@ -88,24 +68,25 @@ typedef struct world {
 
 #define TRACK_HASH UINT64_C(0x9e3779b97f4a7c15)
 
-static void make_world(const char *path, world *w)
+static world make_world(const char *path)
 {
+    world w = {0};
     char err[512], token[RS_TOKEN_HEX_LEN + 1];
-    assert_int_equal(rs_store_open(path, RS_STORE_CREATE, &w->s, err, sizeof err), RS_OK);
-    assert_int_equal(rs_store_player_register(w->s, "alice", 1000, &w->player, token, err,
+    assert_int_equal(rs_store_open(path, RS_STORE_CREATE, &w.s, err, sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_register(w.s, "alice", 1000, &w.player, token, err,
                                               sizeof err),
                      RS_OK);
     rs_car_params *car = NULL;
-    assert_int_equal(rs_car_params_load(RS_DATA_DIR "/cars/c5.json", &car, err, sizeof err),
-                     RS_OK);
+    assert_true(test_car_load("c5", &car));
     int64_t car_id = 0, track_id = 0;
-    assert_int_equal(rs_store_put_car(w->s, car, 0, &car_id, err, sizeof err), RS_OK);
-    w->car_hash = rs_car_params_hash(car);
+    assert_int_equal(rs_store_put_car(w.s, car, 0, &car_id, err, sizeof err), RS_OK);
+    w.car_hash = rs_car_params_hash(car);
     rs_car_params_destroy(car);
-    assert_int_equal(rs_store_put_track(w->s, TRACK_HASH, "test track", "{\"name\":\"t\"}",
+    assert_int_equal(rs_store_put_track(w.s, TRACK_HASH, "test track", "{\"name\":\"t\"}",
                                         &track_id, err, sizeof err),
                      RS_OK);
-    w->track_hash = TRACK_HASH;
+    w.track_hash = TRACK_HASH;
+    return w;
 }
 
 static rs_store_lap lap_for(const world *w, int64_t caller_id, int64_t time_us)
@@ -163,15 +144,7 @@ static void test_random_bytes_are_refused_and_left_alone(void **state)
     assert_non_null(fp);
     assert_int_equal(fwrite(junk, 1, sizeof junk, fp), sizeof junk);
     fclose(fp);
-    unsigned modes[] = {RS_STORE_CREATE, 0, RS_STORE_READONLY};
-    for (size_t i = 0; i < 3; i++) {
-        rs_store *s = NULL;
-        char err[512];
-        assert_int_equal(rs_store_open(f->path, modes[i], &s, err, sizeof err), RS_ERR_FORMAT);
-        assert_null(s);
-        assert_non_null(strstr(err, f->path));
-        assert_non_null(strstr(err, "not a SQLite database or corrupt"));
-    }
+    refused_in_every_mode(f->path, "not a SQLite database or corrupt");
     uint8_t back[sizeof junk];
     fp = fopen(f->path, "rb");
     assert_non_null(fp);
@@ -184,8 +157,7 @@ static void test_random_bytes_are_refused_and_left_alone(void **state)
  * pages, then closes it, which checkpoints the WAL into the main file. */
 static void make_big_database(const char *path)
 {
-    world w;
-    make_world(path, &w);
+    world w = make_world(path);
     uint8_t proof[4096];
     uint32_t x = 99;
     char err[512];
@@ -210,16 +182,8 @@ static void test_truncated_file_is_refused_and_left_alone(void **state)
     off_t size = file_size(f->path);
     assert_true(size > 1000000);
     assert_int_equal(truncate(f->path, size / 2), 0);
-    unsigned modes[] = {RS_STORE_CREATE, 0, RS_STORE_READONLY};
-    for (size_t i = 0; i < 3; i++) {
-        rs_store *s = NULL;
-        char err[512];
-        assert_int_equal(rs_store_open(f->path, modes[i], &s, err, sizeof err), RS_ERR_FORMAT);
-        assert_null(s);
-        assert_non_null(strstr(err, f->path));
-        assert_non_null(strstr(err, "corrupt"));
-        assert_int_equal(file_size(f->path), size / 2);
-    }
+    refused_in_every_mode(f->path, "corrupt");
+    assert_int_equal(file_size(f->path), size / 2);
 }
 
 static void test_damaged_page_is_caught_by_the_check(void **state)
@@ -331,7 +295,7 @@ static void test_player_tokens_are_random_and_stored_only_hashed(void **state)
              "SELECT count(*) FROM players WHERE hex(token_hash) = upper('%s') "
              "OR instr(lower(hex(token_salt || token_hash)), '%.32s') > 0",
              t1, t1);
-    assert_int_equal(raw_int(f->path, sql), 0);
+    assert_int_equal(raw_sql(f->path, sql), 0);
 }
 
 /* ------------------------------------------------------------ catalogue */
@@ -339,12 +303,10 @@ static void test_player_tokens_are_random_and_stored_only_hashed(void **state)
 static void test_cars_and_tracks_are_stored_once(void **state)
 {
     fixture *f = *state;
-    world w;
-    make_world(f->path, &w);
+    world w = make_world(f->path);
     char err[512];
     rs_car_params *car = NULL;
-    assert_int_equal(rs_car_params_load(RS_DATA_DIR "/cars/c5.json", &car, err, sizeof err),
-                     RS_OK);
+    assert_true(test_car_load("c5", &car));
     int64_t id1 = 0, id2 = 0, t1 = 0, t2 = 0;
     assert_int_equal(rs_store_put_car(w.s, car, 0, &id1, err, sizeof err), RS_OK);
     assert_int_equal(rs_store_put_car(w.s, car, 0, &id2, err, sizeof err), RS_OK);
@@ -356,26 +318,23 @@ static void test_cars_and_tracks_are_stored_once(void **state)
     assert_int_equal(rs_store_put_track(w.s, TRACK_HASH, "x", "{}", &t2, err, sizeof err), RS_OK);
     assert_int_equal(t1, t2);
     assert_int_equal(rs_store_track_id(w.s, 42, &t2, err, sizeof err), RS_ERR_MISSING);
-    rs_store_close(w.s);
     /* The stored block rebuilds the same car. */
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT block, params_hash, base_hash FROM cars", -1,
-                                        &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    rs_car_params *back = NULL;
-    assert_int_equal(rs_car_params_from_block(sqlite3_column_blob(st, 0),
-                                              (size_t)sqlite3_column_bytes(st, 0), &back, err,
-                                              sizeof err),
+    rs_leaderboard *lb = NULL;
+    uint8_t *block = NULL;
+    size_t len = 0;
+    assert_int_equal(rs_leaderboard_open(w.s, &lb, err, sizeof err), RS_OK);
+    assert_int_equal(rs_leaderboard_car_block(lb, w.car_hash, &block, &len, err, sizeof err),
                      RS_OK);
+    rs_leaderboard_close(lb);
+    rs_store_close(w.s);
+    rs_car_params *back = NULL;
+    assert_int_equal(rs_car_params_from_block(block, len, &back, err, sizeof err), RS_OK);
     assert_true(rs_car_params_hash(back) == w.car_hash);
-    assert_true((uint64_t)sqlite3_column_int64(st, 1) == w.car_hash);
-    assert_true((uint64_t)sqlite3_column_int64(st, 2) == w.car_hash);
     rs_car_params_destroy(back);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    free(block);
+    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM cars"), 1);
+    assert_true((uint64_t)raw_sql(f->path, "SELECT params_hash FROM cars") == w.car_hash);
+    assert_true((uint64_t)raw_sql(f->path, "SELECT base_hash FROM cars") == w.car_hash);
 }
 
 /* ----------------------------------------------------------------- laps */
@@ -383,8 +342,7 @@ static void test_cars_and_tracks_are_stored_once(void **state)
 static void test_lap_and_proof_round_trip(void **state)
 {
     fixture *f = *state;
-    world w;
-    make_world(f->path, &w);
+    world w = make_world(f->path);
     char err[512];
     uint8_t proof[20000];
     for (size_t i = 0; i < sizeof proof; i++)
@@ -412,26 +370,26 @@ static void test_lap_and_proof_round_trip(void **state)
     free(back);
     rs_store_close(w.s);
 
-    assert_true(raw_int(f->path, "SELECT length(data) FROM lap_proofs") < 5000);
-    assert_int_equal(raw_int(f->path, "SELECT time_us FROM laps"), 83456789);
-    assert_int_equal(raw_int(f->path, "SELECT sectors_us = '[27818929,27818929,27818931]' "
+    assert_true(raw_sql(f->path, "SELECT length(data) FROM lap_proofs") < 5000);
+    assert_int_equal(raw_sql(f->path, "SELECT time_us FROM laps"), 83456789);
+    assert_int_equal(raw_sql(f->path, "SELECT sectors_us = '[27818929,27818929,27818931]' "
                                       "FROM laps"),
                      1);
-    assert_true((uint64_t)raw_int(f->path, "SELECT end_hash FROM laps") ==
+    assert_true((uint64_t)raw_sql(f->path, "SELECT end_hash FROM laps") ==
                 UINT64_C(0xfedcba9876543210));
 
     /* A damaged raw size is reported, not trusted. */
-    raw_exec(f->path, "UPDATE lap_proofs SET raw_size = raw_size + 1");
+    raw_sql(f->path, "UPDATE lap_proofs SET raw_size = raw_size + 1");
     rs_store *s = NULL;
     assert_int_equal(rs_store_open(f->path, 0, &s, err, sizeof err), RS_OK);
     assert_int_equal(rs_store_lap_proof(s, id, &format, &back, &len, err, sizeof err),
                      RS_ERR_FORMAT);
     assert_null(back);
     assert_non_null(strstr(err, "recorded"));
-    raw_exec(f->path, "UPDATE lap_proofs SET raw_size = raw_size - 2");
+    raw_sql(f->path, "UPDATE lap_proofs SET raw_size = raw_size - 2");
     assert_int_equal(rs_store_lap_proof(s, id, &format, &back, &len, err, sizeof err),
                      RS_ERR_FORMAT);
-    raw_exec(f->path, "UPDATE lap_proofs SET raw_size = raw_size + 1, "
+    raw_sql(f->path, "UPDATE lap_proofs SET raw_size = raw_size + 1, "
                       "data = substr(data, 1, length(data) / 2)");
     assert_int_equal(rs_store_lap_proof(s, id, &format, &back, &len, err, sizeof err),
                      RS_ERR_FORMAT);
@@ -441,8 +399,7 @@ static void test_lap_and_proof_round_trip(void **state)
 static void test_bad_laps_are_refused_whole(void **state)
 {
     fixture *f = *state;
-    world w;
-    make_world(f->path, &w);
+    world w = make_world(f->path);
     char err[512];
     int64_t id = 0;
     rs_store_lap lap = lap_for(&w, 1, 0);
@@ -455,8 +412,8 @@ static void test_bad_laps_are_refused_whole(void **state)
     lap.player_id = 999;
     assert_int_equal(rs_store_put_lap(w.s, &lap, &id, err, sizeof err), RS_ERR_RANGE);
     rs_store_close(w.s);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM laps"), 0);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM personal_bests"), 0);
+    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM laps"), 0);
+    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM personal_bests"), 0);
 }
 
 static int64_t best(const char *path, uint64_t tune_key)
@@ -466,14 +423,13 @@ static int64_t best(const char *path, uint64_t tune_key)
              "SELECT coalesce((SELECT lap_id * 1000000000 + time_us FROM personal_bests "
              "WHERE tune_key = %lld), 0)",
              (long long)tune_key);
-    return raw_int(path, sql);
+    return raw_sql(path, sql);
 }
 
 static void test_personal_bests_keep_the_first_of_the_fastest(void **state)
 {
     fixture *f = *state;
-    world w;
-    make_world(f->path, &w);
+    world w = make_world(f->path);
     char err[512];
     int64_t ids[6];
     /* stock 100, tuned 90, stock 95, tuned 90 (tie), invalid 50, stock 95 (tie) */
@@ -487,8 +443,8 @@ static void test_personal_bests_keep_the_first_of_the_fastest(void **state)
         assert_int_equal(rs_store_put_lap(w.s, &lap, &ids[i], err, sizeof err), RS_OK);
     }
     rs_store_close(w.s);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM laps"), 6);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM personal_bests"), 3);
+    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM laps"), 6);
+    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM personal_bests"), 3);
     assert_int_equal(best(f->path, RS_TUNE_KEY_ANY), ids[1] * 1000000000 + 90);
     assert_int_equal(best(f->path, 7), ids[1] * 1000000000 + 90);
     assert_int_equal(best(f->path, rs_store_tune_key(0)), ids[2] * 1000000000 + 95);
@@ -501,8 +457,7 @@ static void test_personal_bests_keep_the_first_of_the_fastest(void **state)
 static void test_races_and_results(void **state)
 {
     fixture *f = *state;
-    world w;
-    make_world(f->path, &w);
+    world w = make_world(f->path);
     char err[512];
     rs_store_race race = {.track_hash = w.track_hash, .laps = 3,
                           .physics_version = RS_PHYSICS_VERSION, .started_at = 50};
@@ -524,11 +479,11 @@ static void test_races_and_results(void **state)
     race.forced_tune_hash = 99;
     assert_int_equal(rs_store_race_create(w.s, &race, &race_id, err, sizeof err), RS_OK);
     rs_store_close(w.s);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM race_results"), 1);
-    assert_int_equal(raw_int(f->path, "SELECT barrier_hits FROM race_results"), 2);
-    assert_int_equal(raw_int(f->path, "SELECT finished_at FROM races WHERE id = 1"), 60);
-    assert_int_equal(raw_int(f->path, "SELECT forced_tune_hash FROM races WHERE id = 2"), 99);
-    assert_int_equal(raw_int(f->path, "SELECT race_id FROM laps"), 1);
+    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM race_results"), 1);
+    assert_int_equal(raw_sql(f->path, "SELECT barrier_hits FROM race_results"), 2);
+    assert_int_equal(raw_sql(f->path, "SELECT finished_at FROM races WHERE id = 1"), 60);
+    assert_int_equal(raw_sql(f->path, "SELECT forced_tune_hash FROM races WHERE id = 2"), 99);
+    assert_int_equal(raw_sql(f->path, "SELECT race_id FROM laps"), 1);
 }
 
 /* ---------------------------------------------------------------- tunes */
@@ -536,8 +491,7 @@ static void test_races_and_results(void **state)
 static void test_tunes_save_list_load_delete(void **state)
 {
     fixture *f = *state;
-    world w;
-    make_world(f->path, &w);
+    world w = make_world(f->path);
     char err[512];
     int64_t id1 = 0, id2 = 0, id3 = 0;
     assert_int_equal(rs_store_tune_save(w.s, w.player, w.car_hash, "wet", 1, 11, "{\"a\":1}", 5,
@@ -587,7 +541,7 @@ static void test_tunes_save_list_load_delete(void **state)
 
 int main(void)
 {
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, test_tmpdb_setup, test_tmpdb_teardown)
     const struct CMUnitTest tests[] = {
         T(test_missing_file_is_a_clear_error),
         T(test_random_bytes_are_refused_and_left_alone),

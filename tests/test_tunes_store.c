@@ -5,8 +5,6 @@
  * loaded JSON gives the same car), versioned under the same name, and
  * deleted.
  */
-#define _POSIX_C_SOURCE 200809L
-
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -23,32 +20,28 @@
 #include "racesim/tune.h"
 
 typedef struct fixture {
-    char dir[64], db[128];
+    test_tmpdb db;
     rs_store *s;
     rs_car_params *c5;
     int64_t player;
 } fixture;
 
+/* A database with the C5 and one player. */
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
-    char err[512], path[1024], token[RS_TOKEN_HEX_LEN + 1];
-    snprintf(f->dir, sizeof f->dir, "/tmp/rs_tunes_XXXXXX");
-    if (!mkdtemp(f->dir))
-        return -1;
-    snprintf(f->db, sizeof f->db, "%s/t.db", f->dir);
-    const char *data = getenv("RS_DATA_DIR") ? getenv("RS_DATA_DIR") : RS_DATA_DIR;
-    snprintf(path, sizeof path, "%s/cars/c5.json", data);
+    *state = f;
+    char err[512] = "", token[RS_TOKEN_HEX_LEN + 1];
     int64_t car_id;
-    if (rs_store_open(f->db, RS_STORE_CREATE, &f->s, err, sizeof err) != RS_OK ||
-        rs_car_params_load(path, &f->c5, err, sizeof err) != RS_OK ||
+    if (!f || !test_tmpdb_make(&f->db) || !test_car_load("c5", &f->c5))
+        return -1;
+    if (rs_store_open(f->db.path, RS_STORE_CREATE, &f->s, err, sizeof err) != RS_OK ||
         rs_store_put_car(f->s, f->c5, 0, &car_id, err, sizeof err) != RS_OK ||
         rs_store_player_register(f->s, "tuner", 1700000000, &f->player, token, err, sizeof err) !=
             RS_OK) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }
-    *state = f;
     return 0;
 }
 
@@ -57,8 +50,7 @@ static int teardown(void **state)
     fixture *f = *state;
     rs_store_close(f->s);
     rs_car_params_destroy(f->c5);
-    test_db_remove(f->db);
-    rmdir(f->dir);
+    test_tmpdb_remove(&f->db);
     free(f);
     return 0;
 }
@@ -121,8 +113,8 @@ static void test_a_legal_tune_is_saved_listed_loaded_versioned_and_deleted(void 
     assert_true(info.tune_hash == h1);
     rs_car_params *tuned = NULL;
     uint64_t h;
-    assert_int_equal(rs_tune_apply(f->c5, json, strlen(json), "loaded", &tuned, &h, err, sizeof err),
-                     RS_OK);
+    assert_int_equal(
+        rs_tune_apply(f->c5, json, strlen(json), "loaded", &tuned, &h, err, sizeof err), RS_OK);
     assert_true(h == h1);
     assert_true(rs_car_params_hash(tuned) == info.params_hash);
     /* The tuned block is stored, so its laps can be re-simulated. */
@@ -148,11 +140,10 @@ static void test_a_legal_tune_is_saved_listed_loaded_versioned_and_deleted(void 
 
 int main(void)
 {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_an_illegal_tune_is_rejected_whole_and_nothing_is_stored,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_a_legal_tune_is_saved_listed_loaded_versioned_and_deleted,
-                                        setup, teardown),
+        T(test_an_illegal_tune_is_rejected_whole_and_nothing_is_stored),
+        T(test_a_legal_tune_is_saved_listed_loaded_versioned_and_deleted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

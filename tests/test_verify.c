@@ -15,27 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmocka.h>
-#include <sqlite3.h>
 
-#include "test_data.h"
 #include "racesim/driver.h"
 #include "racesim/racelog.h"
 #include "racesim/store.h"
+#include "racesim/store_testing.h"
 #include "racesim/track.h"
 #include "racesim/tune.h"
-#include "racesim/base/file.h"
+#include "test_data.h"
 
 #define CARS 3
 #define LAPS 2
-
-static const char *data_dir(void)
-{
-    const char *d = getenv("RS_DATA_DIR");
-    return d ? d : RS_DATA_DIR;
-}
 
 /* Runs racectl with args; returns its exit status and its stdout. */
 static int racectl(const char *db, const char *args, char *out, size_t cap)
@@ -51,7 +43,7 @@ static int racectl(const char *db, const char *args, char *out, size_t cap)
 }
 
 typedef struct race_db {
-    char dir[256], db[320];
+    test_tmpdb tmp;
     uint32_t laps_recorded;
     int64_t lap_ids[CARS * (LAPS + 1)];
 } race_db;
@@ -59,16 +51,15 @@ typedef struct race_db {
 /* Records the race into a fresh database. Car 3 runs a tuned C5. */
 static void record_race(race_db *r)
 {
-    char err[512], path[1024];
-    snprintf(r->dir, sizeof r->dir, "/tmp/rs_verify_XXXXXX");
-    assert_non_null(mkdtemp(r->dir));
-    snprintf(r->db, sizeof r->db, "%s/race.db", r->dir);
+    char err[512];
+    memset(r, 0, sizeof *r);
+    assert_true(test_tmpdb_make(&r->tmp));
+    const char *db = r->tmp.path;
 
     rs_store *s = NULL;
-    assert_int_equal(rs_store_open(r->db, RS_STORE_CREATE, &s, err, sizeof err), RS_OK);
+    assert_int_equal(rs_store_open(db, RS_STORE_CREATE, &s, err, sizeof err), RS_OK);
     rs_car_params *c5 = NULL, *tuned = NULL;
-    snprintf(path, sizeof path, "%s/cars/c5.json", data_dir());
-    assert_int_equal(rs_car_params_load(path, &c5, err, sizeof err), RS_OK);
+    assert_true(test_car_load("c5", &c5));
     static const char tune[] = "{\"gearbox\": {\"final_drive\": 3.2}}";
     uint64_t tune_hash = 0;
     if (rs_tune_apply(c5, tune, sizeof tune - 1, "tune.json", &tuned, &tune_hash, err,
@@ -76,12 +67,9 @@ static void record_race(race_db *r)
         fail_msg("tune: %s", err);
     assert_true(tune_hash != 0);
     size_t track_len;
-    snprintf(path, sizeof path, "%s/tracks/oval.json", data_dir());
     char *track_json = NULL;
-    assert_int_equal(rs_file_read(path, 0, &track_json, &track_len, NULL, 0), RS_FILE_OK);
     rs_track *track = NULL;
-    assert_int_equal(rs_track_parse(track_json, track_len, "oval.json", &track, err, sizeof err),
-                     RS_OK);
+    assert_true(test_track_load("oval", &track, &track_json, &track_len));
 
     int64_t car_id, track_id, race_id, player[CARS];
     assert_int_equal(rs_store_put_car(s, c5, 0, &car_id, err, sizeof err), RS_OK);
@@ -125,7 +113,7 @@ static void record_race(race_db *r)
                                       i == CARS - 1 ? tune_hash : 0};
     }
     rs_store_writer *writer = NULL;
-    assert_int_equal(rs_store_writer_open(r->db, NULL, &writer, err, sizeof err), RS_OK);
+    assert_int_equal(rs_store_writer_open(db, NULL, &writer, err, sizeof err), RS_OK);
     rs_racelog_def ld = {writer, race_id, rs_track_hash(track), who, 60u * 120u, 1, false, 0};
     rs_racelog *log = NULL;
     /* A race that forced the stock car would refuse the tuned entrant. */
@@ -184,28 +172,21 @@ static void record_race(race_db *r)
     rs_car_params_destroy(c5);
 }
 
-static void remove_db(race_db *r)
-{
-    test_db_remove(r->db);
-    rmdir(r->dir);
-}
-
 static void test_every_recorded_lap_verifies_and_tampering_is_named(void **state)
 {
     (void)state;
     race_db r;
-    memset(&r, 0, sizeof r);
     record_race(&r);
     char out[16384], args[64];
     for (uint32_t i = 0; i < r.laps_recorded; i++) {
         snprintf(args, sizeof args, "verify-lap %lld", (long long)r.lap_ids[i]);
-        int rc = racectl(r.db, args, out, sizeof out);
+        int rc = racectl(r.tmp.path, args, out, sizeof out);
         if (rc != 0)
             fail_msg("lap %lld does not verify:\n%s", (long long)r.lap_ids[i], out);
     }
 
     /* One row per player on the board; the tuned car is on "any tune". */
-    int rc = racectl(r.db,
+    int rc = racectl(r.tmp.path,
                      "--json leaderboard --track \"Saltmarsh Speedway\""
                      " --car \"Chevrolet Corvette C5\"",
                      out, sizeof out);
@@ -219,19 +200,16 @@ static void test_every_recorded_lap_verifies_and_tampering_is_named(void **state
 
     /* Change one stored lap time by a microsecond: verification fails and
      * says what differs. */
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(r.db, &db), SQLITE_OK);
-    char sql[128];
+    char sql[128], err[512];
     snprintf(sql, sizeof sql, "UPDATE laps SET time_us = time_us + 1 WHERE id = %lld",
              (long long)r.lap_ids[0]);
-    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    assert_int_equal(rs_store__raw_sql(r.tmp.path, sql, NULL, err, sizeof err), RS_OK);
     snprintf(args, sizeof args, "verify-lap %lld", (long long)r.lap_ids[0]);
-    rc = racectl(r.db, args, out, sizeof out);
+    rc = racectl(r.tmp.path, args, out, sizeof out);
     print_message("tampered lap: exit %d\n%s", rc, out);
     assert_int_equal(rc, 1);
     assert_non_null(strstr(out, "lap time"));
-    remove_db(&r);
+    test_tmpdb_remove(&r.tmp);
 }
 
 int main(void)

@@ -22,66 +22,58 @@
 
 #include <cmocka.h>
 
-#include "test_data.h"
 #include "racesim/base/clock.h"
-#include <sqlite3.h>
-
-#include <racesim/physics.h>
-#include <racesim/store.h>
+#include "racesim/physics.h"
+#include "racesim/store.h"
+#include "racesim/store_testing.h"
+#include "test_data.h"
 
 typedef struct fixture {
-    char dir[64];
-    char path[128];
+    test_tmpdb db;
     int64_t player;
     uint64_t car_hash;
 } fixture;
 
 #define TRACK_HASH UINT64_C(0x1234567890abcdef)
 
+/* A database with one player, the C5 and a track. */
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/rs_writer_XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->path, sizeof f->path, "%s/race.db", f->dir);
+    *state = f;
+    if (!f || !test_tmpdb_make(&f->db))
+        return -1;
     rs_store *s = NULL;
+    rs_car_params *car = NULL;
     char err[512], token[RS_TOKEN_HEX_LEN + 1];
-    assert_int_equal(rs_store_open(f->path, RS_STORE_CREATE, &s, err, sizeof err), RS_OK);
+    int64_t id = 0;
+    assert_int_equal(rs_store_open(f->db.path, RS_STORE_CREATE, &s, err, sizeof err), RS_OK);
     assert_int_equal(rs_store_player_register(s, "driver", 1, &f->player, token, err, sizeof err),
                      RS_OK);
-    rs_car_params *car = NULL;
-    assert_int_equal(rs_car_params_load(RS_DATA_DIR "/cars/c5.json", &car, err, sizeof err),
-                     RS_OK);
-    int64_t id = 0;
+    assert_true(test_car_load("c5", &car));
     assert_int_equal(rs_store_put_car(s, car, 0, &id, err, sizeof err), RS_OK);
     f->car_hash = rs_car_params_hash(car);
     rs_car_params_destroy(car);
     assert_int_equal(rs_store_put_track(s, TRACK_HASH, "t", "{}", &id, err, sizeof err), RS_OK);
     rs_store_close(s);
-    *state = f;
     return 0;
 }
 
 static int teardown(void **state)
 {
     fixture *f = *state;
-    test_db_remove(f->path);
-    rmdir(f->dir);
+    test_tmpdb_remove(&f->db);
     free(f);
     return 0;
 }
 
-static int64_t raw_int(const char *path, const char *sql)
+/* The first value a query on the file answers. */
+static int64_t count_of(const fixture *f, const char *sql)
 {
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    int64_t v = 0;
+    char err[512];
+    if (rs_store__raw_sql(f->db.path, sql, &v, err, sizeof err) != RS_OK)
+        fail_msg("%s", err);
     return v;
 }
 
@@ -118,12 +110,28 @@ static void fill_proof(uint8_t *p, size_t n, uint32_t seed)
     }
 }
 
+/* A writer on the fixture's database; def NULL: the defaults. */
+static rs_store_writer *open_writer(const fixture *f, const rs_store_writer_def *def)
+{
+    rs_store_writer *w = NULL;
+    char err[512];
+    if (rs_store_writer_open(f->db.path, def, &w, err, sizeof err) != RS_OK)
+        fail_msg("%s", err);
+    return w;
+}
+
+/* Closes the writer, which writes everything still queued first, and
+ * returns how many laps the file holds. */
+static int64_t close_and_count_laps(const fixture *f, rs_store_writer *w)
+{
+    rs_store_writer_close(w);
+    return count_of(f, "SELECT count(*) FROM laps");
+}
+
 static void test_laps_are_batched_and_acknowledged_after_commit(void **state)
 {
     fixture *f = *state;
-    rs_store_writer *w = NULL;
-    char err[512];
-    assert_int_equal(rs_store_writer_open(f->path, NULL, &w, err, sizeof err), RS_OK);
+    rs_store_writer *w = open_writer(f, NULL);
     enum { N = 2000 };
     uint8_t proof[2048];
     fill_proof(proof, sizeof proof, 1);
@@ -156,21 +164,18 @@ static void test_laps_are_batched_and_acknowledged_after_commit(void **state)
     printf("# writer: %d laps (2 KiB proofs) in %.3f s = %.0f laps/s, %llu transactions, "
            "largest batch %u, slowest put %.1f us\n",
            N, s, N / s, (unsigned long long)st.transactions, st.max_batch, worst_put_us);
-    rs_store_writer_close(w);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM laps"), N);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM lap_proofs"), N);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM personal_bests"), 2);
+    assert_int_equal(close_and_count_laps(f, w), N);
+    assert_int_equal(count_of(f, "SELECT count(*) FROM lap_proofs"), N);
+    assert_int_equal(count_of(f, "SELECT count(*) FROM personal_bests"), 2);
 }
 
 static void test_full_queue_refuses_at_once(void **state)
 {
     fixture *f = *state;
-    rs_store_writer *w = NULL;
-    char err[512];
     rs_store_writer_def def = rs_store_writer_default();
     def.capacity = 8;
     def.batch_max = 4;
-    assert_int_equal(rs_store_writer_open(f->path, &def, &w, err, sizeof err), RS_OK);
+    rs_store_writer *w = open_writer(f, &def);
     for (int i = 1; i <= 8; i++) {
         rs_store_lap lap = lap_for(f, i, NULL, 0);
         assert_int_equal(rs_store_writer_put_lap(w, &lap), RS_OK);
@@ -185,16 +190,14 @@ static void test_full_queue_refuses_at_once(void **state)
     assert_int_equal(rs_store_writer_poll(w, acks, 3), 3);
     assert_int_equal(rs_store_writer_put_lap(w, &lap), RS_OK);
     assert_int_equal(rs_store_writer_get_stats(w).full, 2);
-    rs_store_writer_close(w);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM laps"), 9);
+    assert_int_equal(close_and_count_laps(f, w), 9);
 }
 
 static void test_a_bad_record_does_not_sink_its_batch(void **state)
 {
     fixture *f = *state;
-    rs_store_writer *w = NULL;
+    rs_store_writer *w = open_writer(f, NULL);
     char err[512];
-    assert_int_equal(rs_store_writer_open(f->path, NULL, &w, err, sizeof err), RS_OK);
     rs_store_lap good1 = lap_for(f, 1, NULL, 0), bad = lap_for(f, 2, NULL, 0),
                  good2 = lap_for(f, 3, NULL, 0), nocar = lap_for(f, 4, NULL, 0);
     bad.player_id = 4242; /* no such player: foreign key */
@@ -224,25 +227,21 @@ static void test_a_bad_record_does_not_sink_its_batch(void **state)
     assert_int_equal(acks[5].status, RS_ERR_MISSING);
     rs_store_writer_last_error(w, err, sizeof err);
     assert_true(err[0] != '\0');
-    rs_store_writer_close(w);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM laps"), 2);
+    assert_int_equal(close_and_count_laps(f, w), 2);
 }
 
 static void test_close_writes_everything_queued(void **state)
 {
     fixture *f = *state;
-    rs_store_writer *w = NULL;
-    char err[512];
-    assert_int_equal(rs_store_writer_open(f->path, NULL, &w, err, sizeof err), RS_OK);
+    rs_store_writer *w = open_writer(f, NULL);
     uint8_t proof[512];
     fill_proof(proof, sizeof proof, 7);
     for (int i = 1; i <= 1000; i++) {
         rs_store_lap lap = lap_for(f, i, proof, sizeof proof);
         assert_int_equal(rs_store_writer_put_lap(w, &lap), RS_OK);
     }
-    rs_store_writer_close(w);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM laps"), 1000);
-    assert_int_equal(raw_int(f->path, "SELECT count(DISTINCT caller_id) FROM laps"), 1000);
+    assert_int_equal(close_and_count_laps(f, w), 1000);
+    assert_int_equal(count_of(f, "SELECT count(DISTINCT caller_id) FROM laps"), 1000);
 }
 
 static void test_writer_refuses_a_missing_database(void **state)
@@ -250,7 +249,7 @@ static void test_writer_refuses_a_missing_database(void **state)
     fixture *f = *state;
     rs_store_writer *w = NULL;
     char err[512], path[200];
-    snprintf(path, sizeof path, "%s/other.db", f->dir);
+    snprintf(path, sizeof path, "%s/other.db", f->db.dir);
     assert_int_equal(rs_store_writer_open(path, NULL, &w, err, sizeof err), RS_ERR_IO);
     assert_null(w);
     assert_non_null(strstr(err, path));
@@ -262,7 +261,7 @@ static void stream_laps(const fixture *f, int fd, int64_t first)
 {
     rs_store_writer *w = NULL;
     char err[512];
-    if (rs_store_writer_open(f->path, NULL, &w, err, sizeof err) != RS_OK)
+    if (rs_store_writer_open(f->db.path, NULL, &w, err, sizeof err) != RS_OK)
         _exit(10);
     uint8_t proof[4096];
     rs_store_ack acks[256];
@@ -343,7 +342,7 @@ static void kill_round(const fixture *f, int64_t first, size_t kill_after)
 
     rs_store *s = NULL;
     char err[512];
-    assert_int_equal(rs_store_open(f->path, RS_STORE_CREATE, &s, err, sizeof err), RS_OK);
+    assert_int_equal(rs_store_open(f->db.path, RS_STORE_CREATE, &s, err, sizeof err), RS_OK);
     assert_int_equal(rs_store_check(s, true, err, sizeof err), RS_OK);
     size_t missing = 0;
     for (size_t i = 0; i < count; i++) {
@@ -367,7 +366,7 @@ static void kill_round(const fixture *f, int64_t first, size_t kill_after)
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM laps WHERE caller_id >= %lld",
              (long long)first);
-    int64_t stored = raw_int(f->path, sql);
+    int64_t stored = count_of(f, sql);
     printf("# sigkill: %zu laps acknowledged before the kill, %lld in the database, %zu missing\n",
            count, (long long)stored, missing);
     assert_int_equal(missing, 0);

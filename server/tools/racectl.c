@@ -129,7 +129,9 @@ int main(int argc, char **argv)
 
 /* ------------------------------------------------------------ helpers */
 
-int rc_parse_i64(const char *cmd, const char *opt, const char *text, int64_t *out)
+/* A positive decimal id; 0 on success, else prints a usage error naming
+ * opt and returns 2. */
+static int parse_i64(const char *cmd, const char *opt, const char *text, int64_t *out)
 {
     char *end = NULL;
     errno = 0;
@@ -140,7 +142,9 @@ int rc_parse_i64(const char *cmd, const char *opt, const char *text, int64_t *ou
     return 0;
 }
 
-int rc_board_option(const char *cmd, int argc, char **argv, int *i, rc_board_opts *o)
+/* If argv[*i] is one of the board options, consumes it (and its value) and
+ * returns 1; returns 0 when it is not one, 2 on a usage error. */
+static int board_option(const char *cmd, int argc, char **argv, int *i, rc_board_opts *o)
 {
     const char *a = argv[*i];
     const char **slot = strcmp(a, "--track") == 0 ? &o->track
@@ -159,6 +163,68 @@ int rc_board_option(const char *cmd, int argc, char **argv, int *i, rc_board_opt
         return 1;
     }
     return 0;
+}
+
+/* Consumes argv[*i] when opts has it: 1, or 2 on a usage error; 0 when it
+ * is not one of them. */
+static int table_option(const char *cmd, int argc, char **argv, int *i, const rc_opt *opts)
+{
+    const char *a = argv[*i];
+    for (const rc_opt *o = opts; o->name; o++) {
+        if (strcmp(a, o->name) != 0)
+            continue;
+        const char *v = rs_opt_value(cmd, argc, argv, i);
+        if (!v || (o->num && rs_parse_u32(cmd, a, v, o->min, o->max, o->num)))
+            return 2;
+        if (o->text)
+            *o->text = v;
+        return 1;
+    }
+    return 0;
+}
+
+int rc_options(const char *cmd, int argc, char **argv, const char *help, rc_board_opts *board,
+               const rc_opt *opts)
+{
+    for (int i = 0; i < argc; i++) {
+        if (rs_is_help(argv[i])) {
+            printf(help, (unsigned)RS_PHYSICS_VERSION);
+            return RC_EXIT_OK;
+        }
+        int r = board ? board_option(cmd, argc, argv, &i, board) : 0;
+        if (r == 0)
+            r = table_option(cmd, argc, argv, &i, opts);
+        if (r == 2)
+            return RC_EXIT_USAGE;
+        if (r == 0)
+            return rs_usage_error(cmd, "unknown argument '%s'", argv[i]);
+    }
+    for (const rc_opt *o = opts; o->name; o++)
+        if (o->required && o->text && !*o->text)
+            return rs_usage_error(cmd, "%s is required", o->name);
+    return RC_GO_ON;
+}
+
+int rc_id_argument(rc_ctx *c, const char *cmd, int argc, char **argv, const char *help,
+                   const char *what, const char *noun, int64_t *id)
+{
+    const char *text = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (rs_is_help(argv[i])) {
+            fputs(help, stdout);
+            return RC_EXIT_OK;
+        }
+        if (argv[i][0] == '-' || text)
+            return rs_usage_error(cmd, "unexpected argument '%s'", argv[i]);
+        text = argv[i];
+    }
+    if (!text)
+        return rs_usage_error(cmd, "expected a %s", noun);
+    if (parse_i64(cmd, what, text, id))
+        return RC_EXIT_USAGE;
+    if (!c->lb)
+        return rs_usage_error(cmd, "no database");
+    return RC_GO_ON;
 }
 
 /* --tune: "any", "stock", or a tune hash (16 hex digits or 0x...). */
@@ -188,6 +254,8 @@ int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_boar
                      char track_name[RS_LB_NAME_MAX], char car_name[RS_LB_NAME_MAX])
 {
     char err[512];
+    if (!c->lb)
+        return rs_usage_error(cmd, "no database");
     if (!o->track || !o->car)
         return rs_usage_error(cmd, "a board needs --track and --car");
     memset(key, 0, sizeof *key);
@@ -208,6 +276,8 @@ int rc_player(rc_ctx *c, const char *cmd, const char *name, int64_t *id,
               char name_out[RS_LB_NAME_MAX])
 {
     char err[512];
+    if (!c->lb)
+        return rs_usage_error(cmd, "no database");
     if (rs_leaderboard_find_player(c->lb, name, id, name_out, err, sizeof err) != RS_OK)
         return rs_fail(cmd, "%s", err);
     return 0;

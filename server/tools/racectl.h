@@ -37,10 +37,13 @@ int rc_cmd_races(rc_ctx *c, int argc, char **argv);
 int rc_cmd_results(rc_ctx *c, int argc, char **argv);
 int rc_cmd_verify_lap(rc_ctx *c, int argc, char **argv);
 
-/* A positive decimal id; 0 on success, else prints a usage error naming
- * opt and returns 2. The other argument helpers are the shared ones in
- * racesim/base/cli.h (rs_usage_error, rs_fail, rs_opt_value, ...). */
-int rc_parse_i64(const char *cmd, const char *opt, const char *text, int64_t *out);
+/* ---------------------------------------------------------- arguments */
+
+/* The argument helpers below build on the shared ones in racesim/base/cli.h
+ * (rs_usage_error, rs_fail, rs_opt_value, ...). Those returning an int
+ * return RC_GO_ON when the command should go on, else the exit status to
+ * return at once (RC_EXIT_OK after printing the help). */
+enum { RC_GO_ON = -1 };
 
 /* The board options shared by leaderboard, rank and recent:
  * --track HASH|NAME --car HASH|NAME [--tune HASH|any|stock] [--physics-version N]. */
@@ -49,16 +52,37 @@ typedef struct rc_board_opts {
     uint32_t physics_version;
 } rc_board_opts;
 
-/* If argv[*i] is one of the board options, consumes it (and its value) and
- * returns 1; returns 0 when it is not one, 2 on a usage error. */
-int rc_board_option(const char *cmd, int argc, char **argv, int *i, rc_board_opts *o);
+/* One option of a subcommand, --name VALUE: a text (text not NULL) or a
+ * whole number in min..max (num not NULL). */
+typedef struct rc_opt {
+    const char *name;
+    const char **text;
+    uint32_t *num;
+    uint32_t min, max;
+    bool required;
+} rc_opt;
+
+/* Parses a subcommand's options: -h/--help prints help (a printf format,
+ * given the default physics version), board (may be NULL) takes the board
+ * options, opts (ended by an entry with a NULL name) the others; then
+ * every required option must have been given. */
+int rc_options(const char *cmd, int argc, char **argv, const char *help, rc_board_opts *board,
+               const rc_opt *opts);
+
+/* Parses the one argument of a command that takes an id (what: "RACE_ID"
+ * named noun "race id"): a positive decimal number into *id. -h/--help
+ * prints help (plain text). Also fails when no database is open. */
+int rc_id_argument(rc_ctx *c, const char *cmd, int argc, char **argv, const char *help,
+                   const char *what, const char *noun, int64_t *id);
 
 /* Resolves the board options into a key and the names to show. Prints the
- * error and returns 1 (failure) or 2 (usage) when it cannot. */
+ * error and returns 1 (failure) or 2 (usage) when it cannot (or when no
+ * database is open), 0 when it can. */
 int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_board_key *key,
                      char track_name[RS_LB_NAME_MAX], char car_name[RS_LB_NAME_MAX]);
 
-/* Finds a player by name; prints the error and returns 1 if none. */
+/* Finds a player by name; prints the error and returns 1 if none (2 when
+ * no database is open), 0 when found. */
 int rc_player(rc_ctx *c, const char *cmd, const char *name, int64_t *id,
               char name_out[RS_LB_NAME_MAX]);
 

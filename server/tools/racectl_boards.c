@@ -80,41 +80,24 @@ int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv)
     const char *cmd = "leaderboard";
     rc_board_opts bo = {0};
     uint32_t page = 1, per_page = 20;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int r;
-        if (rs_is_help(a)) {
-            printf("usage: racectl --db FILE leaderboard --track T --car C [--tune any|stock|HASH]\n"
-                   "                [--physics-version N] [--page N] [--per-page M]\n"
-                   "\n"
-                   "One page of a board: each player's best valid lap, fastest first (equal\n"
-                   "times: the earlier lap first).\n\n" BOARD_OPTIONS_HELP
-                   "  --page N                 1-based page (default 1)\n"
-                   "  --per-page M             rows per page, 1..1000 (default 20)\n",
-                   (unsigned)RS_PHYSICS_VERSION);
-            return RC_EXIT_OK;
-        }
-        if ((r = rc_board_option(cmd, argc, argv, &i, &bo)) == 2)
-            return RC_EXIT_USAGE;
-        if (r == 1)
-            continue;
-        if (strcmp(a, "--page") == 0) {
-            if (!(v = rs_opt_value(cmd, argc, argv, &i)) ||
-                rs_parse_u32(cmd, a, v, 1, 10000000, &page))
-                return RC_EXIT_USAGE;
-        } else if (strcmp(a, "--per-page") == 0) {
-            if (!(v = rs_opt_value(cmd, argc, argv, &i)) ||
-                rs_parse_u32(cmd, a, v, 1, 1000, &per_page))
-                return RC_EXIT_USAGE;
-        } else {
-            return rs_usage_error(cmd, "unknown argument '%s'", a);
-        }
-    }
-    if (!c->lb)
-        return rs_usage_error(cmd, "no database");
+    const rc_opt opts[] = {{"--page", NULL, &page, 1, 10000000, false},
+                           {"--per-page", NULL, &per_page, 1, 1000, false},
+                           {NULL, NULL, NULL, 0, 0, false}};
+    int rc = rc_options(cmd, argc, argv,
+                        "usage: racectl --db FILE leaderboard --track T --car C"
+                        " [--tune any|stock|HASH]\n"
+                        "                [--physics-version N] [--page N] [--per-page M]\n"
+                        "\n"
+                        "One page of a board: each player's best valid lap, fastest first (equal\n"
+                        "times: the earlier lap first).\n\n" BOARD_OPTIONS_HELP
+                        "  --page N                 1-based page (default 1)\n"
+                        "  --per-page M             rows per page, 1..1000 (default 20)\n",
+                        &bo, opts);
+    if (rc != RC_GO_ON)
+        return rc;
     rs_board_key key;
     char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], err[512];
-    int rc = rc_board_resolve(c, cmd, &bo, &key, track, car);
+    rc = rc_board_resolve(c, cmd, &bo, &key, track, car);
     if (rc)
         return rc;
     uint32_t players = 0, n = 0;
@@ -156,42 +139,26 @@ int rc_cmd_rank(rc_ctx *c, int argc, char **argv)
     rc_board_opts bo = {0};
     const char *player = NULL;
     uint32_t around = 2;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int r;
-        if (rs_is_help(a)) {
-            printf("usage: racectl --db FILE rank --player NAME --track T --car C\n"
-                   "                [--tune any|stock|HASH] [--physics-version N] [--around K]\n"
-                   "\n"
-                   "A player's rank on a board (1 + the players ahead), with K rows on each\n"
-                   "side (default 2). Exit status 1 when the player has no valid lap there.\n\n"
-                   "  --player NAME            the player (any case)\n" BOARD_OPTIONS_HELP
-                   "  --around K               neighbours on each side, 0..100\n",
-                   (unsigned)RS_PHYSICS_VERSION);
-            return RC_EXIT_OK;
-        }
-        if ((r = rc_board_option(cmd, argc, argv, &i, &bo)) == 2)
-            return RC_EXIT_USAGE;
-        if (r == 1)
-            continue;
-        if (strcmp(a, "--player") == 0) {
-            if (!(player = rs_opt_value(cmd, argc, argv, &i)))
-                return RC_EXIT_USAGE;
-        } else if (strcmp(a, "--around") == 0) {
-            if (!(v = rs_opt_value(cmd, argc, argv, &i)) || rs_parse_u32(cmd, a, v, 0, 100, &around))
-                return RC_EXIT_USAGE;
-        } else {
-            return rs_usage_error(cmd, "unknown argument '%s'", a);
-        }
-    }
-    if (!player)
-        return rs_usage_error(cmd, "--player is required");
-    if (!c->lb)
-        return rs_usage_error(cmd, "no database");
+    const rc_opt opts[] = {{"--player", &player, NULL, 0, 0, true},
+                           {"--around", NULL, &around, 0, 100, false},
+                           {NULL, NULL, NULL, 0, 0, false}};
+    int rc = rc_options(cmd, argc, argv,
+                        "usage: racectl --db FILE rank --player NAME --track T --car C\n"
+                        "                [--tune any|stock|HASH] [--physics-version N]"
+                        " [--around K]\n"
+                        "\n"
+                        "A player's rank on a board (1 + the players ahead), with K rows on each\n"
+                        "side (default 2). Exit status 1 when the player has no valid lap there.\n"
+                        "\n"
+                        "  --player NAME            the player (any case)\n" BOARD_OPTIONS_HELP
+                        "  --around K               neighbours on each side, 0..100\n",
+                        &bo, opts);
+    if (rc != RC_GO_ON)
+        return rc;
     rs_board_key key;
     char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], name[RS_LB_NAME_MAX], err[512];
     int64_t pid;
-    int rc = rc_board_resolve(c, cmd, &bo, &key, track, car);
+    rc = rc_board_resolve(c, cmd, &bo, &key, track, car);
     if (rc || (rc = rc_player(c, cmd, player, &pid, name)))
         return rc;
     rs_lb_row rows[201];
@@ -225,34 +192,21 @@ int rc_cmd_pbs(rc_ctx *c, int argc, char **argv)
     const char *cmd = "pbs";
     const char *player = NULL;
     uint32_t pv = RS_PHYSICS_VERSION;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (rs_is_help(a)) {
-            printf("usage: racectl --db FILE pbs --player NAME [--physics-version N]\n"
-                   "\n"
-                   "A player's personal bests on every board of one physics version (default\n"
-                   "%u): track, car, tune key (any, stock or a tune hash), time and rank.\n",
-                   (unsigned)RS_PHYSICS_VERSION);
-            return RC_EXIT_OK;
-        }
-        if (strcmp(a, "--player") == 0) {
-            if (!(player = rs_opt_value(cmd, argc, argv, &i)))
-                return RC_EXIT_USAGE;
-        } else if (strcmp(a, "--physics-version") == 0) {
-            if (!(v = rs_opt_value(cmd, argc, argv, &i)) ||
-                rs_parse_u32(cmd, a, v, 1, UINT32_MAX, &pv))
-                return RC_EXIT_USAGE;
-        } else {
-            return rs_usage_error(cmd, "unknown argument '%s'", a);
-        }
-    }
-    if (!player)
-        return rs_usage_error(cmd, "--player is required");
-    if (!c->lb)
-        return rs_usage_error(cmd, "no database");
+    const rc_opt opts[] = {{"--player", &player, NULL, 0, 0, true},
+                           {"--physics-version", NULL, &pv, 1, UINT32_MAX, false},
+                           {NULL, NULL, NULL, 0, 0, false}};
+    int rc = rc_options(cmd, argc, argv,
+                        "usage: racectl --db FILE pbs --player NAME [--physics-version N]\n"
+                        "\n"
+                        "A player's personal bests on every board of one physics version"
+                        " (default\n"
+                        "%u): track, car, tune key (any, stock or a tune hash), time and rank.\n",
+                        NULL, opts);
+    if (rc != RC_GO_ON)
+        return rc;
     char name[RS_LB_NAME_MAX], err[512];
     int64_t pid;
-    int rc = rc_player(c, cmd, player, &pid, name);
+    rc = rc_player(c, cmd, player, &pid, name);
     if (rc)
         return rc;
     uint32_t n = 0, total = 0;
@@ -315,46 +269,32 @@ int rc_cmd_recent(rc_ctx *c, int argc, char **argv)
     rc_board_opts bo = {0};
     const char *player = NULL;
     uint32_t limit = 20;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int r;
-        if (rs_is_help(a)) {
-            printf("usage: racectl --db FILE recent --player NAME [--physics-version N] [--limit N]\n"
-                   "       racectl --db FILE recent --track T --car C [--tune any|stock|HASH]\n"
-                   "                [--physics-version N] [--limit N]\n"
-                   "\n"
-                   "The newest laps, valid or not, of a player (any track and car) or of a\n"
-                   "board; newest first.\n\n"
-                   "  --player NAME            the player (any case)\n" BOARD_OPTIONS_HELP
-                   "  --limit N                laps to show, 1..1000 (default 20)\n",
-                   (unsigned)RS_PHYSICS_VERSION);
-            return RC_EXIT_OK;
-        }
-        if ((r = rc_board_option(cmd, argc, argv, &i, &bo)) == 2)
-            return RC_EXIT_USAGE;
-        if (r == 1)
-            continue;
-        if (strcmp(a, "--player") == 0) {
-            if (!(player = rs_opt_value(cmd, argc, argv, &i)))
-                return RC_EXIT_USAGE;
-        } else if (strcmp(a, "--limit") == 0) {
-            if (!(v = rs_opt_value(cmd, argc, argv, &i)) || rs_parse_u32(cmd, a, v, 1, 1000, &limit))
-                return RC_EXIT_USAGE;
-        } else {
-            return rs_usage_error(cmd, "unknown argument '%s'", a);
-        }
-    }
+    const rc_opt opts[] = {{"--player", &player, NULL, 0, 0, false},
+                           {"--limit", NULL, &limit, 1, 1000, false},
+                           {NULL, NULL, NULL, 0, 0, false}};
+    int rc = rc_options(cmd, argc, argv,
+                        "usage: racectl --db FILE recent --player NAME [--physics-version N]"
+                        " [--limit N]\n"
+                        "       racectl --db FILE recent --track T --car C"
+                        " [--tune any|stock|HASH]\n"
+                        "                [--physics-version N] [--limit N]\n"
+                        "\n"
+                        "The newest laps, valid or not, of a player (any track and car) or of a\n"
+                        "board; newest first.\n\n"
+                        "  --player NAME            the player (any case)\n" BOARD_OPTIONS_HELP
+                        "  --limit N                laps to show, 1..1000 (default 20)\n",
+                        &bo, opts);
+    if (rc != RC_GO_ON)
+        return rc;
     if (player && (bo.track || bo.car || bo.tune))
         return rs_usage_error(cmd, "give either --player or a board (--track and --car), not both");
     if (!player && !bo.track && !bo.car)
         return rs_usage_error(cmd, "give --player NAME or --track and --car");
-    if (!c->lb)
-        return rs_usage_error(cmd, "no database");
     char name[RS_LB_NAME_MAX] = "", track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], err[512];
     rs_board_key key;
     int64_t pid = 0;
-    int rc = player ? rc_player(c, cmd, player, &pid, name)
-                    : rc_board_resolve(c, cmd, &bo, &key, track, car);
+    rc = player ? rc_player(c, cmd, player, &pid, name)
+                : rc_board_resolve(c, cmd, &bo, &key, track, car);
     if (rc)
         return rc;
     uint32_t pv = bo.physics_version ? bo.physics_version : RS_PHYSICS_VERSION;

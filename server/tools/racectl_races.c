@@ -56,22 +56,16 @@ int rc_cmd_races(rc_ctx *c, int argc, char **argv)
 {
     const char *cmd = "races";
     uint32_t limit = 20;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (rs_is_help(a)) {
-            printf("usage: racectl --db FILE races [--limit N]\n"
-                   "\n"
-                   "The newest races first (default 20, at most 1000): track, laps, physics\n"
-                   "version, result rows, start and finish times.\n");
-            return RC_EXIT_OK;
-        }
-        if (strcmp(a, "--limit") == 0) {
-            if (!(v = rs_opt_value(cmd, argc, argv, &i)) || rs_parse_u32(cmd, a, v, 1, 1000, &limit))
-                return RC_EXIT_USAGE;
-        } else {
-            return rs_usage_error(cmd, "unknown argument '%s'", a);
-        }
-    }
+    const rc_opt opts[] = {{"--limit", NULL, &limit, 1, 1000, false},
+                           {NULL, NULL, NULL, 0, 0, false}};
+    int rc = rc_options(cmd, argc, argv,
+                        "usage: racectl --db FILE races [--limit N]\n"
+                        "\n"
+                        "The newest races first (default 20, at most 1000): track, laps, physics\n"
+                        "version, result rows, start and finish times.\n",
+                        NULL, opts);
+    if (rc != RC_GO_ON)
+        return rc;
     if (!c->lb)
         return rs_usage_error(cmd, "no database");
     rs_lb_race *races = calloc(limit, sizeof *races);
@@ -104,26 +98,16 @@ int rc_cmd_races(rc_ctx *c, int argc, char **argv)
 int rc_cmd_results(rc_ctx *c, int argc, char **argv)
 {
     const char *cmd = "results";
-    const char *id_text = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (rs_is_help(argv[i])) {
-            printf("usage: racectl --db FILE results RACE_ID\n"
-                   "\n"
-                   "One race and its results by position: player, car, finish time, laps,\n"
-                   "best lap, barrier and car hits. Exit status 1 for an unknown race.\n");
-            return RC_EXIT_OK;
-        }
-        if (argv[i][0] == '-' || id_text)
-            return rs_usage_error(cmd, "unexpected argument '%s'", argv[i]);
-        id_text = argv[i];
-    }
-    if (!id_text)
-        return rs_usage_error(cmd, "expected a race id");
     int64_t race_id;
-    if (rc_parse_i64(cmd, "RACE_ID", id_text, &race_id))
-        return RC_EXIT_USAGE;
-    if (!c->lb)
-        return rs_usage_error(cmd, "no database");
+    int rc = rc_id_argument(c, cmd, argc, argv,
+                            "usage: racectl --db FILE results RACE_ID\n"
+                            "\n"
+                            "One race and its results by position: player, car, finish time,"
+                            " laps,\n"
+                            "best lap, barrier and car hits. Exit status 1 for an unknown race.\n",
+                            "RACE_ID", "race id", &race_id);
+    if (rc != RC_GO_ON)
+        return rc;
     rs_lb_race race;
     uint32_t n = 0, total = 0;
     char err[512];
@@ -185,33 +169,21 @@ int rc_cmd_tunes(rc_ctx *c, int argc, char **argv)
 {
     const char *cmd = "tunes";
     const char *player = NULL, *car = NULL;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (rs_is_help(a)) {
-            printf("usage: racectl --db FILE tunes --player NAME [--car HASH|NAME]\n"
-                   "\n"
-                   "A player's saved tunes (every car, or one stock car): car, name, tune\n"
-                   "hash, tuned parameter-block hash and when it was saved.\n");
-            return RC_EXIT_OK;
-        }
-        if (strcmp(a, "--player") == 0) {
-            if (!(player = rs_opt_value(cmd, argc, argv, &i)))
-                return RC_EXIT_USAGE;
-        } else if (strcmp(a, "--car") == 0) {
-            if (!(car = rs_opt_value(cmd, argc, argv, &i)))
-                return RC_EXIT_USAGE;
-        } else {
-            return rs_usage_error(cmd, "unknown argument '%s'", a);
-        }
-    }
-    if (!player)
-        return rs_usage_error(cmd, "--player is required");
-    if (!c->lb)
-        return rs_usage_error(cmd, "no database");
+    const rc_opt opts[] = {{"--player", &player, NULL, 0, 0, true},
+                           {"--car", &car, NULL, 0, 0, false},
+                           {NULL, NULL, NULL, 0, 0, false}};
+    int rc = rc_options(cmd, argc, argv,
+                        "usage: racectl --db FILE tunes --player NAME [--car HASH|NAME]\n"
+                        "\n"
+                        "A player's saved tunes (every car, or one stock car): car, name, tune\n"
+                        "hash, tuned parameter-block hash and when it was saved.\n",
+                        NULL, opts);
+    if (rc != RC_GO_ON)
+        return rc;
     char name[RS_LB_NAME_MAX], car_name[RS_LB_NAME_MAX], err[512];
     int64_t pid;
     uint64_t base = 0;
-    int rc = rc_player(c, cmd, player, &pid, name);
+    rc = rc_player(c, cmd, player, &pid, name);
     if (rc)
         return rc;
     if (car && rs_leaderboard_find_car(c->lb, car, &base, car_name, err, sizeof err) != RS_OK)

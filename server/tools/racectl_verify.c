@@ -151,8 +151,9 @@ static void print_result(rc_ctx *c, int64_t lap_id, const rs_lb_row *row,
             rc_json_str(stdout, d->text[i]);
         }
         printf("], \"recorded\": {\"lap\": %u, \"time_us\": %" PRId64
-               ", \"end_hash\": \"%016" PRIx64 "\"}, \"simulated\": {\"lap\": %u, \"time_us\": %" PRId64
-               ", \"end_hash\": \"%016" PRIx64 "\"}, \"ticks\": %u, \"cars\": %u}\n",
+               ", \"end_hash\": \"%016" PRIx64 "\"}, \"simulated\": {\"lap\": %u,"
+               " \"time_us\": %" PRId64 ", \"end_hash\": \"%016" PRIx64 "\"}, \"ticks\": %u,"
+               " \"cars\": %u}\n",
                (unsigned)v->recorded_lap, v->recorded_time_us, v->recorded_hash,
                (unsigned)v->simulated_lap, v->simulated_time_us, v->simulated_hash,
                (unsigned)info->tick_count, (unsigned)info->car_count);
@@ -179,31 +180,26 @@ static void print_result(rc_ctx *c, int64_t lap_id, const rs_lb_row *row,
 
 int rc_cmd_verify_lap(rc_ctx *c, int argc, char **argv)
 {
-    const char *id_text = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (rs_is_help(argv[i])) {
-            printf("usage: racectl --db FILE verify-lap LAP_ID\n"
-                   "\n"
-                   "Re-simulates a stored lap from its proof (the start snapshot and every\n"
-                   "car's inputs, stored compressed with the lap), using the car blocks and\n"
-                   "track definition stored in the database, and checks that the lap time,\n"
-                   "sectors, validity and the car's end-state hash come out bit for bit as\n"
-                   "recorded; also checks that the lap record agrees with its proof. Says\n"
-                   "exactly what differs otherwise. Exit status 0 verified, 1 not verified\n"
-                   "(or no proof, or a definition is missing), 2 usage error.\n");
-            return RC_EXIT_OK;
-        }
-        if (argv[i][0] == '-' || id_text)
-            return rs_usage_error(CMD, "unexpected argument '%s'", argv[i]);
-        id_text = argv[i];
-    }
-    if (!id_text)
-        return rs_usage_error(CMD, "expected a lap id");
     int64_t lap_id;
-    if (rc_parse_i64(CMD, "LAP_ID", id_text, &lap_id))
-        return RC_EXIT_USAGE;
-    if (!c->lb)
-        return rs_usage_error(CMD, "no database");
+    int rc = rc_id_argument(c, CMD, argc, argv,
+                            "usage: racectl --db FILE verify-lap LAP_ID\n"
+                            "\n"
+                            "Re-simulates a stored lap from its proof (the start snapshot and"
+                            " every\n"
+                            "car's inputs, stored compressed with the lap), using the car blocks"
+                            " and\n"
+                            "track definition stored in the database, and checks that the lap"
+                            " time,\n"
+                            "sectors, validity and the car's end-state hash come out bit for bit"
+                            " as\n"
+                            "recorded; also checks that the lap record agrees with its proof."
+                            " Says\n"
+                            "exactly what differs otherwise. Exit status 0 verified, 1 not"
+                            " verified\n"
+                            "(or no proof, or a definition is missing), 2 usage error.\n",
+                            "LAP_ID", "lap id", &lap_id);
+    if (rc != RC_GO_ON)
+        return rc;
 
     char err[512], msg[1024] = "";
     rs_lb_row row;
@@ -218,7 +214,7 @@ int rc_cmd_verify_lap(rc_ctx *c, int argc, char **argv)
     if (st != RS_OK)
         return rs_fail(CMD, "%s", err);
 
-    int rc = RC_EXIT_FAIL;
+    rc = RC_EXIT_FAIL;
     rebuilt b = {0};
     rs_lap_proof_info info;
     st = rs_lap_proof_info_read(proof, len, &info);

@@ -1,10 +1,14 @@
-/* Test data loading (test_data.h). */
+/* Test data loading and temporary databases (test_data.h). */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+
 #include "test_data.h"
 #include "racesim/base/file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef RS_DATA_DIR
 #define RS_DATA_DIR "data"
@@ -57,6 +61,41 @@ void test_db_remove(const char *path)
         snprintf(p, sizeof p, "%s%s", path, suffix[i]);
         remove(p);
     }
+}
+
+bool test_tmpdb_make(test_tmpdb *db)
+{
+    /* /tmp, not $TMPDIR: a test that drops root privileges must still reach
+     * the file. */
+    snprintf(db->dir, sizeof db->dir, "/tmp/rs_test_XXXXXX");
+    if (!mkdtemp(db->dir)) {
+        perror(db->dir);
+        return false;
+    }
+    snprintf(db->path, sizeof db->path, "%s/race.db", db->dir);
+    return true;
+}
+
+void test_tmpdb_remove(const test_tmpdb *db)
+{
+    test_db_remove(db->path);
+    chmod(db->dir, 0700);
+    rmdir(db->dir);
+}
+
+int test_tmpdb_setup(void **state)
+{
+    test_tmpdb *db = calloc(1, sizeof *db);
+    *state = db;
+    return db && test_tmpdb_make(db) ? 0 : -1;
+}
+
+int test_tmpdb_teardown(void **state)
+{
+    if (*state)
+        test_tmpdb_remove(*state);
+    free(*state);
+    return 0;
 }
 
 bool test_scene_load(const char *track, const char *car, bool with_line, test_scene *out)

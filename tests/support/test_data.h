@@ -28,6 +28,25 @@ bool test_car_load(const char *name, rs_car_params **car);
  * -journal); missing ones are fine. */
 void test_db_remove(const char *path);
 
+/* A fresh temporary directory and the path of a database in it, for the
+ * tests of the store and of what uses it. */
+typedef struct test_tmpdb {
+    char dir[64];
+    char path[128]; /* dir/race.db, not created */
+} test_tmpdb;
+
+/* Makes the directory /tmp/rs_test_XXXXXX. false on error, with the reason
+ * on stderr. */
+bool test_tmpdb_make(test_tmpdb *db);
+
+/* Removes the database (test_db_remove) and the directory, first making the
+ * directory writable again (a test may have taken that away). */
+void test_tmpdb_remove(const test_tmpdb *db);
+
+/* cmocka set-up and tear-down for tests whose state is a test_tmpdb. */
+int test_tmpdb_setup(void **state);
+int test_tmpdb_teardown(void **state);
+
 /* What the room tests race on: a track with its JSON text, a stock car and,
  * when asked, the AI's racing line for them. */
 typedef struct test_scene {

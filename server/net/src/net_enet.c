@@ -1,19 +1,16 @@
 /*
  * The ENet adapter (racesim/net.h): the only server file that includes
  * <enet/enet.h>. It owns one ENet host, answers cookie requests and drops
- * CONNECTs without a valid cookie in ENet's intercept hook (cookie.h,
+ * CONNECTs without a valid cookie in ENet's intercept hook (net_cookie.h,
  * protocol/SPEC.md section 7), turns ENet events into rs_net_events and
  * rs_net_send calls into ENet packets.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
-
 #include "racesim/net.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <enet/enet.h>
 

@@ -14,24 +14,12 @@
 
 rs_room_config rs_room_config_default(void)
 {
-    rs_room_config c;
-    memset(&c, 0, sizeof c);
-    c.tick_hz = 60;
-    c.substeps = 4;
-    c.laps = 3;
-    c.max_players = 16;
-    c.spectator_slots = 8;
-    c.start_players = 0;
-    c.lobby_ticks = 600;
-    c.countdown_ticks = 180;
-    c.load_wait_ticks = 900;
-    c.results_ticks = 600;
-    c.finish_timeout_ticks = 3600;
-    c.hash_interval = 30;
-    c.frame_every = 2;
-    c.frame_ticks = 4;
-    c.max_input_rate = 120;
-    return c;
+    /* What is not named is 0 or NULL; start_players 0 waits for every seat. */
+    return (rs_room_config){.tick_hz = 60, .substeps = 4, .laps = 3, .max_players = 16,
+                            .spectator_slots = 8, .lobby_ticks = 600, .countdown_ticks = 180,
+                            .load_wait_ticks = 900, .results_ticks = 600,
+                            .finish_timeout_ticks = 3600, .hash_interval = 30,
+                            .frame_every = 2, .frame_ticks = 4, .max_input_rate = 120};
 }
 
 static rs_status range_err(char *err, size_t err_len, const char *field, const char *rule)
@@ -106,10 +94,7 @@ rs_status rs_room_create(const rs_room_config *cfg, rs_room **out, char *err, si
     r->peer_cap = cfg->max_players + cfg->spectator_slots + RS_ROOM_PENDING_PEERS;
     r->peers = calloc(r->peer_cap, sizeof *r->peers);
     r->seats = calloc(cfg->max_players, sizeof *r->seats);
-    r->hist = calloc(RS_ROOM_HIST, sizeof *r->hist);
-    r->hash_tick = calloc(RS_ROOM_HASH_RING, sizeof *r->hash_tick);
-    r->hash_val = calloc(RS_ROOM_HASH_RING, sizeof *r->hash_val);
-    if (!r->car_block || !r->peers || !r->seats || !r->hist || !r->hash_tick || !r->hash_val) {
+    if (!r->car_block || !r->peers || !r->seats) {
         rs_room_destroy(r);
         return RS_ERR_NOMEM;
     }
@@ -125,25 +110,21 @@ void rs_room_destroy(rs_room *room)
 {
     if (!room)
         return;
-    room_destroy_world(room);
+    rs_room__destroy_world(room);
     if (room->cfg.hooks.closed)
         room->cfg.hooks.closed(room->cfg.hooks.ctx, room);
     if (room->seats)
         for (uint32_t i = 0; i < room->cfg.max_players; i++)
-            room_seat_free(room, (int)i);
+            rs_room__seat_free(room, (int)i);
+    rs_room__send_free(room);
     free(room->laps);
     free(room->car_block);
     free(room->peers);
     free(room->seats);
-    free(room->hist);
-    free(room->hash_tick);
-    free(room->hash_val);
-    free(room->out);
-    free(room->closing);
     free(room);
 }
 
-room_peer *room_find_peer(rs_room *room, uint32_t id)
+room_peer *rs_room__find_peer(rs_room *room, uint32_t id)
 {
     for (uint32_t i = 0; i < room->peer_cap; i++)
         if (room->peers[i].state != PEER_FREE && room->peers[i].id == id)
@@ -151,14 +132,14 @@ room_peer *room_find_peer(rs_room *room, uint32_t id)
     return NULL;
 }
 
-bool room_peer_watching(const room_peer *p)
+bool rs_room__peer_watching(const room_peer *p)
 {
     return p->state == PEER_PLAYER || p->state == PEER_SPECTATOR;
 }
 
 void rs_room_connect(rs_room *room, uint32_t peer, int64_t now_us)
 {
-    room_peer *p = room_find_peer(room, peer);
+    room_peer *p = rs_room__find_peer(room, peer);
     if (p)
         rs_room_disconnect(room, peer, now_us);
     for (uint32_t i = 0; i < room->peer_cap; i++) {
@@ -178,17 +159,17 @@ void rs_room_connect(rs_room *room, uint32_t peer, int64_t now_us)
     memset(&tmp, 0, sizeof tmp);
     tmp.id = peer;
     tmp.seat = -1;
-    room_refuse(room, &tmp, RS_REASON_FULL, "the room is full");
+    rs_room__refuse(room, &tmp, RS_REASON_FULL, "the room is full");
 }
 
 void rs_room_disconnect(rs_room *room, uint32_t peer, int64_t now_us)
 {
     (void)now_us;
-    room_peer *p = room_find_peer(room, peer);
+    room_peer *p = rs_room__find_peer(room, peer);
     if (!p)
         return;
     if (p->seat >= 0)
-        room_leave_seat(room, p->seat);
+        rs_room__leave_seat(room, p->seat);
     memset(p, 0, sizeof *p);
     p->seat = -1;
     /* Forget it in the closing list too: the transport already let it go. */
@@ -202,14 +183,14 @@ void rs_room_disconnect(rs_room *room, uint32_t peer, int64_t now_us)
     }
 }
 
-void room_leave_seat(rs_room *room, int seat)
+void rs_room__leave_seat(rs_room *room, int seat)
 {
     room_seat *s = &room->seats[seat];
     s->peer = -1;
     if (s->car)
-        room_broadcast_car_info(room, s->car);
+        rs_room__broadcast_car_info(room, s->car);
     else if (!room->world || s->kicked)
-        room_seat_free(room, seat); /* no car to come back to: the seat is free again */
+        rs_room__seat_free(room, seat); /* no car to come back to: the seat is free again */
 }
 
 static uint32_t count_state(const rs_room *room, uint8_t state)
@@ -240,10 +221,10 @@ static void send_welcome(rs_room *room, room_peer *p, int64_t player_id, const c
     w->car_count = (uint8_t)(room->world ? room->car_count : 0);
     for (uint32_t i = 0; i < w->car_count; i++)
         w->car_hashes[i] = room->cars[i].params_hash;
-    room_send(room, p->id, &m);
+    rs_room__send(room, p->id, &m);
 }
 
-void room_welcome(rs_room *room, room_peer *p)
+void rs_room__welcome(rs_room *room, room_peer *p)
 {
     int64_t pid = p->seat >= 0 ? room->seats[p->seat].player_id : 0;
     send_welcome(room, p, pid, NULL);
@@ -283,11 +264,11 @@ static bool identify(rs_room *room, room_peer *p, const rs_msg_hello *h, int64_t
     token[0] = '\0';
     if (h->flags & RS_HELLO_REGISTER) {
         if (!room->cfg.hooks.register_player) {
-            room_refuse(room, p, RS_REASON_AUTH, "this room cannot register players");
+            rs_room__refuse(room, p, RS_REASON_AUTH, "this room cannot register players");
             return false;
         }
         if (!place_free(room, h)) {
-            room_refuse(room, p, RS_REASON_FULL, "the room is full: register later");
+            rs_room__refuse(room, p, RS_REASON_FULL, "the room is full: register later");
             return false;
         }
         bool taken = false;
@@ -295,14 +276,14 @@ static bool identify(rs_room *room, room_peer *p, const rs_msg_hello *h, int64_t
         if (!room->cfg.hooks.register_player(room->cfg.hooks.ctx, h->name, player_id, token,
                                              &taken, text, sizeof text)) {
             text[RS_PROTO_TEXT_MAX] = '\0';
-            room_refuse(room, p, taken ? RS_REASON_NAME_TAKEN : RS_REASON_AUTH, text);
+            rs_room__refuse(room, p, taken ? RS_REASON_NAME_TAKEN : RS_REASON_AUTH, text);
             return false;
         }
         token[RS_PROTO_TOKEN_LEN] = '\0';
         if (*player_id <= 0 || !is_token(token)) {
             /* A hook that breaks its contract must not produce a WELCOME
              * that does not encode. */
-            room_refuse(room, p, RS_REASON_AUTH, "registration failed");
+            rs_room__refuse(room, p, RS_REASON_AUTH, "registration failed");
             return false;
         }
         return true;
@@ -315,7 +296,7 @@ static bool identify(rs_room *room, room_peer *p, const rs_msg_hello *h, int64_t
             uint8_t reason = RS_REASON_AUTH;
             if (*player_id < 0 && *player_id > -256)
                 reason = (uint8_t)-*player_id;
-            room_refuse(room, p, reason, text);
+            rs_room__refuse(room, p, reason, text);
             return false;
         }
     }
@@ -328,17 +309,17 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
         char text[RS_PROTO_TEXT_MAX + 1];
         snprintf(text, sizeof text, "physics version %u, server runs %u: update the game",
                  (unsigned)h->physics_version, (unsigned)RS_PHYSICS_VERSION);
-        room_refuse(room, p, RS_REASON_PHYSICS, text);
+        rs_room__refuse(room, p, RS_REASON_PHYSICS, text);
         return;
     }
     if (h->room[0] && strcmp(h->room, room->name) != 0) {
         char text[RS_PROTO_TEXT_MAX + 1];
         snprintf(text, sizeof text, "no room named \"%s\" here", h->room);
-        room_refuse(room, p, RS_REASON_NO_ROOM, text);
+        rs_room__refuse(room, p, RS_REASON_NO_ROOM, text);
         return;
     }
     if (room->password[0] && strcmp(room->password, h->password) != 0) {
-        room_refuse(room, p, RS_REASON_PASSWORD, "wrong room password");
+        rs_room__refuse(room, p, RS_REASON_PASSWORD, "wrong room password");
         return;
     }
     int64_t player_id = 0;
@@ -347,7 +328,7 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
         return;
     if (h->flags & RS_HELLO_SPECTATOR) {
         if (count_state(room, PEER_SPECTATOR) >= room->cfg.spectator_slots) {
-            room_refuse(room, p, RS_REASON_FULL, "no spectator slot free");
+            rs_room__refuse(room, p, RS_REASON_FULL, "no spectator slot free");
             return;
         }
         p->state = PEER_SPECTATOR;
@@ -365,21 +346,23 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
             room_seat *s = &room->seats[seat];
             /* A rejoin: the same name, and the same player when registered. */
             if (s->peer >= 0) {
-                room_refuse(room, p, RS_REASON_NAME_TAKEN, "a player of that name is connected");
+                rs_room__refuse(room, p, RS_REASON_NAME_TAKEN,
+                                "a player of that name is connected");
                 return;
             }
             if (s->player_id != player_id) {
-                room_refuse(room, p, RS_REASON_NAME_TAKEN, "that name belongs to another player");
+                rs_room__refuse(room, p, RS_REASON_NAME_TAKEN,
+                                "that name belongs to another player");
                 return;
             }
         } else {
             if (free_seat < 0) {
-                room_refuse(room, p, RS_REASON_FULL, "no car free");
+                rs_room__refuse(room, p, RS_REASON_FULL, "no car free");
                 return;
             }
             seat = free_seat;
             room_seat *s = &room->seats[seat];
-            room_seat_free(room, seat);
+            rs_room__seat_free(room, seat);
             s->used = true;
             strcpy(s->name, h->name);
             s->player_id = player_id;
@@ -395,13 +378,13 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
     strcpy(p->name, h->name);
     p->player_id = player_id;
     send_welcome(room, p, player_id, token);
-    room_send_race_state(room, p);
+    rs_room__send_race_state(room, p);
     if (!room->world)
-        room_blocks_offer(room); /* the track and car ahead of the race */
+        rs_room__blocks_offer(room); /* the track and car ahead of the race */
     else {
-        room_send_world_to(room, p);
+        rs_room__send_world_to(room, p);
         if (p->seat >= 0 && room->seats[p->seat].car)
-            room_broadcast_car_info(room, room->seats[p->seat].car);
+            rs_room__broadcast_car_info(room, room->seats[p->seat].car);
     }
 }
 
@@ -430,7 +413,7 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
     room->now_us = now_us;
     room->stats.packets_in++;
     room->stats.bytes_in += len;
-    room_peer *p = room_find_peer(room, peer);
+    room_peer *p = rs_room__find_peer(room, peer);
     if (!p || p->state == PEER_CLOSING || !bytes) {
         drop(room);
         return;
@@ -440,9 +423,9 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
     if (st == RS_PROTO_BAD_VERSION && p->state == PEER_NEW) {
         rs_msg r;
         rs_proto_refuse_version(m.u.hello.protocol_version, &r);
-        room_send(room, p->id, &r);
+        rs_room__send(room, p->id, &r);
         room->stats.refused++;
-        room_close_peer(room, p);
+        rs_room__close_peer(room, p);
         return;
     }
     uint8_t ch = 0, dir = 0;
@@ -456,7 +439,7 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
         if (m.type == RS_MSG_HELLO)
             on_hello(room, p, &m.u.hello);
         else if (m.type == RS_MSG_BYE)
-            room_close_peer(room, p);
+            rs_room__close_peer(room, p);
         else
             drop(room);
         return;
@@ -464,7 +447,7 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
     switch (m.type) {
     case RS_MSG_INPUT:
         if (rate_ok(room, p, now_us))
-            room_on_input(room, p, &m.u.input, now_us);
+            rs_room__on_input(room, p, &m.u.input, now_us);
         break;
     case RS_MSG_PING: {
         if (!rate_ok(room, p, now_us))
@@ -475,7 +458,7 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
         r.u.pong.id = m.u.ping.id;
         r.u.pong.echo_time_us = m.u.ping.time_us;
         r.u.pong.tick = room->world ? rs_world_tick(room->world) : 0;
-        room_send(room, p->id, &r);
+        rs_room__send(room, p->id, &r);
         break;
     }
     case RS_MSG_PONG:
@@ -486,7 +469,7 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
         if (room->world &&
             (now_us - p->last_snapshot_us >= 1000000 || now_us < p->last_snapshot_us)) {
             p->last_snapshot_us = now_us;
-            room_send_world_to(room, p);
+            rs_room__send_world_to(room, p);
         } else {
             room->stats.rate_limited++;
         }
@@ -495,10 +478,10 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
         room->stats.desync_reports++;
         break;
     case RS_MSG_PARAMS_ACK:
-        room_on_params_ack(p, &m.u.params_ack);
+        rs_room__on_params_ack(p, &m.u.params_ack);
         break;
     case RS_MSG_BYE:
-        room_close_peer(room, p);
+        rs_room__close_peer(room, p);
         break;
     case RS_MSG_HELLO:
         drop(room); /* a second handshake on one connection */
@@ -511,7 +494,7 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
     case RS_MSG_ADMIN:
         /* Leaderboards, tunes and admin commands are the server's business
          * (they need the store): the request hook answers them. */
-        room_on_request(room, p, &m, now_us);
+        rs_room__on_request(room, p, &m, now_us);
         break;
     default:
         drop(room);

@@ -30,8 +30,8 @@ static room_block_sent *find_sent(room_peer *p, uint8_t kind, uint64_t id_hash)
     return NULL;
 }
 
-void room_send_block(rs_room *room, room_peer *p, uint8_t kind, uint8_t car, uint64_t id_hash,
-                     const uint8_t *data, size_t len)
+void rs_room__send_block(rs_room *room, room_peer *p, uint8_t kind, uint8_t car, uint64_t id_hash,
+                         const uint8_t *data, size_t len)
 {
     if (find_sent(p, kind, id_hash))
         return;
@@ -45,10 +45,10 @@ void room_send_block(rs_room *room, room_peer *p, uint8_t kind, uint8_t car, uin
     b->id_hash = id_hash;
     b->order = ++p->blocks_order;
     b->acked = false;
-    room_send_blob_params(room, p->id, kind, car, id_hash, data, len);
+    rs_room__send_blob_params(room, p->id, kind, car, id_hash, data, len);
 }
 
-void room_on_params_ack(room_peer *p, const rs_msg_params_ack *ack)
+void rs_room__on_params_ack(room_peer *p, const rs_msg_params_ack *ack)
 {
     room_block_sent *b = find_sent(p, ack->kind, ack->id_hash);
     if (b)
@@ -72,7 +72,7 @@ static uint32_t add_needed(needed_block *need, uint32_t n, uint8_t kind, uint64_
     return n + 1;
 }
 
-bool room_blocks_offer(rs_room *room)
+bool rs_room__blocks_offer(rs_room *room)
 {
     /* The blocks of the race start_race would build now: the track, and
      * each seat's car (its tune, or the stock car). */
@@ -90,10 +90,11 @@ bool room_blocks_offer(rs_room *room)
     bool ready = true;
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
-        if (!room_peer_watching(p))
+        if (!rs_room__peer_watching(p))
             continue;
         for (uint32_t k = 0; k < n; k++) {
-            room_send_block(room, p, need[k].kind, 0, need[k].id_hash, need[k].data, need[k].len);
+            rs_room__send_block(room, p, need[k].kind, 0, need[k].id_hash, need[k].data,
+                                need[k].len);
             const room_block_sent *b = find_sent(p, need[k].kind, need[k].id_hash);
             /* Spectators get the blocks but are not waited for. */
             if (p->state == PEER_PLAYER && !(b && b->acked))

@@ -40,7 +40,7 @@ static double ema(double old, double sample, bool known)
     return known ? old + (sample - old) / 16.0 : sample;
 }
 
-void room_on_input(rs_room *room, room_peer *p, const rs_msg_input *in, int64_t now_us)
+void rs_room__on_input(rs_room *room, room_peer *p, const rs_msg_input *in, int64_t now_us)
 {
     if (!room->world || !p->in_world)
         return;
@@ -65,7 +65,7 @@ void room_on_input(rs_room *room, room_peer *p, const rs_msg_input *in, int64_t 
                 /* Late: the room's choice for t was final. Its lateness is
                  * still the best timing feedback the client can get. */
                 room->stats.inputs_late++;
-                double lead_ms = (double)((int64_t)room_period_due(room, t) - now_us) / 1000.0;
+                double lead_ms = (double)((int64_t)rs_room__period_due(room, t) - now_us) / 1000.0;
                 c->lead_ms = ema(c->lead_ms, lead_ms, c->lead_known);
                 c->lead_known = true;
             }
@@ -78,14 +78,14 @@ void room_on_input(rs_room *room, room_peer *p, const rs_msg_input *in, int64_t 
         c->ring_tick[slot] = t + 1;
         c->ring_in[slot] = in->inputs[i];
         if (fresh && i == 0) {
-            double lead_ms = (double)((int64_t)room_period_due(room, t) - now_us) / 1000.0;
+            double lead_ms = (double)((int64_t)rs_room__period_due(room, t) - now_us) / 1000.0;
             c->lead_ms = ema(c->lead_ms, lead_ms, c->lead_known);
             c->lead_known = true;
         }
     }
 }
 
-rs_input room_input_for_tick(rs_room *room, uint32_t car_index0, uint64_t tick)
+rs_input rs_room__input_for_tick(rs_room *room, uint32_t car_index0, uint64_t tick)
 {
     room_car *c = &room->cars[car_index0];
     const room_seat *s = &room->seats[c->seat];
@@ -157,22 +157,22 @@ static void send_frame(rs_room *room, room_peer *p, uint64_t first, uint64_t las
         uint64_t next = rs_world_tick(room->world);
         f->input_ack = input_ack(c, next);
     }
-    room_send(room, p->id, &m);
+    rs_room__send(room, p->id, &m);
 }
 
-void room_send_frames(rs_room *room, uint64_t last_tick)
+void rs_room__send_frames(rs_room *room, uint64_t last_tick)
 {
     const uint32_t max = RS_PROTO_FRAME_MAX_TICKS;
     bool regular = (last_tick + 1) % room->cfg.frame_every == 0;
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
-        if (!room_peer_watching(p) || !p->in_world || last_tick < p->base_tick)
+        if (!rs_room__peer_watching(p) || !p->in_world || last_tick < p->base_tick)
             continue;
         uint64_t need = p->has_ack ? p->frame_ack + 1 : p->base_tick;
         bool beyond = last_tick + 1 - need > RS_ROOM_HIST - 4 * max;
         if (beyond && p->has_ack) {
             /* Too far behind for the history: start it afresh. */
-            room_send_world_to(room, p);
+            rs_room__send_world_to(room, p);
             continue;
         }
         uint64_t win = last_tick + 1 >= room->cfg.frame_ticks

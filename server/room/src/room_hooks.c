@@ -10,7 +10,7 @@
 
 #include "room_internal.h"
 
-void room_seat_free(rs_room *room, int seat)
+void rs_room__seat_free(rs_room *room, int seat)
 {
     room_seat *s = &room->seats[seat];
     free(s->block);
@@ -58,10 +58,10 @@ static void reply_plain(rs_room *room, room_peer *p, const rs_msg *req, uint8_t 
         }
         break;
     }
-    room_send(room, p->id, &r);
+    rs_room__send(room, p->id, &r);
 }
 
-void room_on_request(rs_room *room, room_peer *p, const rs_msg *m, int64_t now_us)
+void rs_room__on_request(rs_room *room, room_peer *p, const rs_msg *m, int64_t now_us)
 {
     if (now_us - p->req_window_us >= 1000000 || now_us < p->req_window_us) {
         p->req_window_us = now_us;
@@ -83,9 +83,9 @@ void room_on_request(rs_room *room, room_peer *p, const rs_msg *m, int64_t now_u
 
 bool rs_room_send(rs_room *room, uint32_t peer, const rs_msg *msg)
 {
-    if (!room || !msg || !room_find_peer(room, peer))
+    if (!room || !msg || !rs_room__find_peer(room, peer))
         return false;
-    return room_send(room, peer, msg);
+    return rs_room__send(room, peer, msg);
 }
 
 /* ---------------------------------------------------------- seat cars */
@@ -147,7 +147,7 @@ static void send_bye(rs_room *room, room_peer *p, uint8_t reason, const char *te
     m.type = RS_MSG_BYE;
     m.u.bye.reason = reason < RS_REASON_COUNT ? reason : RS_REASON_OTHER;
     snprintf(m.u.bye.text, sizeof m.u.bye.text, "%s", text ? text : "");
-    room_send(room, p->id, &m);
+    rs_room__send(room, p->id, &m);
 }
 
 bool rs_room_kick(rs_room *room, const char *name, uint8_t reason, const char *text)
@@ -162,14 +162,14 @@ bool rs_room_kick(rs_room *room, const char *name, uint8_t reason, const char *t
         /* Marked first: leaving then frees a seat without a car at once,
          * and a car in the race is never handed back to this name. */
         room->seats[seat].kicked = true;
-        room_close_peer(room, p);
+        rs_room__close_peer(room, p);
         any = true;
     }
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (p->state == PEER_SPECTATOR && strcmp(p->name, name) == 0) {
             send_bye(room, p, reason, text);
-            room_close_peer(room, p);
+            rs_room__close_peer(room, p);
             any = true;
         }
     }
@@ -183,7 +183,7 @@ void rs_room_close_all(rs_room *room, uint8_t reason, const char *text)
         if (p->state == PEER_FREE || p->state == PEER_CLOSING)
             continue;
         send_bye(room, p, reason, text);
-        room_close_peer(room, p);
+        rs_room__close_peer(room, p);
     }
 }
 
@@ -194,7 +194,7 @@ bool rs_room_end_race(rs_room *room)
     if (!room || !room->world ||
         (room->phase != RS_PHASE_COUNTDOWN && room->phase != RS_PHASE_RACE))
         return false;
-    room_enter_results(room, rs_world_tick(room->world));
+    rs_room__enter_results(room, rs_world_tick(room->world));
     return true;
 }
 
@@ -209,7 +209,7 @@ rs_status rs_room_set_track(rs_room *room, const rs_track *track, const char *tr
     room->next_track = track;
     room->next_json = track_json;
     room->next_json_len = track_json_len;
-    room_apply_next_track(room); /* at once in the lobby */
+    rs_room__apply_next_track(room); /* at once in the lobby */
     return RS_OK;
 }
 
@@ -239,7 +239,7 @@ uint32_t rs_room_laps(const rs_room *room)
 
 /* -------------------------------------------------------- deferred LAPs */
 
-void room_lap_queue(rs_room *room, const rs_msg_lap *lap)
+void rs_room__lap_queue(rs_room *room, const rs_msg_lap *lap)
 {
     if (room->laps_len == room->laps_cap) {
         size_t cap = room->laps_cap ? 2 * room->laps_cap : 16;
@@ -249,7 +249,7 @@ void room_lap_queue(rs_room *room, const rs_msg_lap *lap)
             rs_msg m;
             m.type = RS_MSG_LAP;
             m.u.lap = *lap;
-            room_send_watchers(room, &m);
+            rs_room__send_watchers(room, &m);
             return;
         }
         room->laps = n;
@@ -267,13 +267,13 @@ static void lap_release(rs_room *room, size_t i, uint8_t flags)
     m.type = RS_MSG_LAP;
     m.u.lap = room->laps[i].lap;
     m.u.lap.flags = flags & (RS_LAP_RECORDED | RS_LAP_PERSONAL_BEST | RS_LAP_TRACK_RECORD);
-    room_send_watchers(room, &m);
+    rs_room__send_watchers(room, &m);
     /* Keep the rest in order: a car's laps go out in lap order. */
     memmove(room->laps + i, room->laps + i + 1, (room->laps_len - i - 1) * sizeof *room->laps);
     room->laps_len--;
 }
 
-void room_laps_expire(rs_room *room, bool all)
+void rs_room__laps_expire(rs_room *room, bool all)
 {
     size_t i = 0;
     while (i < room->laps_len) {

@@ -137,9 +137,9 @@ struct rs_room {
     uint64_t first_finish_tick;      /* 0 = nobody finished yet */
     uint8_t *snap_buf;
     size_t snap_cap;
-    rs_input (*hist)[RS_PROTO_MAX_CARS]; /* RS_ROOM_HIST ticks of used inputs */
-    uint64_t *hash_tick;             /* RS_ROOM_HASH_RING: tick + 1, 0 = none */
-    uint64_t *hash_val;
+    rs_input hist[RS_ROOM_HIST][RS_PROTO_MAX_CARS]; /* used inputs, RS_ROOM_HIST ticks */
+    uint64_t hash_tick[RS_ROOM_HASH_RING]; /* tick + 1 of the hash in the slot, 0 = none */
+    uint64_t hash_val[RS_ROOM_HASH_RING];
     uint32_t transfer_id;
 
     /* outgoing */
@@ -152,55 +152,57 @@ struct rs_room {
 };
 
 /* room_send.c */
-bool room_send(rs_room *room, uint32_t peer_id, const rs_msg *msg);
-void room_send_watchers(rs_room *room, const rs_msg *msg);
-void room_send_blob_params(rs_room *room, uint32_t peer_id, uint8_t kind, uint8_t car,
-                           uint64_t id_hash, const uint8_t *data, size_t len);
-void room_send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick, uint64_t hash,
-                             const uint8_t *data, size_t len);
-void room_refuse(rs_room *room, room_peer *p, uint8_t reason, const char *text);
-void room_close_peer(rs_room *room, room_peer *p);
+bool rs_room__send(rs_room *room, uint32_t peer_id, const rs_msg *msg);
+void rs_room__send_watchers(rs_room *room, const rs_msg *msg);
+void rs_room__send_blob_params(rs_room *room, uint32_t peer_id, uint8_t kind, uint8_t car,
+                               uint64_t id_hash, const uint8_t *data, size_t len);
+void rs_room__send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick, uint64_t hash,
+                                 const uint8_t *data, size_t len);
+void rs_room__refuse(rs_room *room, room_peer *p, uint8_t reason, const char *text);
+void rs_room__close_peer(rs_room *room, room_peer *p);
+/* Frees the outgoing queues (at destroy). */
+void rs_room__send_free(rs_room *room);
 
 /* room_blocks.c: parameter blocks sent once per connection, and the wait
  * for them before a race */
-void room_send_block(rs_room *room, room_peer *p, uint8_t kind, uint8_t car, uint64_t id_hash,
-                     const uint8_t *data, size_t len);
-void room_on_params_ack(room_peer *p, const rs_msg_params_ack *ack);
+void rs_room__send_block(rs_room *room, room_peer *p, uint8_t kind, uint8_t car, uint64_t id_hash,
+                         const uint8_t *data, size_t len);
+void rs_room__on_params_ack(room_peer *p, const rs_msg_params_ack *ack);
 /* Sends every watcher the blocks the next race needs; true when every
  * connected player has acknowledged them all. */
-bool room_blocks_offer(rs_room *room);
+bool rs_room__blocks_offer(rs_room *room);
 
 /* room_race.c */
-uint64_t room_period_due(const rs_room *room, uint64_t tick);
-void room_race_update(rs_room *room, int64_t now_us);
-void room_send_world_to(rs_room *room, room_peer *p);
-void room_send_race_state(rs_room *room, room_peer *only);
-void room_send_car_info(rs_room *room, room_peer *only, uint16_t car);
-void room_broadcast_car_info(rs_room *room, uint16_t car);
-void room_destroy_world(rs_room *room);
+uint64_t rs_room__period_due(const rs_room *room, uint64_t tick);
+void rs_room__race_update(rs_room *room, int64_t now_us);
+void rs_room__send_world_to(rs_room *room, room_peer *p);
+void rs_room__send_race_state(rs_room *room, room_peer *only);
+void rs_room__send_car_info(rs_room *room, room_peer *only, uint16_t car);
+void rs_room__broadcast_car_info(rs_room *room, uint16_t car);
+void rs_room__destroy_world(rs_room *room);
 /* RESULTS, then the results phase (from tick). */
-void room_enter_results(rs_room *room, uint64_t tick);
+void rs_room__enter_results(rs_room *room, uint64_t tick);
 /* The current track's hash follows cfg.track. */
-void room_apply_next_track(rs_room *room);
+void rs_room__apply_next_track(rs_room *room);
 
 /* room_hooks.c: the server's controls and the deferred LAPs */
-void room_lap_queue(rs_room *room, const rs_msg_lap *lap);
-void room_laps_expire(rs_room *room, bool all);
-void room_on_request(rs_room *room, room_peer *p, const rs_msg *m, int64_t now_us);
-void room_seat_free(rs_room *room, int seat);
+void rs_room__lap_queue(rs_room *room, const rs_msg_lap *lap);
+void rs_room__laps_expire(rs_room *room, bool all);
+void rs_room__on_request(rs_room *room, room_peer *p, const rs_msg *m, int64_t now_us);
+void rs_room__seat_free(rs_room *room, int seat);
 
 /* room_frames.c */
-void room_on_input(rs_room *room, room_peer *p, const rs_msg_input *in, int64_t now_us);
-rs_input room_input_for_tick(rs_room *room, uint32_t car_index0, uint64_t tick);
-void room_send_frames(rs_room *room, uint64_t last_tick);
+void rs_room__on_input(rs_room *room, room_peer *p, const rs_msg_input *in, int64_t now_us);
+rs_input rs_room__input_for_tick(rs_room *room, uint32_t car_index0, uint64_t tick);
+void rs_room__send_frames(rs_room *room, uint64_t last_tick);
 
 /* room.c */
-room_peer *room_find_peer(rs_room *room, uint32_t id);
+room_peer *rs_room__find_peer(rs_room *room, uint32_t id);
 /* A seat's player left: its car (if any) stays for a rejoin; in the lobby
  * the seat is freed. */
-void room_leave_seat(rs_room *room, int seat);
+void rs_room__leave_seat(rs_room *room, int seat);
 /* WELCOME for p: its car in the current world (a new world re-seats everyone). */
-void room_welcome(rs_room *room, room_peer *p);
-bool room_peer_watching(const room_peer *p);
+void rs_room__welcome(rs_room *room, room_peer *p);
+bool rs_room__peer_watching(const room_peer *p);
 
 #endif

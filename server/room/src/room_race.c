@@ -21,18 +21,18 @@
  * rather than spinning to catch up. */
 #define RS_ROOM_MAX_CATCHUP_S 1
 
-uint64_t room_period_due(const rs_room *room, uint64_t tick)
+uint64_t rs_room__period_due(const rs_room *room, uint64_t tick)
 {
     return (uint64_t)room->t0_us + (tick + 1) * 1000000u / room->cfg.tick_hz;
 }
 
-void room_destroy_world(rs_room *room)
+void rs_room__destroy_world(rs_room *room)
 {
     if (room->world && room->race_begun && room->cfg.hooks.race_end)
         room->cfg.hooks.race_end(room->cfg.hooks.ctx, room, room->world);
     room->race_begun = false;
     /* LAPs of this race must not trail into the next one. */
-    room_laps_expire(room, true);
+    rs_room__laps_expire(room, true);
     rs_world_destroy(room->world);
     room->world = NULL;
     for (uint32_t i = 0; room->cars && i < room->car_count; i++) {
@@ -51,7 +51,7 @@ void room_destroy_world(rs_room *room)
         room->peers[i].in_world = false;
 }
 
-void room_send_race_state(rs_room *room, room_peer *only)
+void rs_room__send_race_state(rs_room *room, room_peer *only)
 {
     rs_msg m;
     memset(&m, 0, sizeof m);
@@ -66,12 +66,12 @@ void room_send_race_state(rs_room *room, room_peer *only)
     r->track_hash = room->track_hash;
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
-        if (room_peer_watching(p) && (!only || only == p))
-            room_send(room, p->id, &m);
+        if (rs_room__peer_watching(p) && (!only || only == p))
+            rs_room__send(room, p->id, &m);
     }
 }
 
-void room_send_car_info(rs_room *room, room_peer *only, uint16_t car)
+void rs_room__send_car_info(rs_room *room, room_peer *only, uint16_t car)
 {
     if (!room->world || car < 1 || car > room->car_count)
         return;
@@ -89,37 +89,37 @@ void room_send_car_info(rs_room *room, room_peer *only, uint16_t car)
     c->tune_hash = room->cars[car - 1].tune_hash;
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
-        if (room_peer_watching(p) && (!only || only == p))
-            room_send(room, p->id, &m);
+        if (rs_room__peer_watching(p) && (!only || only == p))
+            rs_room__send(room, p->id, &m);
     }
 }
 
-void room_broadcast_car_info(rs_room *room, uint16_t car)
+void rs_room__broadcast_car_info(rs_room *room, uint16_t car)
 {
-    room_send_car_info(room, NULL, car);
+    rs_room__send_car_info(room, NULL, car);
 }
 
 /* Everything a client needs to simulate from the current tick: car info,
  * the parameter blocks and track text it does not hold yet (room_blocks.c),
  * and the exact snapshot. */
-void room_send_world_to(rs_room *room, room_peer *p)
+void rs_room__send_world_to(rs_room *room, room_peer *p)
 {
     for (uint16_t c = 1; c <= room->car_count; c++)
-        room_send_car_info(room, p, c);
+        rs_room__send_car_info(room, p, c);
     for (uint32_t c = 1; c <= room->car_count; c++) {
         const room_car *rc = &room->cars[c - 1];
         if (rc->block)
-            room_send_block(room, p, RS_PARAMS_CAR, (uint8_t)c, rc->params_hash, rc->block,
-                            rc->block_len);
+            rs_room__send_block(room, p, RS_PARAMS_CAR, (uint8_t)c, rc->params_hash, rc->block,
+                                rc->block_len);
         else
-            room_send_block(room, p, RS_PARAMS_CAR, (uint8_t)c, room->car_hash, room->car_block,
-                            room->car_block_len);
+            rs_room__send_block(room, p, RS_PARAMS_CAR, (uint8_t)c, room->car_hash, room->car_block,
+                                room->car_block_len);
     }
-    room_send_block(room, p, RS_PARAMS_TRACK, 0, room->track_hash,
-                    (const uint8_t *)room->cfg.track_json, room->cfg.track_json_len);
+    rs_room__send_block(room, p, RS_PARAMS_TRACK, 0, room->track_hash,
+                        (const uint8_t *)room->cfg.track_json, room->cfg.track_json_len);
     size_t n = rs_world_snapshot(room->world, room->snap_buf, room->snap_cap);
     uint64_t tick = rs_world_tick(room->world);
-    room_send_blob_snapshot(room, p->id, tick, rs_world_hash(room->world), room->snap_buf, n);
+    rs_room__send_blob_snapshot(room, p->id, tick, rs_world_hash(room->world), room->snap_buf, n);
     p->in_world = true;
     p->base_tick = tick;
     p->has_ack = false;
@@ -137,7 +137,7 @@ void room_send_world_to(rs_room *room, room_peer *p)
     }
 }
 
-void room_apply_next_track(rs_room *room)
+void rs_room__apply_next_track(rs_room *room)
 {
     if (!room->next_track || room->world)
         return;
@@ -190,7 +190,7 @@ static void hook_race_begin(rs_room *room)
 
 static bool start_race(rs_room *room, int64_t now_us)
 {
-    room_apply_next_track(room);
+    rs_room__apply_next_track(room);
     uint32_t n = 0;
     for (uint32_t i = 0; i < room->cfg.max_players; i++)
         n += room->seats[i].used && room->seats[i].peer >= 0;
@@ -213,7 +213,7 @@ static bool start_race(rs_room *room, int64_t now_us)
     /* Seats that left for good during the last race free their place. */
     for (uint32_t i = 0; i < room->cfg.max_players; i++)
         if (room->seats[i].used && room->seats[i].peer < 0)
-            room_seat_free(room, (int)i);
+            rs_room__seat_free(room, (int)i);
     uint32_t car = 0;
     for (uint32_t i = 0; i < room->cfg.max_players; i++) {
         room_seat *s = &room->seats[i];
@@ -236,7 +236,7 @@ static bool start_race(rs_room *room, int64_t now_us)
     room->snap_buf = malloc(room->snap_cap);
     if (!room->snap_buf)
         goto fail;
-    memset(room->hash_tick, 0, RS_ROOM_HASH_RING * sizeof *room->hash_tick);
+    memset(room->hash_tick, 0, sizeof room->hash_tick);
     room->t0_us = now_us;
     room->race_number++;
     room->phase = RS_PHASE_COUNTDOWN;
@@ -247,15 +247,15 @@ static bool start_race(rs_room *room, int64_t now_us)
     hook_race_begin(room);
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
-        if (!room_peer_watching(p))
+        if (!rs_room__peer_watching(p))
             continue;
-        room_welcome(room, p);
-        room_send_race_state(room, p);
-        room_send_world_to(room, p);
+        rs_room__welcome(room, p);
+        rs_room__send_race_state(room, p);
+        rs_room__send_world_to(room, p);
     }
     return true;
 fail:
-    room_destroy_world(room);
+    rs_room__destroy_world(room);
     return false;
 }
 
@@ -264,7 +264,7 @@ static void set_phase(rs_room *room, uint8_t phase, uint64_t tick, uint64_t end_
     room->phase = phase;
     room->phase_tick = tick;
     room->phase_end_tick = end_tick;
-    room_send_race_state(room, NULL);
+    rs_room__send_race_state(room, NULL);
 }
 
 static void send_results(rs_room *room)
@@ -285,10 +285,10 @@ static void send_results(rs_room *room)
         row->finish_us = rc.status == RS_RACE_FINISHED ? rc.finish_us : -1;
         row->best_lap_us = rc.best_lap_us >= 0 ? rc.best_lap_us : -1;
     }
-    room_send_watchers(room, &m);
+    rs_room__send_watchers(room, &m);
 }
 
-void room_enter_results(rs_room *room, uint64_t tick)
+void rs_room__enter_results(rs_room *room, uint64_t tick)
 {
     send_results(room);
     set_phase(room, RS_PHASE_RESULTS, tick, tick + room->cfg.results_ticks);
@@ -318,9 +318,9 @@ static void send_events(rs_room *room)
         l->invalid_reason = ev[i].valid ? 0 : ev[i].reason;
         l->flags = 0; /* persistence is the server's: rs_room_lap_flags */
         if (room->cfg.defer_laps)
-            room_lap_queue(room, l);
+            rs_room__lap_queue(room, l);
         else
-            room_send_watchers(room, &m);
+            rs_room__send_watchers(room, &m);
     }
 }
 
@@ -344,7 +344,7 @@ static void step_tick(rs_room *room)
     uint64_t t = rs_world_tick(room->world);
     rs_input *used = room->hist[t % RS_ROOM_HIST];
     for (uint32_t c = 0; c < room->car_count; c++) {
-        used[c] = room_input_for_tick(room, c, t);
+        used[c] = rs_room__input_for_tick(room, c, t);
         rs_world_set_input(room->world, (rs_car_id){(uint16_t)(c + 1)}, &used[c]);
     }
     if (room->cfg.hooks.before_step)
@@ -375,10 +375,10 @@ static void step_tick(rs_room *room)
         if (rs_world_race_over(room->world) || connected_finished(room) ||
             (room->first_finish_tick &&
              next - room->first_finish_tick >= room->cfg.finish_timeout_ticks)) {
-            room_enter_results(room, next);
+            rs_room__enter_results(room, next);
         }
     }
-    room_send_frames(room, t);
+    rs_room__send_frames(room, t);
 }
 
 /* The lobby: a race is due once enough players are here or the lobby
@@ -386,7 +386,7 @@ static void step_tick(rs_room *room)
  * connected player holds its blocks, or after cfg.load_wait_ticks. */
 static void lobby_update(rs_room *room, int64_t now_us)
 {
-    room_apply_next_track(room);
+    rs_room__apply_next_track(room);
     uint32_t n = 0;
     for (uint32_t i = 0; i < room->cfg.max_players; i++)
         n += room->seats[i].used && room->seats[i].peer >= 0;
@@ -395,7 +395,7 @@ static void lobby_update(rs_room *room, int64_t now_us)
         room->loading = false;
         return;
     }
-    bool ready = room_blocks_offer(room);
+    bool ready = rs_room__blocks_offer(room);
     if (!room->loading) {
         if (room->lobby_since_us < 0 || !room->lobby_timer) {
             room->lobby_timer = true;
@@ -416,18 +416,19 @@ static void lobby_update(rs_room *room, int64_t now_us)
     start_race(room, now_us);
 }
 
-void room_race_update(rs_room *room, int64_t now_us)
+void rs_room__race_update(rs_room *room, int64_t now_us)
 {
     if (!room->world) {
         lobby_update(room, now_us);
         return;
     }
     uint32_t budget = RS_ROOM_MAX_CATCHUP_S * room->cfg.tick_hz;
-    while (room->world && (int64_t)room_period_due(room, rs_world_tick(room->world)) <= now_us) {
+    while (room->world &&
+           (int64_t)rs_room__period_due(room, rs_world_tick(room->world)) <= now_us) {
         if (budget-- == 0) {
             /* Fell far behind: move the schedule instead of spinning. */
             uint64_t t = rs_world_tick(room->world);
-            int64_t behind = now_us - (int64_t)room_period_due(room, t);
+            int64_t behind = now_us - (int64_t)rs_room__period_due(room, t);
             uint64_t skip = (uint64_t)behind * room->cfg.tick_hz / 1000000u + 1;
             room->t0_us += (int64_t)(skip * 1000000u / room->cfg.tick_hz);
             room->stats.ticks_skipped += skip;
@@ -436,14 +437,14 @@ void room_race_update(rs_room *room, int64_t now_us)
         step_tick(room);
         if (room->phase == RS_PHASE_RESULTS &&
             rs_world_tick(room->world) >= room->phase_end_tick) {
-            room_destroy_world(room);
+            rs_room__destroy_world(room);
             room->phase = RS_PHASE_LOBBY;
             room->phase_tick = room->phase_end_tick = 0;
             room->lobby_timer = false;
             /* The next race is due at once, once its blocks are held. */
             room->loading = true;
             room->load_since_us = now_us;
-            room_send_race_state(room, NULL);
+            rs_room__send_race_state(room, NULL);
             lobby_update(room, now_us);
         }
     }
@@ -452,13 +453,13 @@ void room_race_update(rs_room *room, int64_t now_us)
 void rs_room_update(rs_room *room, int64_t now_us)
 {
     room->now_us = now_us;
-    room_race_update(room, now_us);
-    room_laps_expire(room, false);
+    rs_room__race_update(room, now_us);
+    rs_room__laps_expire(room, false);
 }
 
 int64_t rs_room_next_due_us(const rs_room *room, int64_t now_us)
 {
     if (!room->world)
         return now_us + 1000000 / room->cfg.tick_hz;
-    return (int64_t)room_period_due(room, rs_world_tick(room->world));
+    return (int64_t)rs_room__period_due(room, rs_world_tick(room->world));
 }

@@ -31,7 +31,7 @@ static rs_room_packet *queue_slot(rs_room *room)
     return &room->out[room->out_len++];
 }
 
-bool room_send(rs_room *room, uint32_t peer_id, const rs_msg *msg)
+bool rs_room__send(rs_room *room, uint32_t peer_id, const rs_msg *msg)
 {
     rs_room_packet *pk = queue_slot(room);
     if (!pk)
@@ -54,11 +54,11 @@ bool room_send(rs_room *room, uint32_t peer_id, const rs_msg *msg)
     return true;
 }
 
-void room_send_watchers(rs_room *room, const rs_msg *msg)
+void rs_room__send_watchers(rs_room *room, const rs_msg *msg)
 {
     for (uint32_t i = 0; i < room->peer_cap; i++)
-        if (room_peer_watching(&room->peers[i]))
-            room_send(room, room->peers[i].id, msg);
+        if (rs_room__peer_watching(&room->peers[i]))
+            rs_room__send(room, room->peers[i].id, msg);
 }
 
 size_t rs_room_poll(rs_room *room, rs_room_packet *out, size_t cap)
@@ -80,24 +80,22 @@ static void send_chunks(rs_room *room, uint32_t peer_id, rs_msg *msg, rs_proto_c
     for (uint32_t i = 0; i < count; i++) {
         if (rs_proto_chunk_make(data, len, id, h, i, chunk) != RS_PROTO_OK)
             return;
-        room_send(room, peer_id, msg);
+        rs_room__send(room, peer_id, msg);
     }
 }
 
-void room_send_blob_params(rs_room *room, uint32_t peer_id, uint8_t kind, uint8_t car,
-                           uint64_t id_hash, const uint8_t *data, size_t len)
+void rs_room__send_blob_params(rs_room *room, uint32_t peer_id, uint8_t kind, uint8_t car,
+                               uint64_t id_hash, const uint8_t *data, size_t len)
 {
     rs_msg m;
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_PARAMS;
-    m.u.params.kind = kind;
-    m.u.params.car = car;
-    m.u.params.id_hash = id_hash;
+    m.u.params = (rs_msg_params){.kind = kind, .car = car, .id_hash = id_hash};
     send_chunks(room, peer_id, &m, &m.u.params.chunk, data, len);
 }
 
-void room_send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick, uint64_t hash,
-                             const uint8_t *data, size_t len)
+void rs_room__send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick, uint64_t hash,
+                                 const uint8_t *data, size_t len)
 {
     rs_msg m;
     memset(&m, 0, sizeof m);
@@ -108,12 +106,12 @@ void room_send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick, uin
     room->stats.snapshots_sent++;
 }
 
-void room_close_peer(rs_room *room, room_peer *p)
+void rs_room__close_peer(rs_room *room, room_peer *p)
 {
     if (p->state == PEER_CLOSING)
         return;
     if (p->seat >= 0)
-        room_leave_seat(room, p->seat);
+        rs_room__leave_seat(room, p->seat);
     p->seat = -1;
     p->in_world = false;
     p->state = PEER_CLOSING;
@@ -124,16 +122,22 @@ void room_close_peer(rs_room *room, room_peer *p)
     room->closing[room->closing_len++] = p->id;
 }
 
-void room_refuse(rs_room *room, room_peer *p, uint8_t reason, const char *text)
+void rs_room__refuse(rs_room *room, room_peer *p, uint8_t reason, const char *text)
 {
     rs_msg m;
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_REFUSE;
     m.u.refuse.reason = reason;
     strncpy(m.u.refuse.text, text, RS_PROTO_TEXT_MAX);
-    room_send(room, p->id, &m);
+    rs_room__send(room, p->id, &m);
     room->stats.refused++;
-    room_close_peer(room, p);
+    rs_room__close_peer(room, p);
+}
+
+void rs_room__send_free(rs_room *room)
+{
+    free(room->out);
+    free(room->closing);
 }
 
 size_t rs_room_poll_closing(rs_room *room, uint32_t *peers, size_t cap)

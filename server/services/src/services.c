@@ -6,10 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "services_internal.h"
 #include "racesim/base/clock.h"
+#include "services_internal.h"
 
 rs_services_def rs_services_default(void)
 {
@@ -20,13 +19,7 @@ rs_services_def rs_services_default(void)
     return d;
 }
 
-int64_t svc_now_s(void)
-{
-    /* Wall-clock seconds for records only; nothing in a world reads it. */
-    return rs_wall_time_s();
-}
-
-void svc_error(rs_services *svc, const char *what, const char *err)
+void rs_svc__error(rs_services *svc, const char *what, const char *err)
 {
     svc->stats.db_errors++;
     /* Cut to fit: the message is for a log line. */
@@ -42,7 +35,7 @@ void svc_error(rs_services *svc, const char *what, const char *err)
     svc->last_error[n] = '\0';
 }
 
-bool svc_name_eq(const char *a, const char *b)
+bool rs_svc__name_eq(const char *a, const char *b)
 {
     /* ASCII case ignored, as the store compares player names. */
     for (;; a++, b++) {
@@ -58,7 +51,7 @@ bool svc_name_eq(const char *a, const char *b)
     }
 }
 
-void svc_note_room(rs_services *svc, rs_room *room)
+void rs_svc__note_room(rs_services *svc, rs_room *room)
 {
     for (uint32_t i = 0; i < svc->room_count; i++)
         if (svc->rooms[i] == room)
@@ -122,7 +115,7 @@ static rs_status bans_load(rs_services *svc, const char *path, char *err, size_t
 bool rs_services_is_banned(const rs_services *svc, const char *name)
 {
     for (uint32_t i = 0; i < svc->ban_count; i++)
-        if (svc_name_eq(svc->bans[i], name))
+        if (rs_svc__name_eq(svc->bans[i], name))
             return true;
     return false;
 }
@@ -139,7 +132,7 @@ rs_status rs_services_ban(rs_services *svc, const char *name)
         return st;
     FILE *f = fopen(svc->ban_path, "a");
     if (!f || fprintf(f, "%s\n", name) < 0 || fclose(f) != 0) {
-        svc_error(svc, svc->ban_path, "cannot append to the ban list");
+        rs_svc__error(svc, svc->ban_path, "cannot append to the ban list");
         return RS_ERR_IO;
     }
     return RS_OK;
@@ -168,7 +161,7 @@ bool rs_services_auth(void *ctx, const char *name, const char *token, int64_t *p
         if (st == RS_ERR_MISMATCH) {
             snprintf(text, text_cap, "unknown player or wrong token");
         } else {
-            svc_error(svc, "authentication", err);
+            rs_svc__error(svc, "authentication", err);
             snprintf(text, text_cap, "the server cannot check players right now");
         }
         return false;
@@ -186,7 +179,7 @@ bool rs_services_auth(void *ctx, const char *name, const char *token, int64_t *p
         return false;
     }
     if (st != RS_ERR_MISSING) {
-        svc_error(svc, "player lookup", err);
+        rs_svc__error(svc, "player lookup", err);
         svc->stats.auth_refused++;
         snprintf(text, text_cap, "the server cannot check players right now");
         return false;
@@ -199,7 +192,7 @@ bool rs_services_auth(void *ctx, const char *name, const char *token, int64_t *p
     return true; /* a guest */
 }
 
-static bool svc_register(void *ctx, const char *name, int64_t *player_id, char token[65],
+static bool register_player(void *ctx, const char *name, int64_t *player_id, char token[65],
                          bool *name_taken, char *text, size_t text_cap)
 {
     rs_services *svc = ctx;
@@ -214,7 +207,7 @@ static bool svc_register(void *ctx, const char *name, int64_t *player_id, char t
         snprintf(text, text_cap, "names starting with ~ are reserved");
         return false;
     }
-    rs_status st = rs_store_player_register(svc->store, name, svc_now_s(), player_id, token,
+    rs_status st = rs_store_player_register(svc->store, name, rs_wall_time_s(), player_id, token,
                                             err, sizeof err);
     if (st == RS_ERR_RANGE) {
         *name_taken = true;
@@ -222,7 +215,7 @@ static bool svc_register(void *ctx, const char *name, int64_t *player_id, char t
         return false;
     }
     if (st != RS_OK) {
-        svc_error(svc, "registration", err);
+        rs_svc__error(svc, "registration", err);
         snprintf(text, text_cap, "the server cannot register players right now");
         return false;
     }
@@ -330,43 +323,35 @@ fail:
 
 rs_room_hooks rs_services_hooks(rs_services *svc)
 {
-    rs_room_hooks h;
-    memset(&h, 0, sizeof h);
-    h.ctx = svc;
-    h.race_begin = svc_race_begin;
-    h.before_step = svc_before_step;
-    h.after_step = svc_after_step;
-    h.race_end = svc_race_end;
-    h.request = svc_request;
-    h.register_player = svc_register;
-    h.race_results = svc_race_results;
-    h.closed = svc_room_closed;
-    return h;
+    return (rs_room_hooks){.ctx = svc,
+                           .race_begin = rs_svc__race_begin,
+                           .before_step = rs_svc__before_step,
+                           .after_step = rs_svc__after_step,
+                           .race_end = rs_svc__race_end,
+                           .request = rs_svc__request,
+                           .register_player = register_player,
+                           .race_results = rs_svc__race_results,
+                           .closed = rs_svc__room_closed};
 }
 
 void rs_services_poll(rs_services *svc)
 {
     if (svc)
-        svc_pump(svc);
-}
-
-int64_t svc_now_ms(void)
-{
-    return rs_clock_us() / 1000;
+        rs_svc__pump(svc);
 }
 
 size_t rs_services_shutdown(rs_services *svc, uint32_t timeout_ms)
 {
     if (!svc)
         return 0;
-    int64_t end = svc_now_ms() + timeout_ms;
-    size_t left = svc_pump(svc);
+    int64_t end_us = rs_clock_us() + (int64_t)timeout_ms * 1000;
+    size_t left = rs_svc__pump(svc);
     for (;;) {
         /* Everything handed over so far is on disk once flush returns; the
          * acknowledgements it frees make room for what is still pending. */
         rs_store_writer_flush(svc->writer);
-        left = svc_pump(svc);
-        if (left == 0 || svc_now_ms() >= end)
+        left = rs_svc__pump(svc);
+        if (left == 0 || rs_clock_us() >= end_us)
             break;
     }
     return left;
@@ -396,8 +381,8 @@ void rs_services_destroy(rs_services *svc)
     if (!svc)
         return;
     if (svc->writer && svc->store)
-        svc_pump(svc);
-    svc_races_free(svc);
+        rs_svc__pump(svc);
+    rs_svc__races_free(svc);
     rs_leaderboard_close(svc->lb);
     if (svc->own_writer)
         rs_store_writer_close(svc->writer); /* writes whatever is still queued */

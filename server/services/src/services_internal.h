@@ -19,7 +19,7 @@
 /* A finished race whose every record is in the writer's hands is freed
  * once its laps are acknowledged, or after this long (an acknowledgement
  * that never comes: a record the writer refused outright). */
-#define SVC_SETTLE_MS 60000
+#define SVC_SETTLE_US 60000000
 
 /* A lap handed to the racelog, waiting for its acknowledgement. */
 typedef struct svc_lap {
@@ -41,7 +41,7 @@ typedef struct svc_race {
     bool log_results;           /* the racelog queued the results (race over) */
     bool own_results;           /* the services queued them (race decided otherwise) */
     bool ended;                 /* the world is gone */
-    int64_t ended_ms;           /* when (svc_now_ms) */
+    int64_t ended_us;           /* when (rs_clock_us) */
     svc_lap *laps;              /* awaiting acknowledgement */
     size_t laps_len, laps_cap;
     rs_store_result res[RS_PROTO_MAX_CARS + 1]; /* own results not yet taken by the writer;
@@ -85,29 +85,27 @@ struct rs_services {
 };
 
 /* services.c */
-void svc_error(rs_services *svc, const char *what, const char *err);
-void svc_note_room(rs_services *svc, rs_room *room);
-int64_t svc_now_s(void);
-int64_t svc_now_ms(void); /* the monotonic clock, for timeouts */
-bool svc_name_eq(const char *a, const char *b);
+void rs_svc__error(rs_services *svc, const char *what, const char *err);
+void rs_svc__note_room(rs_services *svc, rs_room *room);
+bool rs_svc__name_eq(const char *a, const char *b);
 
 /* services_race.c */
-void svc_race_begin(void *ctx, rs_room *room, const rs_world *world,
-                    const rs_room_entrant *entrants, uint32_t count);
-void svc_before_step(void *ctx, rs_room *room, const rs_world *world);
-void svc_after_step(void *ctx, rs_room *room, const rs_world *world);
-void svc_race_results(void *ctx, rs_room *room, const rs_world *world);
-void svc_race_end(void *ctx, rs_room *room, const rs_world *world);
-void svc_room_closed(void *ctx, rs_room *room);
+void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
+                        const rs_room_entrant *entrants, uint32_t count);
+void rs_svc__before_step(void *ctx, rs_room *room, const rs_world *world);
+void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world);
+void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world);
+void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world);
+void rs_svc__room_closed(void *ctx, rs_room *room);
 /* Drains acknowledgements and re-offers pending records; frees settled
  * races. Returns how many records are still not handed to the writer. */
-size_t svc_pump(rs_services *svc);
-void svc_races_free(rs_services *svc);
+size_t rs_svc__pump(rs_services *svc);
+void rs_svc__races_free(rs_services *svc);
 /* Stores a car block if not known stored (0 on success). */
-rs_status svc_put_car(rs_services *svc, const rs_car_params *params, uint64_t base_hash);
+rs_status rs_svc__put_car(rs_services *svc, const rs_car_params *params, uint64_t base_hash);
 
 /* services_requests.c */
-void svc_request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id, const char *name,
-                 const rs_msg *msg);
+void rs_svc__request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id, const char *name,
+                     const rs_msg *msg);
 
 #endif

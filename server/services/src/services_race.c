@@ -14,11 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "racesim/base/clock.h"
 #include "services_internal.h"
 
 /* --------------------------------------------------------- set-up */
 
-rs_status svc_put_car(rs_services *svc, const rs_car_params *params, uint64_t base_hash)
+rs_status rs_svc__put_car(rs_services *svc, const rs_car_params *params, uint64_t base_hash)
 {
     uint64_t h = rs_car_params_hash(params);
     for (uint32_t i = 0; i < svc->cars_stored_count; i++)
@@ -29,7 +30,7 @@ rs_status svc_put_car(rs_services *svc, const rs_car_params *params, uint64_t ba
     rs_status st = rs_store_put_car(svc->store, params, base_hash == h ? 0 : base_hash, &id,
                                     err, sizeof err);
     if (st != RS_OK) {
-        svc_error(svc, "storing a car", err);
+        rs_svc__error(svc, "storing a car", err);
         return st;
     }
     if (svc->cars_stored_count == svc->cars_stored_cap) {
@@ -63,7 +64,7 @@ static rs_status put_track(rs_services *svc, const rs_track *track, const char *
                                       sizeof err);
     free(text);
     if (st != RS_OK) {
-        svc_error(svc, "storing the track", err);
+        rs_svc__error(svc, "storing the track", err);
         return st;
     }
     if (svc->tracks_stored_count < sizeof svc->tracks_stored / sizeof svc->tracks_stored[0])
@@ -88,17 +89,18 @@ static int64_t entrant_player(rs_services *svc, const rs_room_entrant *e)
     memcpy(row + 1, e->name, n);
     row[n + 1] = '\0';
     for (uint32_t i = 0; i < svc->guest_count; i++)
-        if (svc_name_eq(svc->guests[i].name, row))
+        if (rs_svc__name_eq(svc->guests[i].name, row))
             return svc->guests[i].id;
     char err[256];
     int64_t id = 0;
     rs_status st = rs_store_player_find(svc->store, row, &id, err, sizeof err);
     if (st == RS_ERR_MISSING) {
         char token[RS_TOKEN_HEX_LEN + 1];
-        st = rs_store_player_register(svc->store, row, svc_now_s(), &id, token, err, sizeof err);
+        st = rs_store_player_register(svc->store, row, rs_wall_time_s(), &id, token, err,
+                                      sizeof err);
     }
     if (st != RS_OK) {
-        svc_error(svc, "guest row", err);
+        rs_svc__error(svc, "guest row", err);
         return 0;
     }
     if (svc->guest_count == svc->guest_cap) {
@@ -122,11 +124,11 @@ static svc_race *race_of_room(rs_services *svc, const rs_room *room)
     return NULL;
 }
 
-void svc_race_begin(void *ctx, rs_room *room, const rs_world *world,
-                    const rs_room_entrant *entrants, uint32_t count)
+void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
+                        const rs_room_entrant *entrants, uint32_t count)
 {
     rs_services *svc = ctx;
-    svc_note_room(svc, room);
+    rs_svc__note_room(svc, room);
     if (count == 0 || count > RS_PROTO_MAX_CARS)
         return;
     svc_race *r = calloc(1, sizeof *r);
@@ -143,9 +145,9 @@ void svc_race_begin(void *ctx, rs_room *room, const rs_world *world,
     for (uint32_t i = 0; i < count && st == RS_OK; i++) {
         const rs_room_entrant *e = &entrants[i];
         if (e->params_hash != e->base_hash)
-            st = svc_put_car(svc, rs_room_stock_car(room), 0);
+            st = rs_svc__put_car(svc, rs_room_stock_car(room), 0);
         if (st == RS_OK)
-            st = svc_put_car(svc, e->params, e->base_hash);
+            st = rs_svc__put_car(svc, e->params, e->base_hash);
         r->ent[i].player_id = entrant_player(svc, e);
         r->ent[i].params_hash = e->params_hash;
         r->ent[i].base_hash = e->base_hash;
@@ -160,10 +162,10 @@ void svc_race_begin(void *ctx, rs_room *room, const rs_world *world,
         race.track_hash = r->track_hash;
         race.laps = rs_room_laps(room);
         race.physics_version = RS_PHYSICS_VERSION;
-        race.started_at = svc_now_s();
+        race.started_at = rs_wall_time_s();
         st = rs_store_race_create(svc->store, &race, &r->race_id, err, sizeof err);
         if (st != RS_OK)
-            svc_error(svc, "creating the race", err);
+            rs_svc__error(svc, "creating the race", err);
     }
     if (st == RS_OK) {
         rs_racelog_def d;
@@ -177,7 +179,7 @@ void svc_race_begin(void *ctx, rs_room *room, const rs_world *world,
         r->next_caller_id = d.first_caller_id;
         st = rs_racelog_create(world, &d, &r->log);
         if (st != RS_OK)
-            svc_error(svc, "creating the race log", rs_status_str(st));
+            rs_svc__error(svc, "creating the race log", rs_status_str(st));
         else
             svc->stats.races++;
     }
@@ -187,7 +189,7 @@ void svc_race_begin(void *ctx, rs_room *room, const rs_world *world,
     svc->races = r;
 }
 
-void svc_before_step(void *ctx, rs_room *room, const rs_world *world)
+void rs_svc__before_step(void *ctx, rs_room *room, const rs_world *world)
 {
     svc_race *r = race_of_room(ctx, room);
     if (r && r->log)
@@ -213,7 +215,7 @@ static void lap_expect(svc_race *r, const rs_event *e)
     l->valid = e->valid;
 }
 
-void svc_after_step(void *ctx, rs_room *room, const rs_world *world)
+void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world)
 {
     rs_services *svc = ctx;
     svc_race *r = race_of_room(svc, room);
@@ -230,15 +232,15 @@ void svc_after_step(void *ctx, rs_room *room, const rs_world *world)
             r->log_results = true;
             r->next_caller_id += r->cars + 1;
         }
-        rs_racelog_after_step(r->log, world, svc_now_s());
+        rs_racelog_after_step(r->log, world, rs_wall_time_s());
     }
-    svc_pump(svc);
+    rs_svc__pump(svc);
 }
 
 /* The room decided the race before the world did (every connected car
  * finished, the finish timeout, an admin): the racelog only writes results
  * once the world says the race is over, so they are queued here. */
-void svc_race_results(void *ctx, rs_room *room, const rs_world *world)
+void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world)
 {
     rs_services *svc = ctx;
     svc_race *r = race_of_room(svc, room);
@@ -250,32 +252,18 @@ void svc_race_results(void *ctx, rs_room *room, const rs_world *world)
         return;
     r->own_results = true;
     int64_t id = ((int64_t)r->race_id << SVC_RACE_SHIFT) + SVC_OWN_IDS;
-    for (uint32_t i = 0; i < r->cars; i++) {
-        rs_race_car_state rs;
-        rs_world_race_state(world, (rs_car_id){(uint16_t)(i + 1)}, &rs);
-        rs_store_result *res = &r->res[r->res_len++];
-        memset(res, 0, sizeof *res);
-        res->caller_id = id++;
-        res->race_id = r->race_id;
-        res->player_id = r->ent[i].player_id;
-        res->params_hash = r->ent[i].params_hash;
-        res->position = rs.finish_position ? rs.finish_position : rs.position;
-        res->finished = rs.status == RS_RACE_FINISHED;
-        res->finish_us = res->finished ? rs.finish_us : -1;
-        res->laps_completed = rs.laps_completed;
-        res->best_lap_us = rs.best_lap_us;
-        res->barrier_hits = rs.barrier_hits;
-        res->car_hits = rs.car_hits;
-    }
+    for (uint32_t i = 0; i < r->cars; i++)
+        r->res[r->res_len++] = rs_racelog_result(world, (uint16_t)(i + 1), r->race_id, &r->ent[i],
+                                                 id++);
     /* The last slot stands for the race's finish. */
     rs_store_result *fin = &r->res[r->res_len++];
     memset(fin, 0, sizeof *fin);
     fin->caller_id = id;
-    r->finished_at = svc_now_s();
-    svc_pump(svc);
+    r->finished_at = rs_wall_time_s();
+    rs_svc__pump(svc);
 }
 
-void svc_race_end(void *ctx, rs_room *room, const rs_world *world)
+void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world)
 {
     (void)world;
     rs_services *svc = ctx;
@@ -285,18 +273,18 @@ void svc_race_end(void *ctx, rs_room *room, const rs_world *world)
     /* The log keeps what the writer could not take yet; it lives on (the
      * world does not: nothing left to record needs it) until settled. */
     r->ended = true;
-    r->ended_ms = svc_now_ms();
-    svc_pump(svc);
+    r->ended_us = rs_clock_us();
+    rs_svc__pump(svc);
 }
 
-void svc_room_closed(void *ctx, rs_room *room)
+void rs_svc__room_closed(void *ctx, rs_room *room)
 {
     rs_services *svc = ctx;
     for (svc_race *r = svc->races; r; r = r->next)
         if (r->room == room) {
             r->room = NULL;
             if (!r->ended)
-                r->ended_ms = svc_now_ms();
+                r->ended_us = rs_clock_us();
             r->ended = true;
         }
     for (uint32_t i = 0; i < svc->room_count; i++) {
@@ -326,7 +314,7 @@ static uint8_t lap_flags(rs_services *svc, const svc_race *r, const svc_lap *l, 
         if (row.rank == 1)
             flags |= RS_LAP_TRACK_RECORD;
     } else if (st != RS_OK && st != RS_ERR_MISSING) {
-        svc_error(svc, "leaderboard rank", err);
+        rs_svc__error(svc, "leaderboard rank", err);
     }
     return flags;
 }
@@ -372,7 +360,7 @@ static uint32_t offer_own(rs_services *svc, svc_race *r)
         if (st == RS_ERR_FULL)
             break;
         if (st != RS_OK)
-            svc_error(svc, "queueing a result", rs_status_str(st));
+            rs_svc__error(svc, "queueing a result", rs_status_str(st));
         r->res_head++;
     }
     return r->res_len - r->res_head;
@@ -385,7 +373,7 @@ static void race_free(svc_race *r)
     free(r);
 }
 
-size_t svc_pump(rs_services *svc)
+size_t rs_svc__pump(rs_services *svc)
 {
     rs_store_ack acks[64];
     size_t n;
@@ -395,14 +383,14 @@ size_t svc_pump(rs_services *svc)
             on_ack(svc, &acks[i]);
     } while (n == 64);
     size_t left = 0;
-    int64_t now_ms = svc_now_ms();
+    int64_t now_us = rs_clock_us();
     svc_race **pp = &svc->races;
     while (*pp) {
         svc_race *r = *pp;
         size_t pending = (r->log ? rs_racelog_flush(r->log) : 0) + offer_own(svc, r);
         left += pending;
         if (r->ended && pending == 0 &&
-            (r->laps_len == 0 || now_ms - r->ended_ms > SVC_SETTLE_MS)) {
+            (r->laps_len == 0 || now_us - r->ended_us > SVC_SETTLE_US)) {
             /* Everything is the writer's now, and every lap acknowledged. */
             *pp = r->next;
             race_free(r);
@@ -413,7 +401,7 @@ size_t svc_pump(rs_services *svc)
     return left;
 }
 
-void svc_races_free(rs_services *svc)
+void rs_svc__races_free(rs_services *svc)
 {
     while (svc->races) {
         svc_race *r = svc->races;
@@ -421,7 +409,7 @@ void svc_races_free(rs_services *svc)
         if (r->log) {
             rs_racelog_stats st = rs_racelog_get_stats(r->log);
             if (st.pending)
-                svc_error(svc, "destroy", "race records dropped (call rs_services_shutdown)");
+                rs_svc__error(svc, "destroy", "race records dropped (call rs_services_shutdown)");
         }
         race_free(r);
     }

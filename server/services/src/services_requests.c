@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "racesim/base/clock.h"
 #include "racesim/tune.h"
 #include "services_internal.h"
 
@@ -20,13 +21,13 @@ static void on_leaderboard(rs_services *svc, rs_room *room, uint32_t peer,
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_LEADERBOARD_REPLY;
     rs_msg_leaderboard_reply *a = &m.u.leaderboard_reply;
-    a->request_id = q->request_id;
-    a->offset = q->offset;
-    rs_board_key key;
-    key.track_hash = q->track_hash ? q->track_hash : rs_track_hash(rs_room_track(room, NULL, NULL));
-    key.base_hash = q->base_hash ? q->base_hash : rs_car_params_hash(rs_room_stock_car(room));
-    key.physics_version = RS_PHYSICS_VERSION;
-    key.tune_key = q->tune_key; /* the wire's tune key is the store's (0 any, max stock) */
+    *a = (rs_msg_leaderboard_reply){.request_id = q->request_id, .offset = q->offset};
+    /* The wire's tune key is the store's (0 any, max stock); hashes of 0 are
+     * the room's track and stock car. */
+    rs_board_key key = {
+        q->track_hash ? q->track_hash : rs_track_hash(rs_room_track(room, NULL, NULL)),
+        q->base_hash ? q->base_hash : rs_car_params_hash(rs_room_stock_car(room)),
+        RS_PHYSICS_VERSION, q->tune_key};
     uint32_t total = 0, count = 0;
     rs_lb_row rows[RS_PROTO_LB_ROWS];
     char err[256];
@@ -35,7 +36,7 @@ static void on_leaderboard(rs_services *svc, rs_room *room, uint32_t peer,
     if (st == RS_OK)
         st = rs_leaderboard_top(svc->lb, &key, q->offset, limit, rows, &count, err, sizeof err);
     if (st != RS_OK) {
-        svc_error(svc, "leaderboard", err);
+        rs_svc__error(svc, "leaderboard", err);
         a->result = RS_RESULT_ERROR;
         rs_room_send(room, peer, &m);
         return;
@@ -66,10 +67,8 @@ static void tune_reply(rs_room *room, uint32_t peer, uint32_t request_id, uint8_
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_TUNE_REPLY;
     rs_msg_tune_reply *r = &m.u.tune_reply;
-    r->request_id = request_id;
-    r->op = op;
-    r->result = result;
-    r->tune_hash = tune_hash;
+    *r = (rs_msg_tune_reply){
+        .request_id = request_id, .op = op, .result = result, .tune_hash = tune_hash};
     size_t n = strlen(text);
     if (n > RS_PROTO_TUNE_TEXT_MAX) {
         /* Cut at a UTF-8 boundary, marking the cut. */
@@ -84,32 +83,41 @@ static void tune_reply(rs_room *room, uint32_t peer, uint32_t request_id, uint8_
     rs_room_send(room, peer, &m);
 }
 
+/* Tunes are kept per registered player: a guest (player_id 0) is answered
+ * DENIED with why, and false is returned. */
+static bool registered(rs_room *room, uint32_t peer, int64_t player_id, uint32_t request_id,
+                       uint8_t op, const char *why)
+{
+    if (player_id <= 0)
+        tune_reply(room, peer, request_id, op, RS_RESULT_DENIED, 0, why);
+    return player_id > 0;
+}
+
 static void on_tune_save(rs_services *svc, rs_room *room, uint32_t peer, int64_t player_id,
                          const rs_msg_tune_save *q)
 {
-    if (player_id <= 0) {
-        tune_reply(room, peer, q->request_id, RS_TUNE_OP_SAVE, RS_RESULT_DENIED, 0,
-                   "guests cannot store tunes: register first");
+    if (!registered(room, peer, player_id, q->request_id, RS_TUNE_OP_SAVE,
+                    "guests cannot store tunes: register first"))
         return;
-    }
     const rs_car_params *stock = rs_room_stock_car(room);
     char err[RS_PROTO_TUNE_TEXT_MAX + 1];
     int64_t id = 0;
     uint64_t hash = 0;
-    if (svc_put_car(svc, stock, 0) != RS_OK) {
+    if (rs_svc__put_car(svc, stock, 0) != RS_OK) {
         tune_reply(room, peer, q->request_id, RS_TUNE_OP_SAVE, RS_RESULT_ERROR, 0,
                    "the server cannot store tunes right now");
         return;
     }
     rs_status st = rs_store_tune_put(svc->store, player_id, stock, q->name, q->json,
-                                     strlen(q->json), svc_now_s(), &id, &hash, err, sizeof err);
+                                     strlen(q->json), rs_wall_time_s(), &id, &hash, err,
+                                     sizeof err);
     if (st == RS_OK) {
         tune_reply(room, peer, q->request_id, RS_TUNE_OP_SAVE, RS_RESULT_OK, hash, "");
     } else if (st == RS_ERR_PARSE || st == RS_ERR_RANGE || st == RS_ERR_MISMATCH) {
         /* err names every bad field ("name: field: value outside a..b; ..."). */
         tune_reply(room, peer, q->request_id, RS_TUNE_OP_SAVE, RS_RESULT_INVALID, 0, err);
     } else {
-        svc_error(svc, "saving a tune", err);
+        rs_svc__error(svc, "saving a tune", err);
         tune_reply(room, peer, q->request_id, RS_TUNE_OP_SAVE, RS_RESULT_ERROR, 0,
                    "the server cannot store tunes right now");
     }
@@ -128,18 +136,16 @@ static uint8_t load_tune(rs_services *svc, rs_room *room, int64_t player_id, con
         return RS_RESULT_OK;
     if (st == RS_ERR_MISSING)
         return RS_RESULT_NOT_FOUND;
-    svc_error(svc, "loading a tune", err);
+    rs_svc__error(svc, "loading a tune", err);
     return RS_RESULT_ERROR;
 }
 
 static void on_tune_load(rs_services *svc, rs_room *room, uint32_t peer, int64_t player_id,
                          const rs_msg_tune_load *q)
 {
-    if (player_id <= 0) {
-        tune_reply(room, peer, q->request_id, RS_TUNE_OP_LOAD, RS_RESULT_DENIED, 0,
-                   "guests have no tunes: register first");
+    if (!registered(room, peer, player_id, q->request_id, RS_TUNE_OP_LOAD,
+                    "guests have no tunes: register first"))
         return;
-    }
     rs_store_tune info;
     char *json = NULL;
     uint8_t res = load_tune(svc, room, player_id, q->name, &info, &json);
@@ -158,11 +164,9 @@ static void on_tune_load(rs_services *svc, rs_room *room, uint32_t peer, int64_t
 static void on_tune_list(rs_services *svc, rs_room *room, uint32_t peer, int64_t player_id,
                          const rs_msg_tune_list *q)
 {
-    if (player_id <= 0) {
-        tune_reply(room, peer, q->request_id, RS_TUNE_OP_LIST, RS_RESULT_DENIED, 0,
-                   "guests have no tunes: register first");
+    if (!registered(room, peer, player_id, q->request_id, RS_TUNE_OP_LIST,
+                    "guests have no tunes: register first"))
         return;
-    }
     uint64_t base = q->base_hash ? q->base_hash : rs_car_params_hash(rs_room_stock_car(room));
     rs_store_tune list[64];
     size_t total = 0;
@@ -170,7 +174,7 @@ static void on_tune_list(rs_services *svc, rs_room *room, uint32_t peer, int64_t
     rs_status st = rs_store_tune_list(svc->store, player_id, base, list, 64, &total, err,
                                       sizeof err);
     if (st != RS_OK) {
-        svc_error(svc, "listing tunes", err);
+        rs_svc__error(svc, "listing tunes", err);
         tune_reply(room, peer, q->request_id, RS_TUNE_OP_LIST, RS_RESULT_ERROR, 0,
                    "the server cannot list tunes right now");
         return;
@@ -197,11 +201,9 @@ static void on_select_tune(rs_services *svc, rs_room *room, uint32_t peer, int64
     /* Only authenticated players choose cars: a guest's name proves nothing
      * (a spectator could take a driver's guest name), and guests always
      * drive the stock car. */
-    if (player_id <= 0) {
-        tune_reply(room, peer, q->request_id, RS_TUNE_OP_SELECT, RS_RESULT_DENIED, 0,
-                   "guests drive the stock car: register to choose a tune");
+    if (!registered(room, peer, player_id, q->request_id, RS_TUNE_OP_SELECT,
+                    "guests drive the stock car: register to choose a tune"))
         return;
-    }
     if (!q->name[0]) {
         rs_status st = rs_room_set_seat_car(room, name, NULL, 0);
         tune_reply(room, peer, q->request_id, RS_TUNE_OP_SELECT,
@@ -266,8 +268,7 @@ static void admin_reply(rs_room *room, uint32_t peer, uint32_t request_id, uint8
     rs_msg m;
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_ADMIN_REPLY;
-    m.u.admin_reply.request_id = request_id;
-    m.u.admin_reply.result = result;
+    m.u.admin_reply = (rs_msg_admin_reply){.request_id = request_id, .result = result};
     snprintf(m.u.admin_reply.text, sizeof m.u.admin_reply.text, "%s", text);
     rs_room_send(room, peer, &m);
 }
@@ -286,7 +287,8 @@ static void on_admin(rs_services *svc, rs_room *room, uint32_t peer, const rs_ms
     case RS_ADMIN_KICK: {
         bool any = false;
         for (uint32_t i = 0; i < svc->room_count; i++)
-            any |= rs_room_kick(svc->rooms[i], q->arg, RS_REASON_KICKED, "kicked by an administrator") ;
+            any |= rs_room_kick(svc->rooms[i], q->arg, RS_REASON_KICKED,
+                                "kicked by an administrator");
         if (!any && rs_room_kick(room, q->arg, RS_REASON_KICKED, "kicked by an administrator"))
             any = true;
         snprintf(text, sizeof text, any ? "%s kicked" : "nobody called %s is connected", q->arg);
@@ -315,7 +317,7 @@ static void on_admin(rs_services *svc, rs_room *room, uint32_t peer, const rs_ms
     case RS_ADMIN_CHANGE_TRACK: {
         for (uint32_t i = 0; i < svc->track_count; i++) {
             const rs_services_track *t = &svc->tracks[i];
-            if (!svc_name_eq(t->name, q->arg))
+            if (!rs_svc__name_eq(t->name, q->arg))
                 continue;
             rs_status st = rs_room_set_track(room, t->track, t->json, t->json_len);
             snprintf(text, sizeof text,
@@ -338,11 +340,11 @@ static void on_admin(rs_services *svc, rs_room *room, uint32_t peer, const rs_ms
     }
 }
 
-void svc_request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id, const char *name,
-                 const rs_msg *msg)
+void rs_svc__request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id, const char *name,
+                     const rs_msg *msg)
 {
     rs_services *svc = ctx;
-    svc_note_room(svc, room);
+    rs_svc__note_room(svc, room);
     svc->stats.requests++;
     switch (msg->type) {
     case RS_MSG_LEADERBOARD_REQUEST:

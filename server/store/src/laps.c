@@ -25,7 +25,7 @@ uint64_t rs_store_tune_key(uint64_t tune_hash)
     return tune_hash == 0 ? RS_TUNE_KEY_STOCK : tune_hash;
 }
 
-rs_status rs_store_lap_check(const rs_store_lap *lap, char *err, size_t err_len)
+rs_status rs_store__lap_check(const rs_store_lap *lap, char *err, size_t err_len)
 {
     if (!lap)
         return RS_ERR_ARG;
@@ -75,22 +75,15 @@ static rs_status put_proof(rs_store *s, const rs_store_lap *lap, int64_t lap_id,
                       lap->caller_id, zrc);
         return zrc == Z_MEM_ERROR ? RS_ERR_NOMEM : RS_ERR_FORMAT;
     }
-    rs_status status = RS_OK;
-    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_PROOF_INSERT,
-                                     "INSERT INTO lap_proofs (lap_id, format, raw_size, data) "
-                                     "VALUES (?1, ?2, ?3, ?4)",
-                                     err, err_len);
-    if (!st) {
-        status = RS_ERR_IO;
-    } else {
-        sqlite3_bind_int64(st, 1, lap_id);
-        sqlite3_bind_int64(st, 2, lap->proof_format);
-        sqlite3_bind_int64(st, 3, (sqlite3_int64)lap->proof_len);
+    int64_t v[3] = {lap_id, lap->proof_format, (int64_t)lap->proof_len};
+    sqlite3_stmt *st = rs_store__stmt_ints(s, RS_STMT_PROOF_INSERT,
+                                           "INSERT INTO lap_proofs (lap_id, format, raw_size, "
+                                           "data) VALUES (?1, ?2, ?3, ?4)",
+                                           v, 3, err, err_len);
+    rs_status status = RS_ERR_IO;
+    if (st) {
         sqlite3_bind_blob64(st, 4, z, zcap, SQLITE_STATIC);
-        int rc = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (rc != SQLITE_DONE)
-            status = rs_store_fail(s, rc, "storing a lap proof", err, err_len);
+        status = rs_store__step_done(s, st, "storing a lap proof", err, err_len);
     }
     free(z);
     return status;
@@ -100,34 +93,23 @@ static rs_status put_best(rs_store *s, const rs_store_lap *lap, int64_t track_id
                           uint64_t tune_key, int64_t lap_id, char *err, size_t err_len)
 {
     /* Strictly faster only: on a tie the earlier lap keeps the place. */
-    sqlite3_stmt *st = rs_store_stmt(
+    int64_t v[7] = {track_id, (int64_t)lap->base_hash, lap->physics_version, (int64_t)tune_key,
+                    lap->player_id, lap_id, lap->time_us};
+    sqlite3_stmt *st = rs_store__stmt_ints(
         s, RS_STMT_PB_UPSERT,
         "INSERT INTO personal_bests (track_id, base_hash, physics_version, tune_key, player_id, "
         "lap_id, time_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
         "ON CONFLICT (track_id, base_hash, physics_version, tune_key, player_id) "
         "DO UPDATE SET lap_id = excluded.lap_id, time_us = excluded.time_us "
         "WHERE excluded.time_us < personal_bests.time_us",
-        err, err_len);
-    if (!st)
-        return RS_ERR_IO;
-    sqlite3_bind_int64(st, 1, track_id);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)lap->base_hash);
-    sqlite3_bind_int64(st, 3, lap->physics_version);
-    sqlite3_bind_int64(st, 4, (sqlite3_int64)tune_key);
-    sqlite3_bind_int64(st, 5, lap->player_id);
-    sqlite3_bind_int64(st, 6, lap_id);
-    sqlite3_bind_int64(st, 7, lap->time_us);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return rs_store_fail(s, rc, "updating a personal best", err, err_len);
-    return RS_OK;
+        v, 7, err, err_len);
+    return st ? rs_store__step_done(s, st, "updating a personal best", err, err_len) : RS_ERR_IO;
 }
 
-rs_status rs_store_put_lap_in_tx(rs_store *s, const rs_store_lap *lap, int64_t *lap_id,
-                                 char *err, size_t err_len)
+rs_status rs_store__put_lap_in_tx(rs_store *s, const rs_store_lap *lap, int64_t *lap_id,
+                                  char *err, size_t err_len)
 {
-    rs_status status = rs_store_lap_check(lap, err, err_len);
+    rs_status status = rs_store__lap_check(lap, err, err_len);
     if (status != RS_OK)
         return status;
     int64_t track_id = 0, car_id = 0;
@@ -139,37 +121,26 @@ rs_status rs_store_put_lap_in_tx(rs_store *s, const rs_store_lap *lap, int64_t *
     char sectors[RS_MAX_SECTORS * 22 + 4];
     sectors_json(lap, sectors, sizeof sectors);
 
-    sqlite3_stmt *st = rs_store_stmt(
+    /* ?10, the sectors, is text; a race id of 0 is stored as NULL. */
+    int64_t v[15] = {lap->player_id, track_id, car_id, (int64_t)lap->base_hash,
+                     (int64_t)lap->tune_hash, lap->physics_version, lap->race_id,
+                     lap->lap_number, lap->time_us, 0, lap->valid ? 1 : 0, lap->invalid_reason,
+                     (int64_t)lap->end_hash, lap->recorded_at, lap->caller_id};
+    sqlite3_stmt *st = rs_store__stmt_ints(
         s, RS_STMT_LAP_INSERT,
         "INSERT INTO laps (player_id, track_id, car_id, base_hash, tune_hash, physics_version, "
         "race_id, lap_number, time_us, sectors_us, valid, invalid_reason, end_hash, "
         "recorded_at, caller_id) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-        err, err_len);
+        v, 15, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    sqlite3_bind_int64(st, 1, lap->player_id);
-    sqlite3_bind_int64(st, 2, track_id);
-    sqlite3_bind_int64(st, 3, car_id);
-    sqlite3_bind_int64(st, 4, (sqlite3_int64)lap->base_hash);
-    sqlite3_bind_int64(st, 5, (sqlite3_int64)lap->tune_hash);
-    sqlite3_bind_int64(st, 6, lap->physics_version);
-    if (lap->race_id > 0)
-        sqlite3_bind_int64(st, 7, lap->race_id);
-    else
+    if (lap->race_id <= 0)
         sqlite3_bind_null(st, 7);
-    sqlite3_bind_int64(st, 8, lap->lap_number);
-    sqlite3_bind_int64(st, 9, lap->time_us);
     sqlite3_bind_text(st, 10, sectors, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 11, lap->valid ? 1 : 0);
-    sqlite3_bind_int(st, 12, lap->invalid_reason);
-    sqlite3_bind_int64(st, 13, (sqlite3_int64)lap->end_hash);
-    sqlite3_bind_int64(st, 14, lap->recorded_at);
-    sqlite3_bind_int64(st, 15, lap->caller_id);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return rs_store_fail(s, rc, "storing a lap", err, err_len);
+    status = rs_store__step_done(s, st, "storing a lap", err, err_len);
+    if (status != RS_OK)
+        return status;
     int64_t id = sqlite3_last_insert_rowid(s->db);
 
     if (lap->proof_len > 0) {
@@ -193,19 +164,22 @@ rs_status rs_store_put_lap(rs_store *s, const rs_store_lap *lap, int64_t *lap_id
 {
     if (!s || !lap || !lap_id)
         return RS_ERR_ARG;
-    rs_status status = rs_store_begin(s, err, err_len);
+    rs_status status = rs_store__begin(s, err, err_len);
     if (status != RS_OK)
         return status;
-    status = rs_store_put_lap_in_tx(s, lap, lap_id, err, err_len);
+    status = rs_store__put_lap_in_tx(s, lap, lap_id, err, err_len);
     if (status != RS_OK) {
-        rs_store_rollback(s);
+        rs_store__rollback(s);
         return status;
     }
-    return rs_store_commit(s, err, err_len);
+    return rs_store__commit(s, err, err_len);
 }
 
-rs_status rs_store_proof_decompress(const uint8_t *data, size_t len, size_t raw_size,
-                                    uint8_t **out, char *err, size_t err_len)
+/* Inflates a stored proof of len bytes that must decompress to exactly
+ * raw_size bytes. *out is malloc'ed: caller frees with free(). RS_ERR_FORMAT
+ * when it does not. */
+static rs_status proof_decompress(const uint8_t *data, size_t len, size_t raw_size,
+                                  uint8_t **out, char *err, size_t err_len)
 {
     *out = NULL;
     if (raw_size > RS_PROOF_MAX_BYTES) {
@@ -225,9 +199,9 @@ rs_status rs_store_proof_decompress(const uint8_t *data, size_t len, size_t raw_
         if (zrc == Z_MEM_ERROR)
             return RS_ERR_NOMEM;
         rs_errf(err, err_len,
-                      "proof: stored data does not decompress to the recorded %zu bytes (%s)",
-                      raw_size, zrc == Z_OK ? "shorter" : zrc == Z_BUF_ERROR ? "longer or cut"
-                                                                            : "damaged stream");
+                "proof: stored data does not decompress to the recorded %zu bytes (%s)",
+                raw_size, zrc == Z_OK ? "shorter" : zrc == Z_BUF_ERROR ? "longer or cut"
+                                                                      : "damaged stream");
         return RS_ERR_FORMAT;
     }
     *out = buf;
@@ -241,28 +215,25 @@ rs_status rs_store_lap_proof(rs_store *s, int64_t lap_id, uint32_t *format, uint
         return RS_ERR_ARG;
     *out = NULL;
     *out_len = 0;
-    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_PROOF_SELECT,
-                                     "SELECT format, raw_size, data FROM lap_proofs "
-                                     "WHERE lap_id = ?1",
-                                     err, err_len);
+    sqlite3_stmt *st = rs_store__stmt_ints(s, RS_STMT_PROOF_SELECT,
+                                           "SELECT format, raw_size, data FROM lap_proofs "
+                                           "WHERE lap_id = ?1",
+                                           &lap_id, 1, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    sqlite3_bind_int64(st, 1, lap_id);
-    int rc = sqlite3_step(st);
-    rs_status status = RS_OK;
-    if (rc == SQLITE_ROW) {
+    rs_status status = rs_store__step_row(s, st, "reading a lap proof", err, err_len);
+    if (status == RS_OK) {
         int64_t fmt = sqlite3_column_int64(st, 0);
         int64_t raw = sqlite3_column_int64(st, 1);
         const uint8_t *data = sqlite3_column_blob(st, 2);
         int n = sqlite3_column_bytes(st, 2);
         if (fmt < 0 || fmt > UINT32_MAX || raw < 0 || n < 0 || (!data && n > 0)) {
-            rs_errf(err, err_len, "%s: lap %" PRId64 ": proof row is malformed", s->path,
-                          lap_id);
+            rs_errf(err, err_len, "%s: lap %" PRId64 ": proof row is malformed", s->path, lap_id);
             status = RS_ERR_FORMAT;
         } else {
             char why[160];
-            status = rs_store_proof_decompress(data ? data : (const uint8_t *)"", (size_t)n,
-                                               (size_t)raw, out, why, sizeof why);
+            status = proof_decompress(data ? data : (const uint8_t *)"", (size_t)n, (size_t)raw,
+                                      out, why, sizeof why);
             if (status == RS_OK) {
                 *format = (uint32_t)fmt;
                 *out_len = (size_t)raw;
@@ -270,11 +241,8 @@ rs_status rs_store_lap_proof(rs_store *s, int64_t lap_id, uint32_t *format, uint
                 rs_errf(err, err_len, "%s: lap %" PRId64 ": %s", s->path, lap_id, why);
             }
         }
-    } else if (rc == SQLITE_DONE) {
+    } else if (status == RS_ERR_MISSING) {
         rs_errf(err, err_len, "%s: lap %" PRId64 " has no proof", s->path, lap_id);
-        status = RS_ERR_MISSING;
-    } else {
-        status = rs_store_fail(s, rc, "reading a lap proof", err, err_len);
     }
     sqlite3_reset(st);
     return status;
@@ -285,23 +253,11 @@ rs_status rs_store_lap_by_caller_id(rs_store *s, int64_t caller_id, int64_t *lap
 {
     if (!s || !lap_id)
         return RS_ERR_ARG;
-    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_LAP_BY_CALLER,
-                                     "SELECT id FROM laps WHERE caller_id = ?1 "
-                                     "ORDER BY id DESC LIMIT 1",
-                                     err, err_len);
-    if (!st)
-        return RS_ERR_IO;
-    sqlite3_bind_int64(st, 1, caller_id);
-    int rc = sqlite3_step(st);
-    rs_status status = RS_OK;
-    if (rc == SQLITE_ROW) {
-        *lap_id = sqlite3_column_int64(st, 0);
-    } else if (rc == SQLITE_DONE) {
+    rs_status status = rs_store__id_lookup(s, RS_STMT_LAP_BY_CALLER,
+                                           "SELECT id FROM laps WHERE caller_id = ?1 "
+                                           "ORDER BY id DESC LIMIT 1",
+                                           caller_id, "looking up a lap", lap_id, err, err_len);
+    if (status == RS_ERR_MISSING)
         rs_errf(err, err_len, "%s: no lap with caller id %" PRId64, s->path, caller_id);
-        status = RS_ERR_MISSING;
-    } else {
-        status = rs_store_fail(s, rc, "looking up a lap", err, err_len);
-    }
-    sqlite3_reset(st);
     return status;
 }

@@ -1,5 +1,7 @@
 /*
- * Lap helpers shared by the synchronous API and the writer thread.
+ * Laps, shared by the synchronous API (laps.c) and the writer thread
+ * (writer.c): the checks a lap record passes before it is queued or
+ * written, and writing one inside a caller's transaction.
  */
 #ifndef RS_STORE_LAPS_H
 #define RS_STORE_LAPS_H
@@ -8,12 +10,11 @@
 
 /* Checks a lap record's fields before it is queued or written.
  * RS_ERR_ARG with a message naming the field. */
-rs_status rs_store_lap_check(const rs_store_lap *lap, char *err, size_t err_len);
+rs_status rs_store__lap_check(const rs_store_lap *lap, char *err, size_t err_len);
 
-/* Inflates a stored proof of len bytes that must decompress to exactly
- * raw_size bytes. *out is malloc'ed: caller frees with free(). RS_ERR_FORMAT
- * when it does not. */
-rs_status rs_store_proof_decompress(const uint8_t *data, size_t len, size_t raw_size,
-                                    uint8_t **out, char *err, size_t err_len);
+/* Inserts one lap with its proof and personal bests, inside a transaction the
+ * caller holds (the writer batches many). */
+rs_status rs_store__put_lap_in_tx(rs_store *s, const rs_store_lap *lap, int64_t *lap_id,
+                                  char *err, size_t err_len);
 
 #endif

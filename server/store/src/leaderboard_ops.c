@@ -1,29 +1,17 @@
 /*
  * The operators' queries of racesim/leaderboard.h: tracks and cars by name
  * or hash, races and their results, and the pieces `racectl verify-lap`
- * needs to rebuild a lap (the lap record, car blocks, track JSON). They
- * share the leaderboard's statement cache (slots from RS_LB_OPS_FIRST).
+ * needs to rebuild a lap (the lap record, car blocks, track JSON). Their
+ * statements are the leaderboard's queries from LB_BOARD_QUERIES on
+ * (leaderboard_internal.h).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "leaderboard_private.h"
-
-enum {
-    OP_TRACK_BY_HASH = RS_LB_OPS_FIRST,
-    OP_TRACK_BY_NAME,
-    OP_CAR_BY_HASH,
-    OP_CAR_BY_NAME,
-    OP_RACES,
-    OP_RACE,
-    OP_RESULTS,
-    OP_LAP,
-    OP_CAR_BLOCK,
-    OP_TRACK_JSON,
-    OP_END
-};
-_Static_assert((int)OP_END <= (int)RS_LB_SLOTS, "too many leaderboard statements");
+#include "leaderboard_internal.h"
+#include "racesim/base/err.h"
+#include "sha256.h"
+#include "racesim/base/text.h"
 
 #define RACE_COLS                                                                              \
     "SELECT r.id, t.track_hash, t.name, r.laps, r.physics_version,"                          \
@@ -32,38 +20,41 @@ _Static_assert((int)OP_END <= (int)RS_LB_SLOTS, "too many leaderboard statements
     " (SELECT count(*) FROM race_results AS rr WHERE rr.race_id = r.id)"                      \
     " FROM races AS r JOIN tracks AS t ON t.id = r.track_id"
 
-static const char *const op_sql[OP_END - RS_LB_OPS_FIRST] = {
-    [OP_TRACK_BY_HASH - RS_LB_OPS_FIRST] = "SELECT track_hash, name FROM tracks WHERE track_hash = ?1",
-    [OP_TRACK_BY_NAME - RS_LB_OPS_FIRST] =
+static const char *const op_sql[LB_QUERIES - LB_BOARD_QUERIES] = {
+    [LB_TRACK_BY_HASH - LB_BOARD_QUERIES] =
+        "SELECT track_hash, name FROM tracks WHERE track_hash = ?1",
+    [LB_TRACK_BY_NAME - LB_BOARD_QUERIES] =
         "SELECT track_hash, name FROM tracks WHERE name = ?1 COLLATE NOCASE LIMIT 2",
     /* A tuned block names its stock car; the stock car's own row has the name. */
-    [OP_CAR_BY_HASH - RS_LB_OPS_FIRST] =
+    [LB_CAR_BY_HASH - LB_BOARD_QUERIES] =
         "SELECT c.base_hash, coalesce((SELECT s.name FROM cars AS s"
         " WHERE s.params_hash = c.base_hash), c.name) FROM cars AS c WHERE c.params_hash = ?1",
-    [OP_CAR_BY_NAME - RS_LB_OPS_FIRST] =
+    [LB_CAR_BY_NAME - LB_BOARD_QUERIES] =
         "SELECT DISTINCT base_hash, name FROM cars WHERE params_hash = base_hash"
         " AND name = ?1 COLLATE NOCASE LIMIT 2",
     /* Race ids grow with creation, so the newest are the highest ids. */
-    [OP_RACES - RS_LB_OPS_FIRST] = RACE_COLS " ORDER BY r.id DESC LIMIT ?1",
-    [OP_RACE - RS_LB_OPS_FIRST] = RACE_COLS " WHERE r.id = ?1",
-    [OP_RESULTS - RS_LB_OPS_FIRST] =
+    [LB_RACES - LB_BOARD_QUERIES] = RACE_COLS " ORDER BY r.id DESC LIMIT ?1",
+    [LB_RACE - LB_BOARD_QUERIES] = RACE_COLS " WHERE r.id = ?1",
+    [LB_RESULTS - LB_BOARD_QUERIES] =
         "SELECT rr.position, rr.player_id, p.name, c.params_hash, c.name, rr.finished,"
         " coalesce(rr.finish_us, -1), rr.laps_completed, coalesce(rr.best_lap_us, -1),"
         " rr.barrier_hits, rr.car_hits"
         " FROM race_results AS rr JOIN players AS p ON p.id = rr.player_id"
         " JOIN cars AS c ON c.id = rr.car_id WHERE rr.race_id = ?1"
         " ORDER BY rr.position, rr.player_id",
-    [OP_LAP - RS_LB_OPS_FIRST] =
+    [LB_LAP - LB_BOARD_QUERIES] =
         "SELECT " ROW_COLS ", 0, (SELECT c.params_hash FROM cars AS c WHERE c.id = l.car_id),"
         " l.end_hash FROM laps AS l JOIN players AS p ON p.id = l.player_id"
         " JOIN tracks AS t ON t.id = l.track_id WHERE l.id = ?1",
-    [OP_CAR_BLOCK - RS_LB_OPS_FIRST] = "SELECT block FROM cars WHERE params_hash = ?1",
-    [OP_TRACK_JSON - RS_LB_OPS_FIRST] = "SELECT definition FROM tracks WHERE track_hash = ?1",
+    [LB_CAR_BLOCK - LB_BOARD_QUERIES] = "SELECT block FROM cars WHERE params_hash = ?1",
+    [LB_TRACK_JSON - LB_BOARD_QUERIES] = "SELECT definition FROM tracks WHERE track_hash = ?1",
 };
 
-static sqlite3_stmt *op_stmt(rs_leaderboard *lb, unsigned id, char *err, size_t err_len)
+/* Operators' query q with the integers v[0..n-1] bound to ?1..?n. */
+static sqlite3_stmt *op_stmt(rs_leaderboard *lb, enum rs_lb_query q, const int64_t *v, int n,
+                             char *err, size_t err_len)
 {
-    return rs_lb_stmt(lb, id, op_sql[id - RS_LB_OPS_FIRST], err, err_len);
+    return rs_store__lb_stmt(lb, q, op_sql[q - LB_BOARD_QUERIES], v, n, err, err_len);
 }
 
 /* "0123456789abcdef" (exactly 16 hex digits) or "0x" and 1..16 hex digits. */
@@ -79,17 +70,10 @@ static bool parse_hash(const char *s, uint64_t *out)
         return false;
     uint64_t v = 0;
     for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        unsigned d;
-        if (c >= '0' && c <= '9')
-            d = (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            d = (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            d = (unsigned)(c - 'A' + 10);
-        else
+        int d = rs_hex_digit(s[i]);
+        if (d < 0)
             return false;
-        v = v << 4 | d;
+        v = v << 4 | (unsigned)d;
     }
     *out = v;
     return true;
@@ -97,45 +81,41 @@ static bool parse_hash(const char *s, uint64_t *out)
 
 /* Runs a (hash, name) lookup by hash or by name and reports none or
  * several matches. */
-static rs_status find_named(rs_leaderboard *lb, const char *what, unsigned by_hash,
-                            unsigned by_name, const char *text, uint64_t *hash, char *name_out,
-                            char *err, size_t err_len)
+static rs_status find_named(rs_leaderboard *lb, const char *what, enum rs_lb_query by_hash,
+                            enum rs_lb_query by_name, const char *text, uint64_t *hash,
+                            char *name_out, char *err, size_t err_len)
 {
     if (!lb || !text || !hash)
-        return rs_lb_set_error(RS_ERR_ARG, err, err_len, "leaderboard: missing argument");
-    uint64_t h;
+        return rs_store__lb_missing_argument(err, err_len);
+    uint64_t h = 0;
     bool is_hash = parse_hash(text, &h);
-    sqlite3_stmt *st = op_stmt(lb, is_hash ? by_hash : by_name, err, err_len);
+    int64_t key = (int64_t)h;
+    sqlite3_stmt *st = is_hash ? op_stmt(lb, by_hash, &key, 1, err, err_len)
+                               : op_stmt(lb, by_name, NULL, 0, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    int brc = is_hash ? rs_lb_bind_hash(st, 1, h) : rs_lb_bind_text(st, 1, text);
-    if (brc != SQLITE_OK) {
-        rs_lb_done(st);
-        return rs_lb_db_error(lb, "bind", err, err_len);
-    }
+    rs_status status = is_hash ? RS_OK : rs_store__lb_bind_text(lb, st, 1, text, err, err_len);
+    if (status != RS_OK)
+        return status;
     int rc, rows = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (rows++ == 0) {
             *hash = (uint64_t)sqlite3_column_int64(st, 0);
             if (name_out)
-                rs_lb_copy_name(name_out, sqlite3_column_text(st, 1));
+                rs_store__lb_copy_name(name_out, sqlite3_column_text(st, 1));
         }
     }
-    rs_status status = RS_OK;
-    if (rc != SQLITE_DONE)
-        status = rs_lb_db_error(lb, what, err, err_len);
-    else if (rows == 0) {
-        if (err && err_len)
-            snprintf(err, err_len, "no %s %s '%s' in the database", what,
-                     is_hash ? "with hash" : "named", text);
+    if (rc != SQLITE_DONE) {
+        status = rs_store__lb_db_error(lb, what, err, err_len);
+    } else if (rows == 0) {
+        rs_errf(err, err_len, "no %s %s '%s' in the database", what,
+                is_hash ? "with hash" : "named", text);
         status = RS_ERR_MISSING;
     } else if (rows > 1) {
-        if (err && err_len)
-            snprintf(err, err_len, "several %ss are named '%s': give the hash instead", what,
-                     text);
+        rs_errf(err, err_len, "several %ss are named '%s': give the hash instead", what, text);
         status = RS_ERR_RANGE;
     }
-    rs_lb_done(st);
+    rs_store__lb_done(st);
     return status;
 }
 
@@ -143,7 +123,7 @@ rs_status rs_leaderboard_find_track(rs_leaderboard *lb, const char *name_or_hash
                                     uint64_t *track_hash, char *name_out, char *err,
                                     size_t err_len)
 {
-    return find_named(lb, "track", OP_TRACK_BY_HASH, OP_TRACK_BY_NAME, name_or_hash, track_hash,
+    return find_named(lb, "track", LB_TRACK_BY_HASH, LB_TRACK_BY_NAME, name_or_hash, track_hash,
                       name_out, err, err_len);
 }
 
@@ -151,7 +131,7 @@ rs_status rs_leaderboard_find_car(rs_leaderboard *lb, const char *name_or_hash,
                                   uint64_t *base_hash, char *name_out, char *err,
                                   size_t err_len)
 {
-    return find_named(lb, "car", OP_CAR_BY_HASH, OP_CAR_BY_NAME, name_or_hash, base_hash,
+    return find_named(lb, "car", LB_CAR_BY_HASH, LB_CAR_BY_NAME, name_or_hash, base_hash,
                       name_out, err, err_len);
 }
 
@@ -160,7 +140,7 @@ static void read_race(sqlite3_stmt *st, rs_lb_race *r)
     memset(r, 0, sizeof *r);
     r->id = sqlite3_column_int64(st, 0);
     r->track_hash = (uint64_t)sqlite3_column_int64(st, 1);
-    rs_lb_copy_name(r->track_name, sqlite3_column_text(st, 2));
+    rs_store__lb_copy_name(r->track_name, sqlite3_column_text(st, 2));
     r->laps = (uint32_t)sqlite3_column_int64(st, 3);
     r->physics_version = (uint32_t)sqlite3_column_int64(st, 4);
     r->forced_tune = sqlite3_column_int64(st, 5) != 0;
@@ -170,29 +150,42 @@ static void read_race(sqlite3_stmt *st, rs_lb_race *r)
     r->entries = (uint32_t)sqlite3_column_int64(st, 9);
 }
 
+static void read_result(sqlite3_stmt *st, rs_lb_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->position = (uint32_t)sqlite3_column_int64(st, 0);
+    r->player_id = sqlite3_column_int64(st, 1);
+    rs_store__lb_copy_name(r->player_name, sqlite3_column_text(st, 2));
+    r->params_hash = (uint64_t)sqlite3_column_int64(st, 3);
+    rs_store__lb_copy_name(r->car_name, sqlite3_column_text(st, 4));
+    r->finished = sqlite3_column_int64(st, 5) != 0;
+    r->finish_us = sqlite3_column_int64(st, 6);
+    r->laps_completed = (uint32_t)sqlite3_column_int64(st, 7);
+    r->best_lap_us = sqlite3_column_int64(st, 8);
+    r->barrier_hits = (uint32_t)sqlite3_column_int64(st, 9);
+    r->car_hits = (uint32_t)sqlite3_column_int64(st, 10);
+}
+
 rs_status rs_leaderboard_races(rs_leaderboard *lb, uint32_t limit, rs_lb_race *races,
                                uint32_t *count, char *err, size_t err_len)
 {
     if (!lb || !count || (limit && !races))
-        return rs_lb_set_error(RS_ERR_ARG, err, err_len, "leaderboard: missing argument");
+        return rs_store__lb_missing_argument(err, err_len);
     *count = 0;
     if (limit == 0)
         return RS_OK;
-    sqlite3_stmt *st = op_stmt(lb, OP_RACES, err, err_len);
+    int64_t v = limit;
+    sqlite3_stmt *st = op_stmt(lb, LB_RACES, &v, 1, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    if (rs_lb_bind_i64(st, 1, limit) != SQLITE_OK) {
-        rs_lb_done(st);
-        return rs_lb_db_error(lb, "bind", err, err_len);
-    }
     int rc = SQLITE_DONE;
     uint32_t n = 0;
     while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW)
         read_race(st, &races[n++]);
     rs_status status = RS_OK;
     if (n < limit && rc != SQLITE_DONE)
-        status = rs_lb_db_error(lb, "races", err, err_len);
-    rs_lb_done(st);
+        status = rs_store__lb_db_error(lb, "races", err, err_len);
+    rs_store__lb_done(st);
     *count = n;
     return status;
 }
@@ -202,55 +195,32 @@ rs_status rs_leaderboard_results(rs_leaderboard *lb, int64_t race_id, rs_lb_race
                                  uint32_t *total, char *err, size_t err_len)
 {
     if (!lb || !race || !count || !total || (cap && !results))
-        return rs_lb_set_error(RS_ERR_ARG, err, err_len, "leaderboard: missing argument");
+        return rs_store__lb_missing_argument(err, err_len);
     *count = *total = 0;
-    sqlite3_stmt *st = op_stmt(lb, OP_RACE, err, err_len);
+    sqlite3_stmt *st = op_stmt(lb, LB_RACE, &race_id, 1, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    if (rs_lb_bind_i64(st, 1, race_id) != SQLITE_OK) {
-        rs_lb_done(st);
-        return rs_lb_db_error(lb, "bind", err, err_len);
-    }
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
+    rs_status status = rs_store__lb_step_row(lb, st, "race", err, err_len);
+    if (status == RS_OK)
         read_race(st, race);
-    rs_lb_done(st);
-    if (rc == SQLITE_DONE) {
-        if (err && err_len)
-            snprintf(err, err_len, "no race with id %lld", (long long)race_id);
-        return RS_ERR_MISSING;
-    }
-    if (rc != SQLITE_ROW)
-        return rs_lb_db_error(lb, "race", err, err_len);
+    else if (status == RS_ERR_MISSING)
+        rs_errf(err, err_len, "no race with id %lld", (long long)race_id);
+    rs_store__lb_done(st);
+    if (status != RS_OK)
+        return status;
 
-    st = op_stmt(lb, OP_RESULTS, err, err_len);
+    st = op_stmt(lb, LB_RESULTS, &race_id, 1, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    if (rs_lb_bind_i64(st, 1, race_id) != SQLITE_OK) {
-        rs_lb_done(st);
-        return rs_lb_db_error(lb, "bind", err, err_len);
-    }
     uint32_t n = 0, all = 0;
+    int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n < cap) {
-            rs_lb_result *r = &results[n++];
-            memset(r, 0, sizeof *r);
-            r->position = (uint32_t)sqlite3_column_int64(st, 0);
-            r->player_id = sqlite3_column_int64(st, 1);
-            rs_lb_copy_name(r->player_name, sqlite3_column_text(st, 2));
-            r->params_hash = (uint64_t)sqlite3_column_int64(st, 3);
-            rs_lb_copy_name(r->car_name, sqlite3_column_text(st, 4));
-            r->finished = sqlite3_column_int64(st, 5) != 0;
-            r->finish_us = sqlite3_column_int64(st, 6);
-            r->laps_completed = (uint32_t)sqlite3_column_int64(st, 7);
-            r->best_lap_us = sqlite3_column_int64(st, 8);
-            r->barrier_hits = (uint32_t)sqlite3_column_int64(st, 9);
-            r->car_hits = (uint32_t)sqlite3_column_int64(st, 10);
-        }
+        if (n < cap)
+            read_result(st, &results[n++]);
         all++;
     }
-    rs_status status = rc == SQLITE_DONE ? RS_OK : rs_lb_db_error(lb, "results", err, err_len);
-    rs_lb_done(st);
+    status = rc == SQLITE_DONE ? RS_OK : rs_store__lb_db_error(lb, "results", err, err_len);
+    rs_store__lb_done(st);
     *count = n;
     *total = all;
     return status;
@@ -260,95 +230,76 @@ rs_status rs_leaderboard_lap(rs_leaderboard *lb, int64_t lap_id, rs_lb_row *row,
                              size_t err_len)
 {
     if (!lb || !row)
-        return rs_lb_set_error(RS_ERR_ARG, err, err_len, "leaderboard: missing argument");
-    sqlite3_stmt *st = op_stmt(lb, OP_LAP, err, err_len);
+        return rs_store__lb_missing_argument(err, err_len);
+    sqlite3_stmt *st = op_stmt(lb, LB_LAP, &lap_id, 1, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    if (rs_lb_bind_i64(st, 1, lap_id) != SQLITE_OK) {
-        rs_lb_done(st);
-        return rs_lb_db_error(lb, "bind", err, err_len);
-    }
-    rs_status status = RS_OK;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        status = rs_lb_read_row(lb, st, row, err, err_len);
+    rs_status status = rs_store__lb_step_row(lb, st, "lap", err, err_len);
+    if (status == RS_OK) {
+        status = rs_store__lb_read_row(st, row, err, err_len);
         row->tune_key = rs_store_tune_key(row->tune_hash);
         row->params_hash = (uint64_t)sqlite3_column_int64(st, 17);
         row->end_hash = (uint64_t)sqlite3_column_int64(st, 18);
-    } else if (rc == SQLITE_DONE) {
-        if (err && err_len)
-            snprintf(err, err_len, "no lap with id %lld", (long long)lap_id);
-        status = RS_ERR_MISSING;
-    } else {
-        status = rs_lb_db_error(lb, "lap", err, err_len);
+    } else if (status == RS_ERR_MISSING) {
+        rs_errf(err, err_len, "no lap with id %lld", (long long)lap_id);
     }
-    rs_lb_done(st);
+    rs_store__lb_done(st);
     return status;
 }
 
-/* Copies the first column (a blob or text) of the row matching hash into a
- * malloc'ed buffer with a NUL after it. */
-static rs_status fetch_bytes(rs_leaderboard *lb, unsigned id, const char *what, uint64_t hash,
-                             void **out, size_t *len, char *err, size_t err_len)
+/* Copies the first column (a blob or text) of the row matching hash into
+ * *out, malloc'ed with a NUL after it (out NULL: only *len is wanted). */
+static rs_status fetch_bytes(rs_leaderboard *lb, enum rs_lb_query q, const char *what,
+                             uint64_t hash, uint8_t **out, size_t *len, char *err,
+                             size_t err_len)
 {
-    if (!lb || !out || !len)
-        return rs_lb_set_error(RS_ERR_ARG, err, err_len, "leaderboard: missing argument");
-    *out = NULL;
+    if (!lb || !len)
+        return rs_store__lb_missing_argument(err, err_len);
+    if (out)
+        *out = NULL;
     *len = 0;
-    sqlite3_stmt *st = op_stmt(lb, id, err, err_len);
+    int64_t key = (int64_t)hash;
+    sqlite3_stmt *st = op_stmt(lb, q, &key, 1, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    if (rs_lb_bind_hash(st, 1, hash) != SQLITE_OK) {
-        rs_lb_done(st);
-        return rs_lb_db_error(lb, "bind", err, err_len);
-    }
-    rs_status status = RS_OK;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    rs_status status = rs_store__lb_step_row(lb, st, what, err, err_len);
+    if (status == RS_OK) {
         const void *p = sqlite3_column_blob(st, 0);
         size_t n = (size_t)sqlite3_column_bytes(st, 0);
-        uint8_t *copy = malloc(n + 1);
-        if (!copy) {
-            status = rs_lb_set_error(RS_ERR_NOMEM, err, err_len, "leaderboard: out of memory");
+        uint8_t *copy = out ? malloc(n + 1) : NULL;
+        if (out && !copy) {
+            status = rs_store__lb_set_error(RS_ERR_NOMEM, err, err_len,
+                                            "leaderboard: out of memory");
         } else {
-            if (n)
-                memcpy(copy, p, n);
-            copy[n] = 0;
-            *out = copy;
+            if (copy) {
+                if (n)
+                    memcpy(copy, p, n);
+                copy[n] = 0;
+                *out = copy;
+            }
             *len = n;
         }
-    } else if (rc == SQLITE_DONE) {
-        if (err && err_len)
-            snprintf(err, err_len, "no %s with hash %016llx in the database", what,
-                     (unsigned long long)hash);
-        status = RS_ERR_MISSING;
-    } else {
-        status = rs_lb_db_error(lb, what, err, err_len);
+    } else if (status == RS_ERR_MISSING) {
+        rs_errf(err, err_len, "no %s with hash %016llx in the database", what,
+                (unsigned long long)hash);
     }
-    rs_lb_done(st);
+    rs_store__lb_done(st);
     return status;
 }
 
 rs_status rs_leaderboard_car_block(rs_leaderboard *lb, uint64_t params_hash, uint8_t **block,
                                    size_t *len, char *err, size_t err_len)
 {
-    void *p = NULL;
-    rs_status st = fetch_bytes(lb, OP_CAR_BLOCK, "car", params_hash, &p, len, err, err_len);
-    if (block)
-        *block = p;
-    else
-        free(p);
-    return st;
+    return fetch_bytes(lb, LB_CAR_BLOCK, "car", params_hash, block, len, err, err_len);
 }
 
 rs_status rs_leaderboard_track_definition(rs_leaderboard *lb, uint64_t track_hash, char **json,
                                           size_t *len, char *err, size_t err_len)
 {
-    void *p = NULL;
-    rs_status st = fetch_bytes(lb, OP_TRACK_JSON, "track", track_hash, &p, len, err, err_len);
+    uint8_t *text = NULL;
+    rs_status st = fetch_bytes(lb, LB_TRACK_JSON, "track", track_hash, json ? &text : NULL, len,
+                               err, err_len);
     if (json)
-        *json = p;
-    else
-        free(p);
+        *json = (char *)text;
     return st;
 }

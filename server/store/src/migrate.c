@@ -9,46 +9,36 @@
  * database at the previous version, never half-migrated, and two processes
  * starting at once cannot both apply the same file.
  */
-#include "migrations.h"
-
 #include <string.h>
-#include <time.h>
 
-#include "sha256.h"
-#include "store_internal.h"
 #include "racesim/base/clock.h"
 #include "racesim/base/err.h"
+#include "racesim/store_testing.h"
+#include "sha256.h"
+#include "store_internal.h"
 
-static void file_sha(const rs_migration *m, char hex[65])
+static void file_sha(const rs_store_migration *m, char hex[65])
 {
     uint8_t digest[32];
     rs_sha256(m->sql, m->size, digest);
-    rs_hex(digest, 32, hex);
+    rs_store__hex(digest, 32, hex);
 }
 
 /* One-row integer query; *value = 0 when no row. */
 static rs_status query_int(rs_store *s, const char *sql, int64_t *value, const char *what,
                            char *err, size_t err_len)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return rs_store_fail(s, rc, what, err, err_len);
-    rc = sqlite3_step(st);
-    rs_status status = RS_OK;
-    *value = 0;
-    if (rc == SQLITE_ROW)
-        *value = sqlite3_column_int64(st, 0);
-    else if (rc != SQLITE_DONE)
-        status = rs_store_fail(s, rc, what, err, err_len);
+    sqlite3_stmt *st;
+    rs_status status = rs_store__query_first(s, sql, what, &st, err, err_len);
+    *value = status == RS_OK ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_finalize(st);
-    return status;
+    return status == RS_ERR_MISSING ? RS_OK : status;
 }
 
 /* Compares the recorded history with the embedded files and writes how many
  * are applied into *applied. create: make schema_migrations in an empty
  * database. */
-static rs_status check_history(rs_store *s, int create, uint32_t *applied, char *err,
+static rs_status check_history(rs_store *s, bool create, uint32_t *applied, char *err,
                                size_t err_len)
 {
     int64_t has_table = 0, objects = 0;
@@ -85,7 +75,7 @@ static rs_status check_history(rs_store *s, int create, uint32_t *applied, char 
                               " applied_at INTEGER NOT NULL)",
                               NULL, NULL, NULL);
         if (rc != SQLITE_OK)
-            return rs_store_fail(s, rc, "creating schema_migrations", err, err_len);
+            return rs_store__fail(s, rc, "creating schema_migrations", err, err_len);
         *applied = 0;
         return RS_OK;
     }
@@ -95,12 +85,12 @@ static rs_status check_history(rs_store *s, int create, uint32_t *applied, char 
                        "reading schema_migrations", err, err_len);
     if (status != RS_OK)
         return status;
-    if (newest > (int64_t)rs_migration_count) {
+    if (newest > (int64_t)rs_store__migration_count) {
         rs_errf(err, err_len,
                       "%s: the database schema is newer than this build: migration %lld is "
                       "applied but this build has only 1..%u (use the newer server, or restore "
                       "the removed migration file)",
-                      s->path, (long long)newest, rs_migration_count);
+                      s->path, (long long)newest, rs_store__migration_count);
         return RS_ERR_MISMATCH;
     }
 
@@ -110,7 +100,7 @@ static rs_status check_history(rs_store *s, int create, uint32_t *applied, char 
                                 "ORDER BY version",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
-        return rs_store_fail(s, rc, "reading schema_migrations", err, err_len);
+        return rs_store__fail(s, rc, "reading schema_migrations", err, err_len);
     uint32_t n = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t version = sqlite3_column_int64(st, 0);
@@ -124,7 +114,7 @@ static rs_status check_history(rs_store *s, int create, uint32_t *applied, char 
             status = RS_ERR_MISMATCH;
             break;
         }
-        const rs_migration *m = &rs_migrations[n];
+        const rs_store_migration *m = &rs_store__migrations[n];
         char want[65];
         file_sha(m, want);
         if (!name || strcmp(name, m->name) != 0) {
@@ -146,21 +136,21 @@ static rs_status check_history(rs_store *s, int create, uint32_t *applied, char 
         n++;
     }
     if (status == RS_OK && rc != SQLITE_DONE)
-        status = rs_store_fail(s, rc, "reading schema_migrations", err, err_len);
+        status = rs_store__fail(s, rc, "reading schema_migrations", err, err_len);
     sqlite3_finalize(st);
     *applied = n;
     return status;
 }
 
-static rs_status apply_one(rs_store *s, const rs_migration *m, char *err, size_t err_len)
+static rs_status apply_one(rs_store *s, const rs_store_migration *m, char *err, size_t err_len)
 {
     char *msg = NULL;
     int rc = sqlite3_exec(s->db, m->sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
         rs_errf(err, err_len, "%s: applying migrations/%s: %s", s->path, m->file,
-                      msg ? msg : sqlite3_errstr(rc));
+                msg ? msg : sqlite3_errstr(rc));
         sqlite3_free(msg);
-        rs_status st = rs_store_status_from_sqlite(rc);
+        rs_status st = rs_store__status_from_sqlite(rc);
         return st == RS_OK ? RS_ERR_IO : st;
     }
     char sha[65];
@@ -179,35 +169,31 @@ static rs_status apply_one(rs_store *s, const rs_migration *m, char *err, size_t
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return rs_store_fail(s, rc, "recording a migration", err, err_len);
+        return rs_store__fail(s, rc, "recording a migration", err, err_len);
     return RS_OK;
 }
 
-int rs_migrate(struct rs_store *s, uint32_t upto, int read_only, char *err, size_t err_len)
+rs_status rs_store__migrate(rs_store *s, uint32_t upto, bool read_only, char *err,
+                            size_t err_len)
 {
-    if (upto > rs_migration_count)
-        upto = rs_migration_count;
+    if (upto > rs_store__migration_count)
+        upto = rs_store__migration_count;
     for (;;) {
         /* Read-only: a read transaction gives one consistent view. Writable:
          * the write lock first, so the history cannot change under us. */
         int rc = sqlite3_exec(s->db, read_only ? "BEGIN" : "BEGIN IMMEDIATE", NULL, NULL, NULL);
         if (rc != SQLITE_OK)
-            return (int)rs_store_fail(s, rc, "begin migration transaction", err, err_len);
+            return rs_store__fail(s, rc, "begin migration transaction", err, err_len);
         uint32_t applied = 0;
         rs_status status = check_history(s, !read_only, &applied, err, err_len);
         if (status == RS_OK && applied < upto && !read_only)
-            status = apply_one(s, &rs_migrations[applied], err, err_len);
+            status = apply_one(s, &rs_store__migrations[applied], err, err_len);
+        rc = status == RS_OK ? sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) : SQLITE_OK;
+        if (status == RS_OK && rc != SQLITE_OK)
+            status = rs_store__fail(s, rc, "committing a migration", err, err_len);
         if (status != RS_OK) {
-            if (!sqlite3_get_autocommit(s->db))
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-            return (int)status;
-        }
-        rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-        if (rc != SQLITE_OK) {
-            status = rs_store_fail(s, rc, "committing a migration", err, err_len);
-            if (!sqlite3_get_autocommit(s->db))
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-            return (int)status;
+            rs_store__rollback(s);
+            return status;
         }
         if (applied >= upto || read_only) {
             if (applied < upto) {
@@ -215,10 +201,10 @@ int rs_migrate(struct rs_store *s, uint32_t upto, int read_only, char *err, size
                               "%s: schema version %u is older than this build's %u: open it "
                               "writable once to upgrade it",
                               s->path, applied, upto);
-                return (int)RS_ERR_MISMATCH;
+                return RS_ERR_MISMATCH;
             }
             s->schema_version = applied;
-            return (int)RS_OK;
+            return RS_OK;
         }
     }
 }

@@ -14,9 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "racesim/base/err.h"
 #include "sha256.h"
 #include "store_internal.h"
-#include "racesim/base/err.h"
+#include "racesim/base/text.h"
 
 #define SALT_BYTES 16
 
@@ -44,21 +45,10 @@ static void token_hash(const uint8_t salt[SALT_BYTES], const uint8_t token[RS_TO
                        uint8_t out[32])
 {
     rs_sha256_ctx c;
-    rs_sha256_init(&c);
-    rs_sha256_update(&c, salt, SALT_BYTES);
-    rs_sha256_update(&c, token, RS_TOKEN_BYTES);
-    rs_sha256_final(&c, out);
-}
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    rs_store__sha256_init(&c);
+    rs_store__sha256_update(&c, salt, SALT_BYTES);
+    rs_store__sha256_update(&c, token, RS_TOKEN_BYTES);
+    rs_store__sha256_final(&c, out);
 }
 
 static bool parse_token(const char *hex, uint8_t out[RS_TOKEN_BYTES])
@@ -66,7 +56,7 @@ static bool parse_token(const char *hex, uint8_t out[RS_TOKEN_BYTES])
     if (strlen(hex) != RS_TOKEN_HEX_LEN)
         return false;
     for (size_t i = 0; i < RS_TOKEN_BYTES; i++) {
-        int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+        int hi = rs_hex_digit(hex[2 * i]), lo = rs_hex_digit(hex[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return false;
         out[i] = (uint8_t)(hi << 4 | lo);
@@ -93,8 +83,8 @@ rs_status rs_store_player_register(rs_store *s, const char *name, int64_t now_s,
         return RS_ERR_ARG;
     if (!name_ok(name)) {
         rs_errf(err, err_len,
-                      "player name \"%s\": must be 1..%d bytes without control characters",
-                      name, RS_PLAYER_NAME_MAX);
+                "player name \"%s\": must be 1..%d bytes without control characters", name,
+                RS_PLAYER_NAME_MAX);
         return RS_ERR_RANGE;
     }
     uint8_t secret[SALT_BYTES + RS_TOKEN_BYTES], hash[32];
@@ -105,10 +95,10 @@ rs_status rs_store_player_register(rs_store *s, const char *name, int64_t now_s,
     const uint8_t *salt = secret, *token = secret + SALT_BYTES;
     token_hash(salt, token, hash);
 
-    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_PLAYER_INSERT,
-                                     "INSERT INTO players (name, token_salt, token_hash, "
-                                     "created_at) VALUES (?1, ?2, ?3, ?4)",
-                                     err, err_len);
+    sqlite3_stmt *st = rs_store__stmt(s, RS_STMT_PLAYER_INSERT,
+                                      "INSERT INTO players (name, token_salt, token_hash, "
+                                      "created_at) VALUES (?1, ?2, ?3, ?4)",
+                                      err, err_len);
     if (!st)
         return RS_ERR_IO;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -117,15 +107,14 @@ rs_status rs_store_player_register(rs_store *s, const char *name, int64_t now_s,
     sqlite3_bind_int64(st, 4, now_s);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        if (rc == SQLITE_CONSTRAINT_UNIQUE) {
-            rs_errf(err, err_len, "player name \"%s\" is already taken", name);
-            return RS_ERR_RANGE;
-        }
-        return rs_store_fail(s, rc, "registering a player", err, err_len);
+    if (rc == SQLITE_CONSTRAINT_UNIQUE) {
+        rs_errf(err, err_len, "player name \"%s\" is already taken", name);
+        return RS_ERR_RANGE;
     }
+    if (rc != SQLITE_DONE)
+        return rs_store__fail(s, rc, "registering a player", err, err_len);
     *player_id = sqlite3_last_insert_rowid(s->db);
-    rs_hex(token, RS_TOKEN_BYTES, token_hex);
+    rs_store__hex(token, RS_TOKEN_BYTES, token_hex);
     memset(secret, 0, sizeof secret);
     return RS_OK;
 }
@@ -135,36 +124,31 @@ static rs_status player_row(rs_store *s, const char *name, bool *found, int64_t 
                             uint8_t salt[SALT_BYTES], uint8_t hash[32], char *err,
                             size_t err_len)
 {
-    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_PLAYER_BY_NAME,
-                                     "SELECT id, token_salt, token_hash FROM players "
-                                     "WHERE name = ?1",
-                                     err, err_len);
+    sqlite3_stmt *st = rs_store__stmt(s, RS_STMT_PLAYER_BY_NAME,
+                                      "SELECT id, token_salt, token_hash FROM players "
+                                      "WHERE name = ?1",
+                                      err, err_len);
     if (!st)
         return RS_ERR_IO;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    *found = false;
-    rs_status status = RS_OK;
-    if (rc == SQLITE_ROW) {
+    rs_status status = rs_store__step_row(s, st, "looking up a player", err, err_len);
+    *found = status == RS_OK;
+    if (*found) {
         *id = sqlite3_column_int64(st, 0);
-        const void *sb = sqlite3_column_blob(st, 1);
-        int sn = sqlite3_column_bytes(st, 1);
-        const void *hb = sqlite3_column_blob(st, 2);
-        int hn = sqlite3_column_bytes(st, 2);
-        if (sb && hb && sn == SALT_BYTES && hn == 32) {
+        const void *sb = sqlite3_column_blob(st, 1), *hb = sqlite3_column_blob(st, 2);
+        if (sb && hb && sqlite3_column_bytes(st, 1) == SALT_BYTES &&
+            sqlite3_column_bytes(st, 2) == 32) {
             memcpy(salt, sb, SALT_BYTES);
             memcpy(hash, hb, 32);
-            *found = true;
         } else {
-            rs_errf(err, err_len, "%s: player \"%s\": stored token hash is malformed",
-                          s->path, name);
+            rs_errf(err, err_len, "%s: player \"%s\": stored token hash is malformed", s->path,
+                    name);
+            *found = false;
             status = RS_ERR_FORMAT;
         }
-    } else if (rc != SQLITE_DONE) {
-        status = rs_store_fail(s, rc, "looking up a player", err, err_len);
     }
     sqlite3_reset(st);
-    return status;
+    return status == RS_ERR_MISSING ? RS_OK : status;
 }
 
 rs_status rs_store_player_auth(rs_store *s, const char *name, const char *token_hex,

@@ -193,28 +193,37 @@ static rs_status record_lap(rs_racelog *log, const rs_world *world, const rs_eve
     return submit(log, &p);
 }
 
-/* Results in finishing order, then the race's finish, once. */
+rs_store_result rs_racelog_result(const rs_world *world, uint16_t car, int64_t race_id,
+                                  const rs_racelog_entrant *who, int64_t caller_id)
+{
+    rs_race_car_state rs;
+    rs_world_race_state(world, (rs_car_id){car}, &rs);
+    rs_store_result r;
+    memset(&r, 0, sizeof r);
+    r.caller_id = caller_id;
+    r.race_id = race_id;
+    r.player_id = who->player_id;
+    r.params_hash = who->params_hash;
+    r.position = rs.finish_position ? rs.finish_position : rs.position;
+    r.finished = rs.status == RS_RACE_FINISHED;
+    r.finish_us = r.finished ? rs.finish_us : -1;
+    r.laps_completed = rs.laps_completed;
+    r.best_lap_us = rs.best_lap_us;
+    r.barrier_hits = rs.barrier_hits;
+    r.car_hits = rs.car_hits;
+    return r;
+}
+
+/* Results in car order, then the race's finish, once. */
 static rs_status record_results(rs_racelog *log, const rs_world *world, int64_t now_s)
 {
     rs_status worst = RS_OK;
     for (uint32_t i = 0; i < log->cars; i++) {
-        rs_race_car_state rs;
-        rs_world_race_state(world, (rs_car_id){(uint16_t)(i + 1)}, &rs);
         pending p;
         memset(&p, 0, sizeof p);
         p.kind = RS_RECORD_RESULT;
-        rs_store_result *r = &p.result;
-        r->caller_id = log->next_caller_id++;
-        r->race_id = log->def.race_id;
-        r->player_id = log->entrants[i].player_id;
-        r->params_hash = log->entrants[i].params_hash;
-        r->position = rs.finish_position ? rs.finish_position : rs.position;
-        r->finished = rs.status == RS_RACE_FINISHED;
-        r->finish_us = r->finished ? rs.finish_us : -1;
-        r->laps_completed = rs.laps_completed;
-        r->best_lap_us = rs.best_lap_us;
-        r->barrier_hits = rs.barrier_hits;
-        r->car_hits = rs.car_hits;
+        p.result = rs_racelog_result(world, (uint16_t)(i + 1), log->def.race_id,
+                                     &log->entrants[i], log->next_caller_id++);
         rs_status st = submit(log, &p);
         if (st != RS_OK)
             worst = st;

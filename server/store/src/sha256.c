@@ -35,7 +35,8 @@ static void block(rs_sha256_ctx *c, const uint8_t *p)
     uint32_t a = c->h[0], b = c->h[1], cc = c->h[2], d = c->h[3];
     uint32_t e = c->h[4], f = c->h[5], g = c->h[6], h = c->h[7];
     for (int i = 0; i < 64; i++) {
-        uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
+        uint32_t t1 =
+            h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
         uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & cc) ^ (b & cc));
         h = g;
         g = f;
@@ -56,7 +57,7 @@ static void block(rs_sha256_ctx *c, const uint8_t *p)
     c->h[7] += h;
 }
 
-void rs_sha256_init(rs_sha256_ctx *c)
+void rs_store__sha256_init(rs_sha256_ctx *c)
 {
     static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -65,7 +66,7 @@ void rs_sha256_init(rs_sha256_ctx *c)
     c->used = 0;
 }
 
-void rs_sha256_update(rs_sha256_ctx *c, const void *data, size_t len)
+void rs_store__sha256_update(rs_sha256_ctx *c, const void *data, size_t len)
 {
     const uint8_t *p = data;
     c->total += len;
@@ -84,18 +85,18 @@ void rs_sha256_update(rs_sha256_ctx *c, const void *data, size_t len)
     }
 }
 
-void rs_sha256_final(rs_sha256_ctx *c, uint8_t out[32])
+void rs_store__sha256_final(rs_sha256_ctx *c, uint8_t out[32])
 {
     uint64_t bits = c->total * 8u;
     uint8_t pad = 0x80;
-    rs_sha256_update(c, &pad, 1);
+    rs_store__sha256_update(c, &pad, 1);
     pad = 0;
     while (c->used != 56)
-        rs_sha256_update(c, &pad, 1);
+        rs_store__sha256_update(c, &pad, 1);
     uint8_t len_be[8];
     for (int i = 0; i < 8; i++)
         len_be[i] = (uint8_t)(bits >> (56 - 8 * i));
-    rs_sha256_update(c, len_be, 8);
+    rs_store__sha256_update(c, len_be, 8);
     for (int i = 0; i < 8; i++) {
         out[4 * i] = (uint8_t)(c->h[i] >> 24);
         out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
@@ -107,12 +108,12 @@ void rs_sha256_final(rs_sha256_ctx *c, uint8_t out[32])
 void rs_sha256(const void *data, size_t len, uint8_t out[32])
 {
     rs_sha256_ctx c;
-    rs_sha256_init(&c);
-    rs_sha256_update(&c, data, len);
-    rs_sha256_final(&c, out);
+    rs_store__sha256_init(&c);
+    rs_store__sha256_update(&c, data, len);
+    rs_store__sha256_final(&c, out);
 }
 
-void rs_hex(const uint8_t *bytes, size_t n, char *out)
+void rs_store__hex(const uint8_t *bytes, size_t n, char *out)
 {
     static const char digits[] = "0123456789abcdef";
     for (size_t i = 0; i < n; i++) {
@@ -121,3 +122,4 @@ void rs_hex(const uint8_t *bytes, size_t n, char *out)
     }
     out[2 * n] = '\0';
 }
+

@@ -1,7 +1,9 @@
 /*
  * A small self-contained SHA-256 (FIPS 180-4): checksums of migration files
- * and the salted hashes of player tokens. SQLite has no hash function built
- * in, and one well-known algorithm is simpler than another dependency.
+ * and the salted hashes of player tokens (rs_sha256, in racesim/store.h, is
+ * the one-call form). SQLite has no hash function built in, and one
+ * well-known algorithm is simpler than another dependency. With it, the hex
+ * text that tokens and checksums are written in.
  */
 #ifndef RS_STORE_SHA256_H
 #define RS_STORE_SHA256_H
@@ -16,11 +18,11 @@ typedef struct rs_sha256_ctx {
     size_t used;
 } rs_sha256_ctx;
 
-void rs_sha256_init(rs_sha256_ctx *c);
-void rs_sha256_update(rs_sha256_ctx *c, const void *data, size_t len);
-void rs_sha256_final(rs_sha256_ctx *c, uint8_t out[32]);
+void rs_store__sha256_init(rs_sha256_ctx *c);
+void rs_store__sha256_update(rs_sha256_ctx *c, const void *data, size_t len);
+void rs_store__sha256_final(rs_sha256_ctx *c, uint8_t out[32]);
 
 /* Lower-case hex of n bytes into out (2n + 1 chars with the NUL). */
-void rs_hex(const uint8_t *bytes, size_t n, char *out);
+void rs_store__hex(const uint8_t *bytes, size_t n, char *out);
 
 #endif

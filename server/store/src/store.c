@@ -1,9 +1,10 @@
 /*
- * Opening and closing the database, the per-connection statement cache,
- * transactions and the mapping from SQLite errors to our statuses and
- * messages. Opening is where a bad file must be caught: cannot open,
- * read-only, not a database, corrupt, or a schema from another build all end
- * here with a message naming the path, never with a crash or a reset.
+ * Opening and closing the database, the per-connection statement cache and
+ * the helpers that bind and step its statements, transactions, and the
+ * mapping from SQLite errors to our statuses and messages. Opening is where
+ * a bad file must be caught: cannot open, read-only, not a database,
+ * corrupt, or a schema from another build all end here with a message
+ * naming the path, never with a crash or a reset.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -16,12 +17,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "migrations.h"
 #include "racesim/base/err.h"
+#include "racesim/store_testing.h"
 
 #define RS_STORE_BUSY_TIMEOUT_MS 5000
 
-rs_status rs_store_status_from_sqlite(int rc)
+rs_status rs_store__status_from_sqlite(int rc)
 {
     switch (rc & 0xff) {
     case SQLITE_OK:
@@ -44,9 +45,9 @@ rs_status rs_store_status_from_sqlite(int rc)
     }
 }
 
-rs_status rs_store_fail(rs_store *s, int rc, const char *what, char *err, size_t err_len)
+rs_status rs_store__fail(rs_store *s, int rc, const char *what, char *err, size_t err_len)
 {
-    rs_status st = rs_store_status_from_sqlite(rc);
+    rs_status st = rs_store__status_from_sqlite(rc);
     if (st == RS_OK)
         st = RS_ERR_IO; /* a step that returned ROW/DONE where the other was expected */
     const char *msg = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
@@ -60,16 +61,14 @@ rs_status rs_store_fail(rs_store *s, int rc, const char *what, char *err, size_t
     return st;
 }
 
-sqlite3 *rs_store_db(rs_store *s) { return s->db; }
-
 const char *rs_store_path(const rs_store *s) { return s->path; }
 
-uint32_t rs_store_schema_latest(void) { return rs_migration_count; }
+uint32_t rs_store_schema_latest(void) { return rs_store__migration_count; }
 
 uint32_t rs_store_schema_version(const rs_store *s) { return s->schema_version; }
 
-sqlite3_stmt *rs_store_stmt(rs_store *s, unsigned slot, const char *sql, char *err,
-                            size_t err_len)
+sqlite3_stmt *rs_store__stmt(rs_store *s, unsigned slot, const char *sql, char *err,
+                             size_t err_len)
 {
     if (slot >= RS_STMT_SLOTS) {
         rs_errf(err, err_len, "%s: statement slot %u out of range", s->path, slot);
@@ -83,41 +82,74 @@ sqlite3_stmt *rs_store_stmt(rs_store *s, unsigned slot, const char *sql, char *e
     }
     int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
     if (rc != SQLITE_OK) {
-        rs_store_fail(s, rc, "preparing a statement", err, err_len);
+        rs_store__fail(s, rc, "preparing a statement", err, err_len);
         return NULL;
     }
     s->stmts[slot] = st;
     return st;
 }
 
+sqlite3_stmt *rs_store__stmt_ints(rs_store *s, unsigned slot, const char *sql, const int64_t *v,
+                                  int n, char *err, size_t err_len)
+{
+    sqlite3_stmt *st = rs_store__stmt(s, slot, sql, err, err_len);
+    for (int i = 0; st && i < n; i++)
+        sqlite3_bind_int64(st, i + 1, v[i]);
+    return st;
+}
+
+rs_status rs_store__step_done(rs_store *s, sqlite3_stmt *st, const char *what, char *err,
+                              size_t err_len)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? RS_OK : rs_store__fail(s, rc, what, err, err_len);
+}
+
+rs_status rs_store__step_row(rs_store *s, sqlite3_stmt *st, const char *what, char *err,
+                             size_t err_len)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        return RS_OK;
+    return rc == SQLITE_DONE ? RS_ERR_MISSING : rs_store__fail(s, rc, what, err, err_len);
+}
+
+rs_status rs_store__id_lookup(rs_store *s, unsigned slot, const char *sql, int64_t key,
+                              const char *what, int64_t *id, char *err, size_t err_len)
+{
+    sqlite3_stmt *st = rs_store__stmt_ints(s, slot, sql, &key, 1, err, err_len);
+    if (!st)
+        return RS_ERR_IO;
+    rs_status status = rs_store__step_row(s, st, what, err, err_len);
+    if (status == RS_OK)
+        *id = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return status;
+}
+
 /* Runs one cached statement that returns no rows. */
 static rs_status run_simple(rs_store *s, unsigned slot, const char *sql, const char *what,
                             char *err, size_t err_len)
 {
-    sqlite3_stmt *st = rs_store_stmt(s, slot, sql, err, err_len);
-    if (!st)
-        return RS_ERR_IO;
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return rs_store_fail(s, rc, what, err, err_len);
-    return RS_OK;
+    sqlite3_stmt *st = rs_store__stmt(s, slot, sql, err, err_len);
+    return st ? rs_store__step_done(s, st, what, err, err_len) : RS_ERR_IO;
 }
 
-rs_status rs_store_begin(rs_store *s, char *err, size_t err_len)
+rs_status rs_store__begin(rs_store *s, char *err, size_t err_len)
 {
     return run_simple(s, RS_STMT_BEGIN, "BEGIN IMMEDIATE", "begin transaction", err, err_len);
 }
 
-rs_status rs_store_commit(rs_store *s, char *err, size_t err_len)
+rs_status rs_store__commit(rs_store *s, char *err, size_t err_len)
 {
     rs_status st = run_simple(s, RS_STMT_COMMIT, "COMMIT", "commit", err, err_len);
     if (st != RS_OK)
-        rs_store_rollback(s);
+        rs_store__rollback(s);
     return st;
 }
 
-void rs_store_rollback(rs_store *s)
+void rs_store__rollback(rs_store *s)
 {
     /* After some errors SQLite has already rolled back on its own. */
     if (sqlite3_get_autocommit(s->db))
@@ -125,23 +157,29 @@ void rs_store_rollback(rs_store *s)
     run_simple(s, RS_STMT_ROLLBACK, "ROLLBACK", "rollback", NULL, 0);
 }
 
+rs_status rs_store__query_first(rs_store *s, const char *sql, const char *what,
+                                sqlite3_stmt **st, char *err, size_t err_len)
+{
+    *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+    if (rc != SQLITE_OK)
+        return rs_store__fail(s, rc, what, err, err_len);
+    return rs_store__step_row(s, *st, what, err, err_len);
+}
+
 /* Runs a PRAGMA that answers one text row and checks the answer. */
 static rs_status pragma_expect(rs_store *s, const char *sql, const char *want, const char *what,
                                char *err, size_t err_len)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return rs_store_fail(s, rc, what, err, err_len);
-    rc = sqlite3_step(st);
-    rs_status status = RS_OK;
-    if (rc != SQLITE_ROW) {
-        status = rs_store_fail(s, rc, what, err, err_len);
-    } else {
+    sqlite3_stmt *st;
+    rs_status status = rs_store__query_first(s, sql, what, &st, err, err_len);
+    if (status == RS_ERR_MISSING) {
+        status = rs_store__fail(s, SQLITE_DONE, what, err, err_len);
+    } else if (status == RS_OK) {
         const unsigned char *got = sqlite3_column_text(st, 0);
         if (!got || strcmp((const char *)got, want) != 0) {
             rs_errf(err, err_len, "%s: %s: got \"%s\", expected \"%s\"", s->path, what,
-                          got ? (const char *)got : "(null)", want);
+                    got ? (const char *)got : "(null)", want);
             status = strcmp(want, "ok") == 0 ? RS_ERR_FORMAT : RS_ERR_IO;
         }
     }
@@ -187,8 +225,8 @@ static void open_failure(const char *path, unsigned flags, int rc, sqlite3 *db, 
                   db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 }
 
-rs_status rs_store_open_upto(const char *path, unsigned flags, uint32_t upto, rs_store **out,
-                             char *err, size_t err_len)
+rs_status rs_store__open_upto(const char *path, unsigned flags, uint32_t upto, rs_store **out,
+                              char *err, size_t err_len)
 {
     if (err && err_len)
         err[0] = '\0';
@@ -214,7 +252,7 @@ rs_status rs_store_open_upto(const char *path, unsigned flags, uint32_t upto, rs
     int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
     if (rc != SQLITE_OK) {
         open_failure(path, flags, rc, s->db, err, err_len);
-        status = rs_store_status_from_sqlite(rc);
+        status = rs_store__status_from_sqlite(rc);
         if (status == RS_OK || status == RS_ERR_RANGE)
             status = RS_ERR_IO;
         goto fail;
@@ -230,7 +268,7 @@ rs_status rs_store_open_upto(const char *path, unsigned flags, uint32_t upto, rs
     sqlite3_busy_timeout(s->db, RS_STORE_BUSY_TIMEOUT_MS);
     rc = sqlite3_exec(s->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
-        status = rs_store_fail(s, rc, "enabling foreign keys", err, err_len);
+        status = rs_store__fail(s, rc, "enabling foreign keys", err, err_len);
         goto fail;
     }
     if (!read_only) {
@@ -246,7 +284,7 @@ rs_status rs_store_open_upto(const char *path, unsigned flags, uint32_t upto, rs
          * last commits back. docs/PERSISTENCE.md explains the choice. */
         rc = sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
         if (rc != SQLITE_OK) {
-            status = rs_store_fail(s, rc, "setting synchronous", err, err_len);
+            status = rs_store__fail(s, rc, "setting synchronous", err, err_len);
             goto fail;
         }
     }
@@ -255,7 +293,7 @@ rs_status rs_store_open_upto(const char *path, unsigned flags, uint32_t upto, rs
         if (status != RS_OK)
             goto fail;
     }
-    status = (rs_status)rs_migrate(s, upto, read_only, err, err_len);
+    status = rs_store__migrate(s, upto, read_only, err, err_len);
     if (status != RS_OK)
         goto fail;
     *out = s;
@@ -268,7 +306,7 @@ fail:
 rs_status rs_store_open(const char *path, unsigned flags, rs_store **out, char *err,
                         size_t err_len)
 {
-    return rs_store_open_upto(path, flags, rs_migration_count, out, err, err_len);
+    return rs_store__open_upto(path, flags, rs_store__migration_count, out, err, err_len);
 }
 
 void rs_store_close(rs_store *s)
@@ -281,4 +319,35 @@ void rs_store_close(rs_store *s)
         sqlite3_close(s->db);
     free(s->path);
     free(s);
+}
+
+rs_status rs_store__raw_sql(const char *path, const char *sql, int64_t *value, char *err,
+                            size_t err_len)
+{
+    if (value)
+        *value = 0;
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open(path, &db);
+    bool got = false;
+    const char *next = sql;
+    while (rc == SQLITE_OK && *next) {
+        sqlite3_stmt *st = NULL;
+        rc = sqlite3_prepare_v2(db, next, -1, &st, &next);
+        if (rc != SQLITE_OK || !st)
+            break; /* an error, or only white space and comments were left */
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            if (value && !got)
+                *value = sqlite3_column_int64(st, 0);
+            got = true;
+        }
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+            break;
+        rc = SQLITE_OK;
+    }
+    rs_status status = rs_store__status_from_sqlite(rc);
+    if (rc != SQLITE_OK)
+        rs_errf(err, err_len, "%s: %s: %s", path, sql, db ? sqlite3_errmsg(db) : "no memory");
+    sqlite3_close(db);
+    return status;
 }

@@ -1,8 +1,9 @@
 /*
- * Internals of the store shared by its source files (and by the leaderboard
- * queries): the connection handle, the per-connection statement cache, the
- * error helpers, and the migration runner's internal entry points. Only the
- * store's own sources include <sqlite3.h>.
+ * The store's connection, shared by every source file of rs_store: the
+ * handle, its one statement cache (the leaderboard's queries included),
+ * the helpers that bind, step and report errors, transactions, and the
+ * migration runner's entry point. Only the store's own sources include
+ * <sqlite3.h>.
  */
 #ifndef RS_STORE_INTERNAL_H
 #define RS_STORE_INTERNAL_H
@@ -11,9 +12,10 @@
 
 #include <racesim/store.h>
 
-/* Statement slots: each SQL text is prepared once per connection, on first
- * use, and reused (reset) after that. Slots RS_STMT_LB_FIRST ..
- * RS_STMT_LB_FIRST + RS_STMT_LB_COUNT - 1 belong to the leaderboard queries. */
+/* Slots of the statement cache: each SQL text is prepared once per
+ * connection, on first use, and reused after that. The leaderboard's queries
+ * (numbered in leaderboard_internal.h) take RS_STMT_LB_COUNT slots from
+ * RS_STMT_LB_FIRST. */
 enum rs_stmt_slot {
     RS_STMT_PLAYER_INSERT,
     RS_STMT_PLAYER_BY_NAME,
@@ -40,7 +42,7 @@ enum rs_stmt_slot {
     RS_STMT_RELEASE,
     RS_STMT_ROLLBACK_TO,
     RS_STMT_LB_FIRST,
-    RS_STMT_LB_COUNT = 32,
+    RS_STMT_LB_COUNT = 24,
     RS_STMT_SLOTS = RS_STMT_LB_FIRST + RS_STMT_LB_COUNT
 };
 
@@ -49,42 +51,65 @@ struct rs_store {
     char *path;
     unsigned flags;
     uint32_t schema_version;
-    sqlite3_stmt *stmts[RS_STMT_SLOTS];
+    sqlite3_stmt *stmts[RS_STMT_SLOTS]; /* finalised by rs_store_close */
 };
-
-/* The connection, for the leaderboard queries. Borrowed until rs_store_close. */
-sqlite3 *rs_store_db(rs_store *s);
 
 /* The cached statement for slot, prepared from sql on first use (the same
  * slot must always be given the same sql), reset and with bindings cleared.
  * On error returns NULL and writes a message naming the file into err. */
-sqlite3_stmt *rs_store_stmt(rs_store *s, unsigned slot, const char *sql, char *err,
-                            size_t err_len);
+sqlite3_stmt *rs_store__stmt(rs_store *s, unsigned slot, const char *sql, char *err,
+                             size_t err_len);
+
+/* rs_store__stmt with the integers v[0..n-1] bound to ?1..?n (hashes are
+ * passed as the signed integer with the same 64 bits, as they are stored).
+ * The caller binds any text, blob or NULL after them. */
+sqlite3_stmt *rs_store__stmt_ints(rs_store *s, unsigned slot, const char *sql, const int64_t *v,
+                                  int n, char *err, size_t err_len);
+
+/* Steps a statement that returns no row, then resets it. RS_OK when it ran,
+ * else the status rs_store__fail gives with what in the message. */
+rs_status rs_store__step_done(rs_store *s, sqlite3_stmt *st, const char *what, char *err,
+                              size_t err_len);
+
+/* Steps a statement that returns at most one row. RS_OK: the row is there
+ * to read; RS_ERR_MISSING: no row, nothing written to err (the caller says
+ * what is missing); any other status: an error, written to err. The caller
+ * resets the statement afterwards, whatever the answer. */
+rs_status rs_store__step_row(rs_store *s, sqlite3_stmt *st, const char *what, char *err,
+                             size_t err_len);
+
+/* Runs a cached query of one integer key (?1) that answers one id, and
+ * writes the id. RS_ERR_MISSING, with nothing written to err, when there is
+ * no row. */
+rs_status rs_store__id_lookup(rs_store *s, unsigned slot, const char *sql, int64_t key,
+                              const char *what, int64_t *id, char *err, size_t err_len);
+
+/* Prepares sql without caching it (set-up and checks run once) and steps
+ * it to its first row, with rs_store__step_row's answers. *st is NULL when
+ * it could not be prepared; the caller finalises it in every case. */
+rs_status rs_store__query_first(rs_store *s, const char *sql, const char *what,
+                                sqlite3_stmt **st, char *err, size_t err_len);
 
 /* Writes "path: what: sqlite's message" into err (when err_len > 0) and
  * returns the status that the SQLite result code rc maps to. */
-rs_status rs_store_fail(rs_store *s, int rc, const char *what, char *err, size_t err_len);
+rs_status rs_store__fail(rs_store *s, int rc, const char *what, char *err, size_t err_len);
 
 /* Maps an SQLite result code to our status (IO, FORMAT for NOTADB/CORRUPT,
  * NOMEM, RANGE for constraint violations). */
-rs_status rs_store_status_from_sqlite(int rc);
-
+rs_status rs_store__status_from_sqlite(int rc);
 
 /* Transactions through cached statements. begin is BEGIN IMMEDIATE, so a
  * writer takes the write lock up front (waiting up to the busy timeout)
  * instead of failing at its first write. */
-rs_status rs_store_begin(rs_store *s, char *err, size_t err_len);
-rs_status rs_store_commit(rs_store *s, char *err, size_t err_len);
-void rs_store_rollback(rs_store *s);
+rs_status rs_store__begin(rs_store *s, char *err, size_t err_len);
+rs_status rs_store__commit(rs_store *s, char *err, size_t err_len);
+void rs_store__rollback(rs_store *s);
 
-/* Inserts one lap with its proof and personal bests, inside a transaction the
- * caller holds (the writer batches many). */
-rs_status rs_store_put_lap_in_tx(rs_store *s, const rs_store_lap *lap, int64_t *lap_id,
-                                 char *err, size_t err_len);
-
-/* Opens like rs_store_open but applies at most the first upto embedded
- * migrations (tests build every intermediate schema this way). */
-rs_status rs_store_open_upto(const char *path, unsigned flags, uint32_t upto, rs_store **out,
-                             char *err, size_t err_len);
+/* Checks the applied migrations recorded in the database against the
+ * embedded ones and, unless read_only, applies the missing ones up to
+ * version upto, each in its own transaction. Writes the resulting version
+ * into s->schema_version. */
+rs_status rs_store__migrate(rs_store *s, uint32_t upto, bool read_only, char *err,
+                            size_t err_len);
 
 #endif

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "racesim/base/err.h"
 #include "racesim/tune.h"
 #include "store_internal.h"
-#include "racesim/base/err.h"
 
 #define TUNE_NAME_MAX 64
 
@@ -36,21 +36,19 @@ rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
     rs_status status = check_name(name, err, err_len);
     if (status != RS_OK)
         return status;
-    sqlite3_stmt *st = rs_store_stmt(
+    /* ?3 (the name), ?6 (the JSON) and ?7 are bound below. */
+    int64_t v[5] = {player_id, (int64_t)base_hash, 0, (int64_t)tune_hash, (int64_t)params_hash};
+    sqlite3_stmt *st = rs_store__stmt_ints(
         s, RS_STMT_TUNE_UPSERT,
         "INSERT INTO tunes (player_id, base_hash, name, tune_hash, params_hash, json, created_at) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
         "ON CONFLICT (player_id, base_hash, name) DO UPDATE SET tune_hash = excluded.tune_hash, "
         "params_hash = excluded.params_hash, json = excluded.json, "
         "created_at = excluded.created_at RETURNING id",
-        err, err_len);
+        v, 5, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    sqlite3_bind_int64(st, 1, player_id);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)base_hash);
     sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, (sqlite3_int64)tune_hash);
-    sqlite3_bind_int64(st, 5, (sqlite3_int64)params_hash);
     sqlite3_bind_text(st, 6, json, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 7, now_s);
     int rc = sqlite3_step(st);
@@ -59,15 +57,12 @@ rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
         rc = sqlite3_step(st);
     }
     sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        if ((rc & 0xff) == SQLITE_CONSTRAINT) {
-            rs_errf(err, err_len, "%s: saving tune \"%s\": %s (is player %lld stored?)",
-                          s->path, name, sqlite3_errmsg(s->db), (long long)player_id);
-            return RS_ERR_RANGE;
-        }
-        return rs_store_fail(s, rc, "saving a tune", err, err_len);
+    if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+        rs_errf(err, err_len, "%s: saving tune \"%s\": %s (is player %lld stored?)", s->path,
+                name, sqlite3_errmsg(s->db), (long long)player_id);
+        return RS_ERR_RANGE;
     }
-    return RS_OK;
+    return rc == SQLITE_DONE ? RS_OK : rs_store__fail(s, rc, "saving a tune", err, err_len);
 }
 
 static void read_info(sqlite3_stmt *st, rs_store_tune *t)
@@ -91,20 +86,30 @@ static void read_info(sqlite3_stmt *st, rs_store_tune *t)
 
 #define TUNE_COLUMNS "id, player_id, base_hash, name, tune_hash, params_hash, created_at"
 
+/* The cached statement in slot with the player and the stock car bound to
+ * ?1 and ?2, and the tune's name (if not NULL) to ?3. */
+static sqlite3_stmt *tune_stmt(rs_store *s, unsigned slot, const char *sql, int64_t player_id,
+                               uint64_t base_hash, const char *name, char *err, size_t err_len)
+{
+    int64_t v[2] = {player_id, (int64_t)base_hash};
+    sqlite3_stmt *st = rs_store__stmt_ints(s, slot, sql, v, 2, err, err_len);
+    if (st && name)
+        sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    return st;
+}
+
 rs_status rs_store_tune_list(rs_store *s, int64_t player_id, uint64_t base_hash,
                              rs_store_tune *out, size_t cap, size_t *total, char *err,
                              size_t err_len)
 {
     if (!s || !total || (cap > 0 && !out))
         return RS_ERR_ARG;
-    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_TUNE_LIST,
-                                     "SELECT " TUNE_COLUMNS " FROM tunes WHERE player_id = ?1 "
-                                     "AND (?2 = 0 OR base_hash = ?2) ORDER BY base_hash, name",
-                                     err, err_len);
+    sqlite3_stmt *st = tune_stmt(s, RS_STMT_TUNE_LIST,
+                                 "SELECT " TUNE_COLUMNS " FROM tunes WHERE player_id = ?1 "
+                                 "AND (?2 = 0 OR base_hash = ?2) ORDER BY base_hash, name",
+                                 player_id, base_hash, NULL, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    sqlite3_bind_int64(st, 1, player_id);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)base_hash);
     size_t n = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -114,9 +119,23 @@ rs_status rs_store_tune_list(rs_store *s, int64_t player_id, uint64_t base_hash,
     }
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
-        return rs_store_fail(s, rc, "listing tunes", err, err_len);
+        return rs_store__fail(s, rc, "listing tunes", err, err_len);
     *total = n;
     return RS_OK;
+}
+
+/* Copies a text column into a malloc'ed, NUL-terminated string. */
+static char *column_text_copy(sqlite3_stmt *st, int col)
+{
+    const char *text = (const char *)sqlite3_column_text(st, col);
+    size_t n = (size_t)sqlite3_column_bytes(st, col);
+    char *copy = malloc(n + 1);
+    if (copy) {
+        if (n > 0 && text)
+            memcpy(copy, text, n);
+        copy[n] = '\0';
+    }
+    return copy;
 }
 
 rs_status rs_store_tune_load(rs_store *s, int64_t player_id, uint64_t base_hash,
@@ -126,37 +145,22 @@ rs_status rs_store_tune_load(rs_store *s, int64_t player_id, uint64_t base_hash,
     if (!s || !name || !json)
         return RS_ERR_ARG;
     *json = NULL;
-    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_TUNE_LOAD,
-                                     "SELECT " TUNE_COLUMNS ", json FROM tunes "
-                                     "WHERE player_id = ?1 AND base_hash = ?2 AND name = ?3",
-                                     err, err_len);
+    sqlite3_stmt *st = tune_stmt(s, RS_STMT_TUNE_LOAD,
+                                 "SELECT " TUNE_COLUMNS ", json FROM tunes "
+                                 "WHERE player_id = ?1 AND base_hash = ?2 AND name = ?3",
+                                 player_id, base_hash, name, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    sqlite3_bind_int64(st, 1, player_id);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)base_hash);
-    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    rs_status status = RS_OK;
-    if (rc == SQLITE_ROW) {
+    rs_status status = rs_store__step_row(s, st, "loading a tune", err, err_len);
+    if (status == RS_OK) {
         if (info)
             read_info(st, info);
-        const char *text = (const char *)sqlite3_column_text(st, 7);
-        int n = sqlite3_column_bytes(st, 7);
-        char *copy = malloc((size_t)n + 1);
-        if (!copy) {
+        *json = column_text_copy(st, 7);
+        if (!*json)
             status = RS_ERR_NOMEM;
-        } else {
-            if (n > 0 && text)
-                memcpy(copy, text, (size_t)n);
-            copy[n] = '\0';
-            *json = copy;
-        }
-    } else if (rc == SQLITE_DONE) {
+    } else if (status == RS_ERR_MISSING) {
         rs_errf(err, err_len, "%s: tune \"%s\" not found for player %lld and car %016llx",
-                      s->path, name, (long long)player_id, (unsigned long long)base_hash);
-        status = RS_ERR_MISSING;
-    } else {
-        status = rs_store_fail(s, rc, "loading a tune", err, err_len);
+                s->path, name, (long long)player_id, (unsigned long long)base_hash);
     }
     sqlite3_reset(st);
     return status;
@@ -167,25 +171,19 @@ rs_status rs_store_tune_delete(rs_store *s, int64_t player_id, uint64_t base_has
 {
     if (!s || !name)
         return RS_ERR_ARG;
-    sqlite3_stmt *st = rs_store_stmt(s, RS_STMT_TUNE_DELETE,
-                                     "DELETE FROM tunes WHERE player_id = ?1 AND base_hash = ?2 "
-                                     "AND name = ?3",
-                                     err, err_len);
+    sqlite3_stmt *st = tune_stmt(s, RS_STMT_TUNE_DELETE,
+                                 "DELETE FROM tunes WHERE player_id = ?1 AND base_hash = ?2 "
+                                 "AND name = ?3",
+                                 player_id, base_hash, name, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    sqlite3_bind_int64(st, 1, player_id);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)base_hash);
-    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return rs_store_fail(s, rc, "deleting a tune", err, err_len);
-    if (sqlite3_changes(s->db) == 0) {
+    rs_status status = rs_store__step_done(s, st, "deleting a tune", err, err_len);
+    if (status == RS_OK && sqlite3_changes(s->db) == 0) {
         rs_errf(err, err_len, "%s: tune \"%s\" not found for player %lld", s->path, name,
-                      (long long)player_id);
+                (long long)player_id);
         return RS_ERR_MISSING;
     }
-    return RS_OK;
+    return status;
 }
 
 rs_status rs_store_tune_put(rs_store *s, int64_t player_id, const rs_car_params *stock,
@@ -217,16 +215,16 @@ rs_status rs_store_tune_put(rs_store *s, int64_t player_id, const rs_car_params 
     int64_t car_id = 0;
     uint64_t stock_hash = rs_car_params_hash(stock);
     /* One transaction: the tuned block and the tune land together or not at all. */
-    st = rs_store_begin(s, err, err_len);
+    st = rs_store__begin(s, err, err_len);
     if (st == RS_OK)
         st = rs_store_put_car(s, tuned, stock_hash, &car_id, err, err_len);
     if (st == RS_OK)
         st = rs_store_tune_save(s, player_id, stock_hash, name, hash, rs_car_params_hash(tuned),
                                 text, now_s, tune_id, err, err_len);
     if (st == RS_OK)
-        st = rs_store_commit(s, err, err_len);
+        st = rs_store__commit(s, err, err_len);
     else
-        rs_store_rollback(s);
+        rs_store__rollback(s);
     free(text);
     rs_car_params_destroy(tuned);
     if (st == RS_OK && tune_hash)

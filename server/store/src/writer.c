@@ -28,8 +28,8 @@
 #include <string.h>
 
 #include "laps.h"
-#include "store_internal.h"
 #include "racesim/base/err.h"
+#include "store_internal.h"
 
 typedef struct wrec {
     uint8_t kind; /* rs_store_record_kind */
@@ -66,7 +66,8 @@ struct rs_store_writer {
     rs_store_writer_stats stats;
     char last_error[256];
 
-    /* Owned by the thread. */
+    /* Owned by the thread: the batch_max entries after the rings, in the
+     * same allocations. */
     wrec *batch;
     rs_store_ack *batch_acks;
 };
@@ -75,6 +76,29 @@ rs_store_writer_def rs_store_writer_default(void)
 {
     rs_store_writer_def def = {.capacity = 4096, .batch_max = 256};
     return def;
+}
+
+/* Frees the writer: stops the thread when it was started (it writes what
+ * is still queued before it sees closing), then destroys the lock and
+ * conditions when they were made, closes the connection, frees the rings. */
+static void writer_free(rs_store_writer *w, bool sync_made)
+{
+    if (w->thread_started) {
+        pthread_mutex_lock(&w->mu);
+        w->closing = true;
+        pthread_cond_signal(&w->wake);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->thread, NULL);
+    }
+    if (sync_made) {
+        pthread_cond_destroy(&w->written);
+        pthread_cond_destroy(&w->wake);
+        pthread_mutex_destroy(&w->mu);
+    }
+    rs_store_close(w->store);
+    free(w->queue); /* and the batch after it */
+    free(w->acks);  /* and the batch's acks */
+    free(w);
 }
 
 static void free_record(wrec *r)
@@ -89,7 +113,7 @@ static rs_status apply_record(rs_store *s, const wrec *r, int64_t *row_id, char 
 {
     switch (r->kind) {
     case RS_RECORD_LAP:
-        return rs_store_put_lap_in_tx(s, &r->u.lap, row_id, err, err_len);
+        return rs_store__put_lap_in_tx(s, &r->u.lap, row_id, err, err_len);
     case RS_RECORD_RESULT:
         return rs_store_put_result(s, &r->u.result, err, err_len);
     case RS_RECORD_RACE_FINISH:
@@ -102,12 +126,8 @@ static rs_status apply_record(rs_store *s, const wrec *r, int64_t *row_id, char 
 
 static rs_status savepoint(rs_store *s, unsigned slot, const char *sql)
 {
-    sqlite3_stmt *st = rs_store_stmt(s, slot, sql, NULL, 0);
-    if (!st)
-        return RS_ERR_IO;
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? RS_OK : rs_store_status_from_sqlite(rc);
+    sqlite3_stmt *st = rs_store__stmt(s, slot, sql, NULL, 0);
+    return st ? rs_store__step_done(s, st, sql, NULL, 0) : RS_ERR_IO;
 }
 
 /* Writes n records in one transaction and fills batch_acks. Returns whether
@@ -115,7 +135,7 @@ static rs_status savepoint(rs_store *s, unsigned slot, const char *sql)
 static bool write_batch(rs_store_writer *w, uint32_t n, char *err, size_t err_len)
 {
     rs_store *s = w->store;
-    rs_status tx = rs_store_begin(s, err, err_len);
+    rs_status tx = rs_store__begin(s, err, err_len);
     bool record_error = false;
     for (uint32_t i = 0; i < n; i++) {
         rs_store_ack *a = &w->batch_acks[i];
@@ -149,7 +169,7 @@ static bool write_batch(rs_store_writer *w, uint32_t n, char *err, size_t err_le
         if (sqlite3_get_autocommit(s->db)) {
             tx = st != RS_OK ? st : RS_ERR_IO;
             rs_errf(err, err_len, "%s: the transaction was aborted: %s", s->path,
-                          why[0] ? why : "unknown error");
+                    why[0] ? why : "unknown error");
             for (uint32_t j = 0; j <= i; j++)
                 if (w->batch_acks[j].status == RS_OK)
                     w->batch_acks[j].status = tx;
@@ -157,7 +177,7 @@ static bool write_batch(rs_store_writer *w, uint32_t n, char *err, size_t err_le
     }
     if (tx != RS_OK)
         return false;
-    tx = rs_store_commit(s, err, err_len);
+    tx = rs_store__commit(s, err, err_len);
     if (tx != RS_OK) {
         for (uint32_t i = 0; i < n; i++)
             if (w->batch_acks[i].status == RS_OK) {
@@ -233,19 +253,15 @@ rs_status rs_store_writer_open(const char *path, const rs_store_writer_def *def,
         return RS_ERR_NOMEM;
     w->capacity = d.capacity;
     w->batch_max = d.batch_max;
-    w->queue = calloc(d.capacity, sizeof *w->queue);
-    w->acks = calloc(d.capacity, sizeof *w->acks);
-    w->batch = calloc(d.batch_max, sizeof *w->batch);
-    w->batch_acks = calloc(d.batch_max, sizeof *w->batch_acks);
+    w->queue = calloc((size_t)d.capacity + d.batch_max, sizeof *w->queue);
+    w->acks = calloc((size_t)d.capacity + d.batch_max, sizeof *w->acks);
     bool sync_ok = false;
-    if (!w->queue || !w->acks || !w->batch || !w->batch_acks) {
-        free(w->queue);
-        free(w->acks);
-        free(w->batch);
-        free(w->batch_acks);
-        free(w);
+    if (!w->queue || !w->acks) {
+        writer_free(w, false);
         return RS_ERR_NOMEM;
     }
+    w->batch = w->queue + d.capacity;
+    w->batch_acks = w->acks + d.capacity;
     rs_status status = rs_store_open(path, 0, &w->store, err, err_len);
     if (status != RS_OK)
         goto fail;
@@ -272,17 +288,7 @@ rs_status rs_store_writer_open(const char *path, const rs_store_writer_def *def,
 fail_nomem:
     status = RS_ERR_NOMEM;
 fail:
-    if (sync_ok) {
-        pthread_cond_destroy(&w->written);
-        pthread_cond_destroy(&w->wake);
-        pthread_mutex_destroy(&w->mu);
-    }
-    rs_store_close(w->store);
-    free(w->queue);
-    free(w->acks);
-    free(w->batch);
-    free(w->batch_acks);
-    free(w);
+    writer_free(w, sync_ok);
     return status;
 }
 
@@ -309,7 +315,7 @@ rs_status rs_store_writer_put_lap(rs_store_writer *w, const rs_store_lap *lap)
 {
     if (!w || !lap)
         return RS_ERR_ARG;
-    rs_status status = rs_store_lap_check(lap, NULL, 0);
+    rs_status status = rs_store__lap_check(lap, NULL, 0);
     if (status != RS_OK)
         return status;
     wrec r = {.kind = RS_RECORD_LAP, .caller_id = lap->caller_id};
@@ -399,22 +405,6 @@ void rs_store_writer_last_error(rs_store_writer *w, char *err, size_t err_len)
 
 void rs_store_writer_close(rs_store_writer *w)
 {
-    if (!w)
-        return;
-    if (w->thread_started) {
-        pthread_mutex_lock(&w->mu);
-        w->closing = true;
-        pthread_cond_signal(&w->wake);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->thread, NULL);
-    }
-    pthread_cond_destroy(&w->written);
-    pthread_cond_destroy(&w->wake);
-    pthread_mutex_destroy(&w->mu);
-    rs_store_close(w->store);
-    free(w->queue);
-    free(w->acks);
-    free(w->batch);
-    free(w->batch_acks);
-    free(w);
+    if (w)
+        writer_free(w, true);
 }

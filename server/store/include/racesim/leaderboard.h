@@ -10,9 +10,10 @@
  * first. A player's rank is 1 + the number of rows on the board ordered
  * strictly before theirs, so ranks are unique and gapless.
  *
- * An rs_leaderboard holds its own prepared statements (prepared on first use
- * and reused) on one rs_store's connection; like that rs_store, it is used
- * by one thread at a time, and it must be closed before the store. Queries
+ * An rs_leaderboard queries one rs_store's connection, through that store's
+ * statement cache (each query is prepared on first use and reused until
+ * rs_store_close); like that rs_store, it is used by one thread at a time,
+ * and it must be closed before the store. Queries
  * on their own thread get their own rs_store (RS_STORE_READONLY is enough,
  * and WAL lets it read while the writer writes). docs/PERSISTENCE.md
  * ("Leaderboards") shows the SQL and the index each query uses.
@@ -77,7 +78,8 @@ typedef struct rs_lb_row {
  * Caller frees with rs_leaderboard_close (before rs_store_close). */
 rs_status rs_leaderboard_open(rs_store *store, rs_leaderboard **out, char *err, size_t err_len);
 
-/* Finalizes the statements and frees the object. Accepts NULL. */
+/* Frees the object; its prepared queries stay cached with the store, for
+ * the next leaderboard on it. Accepts NULL. */
 void rs_leaderboard_close(rs_leaderboard *lb);
 
 /* Looks a player up by name (case-insensitive, as the store keeps names).
@@ -94,8 +96,9 @@ rs_status rs_leaderboard_count(rs_leaderboard *lb, const rs_board_key *key, uint
 
 /* One page of the board, best first: rows offset+1 .. offset+limit (fewer at
  * the end; none for an unknown track). Fills every field (valid is always
- * true on a board). *count gets the number of rows written (at most limit). Cost grows with offset; deep pages
- * are better read with rs_leaderboard_after. */
+ * true on a board). *count gets the number of rows written (at most limit).
+ * Cost grows with offset; deep pages are better read with
+ * rs_leaderboard_after. */
 rs_status rs_leaderboard_top(rs_leaderboard *lb, const rs_board_key *key, uint32_t offset,
                              uint32_t limit, rs_lb_row *rows, uint32_t *count, char *err,
                              size_t err_len);

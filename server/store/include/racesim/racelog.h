@@ -80,6 +80,14 @@ typedef struct rs_racelog_stats {
 
 rs_racelog_stats rs_racelog_get_stats(const rs_racelog *log);
 
+/* The result of the world's car index1 car, driven by who, in race race_id,
+ * as the race log records it when the race is over: position (the finish
+ * position once the car has one), finish time (-1 = did not finish), laps,
+ * best lap and hits. For callers that record a result themselves (a race
+ * decided before the world says it is over). Never fails. */
+rs_store_result rs_racelog_result(const rs_world *world, uint16_t car, int64_t race_id,
+                                  const rs_racelog_entrant *who, int64_t caller_id);
+
 #ifdef __cplusplus
 }
 #endif

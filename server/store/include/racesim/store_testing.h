@@ -1,0 +1,61 @@
+/*
+ * The store's internal test API: for the store's own tests and tools, not a
+ * stable API. It may change with any commit; a server never needs it.
+ *
+ * What it offers is what the tests cannot reach through racesim/store.h and
+ * racesim/leaderboard.h: the migrations embedded in this build, opening a
+ * database at an intermediate schema version (the upgrade test builds one
+ * at every version), the leaderboard's SQL texts (the query-plan test), and
+ * raw SQL on a database file outside the store (to inspect what the store
+ * wrote, or to damage it on purpose).
+ */
+#ifndef RACESIM_STORE_TESTING_H
+#define RACESIM_STORE_TESTING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <racesim/store.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One embedded migration: the file migrations/NNNN_name.sql, embedded at
+ * build time by server/store/cmake/embed_migrations.cmake. */
+typedef struct rs_store_migration {
+    uint32_t version;     /* 1, 2, 3 ... */
+    const char *name;     /* "initial" */
+    const char *file;     /* "0001_initial.sql" */
+    const char *sql;      /* the file's exact bytes, NUL-terminated */
+    size_t size;          /* bytes, without the NUL */
+} rs_store_migration;
+
+/* Sorted by version: rs_store__migrations[i].version == i + 1, and there are
+ * rs_store__migration_count (== rs_store_schema_latest()) of them. */
+extern const rs_store_migration rs_store__migrations[];
+extern const uint32_t rs_store__migration_count;
+
+/* Opens like rs_store_open but applies at most the first upto embedded
+ * migrations. */
+rs_status rs_store__open_upto(const char *path, unsigned flags, uint32_t upto, rs_store **out,
+                              char *err, size_t err_len);
+
+/* The SQL of the i-th leaderboard query and a short name for it ("top",
+ * "rank", ...), so a test can check each query's plan. NULL past the last
+ * one. */
+const char *rs_store__leaderboard_sql(unsigned i, const char **name);
+
+/* Runs sql (one or more statements) on the file at path over a connection
+ * of its own, without the store's checks or migrations (the file is
+ * created if missing). *value (may be NULL) gets the first column of the
+ * first row any statement returned, 0 when none did. On error writes
+ * "path: sql: reason" into err. */
+rs_status rs_store__raw_sql(const char *path, const char *sql, int64_t *value, char *err,
+                            size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
