@@ -1,11 +1,13 @@
 /*
  * The client SDK (racesim/client.h) against a real room (server/room)
- * through an in-memory link on a virtual clock: the handshake, the world
- * rebuilt from the room's PARAMS and SNAPSHOT with its hashes checked, a
- * 1-lap race on the oval driven by AI bots (examples/bot.h) with every
- * confirmed hash matching the room's, refusals whose text reaches the
- * caller as the server wrote it, a parameter mismatch, and garbage bytes
- * that are dropped and counted. Then the same over real UDP: a tiny ENet
+ * through the in-memory link on a virtual clock of
+ * tests/support/room_harness.c: the handshake, the world rebuilt from the
+ * room's PARAMS and SNAPSHOT with its hashes checked, a 1-lap race on the
+ * oval driven by AI bots (racesim/bot.h) with every confirmed hash matching
+ * the room's, refusals whose text reaches the caller as the server wrote
+ * it, a parameter mismatch and a corrupted hash (the link rewrites what the
+ * room sends), loss and delay, and garbage bytes that are dropped and
+ * counted. Then the same over real UDP: a tiny ENet
  * server loop in this file (with the connect cookie of SPEC.md section 7)
  * serves a room to bots and to examples/minimal.c run as a child process.
  */
@@ -33,231 +35,38 @@
 #include "racesim/room.h"
 #include "racesim/track.h"
 #include "racesim/base/clock.h"
-
-#define MAX_EP 8
+#include "room_harness.h"
 
 /* ------------------------------------------------------- the scene */
 
 typedef test_scene scene;
 
-static int scene_setup(void **state)
-{
-    scene *s = calloc(1, sizeof *s);
-    if (!s || !test_scene_load("oval", "c5", false, s))
-        return -1;
-    *state = s;
-    return 0;
-}
-
-static int scene_teardown(void **state)
-{
-    test_scene_free(*state);
-    free(*state);
-    return 0;
-}
-
 static rs_room_config room_config(const scene *s, uint32_t players)
 {
-    rs_room_config c = rs_room_config_default();
-    c.track = s->track;
-    c.track_json = s->json;
-    c.track_json_len = s->json_len;
-    c.car = s->car;
+    rs_room_config c = harness_room_config(s, players);
     c.laps = 1;
     c.max_players = 4;
-    c.start_players = players;
     c.countdown_ticks = 120;
     c.results_ticks = 120;
     c.finish_timeout_ticks = 600;
     return c;
 }
 
-/* ------------------------------------------------- the in-memory link */
-
-typedef struct link_t link_t;
-
-typedef struct endpoint {
-    link_t *link;
-    uint32_t peer;
-    rs_client *client; /* the client, or the bot's */
-    rs_bot *bot;
-    bool up;
-    bool tamper_welcome; /* change WELCOME's first car hash on the way down */
-    bool tamper_hash;      /* corrupt the server's hash of one tick (the first hashed one
-                              from tick 300) in every FRAME that carries it */
-    uint64_t tamper_tick;
-    uint32_t tampered;
-    double loss;           /* chance that an unreliable packet is lost, each way */
-    uint64_t rng;
-    uint32_t events[RS_CLIENT_EV_DISCONNECTED + 1];
-    rs_client_event last[RS_CLIENT_EV_DISCONNECTED + 1];
-} endpoint;
-
-/* A packet in flight on an impaired link. */
-typedef struct qpkt {
-    int64_t at_us;
-    uint64_t order;
-    endpoint *ep;
-    bool up; /* client to room */
-    uint8_t ch;
-    bool rel;
-    uint16_t len;
-    uint8_t data[RS_PROTO_MAX_PACKET];
-} qpkt;
-
-struct link_t {
-    rs_room *room;
-    int64_t now_us;
-    endpoint ep[MAX_EP];
-    uint32_t n;
-    rs_room_packet out[128];
-    /* impairment: one-way delay and +- jitter (reliable packets stay in
-     * order per endpoint and direction), duplication of unreliable ones */
-    int64_t delay_us, jitter_us;
-    double dup;
-    uint64_t rng;
-    qpkt *q;
-    size_t q_len, q_cap;
-    uint64_t order;
-    int64_t last_rel_at[MAX_EP][2];
-};
-
-/* Seeded: a lossy run is the same every time. */
-static bool lost(endpoint *e, bool reliable)
+/* The scene's room for players behind a link with impairment imp (NULL:
+ * perfect), with no clients yet. */
+static harness *open_room(const scene *s, uint32_t players, const harness_impair *imp)
 {
-    if (reliable || e->loss <= 0)
-        return false;
-    e->rng ^= e->rng << 13;
-    e->rng ^= e->rng >> 7;
-    e->rng ^= e->rng << 17;
-    return (double)(e->rng >> 11) / 9007199254740992.0 < e->loss;
+    rs_room_config rc = room_config(s, players);
+    return harness_create(&rc, imp);
 }
 
-static uint64_t link_rnd(link_t *l)
-{
-    l->rng ^= l->rng << 13;
-    l->rng ^= l->rng >> 7;
-    l->rng ^= l->rng << 17;
-    return l->rng;
-}
-
-/* Queues a packet on an impaired link. */
-static void enqueue(link_t *l, endpoint *e, bool up, uint8_t ch, bool rel, const uint8_t *bytes,
-                    size_t len)
-{
-    int copies = !rel && (double)(link_rnd(l) >> 11) / 9007199254740992.0 < l->dup ? 2 : 1;
-    int64_t at = l->now_us + l->delay_us;
-    if (l->jitter_us)
-        at += (int64_t)(link_rnd(l) % (uint64_t)(2 * l->jitter_us + 1)) - l->jitter_us;
-    if (rel) {
-        int64_t *last = &l->last_rel_at[e - l->ep][up];
-        if (at < *last)
-            at = *last;
-        *last = at;
-    }
-    for (int k = 0; k < copies; k++) {
-        if (l->q_len == l->q_cap) {
-            l->q_cap = l->q_cap ? l->q_cap * 2 : 1024;
-            l->q = realloc(l->q, l->q_cap * sizeof *l->q);
-            assert_non_null(l->q);
-        }
-        qpkt *p = &l->q[l->q_len++];
-        p->at_us = at + k * 3000;
-        p->order = l->order++;
-        p->ep = e;
-        p->up = up;
-        p->ch = ch;
-        p->rel = rel;
-        p->len = (uint16_t)len;
-        memcpy(p->data, bytes, len);
-    }
-}
-
-static int cmp_qpkt(const void *a, const void *b)
-{
-    const qpkt *x = a, *y = b;
-    if (x->at_us != y->at_us)
-        return x->at_us < y->at_us ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static bool ep_send(void *ctx, uint8_t channel, bool reliable, const uint8_t *bytes, size_t len)
-{
-    endpoint *e = ctx;
-    if (!e->up)
-        return false;
-    if (lost(e, reliable))
-        return true;
-    if (e->link->delay_us) {
-        enqueue(e->link, e, true, channel, reliable, bytes, len);
-        return true;
-    }
-    rs_room_receive(e->link->room, e->peer, channel, bytes, len, e->link->now_us);
-    return true;
-}
-
-static void ep_close(void *ctx)
-{
-    endpoint *e = ctx;
-    if (!e->up)
-        return;
-    e->up = false;
-    rs_room_disconnect(e->link->room, e->peer, e->link->now_us);
-}
-
-static void note_event(endpoint *e, const rs_client_event *ev)
-{
-    if (ev->type <= RS_CLIENT_EV_DISCONNECTED) {
-        e->events[ev->type]++;
-        e->last[ev->type] = *ev;
-    }
-}
-
-static void bot_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
-{
-    (void)bot;
-    note_event(ctx, ev);
-}
-
-/* Adds a client (ai: an AI bot; else a plain client) and brings its link up. */
-static endpoint *link_add(link_t *l, const rs_client_config *cfg, bool bot, bool ai)
-{
-    assert_true(l->n < MAX_EP);
-    endpoint *e = &l->ep[l->n];
-    memset(e, 0, sizeof *e);
-    e->link = l;
-    e->peer = 10 + l->n;
-    l->n++;
-    rs_client_transport t = {e, ep_send, ep_close};
-    char err[256] = "";
-    if (bot) {
-        assert_int_equal(rs_bot_create_custom(cfg, &t, ai, l->now_us, &e->bot, err, sizeof err),
-                         RS_CLIENT_OK);
-        rs_bot_set_event_fn(e->bot, bot_event, e);
-        e->client = rs_bot_client(e->bot);
-    } else {
-        assert_int_equal(rs_client_create_custom(cfg, &t, l->now_us, &e->client, err,
-                                                 sizeof err),
-                         RS_CLIENT_OK);
-    }
-    e->up = true;
-    rs_room_connect(l->room, e->peer, l->now_us);
-    rs_client_transport_up(e->client, l->now_us);
-    return e;
-}
-
-static endpoint *ep_of_peer(link_t *l, uint32_t peer)
-{
-    for (uint32_t i = 0; i < l->n; i++)
-        if (l->ep[i].peer == peer)
-            return &l->ep[i];
-    return NULL;
-}
+/* ------------------------------------------- the link's misbehaving server */
 
 /* Rewrites a WELCOME so its first car hash is wrong (a server whose
  * parameters differ from what it sends). */
-static void tamper(rs_room_packet *p)
+static void tamper_welcome(void *ctx, rs_room_packet *p)
 {
+    (void)ctx;
     rs_msg m;
     if (rs_proto_decode(p->data, p->len, &m, NULL) != RS_PROTO_OK || m.type != RS_MSG_WELCOME ||
         m.u.welcome.car_count == 0)
@@ -268,112 +77,43 @@ static void tamper(rs_room_packet *p)
     p->len = (uint16_t)len;
 }
 
-/* Corrupts the state hash of one tick in a FRAME (as a server whose world
- * went elsewhere would send it); true if it did. */
-static bool corrupt_frame_hash(endpoint *e, rs_room_packet *p)
+/* The state hash of one tick (the first hashed one from tick 300), as a
+ * server whose world went elsewhere would send it in every FRAME. */
+typedef struct frame_tamper {
+    uint64_t tick;
+    uint32_t tampered; /* FRAMEs corrupted */
+} frame_tamper;
+
+static void corrupt_frame_hash(void *ctx, rs_room_packet *p)
 {
+    frame_tamper *ft = ctx;
     rs_msg m;
     if (rs_proto_decode(p->data, p->len, &m, NULL) != RS_PROTO_OK || m.type != RS_MSG_FRAME)
-        return false;
+        return;
     bool hit = false;
     for (uint32_t k = 0; k < m.u.frame.hash_count; k++) {
         uint64_t tick = m.u.frame.first_tick + m.u.frame.hashes[k].index;
-        if (e->tamper_tick == 0 && tick >= 300)
-            e->tamper_tick = tick;
-        if (tick == e->tamper_tick) {
+        if (ft->tick == 0 && tick >= 300)
+            ft->tick = tick;
+        if (tick == ft->tick) {
             m.u.frame.hashes[k].hash ^= 0x8000;
             hit = true;
         }
     }
     if (!hit)
-        return false;
+        return;
     size_t len = 0;
     assert_int_equal(rs_proto_encode(&m, p->data, sizeof p->data, &len, NULL), RS_PROTO_OK);
     p->len = (uint16_t)len;
-    return true;
+    ft->tampered++;
 }
 
-static void link_step(link_t *l, int64_t step_us)
+/* A transport that carries nothing, for clients whose link never comes up. */
+static bool send_nothing(void *ctx, uint8_t channel, bool reliable, const uint8_t *bytes,
+                         size_t len)
 {
-    l->now_us += step_us;
-    if (l->q_len) {
-        qsort(l->q, l->q_len, sizeof *l->q, cmp_qpkt);
-        size_t due = 0;
-        while (due < l->q_len && l->q[due].at_us <= l->now_us)
-            due++;
-        for (size_t j = 0; j < due; j++) {
-            qpkt *p = &l->q[j];
-            if (!p->ep->up)
-                continue;
-            if (p->up)
-                rs_room_receive(l->room, p->ep->peer, p->ch, p->data, p->len, l->now_us);
-            else
-                rs_client_receive(p->ep->client, p->ch, p->data, p->len, l->now_us);
-        }
-        memmove(l->q, l->q + due, (l->q_len - due) * sizeof *l->q);
-        l->q_len -= due;
-    }
-    rs_room_update(l->room, l->now_us);
-    size_t n;
-    while ((n = rs_room_poll(l->room, l->out, 128)) > 0) {
-        for (size_t j = 0; j < n; j++) {
-            endpoint *e = ep_of_peer(l, l->out[j].peer);
-            if (!e || !e->up || lost(e, l->out[j].reliable))
-                continue;
-            if (e->tamper_welcome)
-                tamper(&l->out[j]);
-            if (e->tamper_hash && corrupt_frame_hash(e, &l->out[j]))
-                e->tampered++;
-            if (l->delay_us)
-                enqueue(l, e, false, l->out[j].channel, l->out[j].reliable, l->out[j].data,
-                        l->out[j].len);
-            else
-                rs_client_receive(e->client, l->out[j].channel, l->out[j].data,
-                                  l->out[j].len, l->now_us);
-        }
-    }
-    uint32_t closing[16];
-    while ((n = rs_room_poll_closing(l->room, closing, 16)) > 0) {
-        for (size_t j = 0; j < n; j++) {
-            endpoint *e = ep_of_peer(l, closing[j]);
-            rs_room_disconnect(l->room, closing[j], l->now_us);
-            if (e && e->up) {
-                e->up = false;
-                rs_client_transport_down(e->client, l->now_us);
-            }
-        }
-    }
-    for (uint32_t i = 0; i < l->n; i++) {
-        endpoint *e = &l->ep[i];
-        if (e->bot) {
-            rs_bot_update(e->bot, l->now_us);
-        } else {
-            rs_client_update(e->client, l->now_us);
-            rs_client_event ev;
-            while (rs_client_poll_event(e->client, &ev))
-                note_event(e, &ev);
-        }
-    }
-}
-
-static void link_init(link_t *l, const rs_room_config *cfg)
-{
-    memset(l, 0, sizeof *l);
-    char err[256] = "";
-    assert_int_equal(rs_room_create(cfg, &l->room, err, sizeof err), RS_OK);
-    l->now_us = 5000000;
-}
-
-static void link_free(link_t *l)
-{
-    for (uint32_t i = 0; i < l->n; i++) {
-        if (l->ep[i].bot)
-            rs_bot_destroy(l->ep[i].bot);
-        else
-            rs_client_destroy(l->ep[i].client);
-    }
-    rs_room_destroy(l->room);
-    free(l->q);
+    (void)ctx, (void)channel, (void)reliable, (void)bytes, (void)len;
+    return false;
 }
 
 static rs_client_config named(const char *name)
@@ -383,114 +123,135 @@ static rs_client_config named(const char *name)
     return c;
 }
 
+static uint32_t add(harness *h, const char *name, harness_driver driver)
+{
+    rs_client_config c = named(name);
+    return harness_add_client(h, &c, driver);
+}
+
+static void steps(harness *h, int n, int64_t step_us)
+{
+    for (int i = 0; i < n; i++)
+        harness_step(h, step_us);
+}
+
+static rs_client_stats client_stats(harness *h, uint32_t i)
+{
+    rs_client_stats st;
+    rs_client_get_stats(harness_client(h, i), harness_now(h), &st);
+    return st;
+}
+
+static rs_room_stats room_stats(harness *h)
+{
+    rs_room_stats st;
+    rs_room_get_stats(harness_room(h), &st);
+    return st;
+}
+
 /* ----------------------------------------------------------- the tests */
+
+/* What one client of the clean race must show. */
+static void check_race_client(harness *h, uint32_t i, const scene *s, bool ai)
+{
+    rs_client *c = harness_client(h, i);
+    const harness_events *ev = harness_client_events(h, i);
+    harness_client_stats cs;
+    harness_client_stats_get(h, i, &cs);
+    const rs_client_stats *st = &cs.sdk;
+    printf("[race] client %u: hashes %llu desyncs %llu rollbacks %llu depth p50/p99/max "
+           "%u/%u/%u rtt %.1f ms lead %d ms (target %.0f) late %u frames %llu "
+           "unresolvable %llu in %llu B out %llu B malformed %llu loss %.3f\n",
+           i, (unsigned long long)st->hashes_checked, (unsigned long long)st->desyncs,
+           (unsigned long long)st->rollbacks, st->depth_p50, st->depth_p99, st->depth_max,
+           st->rtt_ms, st->input_lead_ms, st->target_lead_ms, st->late_inputs,
+           (unsigned long long)st->frames, (unsigned long long)st->frames_unresolvable,
+           (unsigned long long)st->bytes_in, (unsigned long long)st->bytes_out,
+           (unsigned long long)st->malformed, st->loss);
+    printf("  events: world %u race_state %u laps %u sectors %u collisions %u finish %u\n",
+           ev->count[RS_CLIENT_EV_WORLD_READY], ev->count[RS_CLIENT_EV_RACE_STATE],
+           ev->count[RS_CLIENT_EV_LAP], ev->count[RS_CLIENT_EV_SECTOR],
+           ev->count[RS_CLIENT_EV_COLLISION], ev->count[RS_CLIENT_EV_FINISH]);
+    assert_int_equal(ev->count[RS_CLIENT_EV_CONNECTED], 1);
+    assert_true(ev->count[RS_CLIENT_EV_WORLD_READY] >= 1);
+    assert_int_equal(ev->last[RS_CLIENT_EV_WORLD_READY].u.world.track_hash,
+                     rs_track_hash(s->track));
+    /* The first WELCOME came in the lobby (no cars); the race's WELCOME
+     * named the stock car for every seat. */
+    rs_msg_welcome wel;
+    assert_true(rs_client_welcome(c, &wel));
+    assert_int_equal(wel.car_count, 3);
+    for (uint32_t k = 0; k < 3; k++)
+        assert_int_equal(wel.car_hashes[k], rs_car_params_hash(s->car));
+    assert_int_equal(ev->count[RS_CLIENT_EV_RESULTS], 1);
+    assert_int_equal(ev->count[RS_CLIENT_EV_ERROR], 0);
+    assert_int_equal(ev->count[RS_CLIENT_EV_DISCONNECTED], 0);
+    assert_int_equal(st->desyncs, 0);
+    assert_int_equal(st->malformed, 0);
+    assert_true(st->loss < 0.01); /* a perfect link */
+    assert_true(st->hashes_checked > 50);
+    /* Every hashed tick the client confirmed matched the room's hash (the
+     * predictor checks each one); the confirmed tick is close to the room's. */
+    assert_true(st->confirmed_tick + 10 >= room_stats(h).tick);
+    if (!ai) {
+        assert_int_equal(rs_client_car(c), 0);
+        assert_true(ev->count[RS_CLIENT_EV_LAP] >= 2);
+        return;
+    }
+    assert_int_equal(cs.bot.laps, 1);
+    assert_true(cs.bot.finished);
+    assert_int_equal(ev->count[RS_CLIENT_EV_FINISH], 1);
+    assert_true(ev->last[RS_CLIENT_EV_FINISH].u.finish.position >= 1);
+    assert_true(ev->count[RS_CLIENT_EV_SECTOR] >= 1);
+    assert_true(st->late_inputs < 5);
+    assert_int_equal(cs.bot.line_builds, 1);
+    /* A pose for rendering, near the car's predicted position. */
+    rs_predict_pose pose;
+    assert_int_equal(rs_client_pose(c, rs_client_car(c), harness_now(h), &pose), RS_CLIENT_OK);
+}
 
 static void test_bots_race_one_lap_in_sync_with_the_room(void **state)
 {
     scene *s = *state;
-    rs_room_config rc = room_config(s, 3);
-    link_t l;
-    link_init(&l, &rc);
-    rs_client_config a = named("ann"), b = named("bob"), w = named("wes"), d = named("dot");
+    harness *h = open_room(s, 3, NULL);
+    rs_client_config w = named("wes"), d = named("dot");
     w.spectator = true;
     d.simulate = false; /* a light bot, as load tests use */
-    endpoint *bots[2] = {link_add(&l, &a, true, true), link_add(&l, &b, true, true)};
-    endpoint *spec = link_add(&l, &w, false, false);
-    endpoint *light = link_add(&l, &d, true, false);
-    int64_t limit = l.now_us + 120 * 1000000LL;
+    add(h, "ann", HARNESS_AI);
+    add(h, "bob", HARNESS_AI);
+    uint32_t spec = harness_add_client(h, &w, HARNESS_PLAIN);
+    uint32_t light = harness_add_client(h, &d, HARNESS_LIGHT);
+    int64_t limit = harness_now(h) + 120 * 1000000LL;
     bool results = false;
     int64_t results_at = 0;
-    while (l.now_us < limit) {
-        link_step(&l, 2000);
-        rs_room_stats rst;
-        rs_room_get_stats(l.room, &rst);
-        if (rst.phase == RS_PHASE_RESULTS && !results) {
+    while (harness_now(h) < limit) {
+        harness_step(h, 2000);
+        if (room_stats(h).phase == RS_PHASE_RESULTS && !results) {
             results = true;
-            results_at = l.now_us;
+            results_at = harness_now(h);
         }
-        if (results && l.now_us - results_at > 500000)
+        if (results && harness_now(h) - results_at > 500000)
             break;
     }
     assert_true(results);
-    uint64_t track_hash = rs_track_hash(s->track);
-    uint64_t car_hash = rs_car_params_hash(s->car);
-    for (uint32_t i = 0; i < 3; i++) {
-        endpoint *e = i < 2 ? bots[i] : spec;
-        rs_client_stats st;
-        rs_client_get_stats(e->client, l.now_us, &st);
-        printf("[race] client %u: hashes %llu desyncs %llu rollbacks %llu depth p50/p99/max "
-               "%u/%u/%u rtt %.1f ms lead %d ms (target %.0f) late %u frames %llu "
-               "unresolvable %llu in %llu B out %llu B malformed %llu loss %.3f\n",
-               i, (unsigned long long)st.hashes_checked, (unsigned long long)st.desyncs,
-               (unsigned long long)st.rollbacks, st.depth_p50, st.depth_p99, st.depth_max,
-               st.rtt_ms, st.input_lead_ms, st.target_lead_ms, st.late_inputs,
-               (unsigned long long)st.frames, (unsigned long long)st.frames_unresolvable,
-               (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_out,
-               (unsigned long long)st.malformed, st.loss);
-        printf("  events: world %u race_state %u laps %u sectors %u collisions %u finish %u\n",
-               e->events[RS_CLIENT_EV_WORLD_READY], e->events[RS_CLIENT_EV_RACE_STATE],
-               e->events[RS_CLIENT_EV_LAP], e->events[RS_CLIENT_EV_SECTOR],
-               e->events[RS_CLIENT_EV_COLLISION], e->events[RS_CLIENT_EV_FINISH]);
-        assert_int_equal(e->events[RS_CLIENT_EV_CONNECTED], 1);
-        assert_true(e->events[RS_CLIENT_EV_WORLD_READY] >= 1);
-        assert_int_equal(e->last[RS_CLIENT_EV_WORLD_READY].u.world.track_hash, track_hash);
-        /* The first WELCOME came in the lobby (no cars); the race's WELCOME
-         * named the stock car for every seat. */
-        rs_msg_welcome wel;
-        assert_true(rs_client_welcome(e->client, &wel));
-        assert_int_equal(wel.car_count, 3);
-        for (uint32_t k = 0; k < 3; k++)
-            assert_int_equal(wel.car_hashes[k], car_hash);
-        assert_int_equal(e->events[RS_CLIENT_EV_RESULTS], 1);
-        assert_int_equal(e->events[RS_CLIENT_EV_ERROR], 0);
-        assert_int_equal(e->events[RS_CLIENT_EV_DISCONNECTED], 0);
-        assert_int_equal(st.desyncs, 0);
-        assert_int_equal(st.malformed, 0);
-        assert_true(st.loss < 0.01); /* a perfect link */
-        assert_true(st.hashes_checked > 50);
-        /* Every hashed tick the client confirmed matched the room's hash
-         * (the predictor checks each one); the confirmed tick is close to
-         * the room's. */
-        rs_room_stats rst;
-        rs_room_get_stats(l.room, &rst);
-        assert_true(st.confirmed_tick + 10 >= rst.tick);
-        if (i < 2) {
-            rs_bot_stats bs;
-            rs_bot_get_stats(e->bot, &bs);
-            assert_int_equal(bs.laps, 1);
-            assert_true(bs.finished);
-            assert_int_equal(e->events[RS_CLIENT_EV_FINISH], 1);
-            assert_true(e->last[RS_CLIENT_EV_FINISH].u.finish.position >= 1);
-            assert_true(e->events[RS_CLIENT_EV_SECTOR] >= 1);
-            assert_true(st.late_inputs < 5);
-            assert_int_equal(bs.line_builds, 1);
-            /* A pose for rendering, near the car's predicted position. */
-            rs_predict_pose pose;
-            assert_int_equal(rs_client_pose(e->client, rs_client_car(e->client), l.now_us,
-                                            &pose),
-                             RS_CLIENT_OK);
-        } else {
-            assert_int_equal(rs_client_car(e->client), 0);
-            assert_true(e->events[RS_CLIENT_EV_LAP] >= 2);
-        }
-    }
+    for (uint32_t i = 0; i <= spec; i++)
+        check_race_client(h, i, s, i != spec);
     /* The light bot followed the lockstep without a world: its inputs
      * arrived in time and it confirmed every tick. */
     {
-        rs_client_stats st;
-        rs_client_get_stats(light->client, l.now_us, &st);
-        rs_room_stats rst;
-        rs_room_get_stats(l.room, &rst);
+        rs_client_stats st = client_stats(h, light);
+        rs_room_stats rst = room_stats(h);
+        const harness_events *ev = harness_client_events(h, light);
         printf("[race] light bot: confirmed %llu present %llu lead %d ms late %u frames %llu "
                "in %llu B out %llu B\n",
                (unsigned long long)st.confirmed_tick, (unsigned long long)st.present_tick,
                st.input_lead_ms, st.late_inputs, (unsigned long long)st.frames,
                (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_out);
-        assert_null(rs_client_world(light->client));
-        assert_int_equal(rs_client_car(light->client), 3);
-        assert_true(light->events[RS_CLIENT_EV_WORLD_READY] >= 1);
-        assert_int_equal(light->events[RS_CLIENT_EV_RESULTS], 1);
-        assert_int_equal(light->events[RS_CLIENT_EV_ERROR], 0);
+        assert_null(rs_client_world(harness_client(h, light)));
+        assert_int_equal(rs_client_car(harness_client(h, light)), 3);
+        assert_true(ev->count[RS_CLIENT_EV_WORLD_READY] >= 1);
+        assert_int_equal(ev->count[RS_CLIENT_EV_RESULTS], 1);
+        assert_int_equal(ev->count[RS_CLIENT_EV_ERROR], 0);
         assert_true(st.confirmed_tick + 10 >= rst.tick);
         assert_true(st.present_tick > st.confirmed_tick);
         assert_true(st.late_inputs < 5);
@@ -504,14 +265,15 @@ static void test_bots_race_one_lap_in_sync_with_the_room(void **state)
         assert_int_equal(rst.dropped_messages, 0);
     }
     /* Everyone disconnects cleanly: the room sees BYEs. */
-    for (uint32_t i = 0; i < 4; i++) {
-        endpoint *e = i < 2 ? bots[i] : i == 2 ? spec : light;
-        rs_client_disconnect(e->client, l.now_us);
-        link_step(&l, 2000);
-        assert_int_equal(rs_client_get_state(e->client), RS_CLIENT_CLOSED);
-        assert_int_equal(e->events[RS_CLIENT_EV_DISCONNECTED], 1);
+    for (uint32_t i = 0; i <= light; i++) {
+        rs_client_disconnect(harness_client(h, i), harness_now(h));
+        harness_step(h, 2000);
+        assert_int_equal(rs_client_get_state(harness_client(h, i)), RS_CLIENT_CLOSED);
+        assert_int_equal(harness_client_events(h, i)->count[RS_CLIENT_EV_DISCONNECTED], 1);
     }
-    link_free(&l);
+    steps(h, 2, 2000);
+    assert_int_equal(room_stats(h).players + room_stats(h).spectators, 0);
+    harness_destroy(h);
 }
 
 static void test_wrong_password_is_refused_with_the_servers_text(void **state)
@@ -519,31 +281,29 @@ static void test_wrong_password_is_refused_with_the_servers_text(void **state)
     scene *s = *state;
     rs_room_config rc = room_config(s, 2);
     rc.password = "sesame";
-    link_t l;
-    link_init(&l, &rc);
+    harness *h = harness_create(&rc, NULL);
     rs_client_config bad = named("eve");
     bad.password = "guess";
-    endpoint *e = link_add(&l, &bad, false, false);
-    for (int i = 0; i < 10; i++)
-        link_step(&l, 2000);
-    assert_int_equal(e->events[RS_CLIENT_EV_REFUSED], 1);
-    assert_int_equal(e->last[RS_CLIENT_EV_REFUSED].u.refused.reason, RS_REASON_PASSWORD);
-    assert_true(strlen(e->last[RS_CLIENT_EV_REFUSED].u.refused.text) > 0);
-    assert_int_equal(e->events[RS_CLIENT_EV_DISCONNECTED], 1);
-    assert_int_equal(e->last[RS_CLIENT_EV_DISCONNECTED].u.disconnected.reason,
+    uint32_t e = harness_add_client(h, &bad, HARNESS_PLAIN);
+    steps(h, 10, 2000);
+    const harness_events *ev = harness_client_events(h, e);
+    assert_int_equal(ev->count[RS_CLIENT_EV_REFUSED], 1);
+    assert_int_equal(ev->last[RS_CLIENT_EV_REFUSED].u.refused.reason, RS_REASON_PASSWORD);
+    assert_true(strlen(ev->last[RS_CLIENT_EV_REFUSED].u.refused.text) > 0);
+    assert_int_equal(ev->count[RS_CLIENT_EV_DISCONNECTED], 1);
+    assert_int_equal(ev->last[RS_CLIENT_EV_DISCONNECTED].u.disconnected.reason,
                      RS_REASON_PASSWORD);
-    assert_int_equal(rs_client_get_state(e->client), RS_CLIENT_CLOSED);
-    assert_int_equal(e->events[RS_CLIENT_EV_CONNECTED], 0);
+    assert_int_equal(rs_client_get_state(harness_client(h, e)), RS_CLIENT_CLOSED);
+    assert_int_equal(ev->count[RS_CLIENT_EV_CONNECTED], 0);
 
     /* The right password is welcome. */
     rs_client_config good = named("ada");
     good.password = "sesame";
-    endpoint *g = link_add(&l, &good, false, false);
-    for (int i = 0; i < 10; i++)
-        link_step(&l, 2000);
-    assert_int_equal(g->events[RS_CLIENT_EV_CONNECTED], 1);
-    assert_int_equal(rs_client_get_state(g->client), RS_CLIENT_CONNECTED);
-    link_free(&l);
+    uint32_t g = harness_add_client(h, &good, HARNESS_PLAIN);
+    steps(h, 10, 2000);
+    assert_int_equal(harness_client_events(h, g)->count[RS_CLIENT_EV_CONNECTED], 1);
+    assert_int_equal(rs_client_get_state(harness_client(h, g)), RS_CLIENT_CONNECTED);
+    harness_destroy(h);
 }
 
 /* A REFUSE for another protocol version, as a server of another version
@@ -552,8 +312,7 @@ static void test_version_refusal_text_is_shown_as_is(void **state)
 {
     (void)state;
     rs_client_config cfg = named("old");
-    int dummy = 0;
-    rs_client_transport t = {&dummy, ep_send, NULL};
+    rs_client_transport t = {NULL, send_nothing, NULL};
     rs_client *c = NULL;
     assert_int_equal(rs_client_create_custom(&cfg, &t, 0, &c, NULL, 0), RS_CLIENT_OK);
     /* Without a link nothing is sent; the REFUSE arrives anyway. */
@@ -579,40 +338,37 @@ static void test_version_refusal_text_is_shown_as_is(void **state)
 static void test_parameter_mismatch_says_bye_and_reports(void **state)
 {
     scene *s = *state;
-    rs_room_config rc = room_config(s, 1);
-    link_t l;
-    link_init(&l, &rc);
-    rs_client_config cfg = named("mal");
-    endpoint *e = link_add(&l, &cfg, false, false);
-    e->tamper_welcome = true;
+    harness *h = open_room(s, 1, NULL);
+    uint32_t e = add(h, "mal", HARNESS_PLAIN);
+    harness_client_tamper(h, e, tamper_welcome, NULL);
+    rs_client *c = harness_client(h, e);
     /* The client waits up to 30 s for a matching WELCOME (client_world.c). */
-    for (int i = 0; i < 20000 && rs_client_get_state(e->client) != RS_CLIENT_CLOSED; i++)
-        link_step(&l, 2000);
-    if (e->events[RS_CLIENT_EV_DISCONNECTED])
+    for (int i = 0; i < 20000 && rs_client_get_state(c) != RS_CLIENT_CLOSED; i++)
+        harness_step(h, 2000);
+    steps(h, 1, 2000); /* the last events */
+    const harness_events *ev = harness_client_events(h, e);
+    if (ev->count[RS_CLIENT_EV_DISCONNECTED])
         printf("[params] disconnected: reason %u \"%s\"\n",
-               (unsigned)e->last[RS_CLIENT_EV_DISCONNECTED].u.disconnected.reason,
-               e->last[RS_CLIENT_EV_DISCONNECTED].u.disconnected.text);
-    assert_int_equal(e->events[RS_CLIENT_EV_WORLD_READY], 0);
-    assert_int_equal(e->events[RS_CLIENT_EV_ERROR], 1);
-    assert_int_equal(e->last[RS_CLIENT_EV_ERROR].u.error.code, RS_CLIENT_ERROR_PARAMS);
-    printf("[params] \"%s\"\n", e->last[RS_CLIENT_EV_ERROR].u.error.text);
-    assert_int_equal(e->events[RS_CLIENT_EV_DISCONNECTED], 1);
-    assert_int_equal(e->last[RS_CLIENT_EV_DISCONNECTED].u.disconnected.reason, RS_REASON_PARAMS);
-    assert_false(e->up); /* the link was closed */
-    link_free(&l);
+               (unsigned)ev->last[RS_CLIENT_EV_DISCONNECTED].u.disconnected.reason,
+               ev->last[RS_CLIENT_EV_DISCONNECTED].u.disconnected.text);
+    assert_int_equal(ev->count[RS_CLIENT_EV_WORLD_READY], 0);
+    assert_int_equal(ev->count[RS_CLIENT_EV_ERROR], 1);
+    assert_int_equal(ev->last[RS_CLIENT_EV_ERROR].u.error.code, RS_CLIENT_ERROR_PARAMS);
+    printf("[params] \"%s\"\n", ev->last[RS_CLIENT_EV_ERROR].u.error.text);
+    assert_int_equal(ev->count[RS_CLIENT_EV_DISCONNECTED], 1);
+    assert_int_equal(ev->last[RS_CLIENT_EV_DISCONNECTED].u.disconnected.reason, RS_REASON_PARAMS);
+    assert_false(harness_client_linked(h, e)); /* the link was closed */
+    harness_destroy(h);
 }
 
 static void test_garbage_is_dropped_and_counted(void **state)
 {
     scene *s = *state;
-    rs_room_config rc = room_config(s, 1);
-    link_t l;
-    link_init(&l, &rc);
-    rs_client_config cfg = named("gus");
-    endpoint *e = link_add(&l, &cfg, true, false);
-    for (int i = 0; i < 20; i++)
-        link_step(&l, 2000);
-    assert_int_equal(e->events[RS_CLIENT_EV_CONNECTED], 1);
+    harness *h = open_room(s, 1, NULL);
+    uint32_t e = add(h, "gus", HARNESS_LIGHT);
+    rs_client *c = harness_client(h, e);
+    steps(h, 20, 2000);
+    assert_int_equal(harness_client_events(h, e)->count[RS_CLIENT_EV_CONNECTED], 1);
     /* Seeded garbage: random bytes, every type byte with random tails, a
      * HELLO (a message only clients send), a valid FRAME on the wrong channel. */
     uint64_t x = 0x9E3779B97F4A7C15ULL;
@@ -628,15 +384,11 @@ static void test_garbage_is_dropped_and_counted(void **state)
         }
         if (k % 2)
             buf[0] = (uint8_t)(k % 30);
-        size_t before;
-        rs_client_stats st;
-        rs_client_get_stats(e->client, l.now_us, &st);
-        before = (size_t)st.malformed;
-        rs_client_receive(e->client, (uint8_t)(k % 4), buf, len, l.now_us);
-        rs_client_get_stats(e->client, l.now_us, &st);
-        injected += st.malformed - before;
+        uint64_t before = client_stats(h, e).malformed;
+        rs_client_receive(c, (uint8_t)(k % 4), buf, len, harness_now(h));
+        injected += client_stats(h, e).malformed - before;
     }
-    rs_client_receive(e->client, RS_CH_CONTROL, NULL, 0, l.now_us);
+    rs_client_receive(c, RS_CH_CONTROL, NULL, 0, harness_now(h));
     rs_msg m;
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_HELLO;
@@ -645,30 +397,27 @@ static void test_garbage_is_dropped_and_counted(void **state)
     strcpy(m.u.hello.name, "x");
     size_t len = 0;
     assert_int_equal(rs_proto_encode(&m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
-    rs_client_receive(e->client, RS_CH_CONTROL, buf, len, l.now_us);
-    rs_client_stats st;
-    rs_client_get_stats(e->client, l.now_us, &st);
+    rs_client_receive(c, RS_CH_CONTROL, buf, len, harness_now(h));
+    rs_client_stats st = client_stats(h, e);
     printf("[garbage] %llu of 4000 random packets dropped as malformed, %llu total\n",
            (unsigned long long)injected, (unsigned long long)st.malformed);
     assert_true(injected > 3000);
     assert_int_equal(st.malformed, injected + 2);
     /* Still connected, and a world is still built and raced. */
-    for (int i = 0; i < 3000; i++)
-        link_step(&l, 2000);
-    assert_int_equal(rs_client_get_state(e->client), RS_CLIENT_CONNECTED);
-    assert_true(e->events[RS_CLIENT_EV_WORLD_READY] >= 1);
-    rs_client_get_stats(e->client, l.now_us, &st);
+    steps(h, 3000, 2000);
+    assert_int_equal(rs_client_get_state(c), RS_CLIENT_CONNECTED);
+    assert_true(harness_client_events(h, e)->count[RS_CLIENT_EV_WORLD_READY] >= 1);
+    st = client_stats(h, e);
     assert_int_equal(st.desyncs, 0);
     assert_true(st.hashes_checked > 10);
-    link_free(&l);
+    harness_destroy(h);
 }
 
 static void test_config_is_checked(void **state)
 {
     (void)state;
     rs_client_config cfg = rs_client_config_default();
-    int dummy = 0;
-    rs_client_transport t = {&dummy, ep_send, NULL};
+    rs_client_transport t = {NULL, send_nothing, NULL};
     rs_client *c = NULL;
     char err[128] = "";
     cfg.name = "";
@@ -693,7 +442,6 @@ static void test_config_is_checked(void **state)
     rs_client_destroy(NULL);
 }
 
-
 /* Cars may differ per seat (tunes, other cars): each PARAMS block builds its
  * own car, checked against WELCOME's hash for that car. */
 static void test_cars_with_different_parameters_stay_in_sync(void **state)
@@ -701,44 +449,37 @@ static void test_cars_with_different_parameters_stay_in_sync(void **state)
     scene *s = *state;
     rs_car_params *formula = NULL;
     assert_true(test_car_load("formula", &formula));
-    rs_room_config rc = room_config(s, 3);
-    link_t l;
-    link_init(&l, &rc);
-    rs_client_config a = named("ann"), b = named("bob"), c = named("cyd");
-    endpoint *ea = link_add(&l, &a, true, true);
-    endpoint *eb = link_add(&l, &b, true, true);
-    for (int i = 0; i < 10; i++)
-        link_step(&l, 2000);
+    harness *h = open_room(s, 3, NULL);
+    add(h, "ann", HARNESS_AI);
+    uint32_t bob = add(h, "bob", HARNESS_AI);
+    steps(h, 10, 2000);
     /* Bob drives the formula car from the next race on; the third player
      * starts it. */
-    assert_int_equal(rs_room_set_seat_car(l.room, "bob", formula, 0), RS_OK);
-    endpoint *ec = link_add(&l, &c, true, true);
-    for (int i = 0; i < 4000; i++)
-        link_step(&l, 2000);
+    assert_int_equal(rs_room_set_seat_car(harness_room(h), "bob", formula, 0), RS_OK);
+    add(h, "cyd", HARNESS_AI);
+    steps(h, 4000, 2000);
     uint64_t stock = rs_car_params_hash(s->car), f = rs_car_params_hash(formula);
     assert_true(stock != f);
-    endpoint *eps[3] = {ea, eb, ec};
-    for (int i = 0; i < 3; i++) {
-        rs_client_stats st;
-        rs_client_get_stats(eps[i]->client, l.now_us, &st);
+    for (uint32_t i = 0; i < 3; i++) {
+        rs_client *c = harness_client(h, i);
+        rs_client_stats st = client_stats(h, i);
         rs_msg_welcome w;
-        assert_true(rs_client_welcome(eps[i]->client, &w));
-        printf("[tuned] client %d: car %u, hashes %llu desyncs %llu\n", i,
-               rs_client_car(eps[i]->client), (unsigned long long)st.hashes_checked,
-               (unsigned long long)st.desyncs);
+        assert_true(rs_client_welcome(c, &w));
+        printf("[tuned] client %u: car %u, hashes %llu desyncs %llu\n", i, rs_client_car(c),
+               (unsigned long long)st.hashes_checked, (unsigned long long)st.desyncs);
         assert_int_equal(w.car_count, 3);
         assert_int_equal(w.car_hashes[0], stock);
         assert_int_equal(w.car_hashes[1], f);
         assert_int_equal(w.car_hashes[2], stock);
-        assert_int_equal(rs_car_params_hash(rs_client_car_params(eps[i]->client, 2)), f);
-        assert_int_equal(eps[i]->events[RS_CLIENT_EV_ERROR], 0);
+        assert_int_equal(rs_car_params_hash(rs_client_car_params(c, 2)), f);
+        assert_int_equal(harness_client_events(h, i)->count[RS_CLIENT_EV_ERROR], 0);
         assert_int_equal(st.desyncs, 0);
         assert_true(st.hashes_checked > 10);
     }
-    rs_bot_stats bs;
-    rs_bot_get_stats(eb->bot, &bs);
-    assert_int_equal(bs.line_builds, 1);
-    link_free(&l);
+    harness_client_stats cs;
+    harness_client_stats_get(h, bob, &cs);
+    assert_int_equal(cs.bot.line_builds, 1);
+    harness_destroy(h);
     rs_car_params_destroy(formula);
 }
 
@@ -748,44 +489,38 @@ static void test_cars_with_different_parameters_stay_in_sync(void **state)
 static void test_desync_is_reported_and_repaired_by_a_snapshot(void **state)
 {
     scene *s = *state;
-    rs_room_config rc = room_config(s, 1);
-    link_t l;
-    link_init(&l, &rc);
-    rs_client_config cfg = named("des");
-    endpoint *e = link_add(&l, &cfg, true, true);
-    e->tamper_hash = true;
-    for (int i = 0; i < 4000; i++)
-        link_step(&l, 2000);
-    rs_client_stats st;
-    rs_client_get_stats(e->client, l.now_us, &st);
-    rs_room_stats rst;
-    rs_room_get_stats(l.room, &rst);
+    harness *h = open_room(s, 1, NULL);
+    uint32_t e = add(h, "des", HARNESS_AI);
+    frame_tamper ft = {0, 0};
+    harness_client_tamper(h, e, corrupt_frame_hash, &ft);
+    steps(h, 4000, 2000);
+    const harness_events *ev = harness_client_events(h, e);
+    rs_client_stats st = client_stats(h, e);
+    rs_room_stats rst = room_stats(h);
     printf("[desync] errors %u (\"%s\"), desyncs %llu, worlds %u, hashes %llu; room: desync "
            "reports %llu, snapshots sent %llu\n",
-           e->events[RS_CLIENT_EV_ERROR], e->last[RS_CLIENT_EV_ERROR].u.error.text,
-           (unsigned long long)st.desyncs, e->events[RS_CLIENT_EV_WORLD_READY],
+           ev->count[RS_CLIENT_EV_ERROR], ev->last[RS_CLIENT_EV_ERROR].u.error.text,
+           (unsigned long long)st.desyncs, ev->count[RS_CLIENT_EV_WORLD_READY],
            (unsigned long long)st.hashes_checked, (unsigned long long)rst.desync_reports,
            (unsigned long long)rst.snapshots_sent);
-    assert_true(e->tampered >= 1);
+    assert_true(ft.tampered >= 1);
     /* Every FRAME that repeats the corrupted tick may hit a fresh world
      * again (the room's snapshot can predate it): each episode is reported
      * once, and each ends in a new world. */
     assert_true(st.desyncs >= 1 && st.desyncs <= 3);
-    assert_int_equal(e->events[RS_CLIENT_EV_ERROR], st.desyncs);
-    assert_int_equal(e->last[RS_CLIENT_EV_ERROR].u.error.code, RS_CLIENT_ERROR_DESYNC);
+    assert_int_equal(ev->count[RS_CLIENT_EV_ERROR], st.desyncs);
+    assert_int_equal(ev->last[RS_CLIENT_EV_ERROR].u.error.code, RS_CLIENT_ERROR_DESYNC);
     assert_int_equal(rst.desync_reports, st.desyncs);
-    assert_int_equal(e->events[RS_CLIENT_EV_WORLD_READY], st.desyncs + 1);
-    assert_int_equal(rs_client_get_state(e->client), RS_CLIENT_CONNECTED);
+    assert_int_equal(ev->count[RS_CLIENT_EV_WORLD_READY], st.desyncs + 1);
+    assert_int_equal(rs_client_get_state(harness_client(h, e)), RS_CLIENT_CONNECTED);
     /* In sync again: later hashes are checked and hold. */
     uint64_t hashes = st.hashes_checked, desyncs = st.desyncs;
-    for (int i = 0; i < 1000; i++)
-        link_step(&l, 2000);
-    rs_client_get_stats(e->client, l.now_us, &st);
-    rs_room_get_stats(l.room, &rst);
+    steps(h, 1000, 2000);
+    st = client_stats(h, e);
     assert_int_equal(st.desyncs, desyncs);
     assert_true(st.hashes_checked >= hashes + 3);
-    assert_true(st.confirmed_tick + 10 >= rst.tick);
-    link_free(&l);
+    assert_true(st.confirmed_tick + 10 >= room_stats(h).tick);
+    harness_destroy(h);
 }
 
 /* 10 % of unreliable packets lost each way: the loss estimate sees it, the
@@ -793,19 +528,12 @@ static void test_desync_is_reported_and_repaired_by_a_snapshot(void **state)
 static void test_a_lossy_link_is_measured_and_survived(void **state)
 {
     scene *s = *state;
-    rs_room_config rc = room_config(s, 1);
-    link_t l;
-    link_init(&l, &rc);
-    rs_client_config cfg = named("los");
-    endpoint *e = link_add(&l, &cfg, true, true);
-    e->loss = 0.10;
-    e->rng = 12345;
-    for (int i = 0; i < 8000; i++)
-        link_step(&l, 2000);
-    rs_client_stats st;
-    rs_client_get_stats(e->client, l.now_us, &st);
-    rs_room_stats rst;
-    rs_room_get_stats(l.room, &rst);
+    harness_impair imp = {.loss = 0.10, .seed = 12345};
+    harness *h = open_room(s, 1, &imp);
+    uint32_t e = add(h, "los", HARNESS_AI);
+    steps(h, 8000, 2000);
+    rs_client_stats st = client_stats(h, e);
+    rs_room_stats rst = room_stats(h);
     printf("[lossy] loss estimate %.3f, hashes %llu, desyncs %llu, rollbacks %llu depth max %u, "
            "late %u, unresolvable %llu; room: used %llu missing %llu\n",
            st.loss, (unsigned long long)st.hashes_checked, (unsigned long long)st.desyncs,
@@ -817,46 +545,37 @@ static void test_a_lossy_link_is_measured_and_survived(void **state)
     assert_true(st.hashes_checked > 20);
     assert_true(st.confirmed_tick + 20 >= rst.tick);
     assert_true(rst.inputs_missing * 100 < rst.inputs_used);
-    link_free(&l);
+    harness_destroy(h);
 }
 
 /* The impaired network the SDK is held to (docs/CLIENT_SDK.md): 150 ms
  * round trip, +-20 ms jitter, 10 % loss and 1 % duplication of unreliable
  * packets; 2 AI bots race for about 35 s (lights out at 2 s). They stay in
- * sync and their inputs reach the room in time. (The whole race under impairment is the integration test's
- * job; this one keeps the SDK honest at a cost sanitizers can afford.) */
+ * sync and their inputs reach the room in time. (The whole race under
+ * impairment is the integration test's job; this one keeps the SDK honest
+ * at a cost sanitizers can afford.) */
 static void test_an_impaired_race_stays_in_sync_with_inputs_in_time(void **state)
 {
     scene *s = *state;
-    rs_room_config rc = room_config(s, 2);
-    link_t l;
-    link_init(&l, &rc);
-    l.delay_us = 75000;
-    l.jitter_us = 20000;
-    l.dup = 0.01;
-    l.rng = 99;
-    const char *names[2] = {"imp1", "imp2"};
-    endpoint *e[2];
-    for (int i = 0; i < 2; i++) {
-        rs_client_config cfg = named(names[i]);
-        e[i] = link_add(&l, &cfg, true, true);
-        e[i]->loss = 0.10;
-        e[i]->rng = 1000u + (uint64_t)i;
-    }
+    harness_impair imp = {
+        .loss = 0.10, .delay_us = 75000, .jitter_us = 20000, .dup = 0.01, .seed = 99};
+    harness *h = open_room(s, 2, &imp);
+    add(h, "imp1", HARNESS_AI);
+    add(h, "imp2", HARNESS_AI);
+    int64_t end = harness_now(h) + 55 * 1000000LL;
     rs_room_stats rst;
     do {
-        link_step(&l, 2000);
-        rs_room_get_stats(l.room, &rst);
-    } while (rst.tick < 2100 && l.now_us < 60 * 1000000LL);
+        harness_step(h, 2000);
+        rst = room_stats(h);
+    } while (rst.tick < 2100 && harness_now(h) < end);
     double in_time = (double)rst.inputs_used / (double)(rst.inputs_used + rst.inputs_missing);
     printf("[impaired] room: ticks %llu, inputs in time %.4f%% (%llu missing), late %llu\n",
            (unsigned long long)rst.tick, 100.0 * in_time,
            (unsigned long long)rst.inputs_missing, (unsigned long long)rst.inputs_late);
     assert_int_equal(rst.phase, RS_PHASE_RACE);
-    for (int i = 0; i < 2; i++) {
-        rs_client_stats st;
-        rs_client_get_stats(e[i]->client, l.now_us, &st);
-        printf("[impaired] bot %d: hashes %llu, desyncs %llu, rtt %.1f ms jitter %.1f ms, lead "
+    for (uint32_t i = 0; i < 2; i++) {
+        rs_client_stats st = client_stats(h, i);
+        printf("[impaired] bot %u: hashes %llu, desyncs %llu, rtt %.1f ms jitter %.1f ms, lead "
                "%d ms (target %.0f), loss %.3f, rollbacks %llu depth p50/p99/max %u/%u/%u, "
                "local error mean %.3f m max %.3f m, late %u, confirmed %llu present %llu\n",
                i, (unsigned long long)st.hashes_checked, (unsigned long long)st.desyncs,
@@ -865,7 +584,7 @@ static void test_an_impaired_race_stays_in_sync_with_inputs_in_time(void **state
                st.local_error_m_mean, st.local_error_m_max, st.late_inputs,
                (unsigned long long)st.confirmed_tick, (unsigned long long)st.present_tick);
         assert_int_equal(st.desyncs, 0);
-        assert_int_equal(e[i]->events[RS_CLIENT_EV_ERROR], 0);
+        assert_int_equal(harness_client_events(h, i)->count[RS_CLIENT_EV_ERROR], 0);
         assert_true(st.hashes_checked > 60);
         assert_true(st.loss > 0.03 && st.loss < 0.25); /* 10 % lost, some reordered */
         assert_true(st.rtt_ms > 140 && st.rtt_ms < 170);
@@ -874,7 +593,7 @@ static void test_an_impaired_race_stays_in_sync_with_inputs_in_time(void **state
         assert_true(st.confirmed_tick + 30 > rst.tick);
     }
     assert_true(in_time >= 0.999);
-    link_free(&l);
+    harness_destroy(h);
 }
 
 /* ------------------------------------------- a tiny ENet server for tests */
@@ -1172,5 +891,5 @@ int main(void)
         cmocka_unit_test(test_bots_connect_over_enet_with_the_cookie),
         cmocka_unit_test(test_minimal_example_runs_against_a_server),
     };
-    return cmocka_run_group_tests(tests, scene_setup, scene_teardown);
+    return cmocka_run_group_tests(tests, harness_scene_setup, harness_scene_teardown);
 }

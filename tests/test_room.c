@@ -1,7 +1,9 @@
 /*
- * The room (server/room): the authoritative lockstep core, driven through
- * an in-memory transport by clients that speak the protocol and predict
- * with client_sdk's rs_predict (tests/support/room_harness.c).
+ * The room (server/room): the authoritative lockstep core. Its handshake,
+ * requests, controls and parameter blocks are checked message by message
+ * against the room alone; its races are run by real SDK clients (AI bots of
+ * racesim/bot.h) through the in-memory, impairable link of
+ * tests/support/room_harness.c.
  *
  * The key tests race AI-driven clients over 2 laps of the oval, once on a
  * perfect link and once through a seeded impairment layer, and check that
@@ -22,7 +24,6 @@
 #include <cmocka.h>
 
 #include "test_data.h"
-#include "racesim/driver.h"
 #include "racesim/protocol.h"
 #include "racesim/room.h"
 #include "racesim/track.h"
@@ -31,35 +32,30 @@
 
 typedef test_scene scene;
 
-static int scene_setup(void **state)
-{
-    scene *s = calloc(1, sizeof *s);
-    if (!s || !test_scene_load("oval", "c5", true, s))
-        return -1;
-    *state = s;
-    return 0;
-}
-
-static int scene_teardown(void **state)
-{
-    test_scene_free(*state);
-    free(*state);
-    return 0;
-}
-
 static rs_room_config room_config(const scene *s, uint32_t players)
 {
-    rs_room_config c = rs_room_config_default();
-    c.track = s->track;
-    c.track_json = s->json;
-    c.track_json_len = s->json_len;
-    c.car = s->car;
+    rs_room_config c = harness_room_config(s, players);
     c.laps = 2;
     c.max_players = 8;
-    c.start_players = players;
     c.countdown_ticks = 180;
     c.results_ticks = 120;
     return c;
+}
+
+/* A room and n AI clients, "driver<k>", of which the first n_spectators
+ * watch instead, as "watcher<k>", aiming their input lead at lead_ms. */
+static harness *field(const rs_room_config *cfg, uint32_t n, uint32_t n_spectators,
+                      const harness_impair *imp, uint32_t lead_ms)
+{
+    harness *h = harness_create(cfg, imp);
+    for (uint32_t k = 0; k < n; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "%s%u", k < n_spectators ? "watcher" : "driver", k);
+        rs_client_config c = harness_player(name, lead_ms);
+        c.spectator = k < n_spectators;
+        harness_add_client(h, &c, HARNESS_AI);
+    }
+    return h;
 }
 
 typedef struct race_report {
@@ -69,6 +65,7 @@ typedef struct race_report {
     uint64_t race_ticks;
     uint64_t hashes_min;
     uint64_t desyncs;
+    uint64_t errors;      /* ERROR events: a desync, parameters or a snapshot that failed */
     uint64_t unresolvable;
     int64_t present_gap_max_us, confirm_gap_max_us;
     uint32_t depth_max;
@@ -77,6 +74,36 @@ typedef struct race_report {
     bool results_everywhere;
     uint32_t laps_heard_min;
 } race_report;
+
+/* Adds what client i saw of the race (through the SDK) to the report. */
+static void note_client(race_report *r, harness *h, uint32_t i, bool spectator)
+{
+    harness_client_stats cs;
+    harness_client_stats_get(h, i, &cs);
+    const harness_events *ev = harness_client_events(h, i);
+    const rs_client_stats *st = &cs.sdk;
+    if (getenv("RS_ROOM_VERBOSE"))
+        printf("  client %u: frames %llu unresolvable %llu hashes %llu desyncs %llu "
+               "confirmed %llu present %llu lead %d ms (target %.0f) depth max %u\n",
+               i, (unsigned long long)st->frames, (unsigned long long)st->frames_unresolvable,
+               (unsigned long long)st->hashes_checked, (unsigned long long)st->desyncs,
+               (unsigned long long)st->confirmed_tick, (unsigned long long)st->present_tick,
+               st->input_lead_ms, st->target_lead_ms, st->depth_max);
+    if (st->hashes_checked < r->hashes_min)
+        r->hashes_min = st->hashes_checked;
+    r->desyncs += st->desyncs;
+    r->errors += ev->count[RS_CLIENT_EV_ERROR];
+    r->unresolvable += st->frames_unresolvable;
+    if (cs.max_present_gap_us > r->present_gap_max_us)
+        r->present_gap_max_us = cs.max_present_gap_us;
+    if (cs.max_confirm_gap_us > r->confirm_gap_max_us)
+        r->confirm_gap_max_us = cs.max_confirm_gap_us;
+    if (st->depth_max > r->depth_max)
+        r->depth_max = st->depth_max;
+    r->results_everywhere &= ev->count[RS_CLIENT_EV_RESULTS] >= 1;
+    if (!spectator && cs.bot.laps < r->laps_heard_min)
+        r->laps_heard_min = cs.bot.laps;
+}
 
 /* Runs the harness until the room shows results (or a time limit), then
  * gathers what the assertions need. */
@@ -115,30 +142,8 @@ static race_report run_race(harness *h, uint32_t n, uint32_t spectators, int64_t
     r.hashes_min = UINT64_MAX;
     r.laps_heard_min = UINT32_MAX;
     r.results_everywhere = true;
-    for (uint32_t i = 0; i < n; i++) {
-        harness_client_stats cs;
-        harness_client_stats_get(h, i, &cs);
-        if (getenv("RS_ROOM_VERBOSE"))
-            printf("  client %u: frames %llu unresolvable %llu hashes %llu desyncs %llu "
-                   "confirmed %llu present %llu lead %d ms depth max %u\n",
-                   i, (unsigned long long)cs.frames, (unsigned long long)cs.frames_unresolvable,
-                   (unsigned long long)cs.hashes_checked, (unsigned long long)cs.desyncs,
-                   (unsigned long long)cs.confirmed_tick, (unsigned long long)cs.present_tick,
-                   cs.last_lead_ms, cs.depth_max);
-        if (cs.hashes_checked < r.hashes_min)
-            r.hashes_min = cs.hashes_checked;
-        r.desyncs += cs.desyncs;
-        r.unresolvable += cs.frames_unresolvable;
-        if (cs.max_present_gap_us > r.present_gap_max_us)
-            r.present_gap_max_us = cs.max_present_gap_us;
-        if (cs.max_confirm_gap_us > r.confirm_gap_max_us)
-            r.confirm_gap_max_us = cs.max_confirm_gap_us;
-        if (cs.depth_max > r.depth_max)
-            r.depth_max = cs.depth_max;
-        r.results_everywhere &= cs.results;
-        if (i >= spectators && cs.laps_heard < r.laps_heard_min)
-            r.laps_heard_min = cs.laps_heard;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        note_client(&r, h, i, i < spectators);
     rs_room_get_stats(room, &r.room);
     r.wall_s = rs_clock_s() - t0;
     return r;
@@ -149,12 +154,13 @@ static void print_report(const char *name, const race_report *r)
     double in_time = (double)r->room.inputs_used /
                      (double)(r->room.inputs_used + r->room.inputs_missing);
     printf("[%s] cars %u, race ticks %llu, laps min %u, finished %u, hashes checked min %llu, "
-           "desyncs %llu, unresolvable frames %llu, inputs in time %.4f%% (%llu missing, %llu late "
-           "packets), present gap max %.1f ms, confirm gap max %.1f ms, rollback depth max %u, "
-           "bytes out %llu in %llu, dropped %llu, rate limited %llu, snapshots %llu, wall %.2f s\n",
+           "desyncs %llu, errors %llu, unresolvable frames %llu, inputs in time %.4f%% (%llu "
+           "missing, %llu late packets), present gap max %.1f ms, confirm gap max %.1f ms, "
+           "rollback depth max %u, bytes out %llu in %llu, dropped %llu, rate limited %llu, "
+           "snapshots %llu, wall %.2f s\n",
            name, r->cars, (unsigned long long)r->race_ticks, r->laps_min, r->finished,
            (unsigned long long)r->hashes_min, (unsigned long long)r->desyncs,
-           (unsigned long long)r->unresolvable, 100.0 * in_time,
+           (unsigned long long)r->errors, (unsigned long long)r->unresolvable, 100.0 * in_time,
            (unsigned long long)r->room.inputs_missing, (unsigned long long)r->room.inputs_late,
            (double)r->present_gap_max_us / 1000.0, (double)r->confirm_gap_max_us / 1000.0,
            r->depth_max, (unsigned long long)r->room.bytes_out,
@@ -171,6 +177,7 @@ static void assert_race_ok(const race_report *r, uint32_t cars, double min_in_ti
     assert_true(r->results_everywhere);
     assert_true(r->laps_heard_min >= 2);
     assert_int_equal(r->desyncs, 0);
+    assert_int_equal(r->errors, 0);
     assert_int_equal(r->room.desync_reports, 0);
     /* Every client checked (about) every hash of the race. */
     assert_true(r->hashes_min + 4 >= r->race_ticks / 30);
@@ -186,7 +193,7 @@ static void test_room_races_eight_clients_without_desync(void **state)
     scene *s = *state;
     rs_room_config cfg = room_config(s, 8);
     /* 8 drivers and a spectator on a perfect link. */
-    harness *h = harness_create(&cfg, 9, 1, NULL, s->line, 20.0);
+    harness *h = field(&cfg, 9, 1, NULL, 20);
     race_report r = run_race(h, 9, 1, 400 * 1000000LL);
     print_report("clean", &r);
     assert_race_ok(&r, 8, 0.999);
@@ -212,32 +219,61 @@ static void test_room_races_through_an_impaired_network_without_desync(void **st
     const char *seed = getenv("RS_ROOM_SEED"); /* to explore other impairment draws */
     if (seed && *seed)
         imp.seed = strtoull(seed, NULL, 0);
-    harness *h = harness_create(&cfg, 5, 0, &imp, s->line, 160.0);
+    harness *h = field(&cfg, 5, 0, &imp, 160);
     race_report r = run_race(h, 5, 0, 400 * 1000000LL);
     print_report("impaired", &r);
     assert_race_ok(&r, 5, 0.999);
     harness_destroy(h);
 }
 
-/* ----------------------------------------------------- the handshake */
+/* ------------------------------------- the room alone, message by message */
 
-static void hello(rs_room *room, uint32_t peer, uint16_t version, const char *name,
-                  const char *password)
+/* These tests say what no SDK client would (another protocol version, a
+ * wrong acknowledgement, nothing at all) and count what the room queues, so
+ * they speak to the room in messages of the protocol library. */
+
+/* Peer says HELLO as name, to room_name ("" = any), with password and flags
+ * (RS_HELLO_*), in protocol version `version`: another one than ours is
+ * patched into the frozen version bytes. */
+static void hello_as(rs_room *room, uint32_t peer, uint16_t version, const char *name,
+                     const char *room_name, const char *password, uint8_t flags)
 {
     rs_msg m;
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_HELLO;
     m.u.hello.protocol_version = RS_PROTO_VERSION;
     m.u.hello.physics_version = RS_PHYSICS_VERSION;
+    m.u.hello.flags = flags;
     strcpy(m.u.hello.name, name);
+    strcpy(m.u.hello.room, room_name);
     strcpy(m.u.hello.password, password);
     uint8_t buf[RS_PROTO_MAX_PACKET];
     size_t len = 0;
     assert_int_equal(rs_proto_encode(&m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
-    /* Another protocol version: patch the frozen version bytes. */
     buf[1] = (uint8_t)(version & 0xff);
     buf[2] = (uint8_t)(version >> 8);
     rs_room_receive(room, peer, RS_CH_CONTROL, buf, len, 0);
+}
+
+static void hello(rs_room *room, uint32_t peer, uint16_t version, const char *name,
+                  const char *password)
+{
+    hello_as(room, peer, version, name, "", password, 0);
+}
+
+static void hello_to(rs_room *room, uint32_t peer, const char *name, const char *room_name,
+                     uint8_t flags)
+{
+    hello_as(room, peer, RS_PROTO_VERSION, name, room_name, "", flags);
+}
+
+/* Peer sends m on the control channel. */
+static void send_msg(rs_room *room, uint32_t peer, const rs_msg *m, int64_t now_us)
+{
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    rs_room_receive(room, peer, RS_CH_CONTROL, buf, len, now_us);
 }
 
 /* The first message the room queued for peer, decoded. */
@@ -347,7 +383,7 @@ static void test_room_gives_a_rejoining_player_the_same_car(void **state)
     scene *s = *state;
     rs_room_config cfg = room_config(s, 4);
     cfg.laps = 1;
-    harness *h = harness_create(&cfg, 4, 0, NULL, s->line, 20.0);
+    harness *h = field(&cfg, 4, 0, NULL, 20);
     rs_room *room = harness_room(h);
     rs_room_stats st;
     /* Into the race. */
@@ -355,21 +391,27 @@ static void test_room_gives_a_rejoining_player_the_same_car(void **state)
         harness_step(h, 1000);
         rs_room_get_stats(room, &st);
     } while (st.phase != RS_PHASE_RACE || st.tick < 400);
-    uint8_t car = harness_client_car(h, 2);
+    uint8_t car = rs_client_car(harness_client(h, 2));
     assert_true(car >= 1);
     harness_client_drop(h, 2);
     for (int i = 0; i < 500; i++)
         harness_step(h, 1000);
     rs_room_get_stats(room, &st);
     assert_int_equal(st.players, 3);
-    harness_client_rejoin(h, 2);
+    harness_client_rejoin(h, 2, NULL);
     for (int i = 0; i < 3000; i++)
         harness_step(h, 1000);
-    assert_int_equal(harness_client_car(h, 2), car);
-    harness_client_stats cs;
-    harness_client_stats_get(h, 2, &cs);
+    /* A new client, late: its world came from a snapshot mid-race. */
+    rs_client *c = harness_client(h, 2);
+    const harness_events *ev = harness_client_events(h, 2);
+    assert_int_equal(rs_client_car(c), car);
+    assert_int_equal(ev->count[RS_CLIENT_EV_WORLD_READY], 1);
+    assert_true(ev->last[RS_CLIENT_EV_WORLD_READY].u.world.tick > 400);
+    assert_int_equal(ev->count[RS_CLIENT_EV_ERROR], 0);
+    rs_client_stats cs;
+    rs_client_get_stats(c, harness_now(h), &cs);
     printf("[rejoin] car %u, frames %llu, hashes checked %llu, desyncs %llu, confirmed %llu\n",
-           harness_client_car(h, 2), (unsigned long long)cs.frames,
+           rs_client_car(c), (unsigned long long)cs.frames,
            (unsigned long long)cs.hashes_checked, (unsigned long long)cs.desyncs,
            (unsigned long long)cs.confirmed_tick);
     assert_true(cs.hashes_checked >= 5); /* about 3 s of ticks, a hash every 30 */
@@ -386,10 +428,21 @@ static void test_room_starts_the_next_race_with_a_new_world(void **state)
     rs_room_config cfg = room_config(s, 3);
     cfg.laps = 1;
     cfg.results_ticks = 60;
-    harness *h = harness_create(&cfg, 3, 0, NULL, s->line, 20.0);
+    harness *h = field(&cfg, 3, 0, NULL, 20);
     rs_room *room = harness_room(h);
     rs_room_stats st;
     int64_t end = harness_now(h) + 200 * 1000000LL;
+    do {
+        harness_step(h, 1000);
+        rs_room_get_stats(room, &st);
+    } while (st.race_number < 2 && harness_now(h) < end);
+    /* The hashes checked from here on are the new world's. */
+    uint64_t hashes_before[3];
+    for (uint32_t i = 0; i < 3; i++) {
+        rs_client_stats cs;
+        rs_client_get_stats(harness_client(h, i), harness_now(h), &cs);
+        hashes_before[i] = cs.hashes_checked;
+    }
     do {
         harness_step(h, 1000);
         rs_room_get_stats(room, &st);
@@ -397,45 +450,23 @@ static void test_room_starts_the_next_race_with_a_new_world(void **state)
     assert_int_equal(st.race_number, 2);
     assert_int_equal(st.phase, RS_PHASE_RACE);
     for (uint32_t i = 0; i < 3; i++) {
-        harness_client_stats cs;
-        harness_client_stats_get(h, i, &cs);
-        /* The predictor was rebuilt from the new world's snapshot. */
+        rs_client *c = harness_client(h, i);
+        const harness_events *ev = harness_client_events(h, i);
+        rs_client_stats cs;
+        rs_client_get_stats(c, harness_now(h), &cs);
+        /* The client built the new race's world and follows it. */
+        assert_int_equal(ev->last[RS_CLIENT_EV_WORLD_READY].u.world.race_number, 2);
         assert_true(cs.confirmed_tick >= 380 && cs.confirmed_tick <= st.tick);
-        assert_true(cs.hashes_checked >= 12);
+        assert_true(cs.hashes_checked >= hashes_before[i] + 12);
         assert_int_equal(cs.desyncs, 0);
-        assert_true(cs.results);
-        assert_true(harness_client_car(h, i) >= 1);
+        assert_int_equal(ev->count[RS_CLIENT_EV_RESULTS], 1);
+        assert_int_equal(ev->count[RS_CLIENT_EV_ERROR], 0);
+        assert_true(rs_client_car(c) >= 1);
     }
     harness_destroy(h);
 }
 
 /* ------------------------------------------------ the server's controls */
-
-static void hello_to(rs_room *room, uint32_t peer, const char *name, const char *room_name,
-                     uint8_t flags)
-{
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_HELLO;
-    m.u.hello.protocol_version = RS_PROTO_VERSION;
-    m.u.hello.physics_version = RS_PHYSICS_VERSION;
-    m.u.hello.flags = flags;
-    strcpy(m.u.hello.name, name);
-    strcpy(m.u.hello.room, room_name);
-    assert_true(rs_room_send(room, 0, &m) == false); /* peer 0 is nobody */
-    uint8_t buf[RS_PROTO_MAX_PACKET];
-    size_t len = 0;
-    assert_int_equal(rs_proto_encode(&m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
-    rs_room_receive(room, peer, RS_CH_CONTROL, buf, len, 0);
-}
-
-static void send_msg(rs_room *room, uint32_t peer, const rs_msg *m, int64_t now_us)
-{
-    uint8_t buf[RS_PROTO_MAX_PACKET];
-    size_t len = 0;
-    assert_int_equal(rs_proto_encode(m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
-    rs_room_receive(room, peer, RS_CH_CONTROL, buf, len, now_us);
-}
 
 /* The messages of one type the room queued for peer, decoded (the rest of
  * the queue is consumed). */
@@ -471,6 +502,9 @@ static void test_room_serves_requests_and_controls_without_a_server(void **state
     assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
     assert_string_equal(rs_room_name(room), "alpha");
     static rs_msg m[16];
+    memset(&m[0], 0, sizeof m[0]);
+    m[0].type = RS_MSG_BYE;
+    assert_false(rs_room_send(room, 0, &m[0])); /* peer 0 is nobody */
 
     /* Room names: another room's name is refused, "" and our own are fine. */
     rs_room_connect(room, 1, 0);
@@ -733,9 +767,10 @@ static void test_room_calls_its_hooks_and_defers_laps(void **state)
     cfg.hooks.race_results = h_results;
     cfg.hooks.race_end = h_end;
     cfg.hooks.closed = h_closed;
-    harness *h = harness_create(&cfg, 0, 0, NULL, s->line, 20.0);
-    uint32_t a = harness_add_client(h, "ann", NULL, 0);
-    uint32_t b = harness_add_client(h, "ben", NULL, 0);
+    harness *h = harness_create(&cfg, NULL);
+    rs_client_config ann = harness_player("ann", 20), ben = harness_player("ben", 20);
+    uint32_t a = harness_add_client(h, &ann, HARNESS_AI);
+    uint32_t b = harness_add_client(h, &ben, HARNESS_AI);
     rs_room *room = harness_room(h);
     /* A tuned-looking car for ben: any other parameter block will do. */
     rs_car_params *other = NULL;
@@ -764,22 +799,30 @@ static void test_room_calls_its_hooks_and_defers_laps(void **state)
     assert_int_equal(log.entrant_hash, rs_car_params_hash(other));
     /* Car 1's laps were flagged at once; car 2's waited 5 s (or the end of
      * their world) and went out with flags 0. */
-    rs_msg m;
+    rs_client_event ev;
     uint32_t flagged = 0, plain = 0;
-    while (harness_client_take(h, a, RS_MSG_LAP, &m)) {
-        if (m.u.lap.car == 1)
-            assert_int_equal(m.u.lap.flags, RS_LAP_RECORDED), flagged++;
+    while (harness_client_take(h, a, RS_CLIENT_EV_LAP, &ev)) {
+        if (ev.u.lap.car == 1)
+            assert_int_equal(ev.u.lap.flags, RS_LAP_RECORDED), flagged++;
         else
-            assert_int_equal(m.u.lap.flags, 0), plain++;
+            assert_int_equal(ev.u.lap.flags, 0), plain++;
     }
     assert_true(flagged >= 1 && plain >= 1);
-    /* The second race runs ben's own car: CAR_INFO says so, the clients
-     * built it from its block (the harness checks the hashes). */
+    /* The second race runs ben's own car: CAR_INFO says so, and the clients
+     * built it from its block, whose hash they checked against WELCOME's. */
     bool seen = false;
-    while (harness_client_take(h, b, RS_MSG_CAR_INFO, &m))
-        if (m.u.car_info.params_hash == rs_car_params_hash(other) && m.u.car_info.tune_hash == 42)
+    while (harness_client_take(h, b, RS_CLIENT_EV_CAR_INFO, &ev))
+        if (ev.u.car_info.params_hash == rs_car_params_hash(other) &&
+            ev.u.car_info.tune_hash == 42)
             seen = true;
     assert_true(seen);
+    uint8_t ben_car = rs_client_car(harness_client(h, b));
+    for (uint32_t i = 0; i < 2; i++) {
+        const rs_car_params *built = rs_client_car_params(harness_client(h, i), ben_car);
+        assert_non_null(built);
+        assert_int_equal(rs_car_params_hash(built), rs_car_params_hash(other));
+        assert_int_equal(harness_client_events(h, i)->count[RS_CLIENT_EV_ERROR], 0);
+    }
     /* An admin ends the race; then nothing is running to end. */
     while (st.phase != RS_PHASE_RACE) {
         harness_step(h, 1000);
@@ -788,8 +831,8 @@ static void test_room_calls_its_hooks_and_defers_laps(void **state)
     assert_true(rs_room_end_race(room));
     assert_false(rs_room_end_race(room));
     assert_int_equal(log.results, 2);
-    harness_client_stats cs;
-    harness_client_stats_get(h, b, &cs);
+    rs_client_stats cs;
+    rs_client_get_stats(harness_client(h, b), harness_now(h), &cs);
     assert_int_equal(cs.desyncs, 0);
     harness_destroy(h);
     assert_int_equal(log.ends, 2);
@@ -809,5 +852,5 @@ int main(void)
         cmocka_unit_test(test_room_races_eight_clients_without_desync),
         cmocka_unit_test(test_room_races_through_an_impaired_network_without_desync),
     };
-    return cmocka_run_group_tests(tests, scene_setup, scene_teardown);
+    return cmocka_run_group_tests(tests, harness_scene_setup, harness_scene_teardown);
 }

@@ -6,6 +6,7 @@
  */
 #include "client_internal.h"
 #include "racesim/base/err.h"
+#include "racesim/base/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,18 +49,6 @@ rs_client_config rs_client_config_default(void)
     return cfg;
 }
 
-/* Copies s into dst (cap bytes with the NUL); false when it does not fit. */
-static bool copy_str(char *dst, size_t cap, const char *s)
-{
-    if (!s)
-        s = "";
-    size_t n = strlen(s);
-    if (n >= cap)
-        return false;
-    memcpy(dst, s, n + 1);
-    return true;
-}
-
 /* Checks and copies the configuration into a new client. */
 static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, rs_client **out,
                                    char *err, size_t err_len)
@@ -77,14 +66,14 @@ static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, 
     c->cfg = *cfg;
     const char *bad = NULL;
     size_t tok_len = cfg->token ? strlen(cfg->token) : 0;
-    if (!cfg->name || !cfg->name[0] || !copy_str(c->name, sizeof c->name, cfg->name))
+    if (!cfg->name || !cfg->name[0] || !rs_str_copy(c->name, sizeof c->name, cfg->name))
         bad = "config.name: 1..32 bytes required";
     else if ((tok_len != 0 && tok_len != RS_PROTO_TOKEN_LEN) ||
-             !copy_str(c->token, sizeof c->token, cfg->token))
+             !rs_str_copy(c->token, sizeof c->token, cfg->token))
         bad = "config.token: empty or 64 hex digits";
-    else if (!copy_str(c->room, sizeof c->room, cfg->room))
+    else if (!rs_str_copy(c->room, sizeof c->room, cfg->room))
         bad = "config.room: at most 32 bytes";
-    else if (!copy_str(c->password, sizeof c->password, cfg->password))
+    else if (!rs_str_copy(c->password, sizeof c->password, cfg->password))
         bad = "config.password: at most 64 bytes";
     else if (cfg->max_lead_ticks < 16 || cfg->max_lead_ticks > RS_PREDICT_MAX_LEAD)
         bad = "config.max_lead_ticks: 16..240";
@@ -255,7 +244,7 @@ void rs_client__close(rs_client *c, uint8_t reason, const char *text, bool send_
         memset(&m, 0, sizeof m);
         m.type = RS_MSG_BYE;
         m.u.bye.reason = reason;
-        copy_str(m.u.bye.text, sizeof m.u.bye.text, text);
+        rs_str_copy(m.u.bye.text, sizeof m.u.bye.text, text);
         rs_client__send(c, &m);
     }
     c->state = RS_CLIENT_CLOSED;
@@ -296,10 +285,10 @@ void rs_client__link_up(rs_client *c, int64_t now_us)
     h->physics_version = RS_PHYSICS_VERSION;
     h->flags = (uint8_t)((c->cfg.spectator ? RS_HELLO_SPECTATOR : 0) |
                          (c->cfg.register_player ? RS_HELLO_REGISTER : 0));
-    copy_str(h->name, sizeof h->name, c->name);
-    copy_str(h->token, sizeof h->token, c->token);
-    copy_str(h->room, sizeof h->room, c->room);
-    copy_str(h->password, sizeof h->password, c->password);
+    rs_str_copy(h->name, sizeof h->name, c->name);
+    rs_str_copy(h->token, sizeof h->token, c->token);
+    rs_str_copy(h->room, sizeof h->room, c->room);
+    rs_str_copy(h->password, sizeof h->password, c->password);
     if (!rs_client__send(c, &m)) {
         rs_client__close(c, RS_REASON_OTHER, "could not send HELLO (bad name or token?)", false);
         return;
@@ -372,111 +361,146 @@ static void on_lap(rs_client *c, const rs_msg_lap *l)
         ev->u.finish.position = rcs.finish_position;
 }
 
+/* Decodes one packet into *m when it is a message a server may send, on
+ * its own channel; anything else is dropped and counted. */
+static bool decode_from_server(rs_client *c, uint8_t channel, const uint8_t *bytes, size_t len,
+                               int64_t now_us, rs_msg *m)
+{
+    const char *field = NULL;
+    rs_proto_status ps = rs_proto_decode(bytes, len, m, &field);
+    if (ps != RS_PROTO_OK) {
+        malformed(c, now_us, field ? field : rs_proto_status_str(ps));
+        return false;
+    }
+    uint8_t ch = 0, dir = 0;
+    bool rel = false;
+    if (!rs_proto_msg_info(m->type, &ch, &rel, &dir) || !(dir & RS_DIR_TO_CLIENT) ||
+        ch != channel) {
+        malformed(c, now_us, "a message a server may not send, or on the wrong channel");
+        return false;
+    }
+    return true;
+}
+
+/* Before WELCOME only the handshake's answers make sense. Others are
+ * ignored, not counted: an unreliable FRAME can overtake a WELCOME that ENet
+ * is still retransmitting. The bulk channel's blocks and snapshots can
+ * overtake it too, and are kept: the room sends a block only once. */
+static bool wanted_before_welcome(uint8_t type)
+{
+    return type == RS_MSG_WELCOME || type == RS_MSG_REFUSE || type == RS_MSG_BYE ||
+           type == RS_MSG_PING || type == RS_MSG_PARAMS || type == RS_MSG_SNAPSHOT;
+}
+
+/* An event that carries a message's body as it came (every member of the
+ * event's union starts at the union's address). */
+static void message_event(rs_client *c, uint8_t type, const void *body, size_t size)
+{
+    rs_client_event *ev = rs_client__push_event(c, type);
+    memcpy(&ev->u, body, size);
+}
+
+static void on_race_state(rs_client *c, const rs_msg_race_state *r)
+{
+    bool new_race = !c->have_race_state || c->race_state.race_number != r->race_number;
+    c->race_state = *r;
+    c->have_race_state = true;
+    c->race_state_welcome = c->welcomes;
+    if (new_race)
+        c->finished_emitted = false;
+    message_event(c, RS_CLIENT_EV_RACE_STATE, r, sizeof *r);
+}
+
+static void on_car_info(rs_client *c, const rs_msg_car_info *info)
+{
+    c->car_info[info->car - 1u] = *info;
+    c->have_car_info[info->car - 1u] = true;
+    message_event(c, RS_CLIENT_EV_CAR_INFO, info, sizeof *info);
+}
+
+static void answer_ping(rs_client *c, const rs_msg_ping *p)
+{
+    rs_msg r;
+    memset(&r, 0, sizeof r);
+    r.type = RS_MSG_PONG;
+    r.u.pong.id = p->id;
+    r.u.pong.echo_time_us = p->time_us;
+    rs_client__send(c, &r);
+}
+
+/* What one message means for the connection. False when it ended it
+ * (REFUSE, BYE). */
+static bool dispatch(rs_client *c, const rs_msg *m, int64_t now_us)
+{
+    switch (m->type) {
+    case RS_MSG_WELCOME:
+        on_welcome(c, &m->u.welcome);
+        break;
+    case RS_MSG_REFUSE:
+        message_event(c, RS_CLIENT_EV_REFUSED, &m->u.refuse, sizeof m->u.refuse);
+        rs_client__close(c, m->u.refuse.reason, m->u.refuse.text, false);
+        return false;
+    case RS_MSG_BYE:
+        rs_client__close(c, m->u.bye.reason, m->u.bye.text, false);
+        return false;
+    case RS_MSG_RACE_STATE:
+        on_race_state(c, &m->u.race_state);
+        break;
+    case RS_MSG_CAR_INFO:
+        on_car_info(c, &m->u.car_info);
+        break;
+    case RS_MSG_PARAMS:
+        rs_client__on_params(c, &m->u.params);
+        break;
+    case RS_MSG_SNAPSHOT:
+        rs_client__on_snapshot(c, &m->u.snapshot);
+        break;
+    case RS_MSG_FRAME:
+        rs_client__on_frame(c, &m->u.frame, now_us);
+        break;
+    case RS_MSG_PING:
+        answer_ping(c, &m->u.ping);
+        break;
+    case RS_MSG_PONG:
+        rs_client__on_pong(c, &m->u.pong, now_us);
+        break;
+    case RS_MSG_LAP:
+        on_lap(c, &m->u.lap);
+        break;
+    case RS_MSG_RESULTS:
+        message_event(c, RS_CLIENT_EV_RESULTS, &m->u.results, sizeof m->u.results);
+        break;
+    case RS_MSG_LEADERBOARD_REPLY:
+        message_event(c, RS_CLIENT_EV_LEADERBOARD_REPLY, &m->u.leaderboard_reply,
+                      sizeof m->u.leaderboard_reply);
+        break;
+    case RS_MSG_TUNE_REPLY:
+        message_event(c, RS_CLIENT_EV_TUNE_REPLY, &m->u.tune_reply, sizeof m->u.tune_reply);
+        break;
+    case RS_MSG_ADMIN_REPLY:
+        message_event(c, RS_CLIENT_EV_ADMIN_REPLY, &m->u.admin_reply, sizeof m->u.admin_reply);
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
 void rs_client__handle_packet(rs_client *c, uint8_t channel, const uint8_t *bytes, size_t len,
                               int64_t now_us)
 {
     if (c->state == RS_CLIENT_CLOSED)
         return;
     rs_msg m;
-    const char *field = NULL;
-    rs_proto_status ps = rs_proto_decode(bytes, len, &m, &field);
-    if (ps != RS_PROTO_OK) {
-        malformed(c, now_us, field ? field : rs_proto_status_str(ps));
+    if (!decode_from_server(c, channel, bytes, len, now_us, &m))
         return;
-    }
-    uint8_t ch = 0, dir = 0;
-    bool rel = false;
-    if (!rs_proto_msg_info(m.type, &ch, &rel, &dir) || !(dir & RS_DIR_TO_CLIENT) ||
-        ch != channel) {
-        malformed(c, now_us, "a message a server may not send, or on the wrong channel");
-        return;
-    }
     c->bytes_in += len;
     c->packets_in++;
     c->last_heard_us = now_us;
-    /* Before WELCOME only the handshake's answers make sense. Others are
-     * ignored, not counted: an unreliable FRAME can overtake a WELCOME that
-     * ENet is still retransmitting. The bulk channel's blocks and snapshots
-     * can overtake it too, and are kept: the room sends a block only once. */
-    if (!c->welcomed && m.type != RS_MSG_WELCOME && m.type != RS_MSG_REFUSE &&
-        m.type != RS_MSG_BYE && m.type != RS_MSG_PING && m.type != RS_MSG_PARAMS &&
-        m.type != RS_MSG_SNAPSHOT)
+    if (!c->welcomed && !wanted_before_welcome(m.type))
         return;
-    rs_client_event *ev;
-    switch (m.type) {
-    case RS_MSG_WELCOME:
-        on_welcome(c, &m.u.welcome);
-        break;
-    case RS_MSG_REFUSE:
-        ev = rs_client__push_event(c, RS_CLIENT_EV_REFUSED);
-        ev->u.refused = m.u.refuse;
-        rs_client__close(c, m.u.refuse.reason, m.u.refuse.text, false);
-        return;
-    case RS_MSG_BYE:
-        rs_client__close(c, m.u.bye.reason, m.u.bye.text, false);
-        return;
-    case RS_MSG_RACE_STATE: {
-        bool new_race = !c->have_race_state ||
-                        c->race_state.race_number != m.u.race_state.race_number;
-        c->race_state = m.u.race_state;
-        c->have_race_state = true;
-        c->race_state_welcome = c->welcomes;
-        if (new_race)
-            c->finished_emitted = false;
-        ev = rs_client__push_event(c, RS_CLIENT_EV_RACE_STATE);
-        ev->u.race_state = m.u.race_state;
-        break;
-    }
-    case RS_MSG_CAR_INFO:
-        c->car_info[m.u.car_info.car - 1u] = m.u.car_info;
-        c->have_car_info[m.u.car_info.car - 1u] = true;
-        ev = rs_client__push_event(c, RS_CLIENT_EV_CAR_INFO);
-        ev->u.car_info = m.u.car_info;
-        break;
-    case RS_MSG_PARAMS:
-        rs_client__on_params(c, &m.u.params);
-        break;
-    case RS_MSG_SNAPSHOT:
-        rs_client__on_snapshot(c, &m.u.snapshot);
-        break;
-    case RS_MSG_FRAME:
-        rs_client__on_frame(c, &m.u.frame, now_us);
-        break;
-    case RS_MSG_PING: {
-        rs_msg r;
-        memset(&r, 0, sizeof r);
-        r.type = RS_MSG_PONG;
-        r.u.pong.id = m.u.ping.id;
-        r.u.pong.echo_time_us = m.u.ping.time_us;
-        rs_client__send(c, &r);
-        break;
-    }
-    case RS_MSG_PONG:
-        rs_client__on_pong(c, &m.u.pong, now_us);
-        break;
-    case RS_MSG_LAP:
-        on_lap(c, &m.u.lap);
-        break;
-    case RS_MSG_RESULTS:
-        ev = rs_client__push_event(c, RS_CLIENT_EV_RESULTS);
-        ev->u.results = m.u.results;
-        break;
-    case RS_MSG_LEADERBOARD_REPLY:
-        ev = rs_client__push_event(c, RS_CLIENT_EV_LEADERBOARD_REPLY);
-        ev->u.leaderboard = m.u.leaderboard_reply;
-        break;
-    case RS_MSG_TUNE_REPLY:
-        ev = rs_client__push_event(c, RS_CLIENT_EV_TUNE_REPLY);
-        ev->u.tune = m.u.tune_reply;
-        break;
-    case RS_MSG_ADMIN_REPLY:
-        ev = rs_client__push_event(c, RS_CLIENT_EV_ADMIN_REPLY);
-        ev->u.admin = m.u.admin_reply;
-        break;
-    default:
-        break;
-    }
-    rs_client__try_build(c, now_us);
+    if (dispatch(c, &m, now_us))
+        rs_client__try_build(c, now_us);
 }
 
 void rs_client_receive(rs_client *c, uint8_t channel, const uint8_t *bytes, size_t len,

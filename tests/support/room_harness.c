@@ -1,120 +1,101 @@
 /*
- * The in-memory transport and the protocol-speaking test clients of
- * room_harness.h. See there for what they model.
+ * The virtual clock, the in-memory link and the scene of room_harness.h.
+ * Nothing here speaks the protocol: the clients are the SDK's, the room is
+ * the server's, and the link only carries their bytes.
  */
 #include "room_harness.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "racesim/protocol.h"
-#include "racesim/track.h"
-
-/* A broken invariant of the harness or the room: say where, then stop. */
+/* A broken invariant of the harness or a set-up the SDK refused: say where,
+ * then stop. */
 #define FAIL() (fprintf(stderr, "room_harness.c:%d: invariant broken\n", __LINE__), abort())
 
-#define HIST 512u      /* ticks of confirmed inputs (and pending ones) a client keeps */
 #define MAX_CLIENTS 40u
+#define ROOM_POLL 256u
 
 /* ------------------------------------------------------------ the link */
 
-typedef struct hpkt {
+/* A packet in flight, or the end of a connection. */
+typedef struct link_pkt {
     int64_t at_us;
-    uint64_t order;       /* global insertion order: ties deliver in send order */
-    uint32_t client;      /* index */
-    bool to_server;
-    uint8_t ch;
-    bool rel;
+    uint64_t order;   /* send order: packets due at the same time arrive in it */
+    uint32_t peer;    /* the connection */
+    bool to_room;
+    bool close;       /* the connection ends here, after everything sent before */
+    uint8_t channel;
+    bool reliable;
     uint16_t len;
     uint8_t data[RS_PROTO_MAX_PACKET];
-} hpkt;
+} link_pkt;
 
+/* One direction of one channel of a connection. */
 typedef struct stream {
-    int64_t last_at_us;    /* reliable: keeps deliveries in order */
-    uint32_t burst_left;
+    int64_t last_reliable_at_us; /* reliable packets never overtake each other */
+    uint32_t burst_left;         /* unreliable packets still to lose in a burst */
 } stream;
 
-/* ----------------------------------------------------------- a client */
-
 typedef struct hclient {
-    uint32_t peer;
+    harness *h;
+    harness_driver driver;
+    rs_client_config cfg;        /* its strings point at the copies below */
     char name[RS_PROTO_NAME_MAX + 1];
     char token[RS_PROTO_TOKEN_LEN + 1];
-    uint8_t hello_flags;  /* RS_HELLO_REGISTER; spectating follows `spectator` */
-    bool spectator;
-    bool connected;
-    /* Messages kept for harness_client_take (clients added with
-     * harness_add_client only). */
-    bool recording;
-    rs_msg *log;
-    size_t log_len, log_cap;
+    char room[RS_PROTO_NAME_MAX + 1];
+    char password[RS_PROTO_SECRET_MAX + 1];
+    rs_bot *bot;                 /* NULL for a plain client */
+    rs_client *client;           /* the bot's, or its own */
+
+    /* the current connection */
+    uint32_t peer;
+    bool client_open;            /* the client may send (it has not closed, nor lost the link) */
+    bool room_open;              /* the room knows the peer */
     stream up[RS_CH_COUNT], down[RS_CH_COUNT];
+    harness_tamper_fn tamper;
+    void *tamper_ctx;
 
-    /* the world as announced */
-    bool welcomed;
-    rs_msg_welcome welcome;
-    bool have_race_state;
-    rs_msg_race_state race_state;
-    rs_proto_assembler *snap_asm, *params_asm;
-    uint8_t *snap;
-    size_t snap_len;
-    uint64_t snap_tick, snap_hash;
-    rs_proto_blocks *blocks; /* parameter blocks by hash, for the connection */
-    uint32_t snap_count_at_build;
-    uint32_t snaps_received;
-
-    /* the simulation */
-    rs_track *track;
-    rs_car_params *params[RS_PROTO_MAX_CARS];
-    rs_predict *pred;
-    rs_driver *driver;
-    uint8_t car;
-    uint32_t car_count;
-    rs_input hist[HIST][RS_PROTO_MAX_CARS]; /* confirmed inputs by tick % HIST */
-    uint64_t hist_tick[HIST];               /* tick + 1 */
-    rs_input pend[HIST][RS_PROTO_MAX_CARS]; /* resolved, not yet confirmed */
-    uint64_t pend_tick[HIST];
-    bool pend_has_hash[HIST];
-    uint64_t pend_hash[HIST];
-    uint64_t input_ack;                     /* from FRAMEs */
-    rs_input sent[HIST];                    /* local inputs by tick */
-    uint64_t sent_tick[HIST];
-
-    /* the clock */
-    bool calibrated;
-    double clock_tick;       /* the present the client aims for */
-    double rate;
-    int64_t last_us;
-    int64_t next_ping_us;
-    uint32_t ping_id;
-    double rtt_ms;
-    int16_t lead_ms;
-    bool lead_known;
-    int64_t jump_hold_us;
-    int64_t backlog_next_us;
-
-    harness_client_stats st;
-    int64_t present_changed_us, confirm_changed_us;
-    uint64_t last_present, last_confirmed;
+    /* what it was seen to do on this connection */
+    harness_events events;
+    rs_client_event *log;
+    size_t log_len, log_cap;
+    uint64_t present, confirmed;
+    int64_t present_since_us, confirmed_since_us;
+    int64_t max_present_gap_us, max_confirm_gap_us;
 } hclient;
 
 struct harness {
     rs_room *room;
-    rs_room_config cfg;
-    const rs_racing_line *line;
     bool impaired;
     harness_impair imp;
     uint64_t rng;
-    double lead_target_ms;
     int64_t now_us;
     uint64_t order;
-    hpkt *q;
+    uint32_t next_peer;
+    link_pkt *q;                 /* in flight, in no particular order */
     size_t q_len, q_cap;
+    link_pkt *due;               /* what one step delivers, out of the queue */
+    size_t due_cap;
+    hclient *c[MAX_CLIENTS];
     uint32_t n;
-    hclient *c;
-    rs_room_packet outbuf[256];
+    rs_room_packet out[ROOM_POLL];
 };
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return p;
+    size_t cap2 = *cap ? *cap : 64;
+    while (cap2 < need)
+        cap2 *= 2;
+    p = realloc(p, cap2 * size);
+    if (!p)
+        FAIL();
+    *cap = cap2;
+    return p;
+}
 
 static uint64_t rnd(harness *h)
 {
@@ -130,493 +111,401 @@ static double rnd01(harness *h)
     return (double)(rnd(h) >> 11) / 9007199254740992.0;
 }
 
-static void enqueue(harness *h, uint32_t client, bool to_server, uint8_t ch, bool rel,
-                    const uint8_t *data, size_t len)
+/* When a packet sent now on stream s arrives (*at_us), and whether it
+ * arrives twice; false when the link loses it. */
+static bool impair(harness *h, stream *s, bool reliable, int64_t *at_us, int *copies)
 {
-    hclient *c = &h->c[client];
-    stream *s = to_server ? &c->up[ch] : &c->down[ch];
-    int copies = 1;
-    int64_t at = h->now_us;
-    if (h->impaired) {
-        at += h->imp.delay_us;
-        if (h->imp.jitter_us)
-            at += (int64_t)(rnd(h) % (uint64_t)(2 * h->imp.jitter_us + 1)) - h->imp.jitter_us;
-        if (!rel) {
-            if (s->burst_left) {
-                s->burst_left--;
-                return;
-            }
-            if (rnd01(h) < h->imp.burst_chance) {
-                s->burst_left = h->imp.burst_len - 1;
-                return;
-            }
-            if (rnd01(h) < h->imp.loss)
-                return;
-            if (rnd01(h) < h->imp.dup)
-                copies = 2;
-            if (rnd01(h) < h->imp.reorder)
-                at += (int64_t)(rnd(h) % (uint64_t)(h->imp.reorder_us + 1));
-        } else {
-            /* Reliable: complete and in order (ENet retransmits; its delay
-             * is folded into the jitter). */
-            if (at < s->last_at_us)
-                at = s->last_at_us;
-            s->last_at_us = at;
-        }
+    *at_us = h->now_us;
+    *copies = 1;
+    if (!h->impaired)
+        return true;
+    *at_us += h->imp.delay_us;
+    if (h->imp.jitter_us)
+        *at_us += (int64_t)(rnd(h) % (uint64_t)(2 * h->imp.jitter_us + 1)) - h->imp.jitter_us;
+    if (reliable) {
+        /* Complete and in order (ENet retransmits; its delay is folded into
+         * the jitter). */
+        if (*at_us < s->last_reliable_at_us)
+            *at_us = s->last_reliable_at_us;
+        s->last_reliable_at_us = *at_us;
+        return true;
     }
+    if (s->burst_left) {
+        s->burst_left--;
+        return false;
+    }
+    if (rnd01(h) < h->imp.burst_chance) {
+        s->burst_left = h->imp.burst_len - 1;
+        return false;
+    }
+    if (rnd01(h) < h->imp.loss)
+        return false;
+    if (rnd01(h) < h->imp.dup)
+        *copies = 2;
+    if (rnd01(h) < h->imp.reorder)
+        *at_us += (int64_t)(rnd(h) % (uint64_t)(h->imp.reorder_us + 1));
+    return true;
+}
+
+static link_pkt *link_push(harness *h, const hclient *c, bool to_room, int64_t at_us)
+{
+    h->q = grow(h->q, &h->q_cap, h->q_len + 1, sizeof *h->q);
+    link_pkt *p = &h->q[h->q_len++];
+    memset(p, 0, offsetof(link_pkt, data));
+    p->at_us = at_us;
+    p->order = h->order++;
+    p->peer = c->peer;
+    p->to_room = to_room;
+    return p;
+}
+
+/* Carries one packet of client c's connection, towards the room or from it. */
+static void link_send(harness *h, hclient *c, bool to_room, uint8_t channel, bool reliable,
+                      const uint8_t *data, size_t len)
+{
+    if (channel >= RS_CH_COUNT || len > RS_PROTO_MAX_PACKET)
+        FAIL();
+    stream *s = to_room ? &c->up[channel] : &c->down[channel];
+    int64_t at = 0;
+    int copies = 1;
+    if (!impair(h, s, reliable, &at, &copies))
+        return;
     for (int k = 0; k < copies; k++) {
-        if (h->q_len == h->q_cap) {
-            h->q_cap = h->q_cap ? h->q_cap * 2 : 1024;
-            h->q = realloc(h->q, h->q_cap * sizeof *h->q);
-            if (!h->q)
-                FAIL();
-        }
-        hpkt *p = &h->q[h->q_len++];
-        p->at_us = at + k * 3000; /* a duplicate trails its original */
-        p->order = h->order++;
-        p->client = client;
-        p->to_server = to_server;
-        p->ch = ch;
-        p->rel = rel;
+        link_pkt *p = link_push(h, c, to_room, at + k * 3000); /* a duplicate trails by 3 ms */
+        p->channel = channel;
+        p->reliable = reliable;
         p->len = (uint16_t)len;
         memcpy(p->data, data, len);
     }
 }
 
-static void client_send(harness *h, uint32_t i, const rs_msg *m)
+/* Ends client c's connection in one direction once every reliable packet
+ * sent that way before has arrived. */
+static void link_close(harness *h, hclient *c, bool to_room)
 {
-    uint8_t buf[RS_PROTO_MAX_PACKET];
-    size_t len = 0;
-    if (rs_proto_encode(m, buf, sizeof buf, &len, NULL) != RS_PROTO_OK)
-        FAIL();
-    uint8_t ch = 0, dir = 0;
-    bool rel = false;
-    rs_proto_msg_info(m->type, &ch, &rel, &dir);
-    enqueue(h, i, true, ch, rel, buf, len);
+    const stream *s = to_room ? c->up : c->down;
+    int64_t at = h->now_us + (h->impaired ? h->imp.delay_us : 0);
+    for (uint32_t ch = 0; ch < RS_CH_COUNT; ch++)
+        if (s[ch].last_reliable_at_us > at)
+            at = s[ch].last_reliable_at_us;
+    link_push(h, c, to_room, at)->close = true;
 }
 
-static void send_hello(harness *h, uint32_t i)
+/* Forgets every packet of a connection still in flight. */
+static void link_forget(harness *h, uint32_t peer)
 {
-    hclient *c = &h->c[i];
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_HELLO;
-    m.u.hello.protocol_version = RS_PROTO_VERSION;
-    m.u.hello.physics_version = RS_PHYSICS_VERSION;
-    m.u.hello.flags = (uint8_t)((c->spectator ? RS_HELLO_SPECTATOR : 0) | c->hello_flags);
-    strcpy(m.u.hello.name, c->name);
-    strcpy(m.u.hello.token, c->token);
-    client_send(h, i, &m);
+    size_t k = 0;
+    for (size_t j = 0; j < h->q_len; j++)
+        if (h->q[j].peer != peer)
+            h->q[k++] = h->q[j];
+    h->q_len = k;
 }
 
-/* ------------------------------------------------- building the world */
-
-static void client_reset_world(hclient *c)
+static int cmp_pkt(const void *a, const void *b)
 {
-    rs_predict_destroy(c->pred);
-    c->pred = NULL;
-    rs_driver_destroy(c->driver);
-    c->driver = NULL;
-    for (uint32_t k = 0; k < RS_PROTO_MAX_CARS; k++) {
-        rs_car_params_destroy(c->params[k]);
-        c->params[k] = NULL;
-    }
-    rs_track_destroy(c->track);
-    c->track = NULL;
-    c->calibrated = false;
-    memset(c->hist_tick, 0, sizeof c->hist_tick);
-    memset(c->pend_tick, 0, sizeof c->pend_tick);
-    memset(c->sent_tick, 0, sizeof c->sent_tick);
-    c->input_ack = 0;
-    c->lead_known = false;
+    const link_pkt *x = a, *y = b;
+    if (x->at_us != y->at_us)
+        return x->at_us < y->at_us ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void try_build(harness *h, hclient *c)
+static hclient *client_of_peer(const harness *h, uint32_t peer)
 {
-    /* Control (WELCOME, RACE_STATE) and bulk (PARAMS, SNAPSHOT) are separate
-     * reliable streams: wait until both describe a world. */
-    if (!c->welcomed || !c->have_race_state || c->race_state.phase == RS_PHASE_LOBBY ||
-        !c->snap || c->welcome.car_count == 0 || c->snap_count_at_build == c->snaps_received)
+    for (uint32_t i = 0; i < h->n; i++)
+        if (h->c[i]->peer == peer)
+            return h->c[i];
+    return NULL;
+}
+
+/* The room's end of a connection is gone. */
+static void room_forget(harness *h, hclient *c)
+{
+    if (!c->room_open)
         return;
-    /* Blocks are kept by hash: the room sends each once per connection. */
-    size_t track_len = 0, block_len[RS_PROTO_MAX_CARS];
-    const uint8_t *track_json =
-        rs_proto_blocks_find(c->blocks, RS_PARAMS_TRACK, c->welcome.track_hash, &track_len);
-    const uint8_t *block[RS_PROTO_MAX_CARS];
-    if (!track_json)
-        return;
-    for (uint32_t k = 0; k < c->welcome.car_count; k++) {
-        block[k] = rs_proto_blocks_find(c->blocks, RS_PARAMS_CAR, c->welcome.car_hashes[k],
-                                        &block_len[k]);
-        if (!block[k])
-            return;
-    }
-    client_reset_world(c);
-    char err[256];
-    if (rs_track_parse((const char *)track_json, track_len, "room track", &c->track, err,
-                       sizeof err) != RS_OK ||
-        rs_track_hash(c->track) != c->welcome.track_hash)
-        FAIL();
-    rs_world_def def = rs_world_default();
-    def.tick_hz = c->welcome.tick_hz;
-    def.substeps = c->welcome.substeps;
-    def.max_cars = c->welcome.car_count;
-    def.track = c->track;
-    def.laps = c->race_state.laps;
-    def.start_tick = c->race_state.start_tick;
-    def.car_collisions = true;
-    rs_world *w = NULL;
-    if (rs_world_create(&def, &w) != RS_OK)
-        FAIL();
-    for (uint32_t k = 0; k < c->welcome.car_count; k++) {
-        if (rs_car_params_from_block(block[k], block_len[k], &c->params[k], err, sizeof err) !=
-                RS_OK ||
-            rs_car_params_hash(c->params[k]) != c->welcome.car_hashes[k])
-            FAIL();
-        rs_car_spawn sp;
-        if (!rs_track_grid_slot(c->track, k, &sp) ||
-            rs_world_add_car(w, c->params[k], &sp, NULL) != RS_OK)
-            FAIL();
-    }
-    if (rs_world_restore(w, c->snap, c->snap_len) != RS_OK || rs_world_hash(w) != c->snap_hash ||
-        rs_world_tick(w) != c->snap_tick)
-        FAIL();
-    rs_predict_config pc = rs_predict_config_default();
-    pc.local_car.index1 = c->welcome.car;
-    pc.max_lead_ticks = 200;
-    if (rs_predict_create(w, &pc, &c->pred) != RS_PREDICT_OK)
-        FAIL();
-    c->car = c->welcome.car;
-    c->car_count = c->welcome.car_count;
-    if (c->car) {
-        rs_driver_options o = rs_driver_options_default();
-        o.seed = c->peer;
-        if (rs_driver_create(h->line, &o, &c->driver) != RS_OK)
-            FAIL();
-    }
-    c->snap_count_at_build = c->snaps_received;
-    c->next_ping_us = h->now_us;
-    c->present_changed_us = c->confirm_changed_us = h->now_us;
-    c->last_present = c->last_confirmed = c->snap_tick;
+    c->room_open = false;
+    rs_room_disconnect(h->room, c->peer, h->now_us);
 }
 
-/* --------------------------------------------------------- receiving */
-
-static void on_frame(hclient *c, const rs_msg_frame *f)
+/* The client's end of a connection is gone without a goodbye of its own. */
+static void client_link_down(harness *h, hclient *c)
 {
-    if (!c->pred || f->car_count != c->car_count)
+    if (!c->client_open)
         return;
-    c->st.frames++;
-    uint64_t confirmed = rs_predict_confirmed_tick(c->pred);
-    const rs_input *baseline = NULL;
-    if (f->baseline_back) {
-        uint64_t b = f->first_tick - f->baseline_back;
-        if (c->hist_tick[b % HIST] != b + 1) {
-            c->st.frames_unresolvable++;
-            return;
+    c->client_open = false;
+    rs_client_transport_down(c->client, h->now_us);
+}
+
+static void deliver(harness *h, const link_pkt *p)
+{
+    hclient *c = client_of_peer(h, p->peer);
+    if (!c)
+        return; /* the connection was dropped, or its client rejoined on another */
+    if (p->close) {
+        if (p->to_room)
+            room_forget(h, c);
+        else
+            client_link_down(h, c);
+    } else if (p->to_room) {
+        if (c->room_open)
+            rs_room_receive(h->room, c->peer, p->channel, p->data, p->len, h->now_us);
+    } else {
+        rs_client_receive(c->client, p->channel, p->data, p->len, h->now_us);
+    }
+}
+
+/* Delivers what is due, in time order: unreliable channels are unsequenced,
+ * so late and duplicated packets are delivered as they come. The due
+ * packets leave the queue first: a delivery makes a client answer, which
+ * queues more. */
+static void link_deliver_due(harness *h)
+{
+    if (!h->q_len)
+        return;
+    qsort(h->q, h->q_len, sizeof *h->q, cmp_pkt);
+    size_t due = 0;
+    while (due < h->q_len && h->q[due].at_us <= h->now_us)
+        due++;
+    if (!due)
+        return;
+    h->due = grow(h->due, &h->due_cap, due, sizeof *h->due);
+    memcpy(h->due, h->q, due * sizeof *h->q);
+    memmove(h->q, h->q + due, (h->q_len - due) * sizeof *h->q);
+    h->q_len -= due;
+    for (size_t j = 0; j < due; j++)
+        deliver(h, &h->due[j]);
+}
+
+/* What the room sends goes on the link; a peer it closes has its
+ * connection ended after its last reliable packet (a REFUSE, a BYE). */
+static void room_output(harness *h)
+{
+    size_t n;
+    while ((n = rs_room_poll(h->room, h->out, ROOM_POLL)) > 0) {
+        for (size_t j = 0; j < n; j++) {
+            rs_room_packet *p = &h->out[j];
+            hclient *c = client_of_peer(h, p->peer);
+            if (!c)
+                continue;
+            if (c->tamper)
+                c->tamper(c->tamper_ctx, p);
+            link_send(h, c, false, p->channel, p->reliable, p->data, p->len);
         }
-        baseline = c->hist[b % HIST];
     }
-    rs_input all[RS_PROTO_FRAME_MAX_TICKS * RS_PROTO_MAX_CARS];
-    if (rs_proto_frame_get_inputs(f, baseline, all) != RS_PROTO_OK) {
-        c->st.frames_unresolvable++;
-        return;
-    }
-    if (f->input_ack > c->input_ack)
-        c->input_ack = f->input_ack;
-    if (f->input_lead_ms != RS_PROTO_LEAD_UNKNOWN) {
-        c->lead_ms = f->input_lead_ms;
-        c->lead_known = true;
-        c->st.last_lead_ms = f->input_lead_ms;
-    }
-    for (uint32_t t = 0; t < f->tick_count; t++) {
-        uint64_t tick = f->first_tick + t;
-        if (tick < confirmed || tick >= confirmed + HIST)
-            continue;
-        uint32_t s = (uint32_t)(tick % HIST);
-        c->pend_tick[s] = tick + 1;
-        memcpy(c->pend[s], &all[t * c->car_count], c->car_count * sizeof(rs_input));
-        c->pend_has_hash[s] = false;
-        for (uint32_t k = 0; k < f->hash_count; k++) {
-            if (f->hashes[k].index == t) {
-                c->pend_has_hash[s] = true;
-                c->pend_hash[s] = f->hashes[k].hash;
+    uint32_t closing[16];
+    while ((n = rs_room_poll_closing(h->room, closing, 16)) > 0) {
+        for (size_t j = 0; j < n; j++) {
+            hclient *c = client_of_peer(h, closing[j]);
+            if (!c) {
+                rs_room_disconnect(h->room, closing[j], h->now_us);
+                continue;
             }
+            room_forget(h, c);
+            link_close(h, c, false);
         }
-    }
-    /* Confirm in order whatever is now contiguous. */
-    for (;;) {
-        uint64_t t = rs_predict_confirmed_tick(c->pred);
-        uint32_t s = (uint32_t)(t % HIST);
-        if (c->pend_tick[s] != t + 1)
-            break;
-        rs_predict_status st =
-            rs_predict_confirm(c->pred, t, c->pend[s], c->pend_has_hash[s], c->pend_hash[s]);
-        if (st != RS_PREDICT_OK && st != RS_PREDICT_DESYNC)
-            FAIL();
-        memcpy(c->hist[s], c->pend[s], sizeof c->hist[s]);
-        c->hist_tick[s] = t + 1;
-        c->pend_tick[s] = 0;
     }
 }
 
-static void record(hclient *c, const rs_msg *m)
+/* -------------------------------------------------- the SDK's transport */
+
+static bool transport_send(void *ctx, uint8_t channel, bool reliable, const uint8_t *bytes,
+                           size_t len)
 {
-    switch (m->type) {
-    case RS_MSG_WELCOME: case RS_MSG_REFUSE: case RS_MSG_BYE: case RS_MSG_LAP:
-    case RS_MSG_CAR_INFO: case RS_MSG_RESULTS: case RS_MSG_LEADERBOARD_REPLY:
-    case RS_MSG_TUNE_REPLY: case RS_MSG_ADMIN_REPLY:
-        break;
-    default:
-        return;
-    }
-    if (c->log_len == c->log_cap) {
-        c->log_cap = c->log_cap ? 2 * c->log_cap : 64;
-        c->log = realloc(c->log, c->log_cap * sizeof *c->log);
-        if (!c->log)
-            FAIL();
-    }
-    c->log[c->log_len++] = *m;
+    hclient *c = ctx;
+    if (!c->client_open)
+        return false;
+    link_send(c->h, c, true, channel, reliable, bytes, len);
+    return true;
 }
 
-static void on_packet(harness *h, uint32_t i, const uint8_t *data, size_t len)
+static void transport_close(void *ctx)
 {
-    hclient *c = &h->c[i];
-    rs_msg m;
-    if (rs_proto_decode(data, len, &m, NULL) != RS_PROTO_OK)
-        FAIL(); /* the room must only send what decodes */
-    if (c->recording)
-        record(c, &m);
-    bool complete = false;
-    size_t n = 0;
-    const uint8_t *bytes;
-    switch (m.type) {
-    case RS_MSG_WELCOME:
-        c->welcome = m.u.welcome;
-        c->welcomed = true;
-        break;
-    case RS_MSG_RACE_STATE:
-        c->race_state = m.u.race_state;
-        c->have_race_state = true;
-        break;
-    case RS_MSG_PARAMS:
-        if (rs_proto_assembler_add(c->params_asm, &m.u.params.chunk, &complete) != RS_PROTO_OK)
-            FAIL();
-        if (!complete)
-            break;
-        bytes = rs_proto_assembler_data(c->params_asm, &n);
-        if (rs_proto_blocks_put(c->blocks, m.u.params.kind, m.u.params.id_hash, bytes, n) !=
-            RS_PROTO_OK)
-            FAIL();
-        rs_proto_assembler_reset(c->params_asm);
-        {
-            rs_msg ack;
-            memset(&ack, 0, sizeof ack);
-            ack.type = RS_MSG_PARAMS_ACK;
-            ack.u.params_ack.kind = m.u.params.kind;
-            ack.u.params_ack.id_hash = m.u.params.id_hash;
-            client_send(h, i, &ack);
-        }
-        break;
-    case RS_MSG_SNAPSHOT:
-        if (rs_proto_assembler_add(c->snap_asm, &m.u.snapshot.chunk, &complete) != RS_PROTO_OK)
-            FAIL();
-        if (!complete)
-            break;
-        bytes = rs_proto_assembler_data(c->snap_asm, &n);
-        free(c->snap);
-        c->snap = malloc(n);
-        memcpy(c->snap, bytes, n);
-        c->snap_len = n;
-        c->snap_tick = m.u.snapshot.tick;
-        c->snap_hash = m.u.snapshot.state_hash;
-        c->snaps_received++;
-        rs_proto_assembler_reset(c->snap_asm);
-        break;
-    case RS_MSG_FRAME:
-        on_frame(c, &m.u.frame);
-        break;
-    case RS_MSG_PONG:
-        if (c->pred && m.u.pong.tick >= c->snap_tick) {
-            double rtt_ms = (double)(h->now_us - (int64_t)m.u.pong.echo_time_us) / 1000.0;
-            c->rtt_ms = rtt_ms;
-            if (!c->calibrated) {
-                /* The room was at pong.tick half a round trip ago, and our
-                 * input needs another half to get there. */
-                double hz = c->welcome.tick_hz;
-                double ahead = rtt_ms / 1000.0 * hz + h->lead_target_ms / 1000.0 * hz;
-                c->clock_tick = (double)m.u.pong.tick + ahead;
-                c->calibrated = true;
-                c->rate = 1.0;
-                c->last_us = h->now_us;
-            }
-        }
-        break;
-    case RS_MSG_LAP:
-        if (m.u.lap.car == c->car)
-            c->st.laps_heard++;
-        break;
-    case RS_MSG_RESULTS:
-        c->st.results = true;
-        break;
-    default:
-        break;
-    }
-    try_build(h, c);
+    hclient *c = ctx;
+    if (!c->client_open)
+        return;
+    c->client_open = false;
+    link_close(c->h, c, true);
 }
 
-/* ----------------------------------------------------------- driving */
+/* ------------------------------------------------------------ observing */
 
-static void send_input(harness *h, uint32_t i, uint64_t newest)
+static void record_event(hclient *c, const rs_client_event *ev)
 {
-    hclient *c = &h->c[i];
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_INPUT;
-    rs_msg_input *in = &m.u.input;
-    uint64_t confirmed = rs_predict_confirmed_tick(c->pred);
-    in->newest_tick = newest;
-    /* frame_ack: the newest tick whose confirmed inputs we hold (0 = none) */
-    in->frame_ack = confirmed > c->snap_tick ? confirmed - 1 : 0;
-    if (in->frame_ack > newest)
-        in->frame_ack = newest;
-    uint32_t count = 0;
-    if (!c->car) {
-        /* A spectator sends no controls; an INPUT with one neutral entry
-         * carries its frame_ack, which the room needs to repair its FRAMEs. */
-        in->inputs[0] = rs_proto_input_neutral();
-        in->count = 1;
-        client_send(h, i, &m);
+    if (ev->type > RS_CLIENT_EV_DISCONNECTED)
+        FAIL();
+    c->events.count[ev->type]++;
+    c->events.last[ev->type] = *ev;
+    /* Predicted events come every tick or so: counted, not kept. */
+    if (ev->type == RS_CLIENT_EV_SECTOR || ev->type == RS_CLIENT_EV_COLLISION)
         return;
-    }
-    while (count < RS_PROTO_INPUT_MAX && count <= newest) {
-        uint64_t t = newest - count;
-        /* Everything the room has not acknowledged, and always the newest
-         * (its arrival time is the room's timing feedback). */
-        if ((count > 0 && t <= c->input_ack) || c->sent_tick[t % HIST] != t + 1)
-            break;
-        in->inputs[count++] = c->sent[t % HIST];
-    }
-    if (count == 0)
-        return;
-    in->count = (uint8_t)count;
-    client_send(h, i, &m);
-    c->st.inputs_sent_packets++;
+    c->log = grow(c->log, &c->log_cap, c->log_len + 1, sizeof *c->log);
+    c->log[c->log_len++] = *ev;
 }
 
-static void client_update(harness *h, uint32_t i)
+static void on_bot_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
 {
-    hclient *c = &h->c[i];
-    if (!c->connected || !c->pred)
-        return;
-    if (!c->calibrated) {
-        if (h->now_us >= c->next_ping_us) {
-            rs_msg m;
-            memset(&m, 0, sizeof m);
-            m.type = RS_MSG_PING;
-            m.u.ping.id = ++c->ping_id;
-            m.u.ping.time_us = (uint64_t)h->now_us;
-            client_send(h, i, &m);
-            c->next_ping_us = h->now_us + 100000;
-        }
-        /* Until calibrated, follow the confirmed tick. */
-        rs_predict_advance_to(c->pred, rs_predict_confirmed_tick(c->pred));
-        return;
-    }
-    double hz = c->welcome.tick_hz;
-    if (c->lead_known) {
-        double err = c->lead_ms - h->lead_target_ms;
-        if (err < -100 && h->now_us >= c->jump_hold_us) {
-            /* Far too late (a changed route, a bad first guess): jump ahead,
-             * then let the smoothed feedback catch up before judging again.
-             * Never jump back: the present would stall; slow down instead. */
-            c->clock_tick -= err / 1000.0 * hz;
-            c->jump_hold_us = h->now_us + 1000000;
-            c->lead_known = false;
-        } else if (err > 100) {
-            c->rate = 0.8;
-        } else {
-            /* Gentle: the feedback is a round trip plus the room's smoothing
-             * old, and a stronger gain oscillates. */
-            double adj = -err / 2000.0;
-            c->rate = 1.0 + (adj > 0.05 ? 0.05 : adj < -0.05 ? -0.05 : adj);
-        }
-    }
-    c->clock_tick += (double)(h->now_us - c->last_us) / 1e6 * hz * c->rate;
-    c->last_us = h->now_us;
-    uint64_t target = c->clock_tick > 0 ? (uint64_t)c->clock_tick : 0;
-    uint64_t confirmed = rs_predict_confirmed_tick(c->pred);
-    if (target > confirmed + 190)
-        target = confirmed + 190;
-    uint64_t present = rs_predict_present_tick(c->pred);
-    bool sent_any = false;
-    while (present < target) {
-        if (c->car) {
-            rs_input in = rs_driver_update(c->driver, rs_predict_world(c->pred),
-                                           (rs_car_id){c->car});
-            rs_predict_local_input(c->pred, present, &in);
-            c->sent[present % HIST] = in;
-            c->sent_tick[present % HIST] = present + 1;
-        }
-        rs_predict_status st = rs_predict_advance_to(c->pred, present + 1);
-        if (st != RS_PREDICT_OK && st != RS_PREDICT_DESYNC)
-            FAIL();
-        present = rs_predict_present_tick(c->pred);
-        sent_any = true;
-    }
-    if (sent_any && (c->car || present % 2 == 0)) {
-        /* One INPUT per update however many ticks it covered, plus, when inputs
-         * older than its 8 are still unacknowledged (a jump ahead, a loss),
-         * one more carrying the oldest of them: the room's rate limit
-         * allows two per tick. */
-        uint64_t newest = present - 1;
-        send_input(h, i, newest);
-        if (c->car && c->input_ack + RS_PROTO_INPUT_MAX < newest + 1 - RS_PROTO_INPUT_MAX &&
-            h->now_us >= c->backlog_next_us) {
-            send_input(h, i, c->input_ack + RS_PROTO_INPUT_MAX);
-            c->backlog_next_us = h->now_us + 16000;
-        }
-    }
-    /* A tick's worth of rollback is due anyway when a FRAME changed the past. */
-    rs_predict_advance_to(c->pred, present);
+    (void)bot;
+    record_event(ctx, ev);
 }
 
-/* ---------------------------------------------------------- the harness */
+/* The longest time a tick counter stood still while it was expected to move. */
+static void watch_tick(int64_t now_us, bool moving, uint64_t tick, uint64_t *last,
+                       int64_t *since_us, int64_t *max_gap_us)
+{
+    if (tick == *last && moving)
+        return;
+    if (moving && now_us - *since_us > *max_gap_us)
+        *max_gap_us = now_us - *since_us;
+    *since_us = now_us;
+    *last = tick;
+}
 
-harness *harness_create(const rs_room_config *cfg, uint32_t n, uint32_t n_spectators,
-                        const harness_impair *imp, const rs_racing_line *line,
-                        double lead_target_ms)
+/* While the room races, a connected client's present and confirmed ticks
+ * should keep moving. */
+static void watch_lockstep(harness *h, hclient *c, bool room_racing)
+{
+    rs_client_stats st;
+    rs_client_get_stats(c->client, h->now_us, &st);
+    bool racing = room_racing && rs_client_get_state(c->client) == RS_CLIENT_CONNECTED &&
+                  st.present_tick > 0;
+    watch_tick(h->now_us, racing, st.present_tick, &c->present, &c->present_since_us,
+               &c->max_present_gap_us);
+    watch_tick(h->now_us, racing, st.confirmed_tick, &c->confirmed, &c->confirmed_since_us,
+               &c->max_confirm_gap_us);
+}
+
+static void client_update(harness *h, hclient *c, bool room_racing)
+{
+    if (c->bot) {
+        rs_bot_update(c->bot, h->now_us);
+    } else {
+        rs_client_update(c->client, h->now_us);
+        rs_client_event ev;
+        while (rs_client_poll_event(c->client, &ev))
+            record_event(c, &ev);
+    }
+    watch_lockstep(h, c, room_racing);
+}
+
+/* ---------------------------------------------------------- the scene */
+
+int harness_scene_setup(void **state)
+{
+    test_scene *s = calloc(1, sizeof *s);
+    if (!s || !test_scene_load("oval", "c5", false, s)) {
+        free(s);
+        return -1;
+    }
+    *state = s;
+    return 0;
+}
+
+int harness_scene_teardown(void **state)
+{
+    test_scene_free(*state);
+    free(*state);
+    return 0;
+}
+
+rs_room_config harness_room_config(const test_scene *s, uint32_t start_players)
+{
+    rs_room_config c = rs_room_config_default();
+    c.track = s->track;
+    c.track_json = s->json;
+    c.track_json_len = s->json_len;
+    c.car = s->car;
+    c.start_players = start_players;
+    return c;
+}
+
+rs_client_config harness_player(const char *name, uint32_t lead_ms)
+{
+    rs_client_config c = rs_client_config_default();
+    c.name = name;
+    c.min_lead_ms = lead_ms;
+    c.lead_margin_ticks = 0;
+    return c;
+}
+
+static void keep_str(char *dst, size_t cap, const char *src)
+{
+    if (!src)
+        src = "";
+    if (strlen(src) >= cap)
+        FAIL();
+    strcpy(dst, src);
+}
+
+static void keep_config(hclient *c, const rs_client_config *cfg)
+{
+    c->cfg = *cfg;
+    keep_str(c->name, sizeof c->name, cfg->name);
+    keep_str(c->token, sizeof c->token, cfg->token);
+    keep_str(c->room, sizeof c->room, cfg->room);
+    keep_str(c->password, sizeof c->password, cfg->password);
+    c->cfg.name = c->name;
+    c->cfg.token = c->token;
+    c->cfg.room = c->room;
+    c->cfg.password = c->password;
+}
+
+static void client_free(hclient *c)
+{
+    if (c->bot)
+        rs_bot_destroy(c->bot);
+    else
+        rs_client_destroy(c->client);
+    c->bot = NULL;
+    c->client = NULL;
+}
+
+/* A new SDK client on a new connection, with a fresh record. */
+static void client_connect(harness *h, hclient *c)
+{
+    c->peer = h->next_peer++;
+    memset(c->up, 0, sizeof c->up);
+    memset(c->down, 0, sizeof c->down);
+    memset(&c->events, 0, sizeof c->events);
+    c->log_len = 0;
+    c->present = c->confirmed = 0;
+    c->present_since_us = c->confirmed_since_us = h->now_us;
+    c->max_present_gap_us = c->max_confirm_gap_us = 0;
+    rs_client_transport t = {c, transport_send, transport_close};
+    char err[256] = "";
+    rs_client_status st;
+    if (c->driver == HARNESS_PLAIN) {
+        st = rs_client_create_custom(&c->cfg, &t, h->now_us, &c->client, err, sizeof err);
+    } else {
+        st = rs_bot_create_custom(&c->cfg, &t, c->driver == HARNESS_AI, h->now_us, &c->bot, err,
+                                  sizeof err);
+        c->client = rs_bot_client(c->bot);
+        rs_bot_set_event_fn(c->bot, on_bot_event, c);
+    }
+    if (st != RS_CLIENT_OK) {
+        fprintf(stderr, "client %s: %s\n", c->name, err);
+        FAIL();
+    }
+    c->client_open = c->room_open = true;
+    rs_room_connect(h->room, c->peer, h->now_us);
+    rs_client_transport_up(c->client, h->now_us);
+}
+
+harness *harness_create(const rs_room_config *cfg, const harness_impair *imp)
 {
     harness *h = calloc(1, sizeof *h);
-    if (!h || n > MAX_CLIENTS)
+    if (!h)
         FAIL();
-    h->cfg = *cfg;
     char err[256];
     if (rs_room_create(cfg, &h->room, err, sizeof err) != RS_OK) {
         fprintf(stderr, "%s\n", err);
         FAIL();
     }
-    h->line = line;
-    h->lead_target_ms = lead_target_ms;
     if (imp) {
         h->impaired = true;
         h->imp = *imp;
         h->rng = imp->seed ? imp->seed : 1;
     }
     h->now_us = 1000000;
-    h->n = n;
-    h->c = calloc(n, sizeof *h->c);
-    for (uint32_t i = 0; i < n; i++) {
-        hclient *c = &h->c[i];
-        c->peer = 100 + i;
-        c->spectator = i < n_spectators;
-        snprintf(c->name, sizeof c->name, "%s%u", c->spectator ? "watcher" : "driver", i);
-        if (rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->snap_asm) != RS_PROTO_OK ||
-            rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->params_asm) != RS_PROTO_OK ||
-            rs_proto_blocks_create(RS_PROTO_BLOCKS_KEEP, &c->blocks) != RS_PROTO_OK)
-            FAIL();
-        harness_client_rejoin(h, i);
-    }
+    h->next_peer = 100;
     return h;
 }
 
@@ -625,196 +514,41 @@ void harness_destroy(harness *h)
     if (!h)
         return;
     for (uint32_t i = 0; i < h->n; i++) {
-        hclient *c = &h->c[i];
-        client_reset_world(c);
-        rs_proto_assembler_destroy(c->snap_asm);
-        rs_proto_assembler_destroy(c->params_asm);
-        free(c->snap);
-        rs_proto_blocks_destroy(c->blocks);
-        free(c->log);
+        client_free(h->c[i]);
+        free(h->c[i]->log);
+        free(h->c[i]);
     }
-    free(h->c);
-    free(h->q);
     rs_room_destroy(h->room);
+    free(h->q);
+    free(h->due);
     free(h);
 }
 
-void harness_client_drop(harness *h, uint32_t i)
+uint32_t harness_add_client(harness *h, const rs_client_config *cfg, harness_driver driver)
 {
-    hclient *c = &h->c[i];
-    if (!c->connected)
-        return;
-    c->connected = false;
-    rs_room_disconnect(h->room, c->peer, h->now_us);
-    /* Packets in flight to or from it are lost with the connection. */
-    size_t k = 0;
-    for (size_t j = 0; j < h->q_len; j++)
-        if (h->q[j].client != i)
-            h->q[k++] = h->q[j];
-    h->q_len = k;
-    client_reset_world(c);
-    c->welcomed = c->have_race_state = false;
-    free(c->snap);
-    c->snap = NULL;
-    rs_proto_assembler_reset(c->snap_asm);
-    rs_proto_assembler_reset(c->params_asm);
-    rs_proto_blocks_clear(c->blocks); /* a new connection is sent every block again */
-}
-
-void harness_client_rejoin(harness *h, uint32_t i)
-{
-    hclient *c = &h->c[i];
-    c->connected = true;
-    memset(c->up, 0, sizeof c->up);
-    memset(c->down, 0, sizeof c->down);
-    c->peer += 1000; /* a new connection gets a new transport id */
-    rs_room_connect(h->room, c->peer, h->now_us);
-    send_hello(h, i);
-}
-
-uint8_t harness_client_car(const harness *h, uint32_t i)
-{
-    return h->c[i].pred ? h->c[i].car : 0;
-}
-
-static int cmp_pkt(const void *a, const void *b)
-{
-    const hpkt *x = a, *y = b;
-    if (x->at_us != y->at_us)
-        return x->at_us < y->at_us ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int32_t client_of_peer(const harness *h, uint32_t peer)
-{
-    for (uint32_t i = 0; i < h->n; i++)
-        if (h->c[i].peer == peer && h->c[i].connected)
-            return (int32_t)i;
-    return -1;
+    if (h->n >= MAX_CLIENTS)
+        FAIL();
+    hclient *c = calloc(1, sizeof *c);
+    if (!c)
+        FAIL();
+    c->h = h;
+    c->driver = driver;
+    keep_config(c, cfg);
+    h->c[h->n] = c;
+    client_connect(h, c);
+    return h->n++;
 }
 
 void harness_step(harness *h, int64_t step_us)
 {
     h->now_us += step_us;
-    /* Deliver what is due, in time order. */
-    if (h->q_len) {
-        qsort(h->q, h->q_len, sizeof *h->q, cmp_pkt);
-        size_t due = 0;
-        while (due < h->q_len && h->q[due].at_us <= h->now_us)
-            due++;
-        for (size_t j = 0; j < due; j++) {
-            hpkt *p = &h->q[j];
-            hclient *c = &h->c[p->client];
-            if (!c->connected)
-                continue;
-            /* Unreliable channels are unsequenced (SPEC.md, protocol version 2):
-             * late and duplicated packets are delivered as they come. */
-            if (p->to_server)
-                rs_room_receive(h->room, c->peer, p->ch, p->data, p->len, h->now_us);
-            else
-                on_packet(h, p->client, p->data, p->len);
-        }
-        memmove(h->q, h->q + due, (h->q_len - due) * sizeof *h->q);
-        h->q_len -= due;
-    }
+    link_deliver_due(h);
     rs_room_update(h->room, h->now_us);
-    size_t n;
-    while ((n = rs_room_poll(h->room, h->outbuf, 256)) > 0) {
-        for (size_t j = 0; j < n; j++) {
-            int32_t ci = client_of_peer(h, h->outbuf[j].peer);
-            if (ci >= 0)
-                enqueue(h, (uint32_t)ci, false, h->outbuf[j].channel, h->outbuf[j].reliable,
-                        h->outbuf[j].data, h->outbuf[j].len);
-        }
-    }
-    uint32_t closing[16];
-    while ((n = rs_room_poll_closing(h->room, closing, 16)) > 0)
-        for (size_t j = 0; j < n; j++)
-            rs_room_disconnect(h->room, closing[j], h->now_us);
-    if (!h->impaired) {
-        /* A perfect link delivers at once: let the clients answer now. */
-        for (size_t j = 0; j < h->q_len; j++)
-            h->q[j].at_us = h->now_us;
-    }
-    for (uint32_t i = 0; i < h->n; i++) {
-        hclient *c = &h->c[i];
-        client_update(h, i);
-        if (!c->pred)
-            continue;
-        uint64_t present = rs_predict_present_tick(c->pred);
-        uint64_t confirmed = rs_predict_confirmed_tick(c->pred);
-        rs_room_stats rst;
-        rs_room_get_stats(h->room, &rst);
-        bool racing = rst.phase == RS_PHASE_RACE && c->calibrated;
-        if (present != c->last_present || !racing) {
-            int64_t gap = h->now_us - c->present_changed_us;
-            if (racing && gap > c->st.max_present_gap_us)
-                c->st.max_present_gap_us = gap;
-            c->present_changed_us = h->now_us;
-            c->last_present = present;
-        }
-        if (confirmed != c->last_confirmed || !racing) {
-            int64_t gap = h->now_us - c->confirm_changed_us;
-            if (racing && gap > c->st.max_confirm_gap_us)
-                c->st.max_confirm_gap_us = gap;
-            c->confirm_changed_us = h->now_us;
-            c->last_confirmed = confirmed;
-        }
-    }
-}
-
-uint32_t harness_add_client(harness *h, const char *name, const char *token, uint8_t flags)
-{
-    if (h->n >= MAX_CLIENTS)
-        FAIL();
-    hclient *n = realloc(h->c, (h->n + 1) * sizeof *h->c);
-    if (!n)
-        FAIL();
-    h->c = n;
-    uint32_t i = h->n++;
-    hclient *c = &h->c[i];
-    memset(c, 0, sizeof *c);
-    c->peer = 100 + i;
-    c->spectator = (flags & RS_HELLO_SPECTATOR) != 0;
-    c->recording = true;
-    harness_client_identity(h, i, name, token, flags);
-    if (rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->snap_asm) != RS_PROTO_OK ||
-        rs_proto_assembler_create(RS_PROTO_BLOB_MAX, &c->params_asm) != RS_PROTO_OK ||
-        rs_proto_blocks_create(RS_PROTO_BLOCKS_KEEP, &c->blocks) != RS_PROTO_OK)
-        FAIL();
-    harness_client_rejoin(h, i);
-    return i;
-}
-
-void harness_client_identity(harness *h, uint32_t i, const char *name, const char *token,
-                             uint8_t flags)
-{
-    hclient *c = &h->c[i];
-    snprintf(c->name, sizeof c->name, "%s", name);
-    snprintf(c->token, sizeof c->token, "%s", token ? token : "");
-    c->hello_flags = flags & RS_HELLO_REGISTER;
-    c->spectator = (flags & RS_HELLO_SPECTATOR) != 0;
-}
-
-void harness_client_send(harness *h, uint32_t i, const rs_msg *m)
-{
-    if (h->c[i].connected)
-        client_send(h, i, m);
-}
-
-bool harness_client_take(harness *h, uint32_t i, uint8_t type, rs_msg *out)
-{
-    hclient *c = &h->c[i];
-    for (size_t k = 0; k < c->log_len; k++) {
-        if (c->log[k].type != type)
-            continue;
-        if (out)
-            *out = c->log[k];
-        memmove(c->log + k, c->log + k + 1, (c->log_len - k - 1) * sizeof *c->log);
-        c->log_len--;
-        return true;
-    }
-    return false;
+    room_output(h);
+    rs_room_stats rst;
+    rs_room_get_stats(h->room, &rst);
+    for (uint32_t i = 0; i < h->n; i++)
+        client_update(h, h->c[i], rst.phase == RS_PHASE_RACE);
 }
 
 int64_t harness_now(const harness *h)
@@ -827,18 +561,76 @@ rs_room *harness_room(harness *h)
     return h->room;
 }
 
+static hclient *client_at(const harness *h, uint32_t i)
+{
+    if (i >= h->n)
+        FAIL();
+    return h->c[i];
+}
+
+rs_client *harness_client(harness *h, uint32_t i)
+{
+    return client_at(h, i)->client;
+}
+
 void harness_client_stats_get(harness *h, uint32_t i, harness_client_stats *out)
 {
-    hclient *c = &h->c[i];
-    *out = c->st;
-    if (c->pred) {
-        rs_predict_stats ps;
-        rs_predict_get_stats(c->pred, (double)h->now_us / 1e6, &ps);
-        out->hashes_checked = ps.hashes_checked;
-        out->desyncs = ps.desyncs;
-        out->confirmed_tick = ps.confirmed_tick;
-        out->present_tick = ps.present_tick;
-        out->rollbacks = (uint32_t)ps.rollbacks;
-        out->depth_max = ps.depth_max;
+    hclient *c = client_at(h, i);
+    memset(out, 0, sizeof *out);
+    rs_client_get_stats(c->client, h->now_us, &out->sdk);
+    if (c->bot)
+        rs_bot_get_stats(c->bot, &out->bot);
+    out->max_present_gap_us = c->max_present_gap_us;
+    out->max_confirm_gap_us = c->max_confirm_gap_us;
+}
+
+const harness_events *harness_client_events(const harness *h, uint32_t i)
+{
+    return &client_at(h, i)->events;
+}
+
+bool harness_client_take(harness *h, uint32_t i, uint8_t type, rs_client_event *out)
+{
+    hclient *c = client_at(h, i);
+    for (size_t k = 0; k < c->log_len; k++) {
+        if (c->log[k].type != type)
+            continue;
+        if (out)
+            *out = c->log[k];
+        memmove(c->log + k, c->log + k + 1, (c->log_len - k - 1) * sizeof *c->log);
+        c->log_len--;
+        return true;
     }
+    return false;
+}
+
+void harness_client_drop(harness *h, uint32_t i)
+{
+    hclient *c = client_at(h, i);
+    room_forget(h, c);
+    link_forget(h, c->peer);
+    client_link_down(h, c);
+}
+
+void harness_client_rejoin(harness *h, uint32_t i, const rs_client_config *cfg)
+{
+    hclient *c = client_at(h, i);
+    harness_client_drop(h, i); /* whatever is left of the old connection goes at once */
+    client_free(c);
+    if (cfg)
+        keep_config(c, cfg);
+    client_connect(h, c);
+}
+
+bool harness_client_linked(const harness *h, uint32_t i)
+{
+    const hclient *c = client_at(h, i);
+    return c->client_open && c->room_open;
+}
+
+void harness_client_tamper(harness *h, uint32_t i, harness_tamper_fn fn, void *ctx)
+{
+    hclient *c = client_at(h, i);
+    c->tamper = fn;
+    c->tamper_ctx = ctx;
 }
