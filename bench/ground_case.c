@@ -65,9 +65,7 @@ int rs_bench_ground(const rs_track *track, uint32_t repeat)
                 }
             samples[r] = (double)(rs_clock_ns() - t0) / (10.0 * (double)n);
         }
-        qsort(samples, repeat, sizeof *samples, rs_cmp_double);
-        med[set] = repeat % 2 ? samples[repeat / 2]
-                              : 0.5 * (samples[repeat / 2 - 1] + samples[repeat / 2]);
+        med[set] = rs_median(samples, repeat);
     }
     printf("{\"case\":\"ground\",\"track\":\"%s\",\"points\":%zu,\"repeat\":%u,"
            "\"on_track_ns_per_call\":%.1f,\"run_off_ns_per_call\":%.1f,\"checksum\":%u}\n",

@@ -67,8 +67,10 @@
 
 #include "racesim/bot.h"
 #include "racesim/client.h"
+#include "racesim/base/cli.h"
 #include "racesim/base/clock.h"
 #include "racesim/base/stats.h"
+/* The option table the other benchmarks use too (tests/support). */
 
 /* ------------------------------------------------------------- utilities */
 
@@ -488,29 +490,43 @@ static void usage(FILE *f)
                "JSON object (docs/PERFORMANCE.md, \"Load test\").\n");
 }
 
-static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
+/* Fills *o from the command line. Returns -1 to go on, else the exit
+ * status (0 after --help, 2 on a usage error). */
 static int parse_args(int argc, char **argv, options *o)
 {
-    memset(o, 0, sizeof *o);
-    o->rooms = 1;
-    o->bots_per_room = 16;
-    o->seconds = 10;
-    o->tick_hz = 60;
-    o->warmup_s = 2;
-    o->join_timeout_s = 60;
-    o->join_rate = 50;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o->threads = cores > 0 ? (uint32_t)cores : 1;
+    *o = (options){.rooms = 1, .bots_per_room = 16, .seconds = 10, .tick_hz = 60,
+                   .threads = cores > 0 ? (uint32_t)cores : 1, .warmup_s = 2,
+                   .join_timeout_s = 60, .join_rate = 50};
+    const char *server = NULL, *driver = NULL;
+    const rs_cli_opt opts[] = {
+        {"--rooms", &o->rooms, 1, 64, NULL},
+        {"--bots-per-room", &o->bots_per_room, 1, 32, NULL},
+        {"--seconds", &o->seconds, 1, 3600, NULL},
+        {"--tick-hz", &o->tick_hz, 10, 240, NULL},
+        {"--threads", &o->threads, 1, 256, NULL},
+        {"--warmup-s", &o->warmup_s, 0, 600, NULL},
+        {"--join-rate", &o->join_rate, 1, 100000, NULL},
+        {"--join-timeout-s", &o->join_timeout_s, 1, 3600, NULL},
+        {"--server", NULL, 0, 0, &server},
+        {"--server-log", NULL, 0, 0, &o->server_log},
+        {"--driver", NULL, 0, 0, &driver},
+    };
+    int rc = rs_cli_parse_opts("loadtest", argc, argv, opts, sizeof opts / sizeof opts[0], usage);
+    if (rc >= 0)
+        return rc;
+    if (driver) {
+        o->driver = -1;
+        for (int d = 0; d < (int)(sizeof driver_names / sizeof *driver_names); d++)
+            if (!strcmp(driver, driver_names[d]))
+                o->driver = d;
+        if (o->driver < 0)
+            return rs_usage_error(NULL, "--driver: '%s' is not light or ai", driver);
+    }
+    if (server) {
+        snprintf(o->server, sizeof o->server, "%s", server);
+        return -1;
+    }
     /* Default server: raceserver next to this program. */
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -523,48 +539,6 @@ static int parse_args(int argc, char **argv, options *o)
                  self);
     } else {
         snprintf(o->server, sizeof o->server, "raceserver");
-    }
-    /* Every option takes one value. */
-    for (int i = 1; i < argc; i += 2) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = v != NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--rooms"))
-            ok = ok && parse_u32(v, 1, 64, &o->rooms);
-        else if (!strcmp(a, "--bots-per-room"))
-            ok = ok && parse_u32(v, 1, 32, &o->bots_per_room);
-        else if (!strcmp(a, "--seconds"))
-            ok = ok && parse_u32(v, 1, 3600, &o->seconds);
-        else if (!strcmp(a, "--tick-hz"))
-            ok = ok && parse_u32(v, 10, 240, &o->tick_hz);
-        else if (!strcmp(a, "--threads"))
-            ok = ok && parse_u32(v, 1, 256, &o->threads);
-        else if (!strcmp(a, "--warmup-s"))
-            ok = ok && parse_u32(v, 0, 600, &o->warmup_s);
-        else if (!strcmp(a, "--join-rate"))
-            ok = ok && parse_u32(v, 1, 100000, &o->join_rate);
-        else if (!strcmp(a, "--join-timeout-s"))
-            ok = ok && parse_u32(v, 1, 3600, &o->join_timeout_s);
-        else if (!strcmp(a, "--server") && v)
-            snprintf(o->server, sizeof o->server, "%s", v);
-        else if (!strcmp(a, "--server-log") && v)
-            o->server_log = v;
-        else if (!strcmp(a, "--driver") && v) {
-            ok = false;
-            for (int d = 0; d < (int)(sizeof driver_names / sizeof *driver_names); d++)
-                if (!strcmp(v, driver_names[d])) {
-                    o->driver = d;
-                    ok = true;
-                }
-        } else
-            ok = false;
-        if (!ok) {
-            fprintf(stderr, "loadtest: bad or incomplete option %s\n", a);
-            usage(stderr);
-            return 2;
-        }
     }
     return -1; /* go on */
 }

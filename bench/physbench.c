@@ -34,62 +34,20 @@
 #include "race_case.h"
 #include "racesim/physics.h"
 #include "racesim/track.h"
+#include "racesim/base/cli.h"
 #include "racesim/base/clock.h"
 #include "racesim/base/stats.h"
+/* The allocation counter and option table the tests and the other
+ * benchmarks use too (tests/support). */
+#include "racesim/base/alloc_count.h"
 
 /* ------------------------------------------------ allocation counting */
 
-static volatile int counting;
-static volatile unsigned long alloc_count;
-
 #if RS_BENCH_WRAP_MALLOC
 #define ALLOC_CHECKED 1
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__real_aligned_alloc(size_t align, size_t n);
-int __real_posix_memalign(void **p, size_t align, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-void *__wrap_aligned_alloc(size_t align, size_t n);
-int __wrap_posix_memalign(void **p, size_t align, size_t n);
-
-void *__wrap_malloc(size_t n)
-{
-    if (counting)
-        alloc_count++;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    if (counting)
-        alloc_count++;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    if (counting)
-        alloc_count++;
-    return __real_realloc(p, n);
-}
-
-void *__wrap_aligned_alloc(size_t align, size_t n)
-{
-    if (counting)
-        alloc_count++;
-    return __real_aligned_alloc(align, n);
-}
-
-int __wrap_posix_memalign(void **p, size_t align, size_t n)
-{
-    if (counting)
-        alloc_count++;
-    return __real_posix_memalign(p, align, n);
-}
+ALLOC_COUNT_WRAP_MALLOC_CALLOC_REALLOC
+ALLOC_COUNT_WRAP(void *, aligned_alloc, (size_t align, size_t n), (align, n))
+ALLOC_COUNT_WRAP(int, posix_memalign, (void **p, size_t align, size_t n), (p, align, n))
 #else
 #define ALLOC_CHECKED 0 /* no --wrap on this platform: reported as null */
 #endif
@@ -209,9 +167,9 @@ static int bench(const bench_cfg *cfg, uint32_t n)
     alloc_count = 0;
     for (uint64_t t = 0; t < 2u * hz && st == RS_OK; t++) {
         set_inputs(cfg, w, n, t, hz);
-        counting = 1;
+        alloc_counting = 1;
         st = rs_world_step(w);
-        counting = 0;
+        alloc_counting = 0;
     }
     unsigned long allocs = alloc_count;
     rs_world_destroy(w);
@@ -254,9 +212,7 @@ static int bench(const bench_cfg *cfg, uint32_t n)
         }
         samples[r] = (double)total / ((double)n * (double)cfg->ticks);
     }
-    qsort(samples, cfg->repeat, sizeof *samples, rs_cmp_double); /* reporting only */
-    double median = cfg->repeat % 2 ? samples[cfg->repeat / 2]
-                                    : 0.5 * (samples[cfg->repeat / 2 - 1] + samples[cfg->repeat / 2]);
+    double median = rs_median(samples, cfg->repeat); /* sorts them: samples[0] is the least */
     char allocs_text[32];
     if (ALLOC_CHECKED)
         snprintf(allocs_text, sizeof allocs_text, "%lu", allocs);
@@ -273,18 +229,6 @@ static int bench(const bench_cfg *cfg, uint32_t n)
         fprintf(stderr, "physbench: rs_world_step allocated %lu times with %u cars\n", allocs, n);
         return 1;
     }
-    return 0;
-}
-
-static int parse_u32(const char *opt, const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end || s[0] == '-' || v < lo || v > hi) {
-        fprintf(stderr, "physbench: %s: '%s' is not an integer in %u..%u\n", opt, s, lo, hi);
-        return 2;
-    }
-    *out = (uint32_t)v;
     return 0;
 }
 
@@ -313,42 +257,20 @@ int main(int argc, char **argv)
     bench_cfg cfg = {600, 3, rs_world_default().substeps, {NULL, NULL}};
     uint32_t one = 0;
     const char *data = RS_DATA_DIR, *race_track = NULL, *ground_track = NULL;
-    int rc = 0;
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "physbench: unknown option or missing value: %s\n", a);
-            usage(stderr);
-            return 2;
-        }
-        const char *v = argv[++i];
-        if (strcmp(a, "--cars") == 0)
-            rc = parse_u32(a, v, 1, 65535, &one);
-        else if (strcmp(a, "--ticks") == 0)
-            rc = parse_u32(a, v, 1, 10000000, &cfg.ticks);
-        else if (strcmp(a, "--repeat") == 0)
-            rc = parse_u32(a, v, 1, 1000, &cfg.repeat);
-        else if (strcmp(a, "--substeps") == 0)
-            rc = parse_u32(a, v, 1, 64, &cfg.substeps);
-        else if (strcmp(a, "--data") == 0)
-            data = v;
-        else if (strcmp(a, "--race") == 0)
-            race_track = v;
-        else if (strcmp(a, "--ground") == 0)
-            ground_track = v;
-        else {
-            fprintf(stderr, "physbench: unknown option %s\n", a);
-            usage(stderr);
-            return 2;
-        }
-        if (rc)
-            return rc;
-    }
+    const rs_cli_opt opts[] = {
+        {"--cars", &one, 1, 65535, NULL},
+        {"--ticks", &cfg.ticks, 1, 10000000, NULL},
+        {"--repeat", &cfg.repeat, 1, 1000, NULL},
+        {"--substeps", &cfg.substeps, 1, 64, NULL},
+        {"--data", NULL, 0, 0, &data},
+        {"--race", NULL, 0, 0, &race_track},
+        {"--ground", NULL, 0, 0, &ground_track},
+    };
+    int rc = rs_cli_parse_opts("physbench", argc, argv, opts, sizeof opts / sizeof opts[0], usage);
+    if (rc >= 0)
+        return rc;
+    rc = 0;
 
     static const char *files[2] = {"cars/c5.json", "cars/formula.json"};
     for (int k = 0; k < 2; k++) {
@@ -363,25 +285,18 @@ int main(int argc, char **argv)
     }
 
     static const uint32_t counts[] = {1, 16, 256, 4096};
-    if (ground_track) {
+    const char *track_path = ground_track ? ground_track : race_track;
+    if (track_path) {
         char err[512];
         rs_track *track = NULL;
-        if (rs_track_load(ground_track, &track, err, sizeof err) != RS_OK) {
+        if (rs_track_load(track_path, &track, err, sizeof err) != RS_OK) {
             fprintf(stderr, "physbench: %s\n", err);
             rc = 1;
-        } else {
+        } else if (ground_track) {
             rc = rs_bench_ground(track, cfg.repeat);
-        }
-        rs_track_destroy(track);
-    } else if (race_track) {
-        char err[512];
-        rs_track *track = NULL;
-        if (rs_track_load(race_track, &track, err, sizeof err) != RS_OK) {
-            fprintf(stderr, "physbench: %s\n", err);
-            rc = 1;
         } else {
             race_bench rb = {track,      {cfg.params[0], cfg.params[1]}, one ? one : 16,
-                             cfg.ticks,  cfg.repeat, &counting, &alloc_count, ALLOC_CHECKED};
+                             cfg.ticks,  cfg.repeat, &alloc_counting, &alloc_count, ALLOC_CHECKED};
             rc = rs_bench_race(&rb);
         }
         rs_track_destroy(track);

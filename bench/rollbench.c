@@ -31,16 +31,13 @@
 #include "racesim/physics.h"
 #include "racesim/predict.h"
 #include "racesim/track.h"
+#include "racesim/base/cli.h"
 #include "racesim/base/clock.h"
+#include "racesim/base/stats.h"
+/* The option table the other benchmarks use too (tests/support). */
 
 #define CARS 16u
 #define DEPTH 15u
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 static rs_car_id car_of(uint32_t i)
 {
@@ -91,29 +88,20 @@ int main(int argc, char **argv)
     char track_path[1024], car_path[1024];
     snprintf(track_path, sizeof track_path, "%s/tracks/technical.json", RS_DATA_DIR);
     snprintf(car_path, sizeof car_path, "%s/cars/c5.json", RS_DATA_DIR);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has = i + 1 < argc;
-        if (!strcmp(a, "--rounds") && has)
-            rounds = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--warmup-s") && has)
-            warmup_s = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--track") && has)
-            snprintf(track_path, sizeof track_path, "%s", argv[++i]);
-        else if (!strcmp(a, "--car") && has)
-            snprintf(car_path, sizeof car_path, "%s", argv[++i]);
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else {
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (rounds == 0 || rounds > 1000000) {
-        fprintf(stderr, "rollbench: --rounds must be 1..1000000\n");
-        return 2;
-    }
+    const char *track_opt = NULL, *car_opt = NULL;
+    const rs_cli_opt opts[] = {
+        {"--rounds", &rounds, 1, 1000000, NULL},
+        {"--warmup-s", &warmup_s, 0, 3600, NULL},
+        {"--track", NULL, 0, 0, &track_opt},
+        {"--car", NULL, 0, 0, &car_opt},
+    };
+    int prc = rs_cli_parse_opts("rollbench", argc, argv, opts, sizeof opts / sizeof opts[0], usage);
+    if (prc >= 0)
+        return prc;
+    if (track_opt)
+        snprintf(track_path, sizeof track_path, "%s", track_opt);
+    if (car_opt)
+        snprintf(car_path, sizeof car_path, "%s", car_opt);
 
     int rc = 1;
     char err[512];
@@ -124,7 +112,7 @@ int main(int argc, char **argv)
     rs_world *server = NULL, *client = NULL;
     rs_predict *pred = NULL;
     uint8_t *snap = NULL;
-    int64_t *ns = calloc(rounds, sizeof *ns);
+    double *ns = calloc(rounds, sizeof *ns); /* each rollback's time, ns */
 
     if (!ns)
         goto done;
@@ -255,7 +243,7 @@ int main(int argc, char **argv)
                     DEPTH);
             goto done;
         }
-        ns[r] = b - a;
+        ns[r] = (double)(b - a);
         /* Keep the lead: predict one more tick (untimed). */
         if (rs_predict_advance_to(pred, tick + 1 + DEPTH) != RS_PREDICT_OK)
             goto done;
@@ -266,11 +254,11 @@ int main(int argc, char **argv)
         goto done;
     }
 
-    qsort(ns, rounds, sizeof *ns, cmp_i64);
-    double med = (double)ns[rounds / 2] / 1e6;
-    double p90 = (double)ns[(size_t)((double)(rounds - 1) * 0.9)] / 1e6;
-    double mx = (double)ns[rounds - 1] / 1e6;
-    double per_car_tick = (double)ns[rounds / 2] / (double)(DEPTH * CARS);
+    qsort(ns, rounds, sizeof *ns, rs_cmp_double);
+    double med = ns[rounds / 2] / 1e6;
+    double p90 = ns[(size_t)((double)(rounds - 1) * 0.9)] / 1e6;
+    double mx = ns[rounds - 1] / 1e6;
+    double per_car_tick = ns[rounds / 2] / (double)(DEPTH * CARS);
     printf("{\"bench\":\"rollback\",\"track\":\"technical\",\"cars\":%u,\"depth_ticks\":%u,"
            "\"rounds\":%u,\"warmup_s\":%u,\"median_ms\":%.3f,\"p90_ms\":%.3f,\"max_ms\":%.3f,"
            "\"ns_per_car_tick\":%.0f,\"nudged\":%u,\"mean_speed_m_s\":%.1f,\"car_hits\":%u,"

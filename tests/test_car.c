@@ -18,24 +18,14 @@
 #include "maneuvers.h"
 #include "racesim/physics.h"
 #include "race.h"
-
-static rs_car_params *load(const char *name)
-{
-    const char *dir = getenv("RS_DATA_DIR");
-    char path[1024], err[512] = "";
-    rs_car_params *p = NULL;
-    snprintf(path, sizeof path, "%s/cars/%s", dir ? dir : RS_DATA_DIR, name);
-    if (rs_car_params_load(path, &p, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return p;
-}
+#include "test_fixtures.h"
 
 static void test_full_pedal_stop_is_never_shorter_than_threshold_braking(void **state)
 {
     (void)state;
-    const char *cars[2] = {"c5.json", "formula.json"};
+    const char *cars[2] = {"c5", "formula"};
     for (int i = 0; i < 2; i++) {
-        rs_car_params *p = load(cars[i]);
+        rs_car_params *p = fixture_car(cars[i]);
         rs_mv_config cfg = rs_mv_config_default();
         rs_mv_brake b;
         char err[256] = "";
@@ -50,19 +40,15 @@ static void test_full_pedal_stop_is_never_shorter_than_threshold_braking(void **
 static void test_parked_car_comes_to_rest_after_a_hard_stop(void **state)
 {
     (void)state;
-    const char *cars[2] = {"c5.json", "formula.json"};
+    const char *cars[2] = {"c5", "formula"};
     for (int i = 0; i < 2; i++) {
-        rs_car_params *p = load(cars[i]);
-        rs_world_def def = rs_world_default();
-        rs_world *w = NULL;
-        assert_int_equal(rs_world_create(&def, &w), RS_OK);
+        rs_car_params *p = fixture_car(cars[i]);
+        rs_world *w = fixture_world(NULL, 0, 0, true);
         rs_car_spawn sp = rs_car_spawn_default();
         sp.speed_m_s = 25.0;
         sp.gear = 3;
-        rs_car_id id;
-        assert_int_equal(rs_world_add_car(w, p, &sp, &id), RS_OK);
         rs_input in = rs_input_quantise(0.0, 0.0, 1.0, 0.0, 0.0);
-        assert_int_equal(rs_world_set_input(w, id, &in), RS_OK);
+        rs_car_id id = fixture_add_car(w, p, &sp, &in);
         double worst = 0.0;
         for (int t = 0; t < 60 * 8; t++) {
             assert_int_equal(rs_world_step(w), RS_OK);
@@ -104,7 +90,7 @@ static double rotational_energy(const rs_car_params *p, const rs_car_state *s)
            tz = 2.0 * (qx * w[1] - qy * w[0]);
     double b[3] = {w[0] + qw * tx + (qy * tz - qz * ty), w[1] + qw * ty + (qz * tx - qx * tz),
                    w[2] + qw * tz + (qx * ty - qy * tx)};
-    const double *I = p->d.inertia_kg_m2;
+    const double *I = p->def.inertia_kg_m2;
     double Ib[3] = {I[0] * b[0] + I[3] * b[1] + I[4] * b[2], I[3] * b[0] + I[1] * b[1] + I[5] * b[2],
                     I[4] * b[0] + I[5] * b[1] + I[2] * b[2]};
     return 0.5 * (b[0] * Ib[0] + b[1] * Ib[1] + b[2] * Ib[2]);
@@ -113,18 +99,14 @@ static double rotational_energy(const rs_car_params *p, const rs_car_state *s)
 static void test_tumbling_car_in_the_air_does_not_gain_rotational_energy(void **state)
 {
     (void)state;
-    rs_car_params *p = load("c5.json");
-    rs_world_def def = rs_world_default();
-    rs_world *w = NULL;
-    assert_int_equal(rs_world_create(&def, &w), RS_OK);
+    rs_car_params *p = fixture_car("c5");
+    rs_world *w = fixture_world(NULL, 0, 0, true);
     rs_car_spawn sp = rs_car_spawn_default();
     sp.pos_m[2] = 400.0; /* 400 m up: nine seconds of free fall */
     rs_car_id id;
     assert_int_equal(rs_world_add_car(w, p, &sp, &id), RS_OK);
-    size_t n = rs_world_snapshot(w, NULL, 0);
-    uint8_t *snap = malloc(n);
-    assert_non_null(snap);
-    rs_world_snapshot(w, snap, n);
+    size_t n;
+    uint8_t *snap = fixture_snapshot(w, &n);
     /* Spin about all three axes: the intermediate axis is the unstable one. */
     put_f64(snap + SNAP_W_OFFSET, 2.0);
     put_f64(snap + SNAP_W_OFFSET + 8, 3.0);

@@ -24,22 +24,14 @@
 #include "carparams.h"
 #include "json.h"
 #include "racesim/base/file.h"
+#include "test_assert.h"
+#include "test_data.h"
 
 /* ----------------------------------------------------------------- helpers */
 
-static const char *data_dir(void)
-{
-    const char *d = getenv("RS_DATA_DIR");
-#ifdef RS_DATA_DIR
-    if (!d || !d[0])
-        d = RS_DATA_DIR;
-#endif
-    return d ? d : "data";
-}
-
 static void data_path(char *buf, size_t len, const char *rel)
 {
-    snprintf(buf, len, "%s/%s", data_dir(), rel);
+    snprintf(buf, len, "%s/%s", test_data_dir(), rel);
 }
 
 static char *read_text(const char *path)
@@ -101,12 +93,12 @@ static void tmp_done(tmpdir *t)
 /* The C5 definition with tyre paths that resolve from anywhere. */
 static char *c5_text_anywhere(void)
 {
-    char path[512], tyres[512];
+    char path[512], tires[512];
     data_path(path, sizeof path, "cars/c5.json");
-    data_path(tyres, sizeof tyres, "tyres/");
+    data_path(tires, sizeof tires, "tyres/");
     char *text = read_text(path);
-    char *a = replace(text, "../tyres/", tyres);
-    char *b = replace(a, "../tyres/", tyres);
+    char *a = replace(text, "../tyres/", tires);
+    char *b = replace(a, "../tyres/", tires);
     free(text);
     free(a);
     return b;
@@ -155,12 +147,18 @@ static const char *parse_fails(const char *text, size_t len, char *err, size_t e
     return err;
 }
 
-static void assert_contains(const char *s, const char *part)
+/* A text the parser must refuse, and a part of the message it must give. */
+typedef struct bad_json {
+    const char *text;
+    const char *why;
+} bad_json;
+
+static void expect_refusals(const bad_json *cases, size_t n)
 {
-    if (!strstr(s, part)) {
-        print_error("\"%s\" does not contain \"%s\"\n", s, part);
-        fail();
-    }
+    char err[256];
+    for (size_t i = 0; i < n; i++)
+        assert_contains(parse_fails(cases[i].text, strlen(cases[i].text), err, sizeof err),
+                        cases[i].why);
 }
 
 /* -------------------------------------------------------------------- JSON */
@@ -217,10 +215,7 @@ static void test_json_decodes_every_escape_and_surrogate_pairs_to_utf8(void **st
 static void test_json_rejects_bad_strings(void **state)
 {
     (void)state;
-    static const struct {
-        const char *text;
-        const char *why;
-    } cases[] = {
+    static const bad_json cases[] = {
         {"\"\\ud83d\"", "unpaired high surrogate"},
         {"\"\\ud83d\\u0041\"", "unpaired high surrogate"},
         {"\"\\ude00\"", "unpaired low surrogate"},
@@ -234,10 +229,7 @@ static void test_json_rejects_bad_strings(void **state)
         {"\"\xf4\x90\x80\x80\"", "invalid UTF-8"}, /* above U+10FFFF */
         {"\"abc", "unterminated string"},
     };
-    char err[256];
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        assert_contains(parse_fails(cases[i].text, strlen(cases[i].text), err, sizeof err),
-                        cases[i].why);
+    expect_refusals(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void test_json_accepts_64_levels_of_nesting_and_rejects_65(void **state)
@@ -311,10 +303,7 @@ static void test_json_numbers_follow_the_grammar_and_fit_a_double(void **state)
     assert_true(rs_json_number(rs_json_at(r, 9)) == 1.7976931348623157e308);
     rs_json_free(doc);
 
-    static const struct {
-        const char *text;
-        const char *why;
-    } bad[] = {
+    static const bad_json bad[] = {
         {"1e309", "t.json:1:1: number out of range"},
         {"[0, -1e309]", "t.json:1:5: number out of range"},
         {"01", "leading zeros"},
@@ -332,19 +321,13 @@ static void test_json_numbers_follow_the_grammar_and_fit_a_double(void **state)
         {"-Infinity", "digit after '-'"},
         {"[nan]", "expected a value"},
     };
-    char err[256];
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_contains(parse_fails(bad[i].text, strlen(bad[i].text), err, sizeof err),
-                        bad[i].why);
+    expect_refusals(bad, sizeof bad / sizeof bad[0]);
 }
 
 static void test_json_rejects_trailing_garbage_commas_comments_and_empty_input(void **state)
 {
     (void)state;
-    static const struct {
-        const char *text;
-        const char *why;
-    } bad[] = {
+    static const bad_json bad[] = {
         {"{} x", "t.json:1:4: expected end of input after the value, found 'x'"},
         {"1 2", "expected end of input"},
         {"[1, 2,]", "t.json:1:7: trailing comma before ']'"},
@@ -363,13 +346,11 @@ static void test_json_rejects_trailing_garbage_commas_comments_and_empty_input(v
         {"'a'", "expected a value, found '''"},
         {"\xef\xbb\xbf\xef\xbb\xbf{}", "byte 0xEF"},
     };
-    char err[256];
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_contains(parse_fails(bad[i].text, strlen(bad[i].text), err, sizeof err),
-                        bad[i].why);
+    expect_refusals(bad, sizeof bad / sizeof bad[0]);
     /* One byte order mark is allowed and does not count as a column. */
     rs_json_doc *doc = parse_ok("\xef\xbb\xbf{}");
     rs_json_free(doc);
+    char err[256];
     assert_contains(parse_fails("\xef\xbb\xbf{,}", 6, err, sizeof err), "t.json:1:2:");
 }
 
@@ -498,27 +479,29 @@ static void test_both_shipped_cars_load(void **state)
 {
     (void)state;
     rs_car_params *c5 = load_car("cars/c5.json");
-    const rs_car_params_data *d = &c5->d;
+    const rs_car_params_data *def = &c5->def;
     assert_string_equal(rs_car_params_name(c5), "Chevrolet Corvette C5");
-    assert_int_equal(d->gears, 6);
-    assert_true(d->gear_ratio[0] == 2.66 && d->gear_ratio[5] == 0.50);
-    assert_true(d->final_drive == 3.42 && d->reverse_ratio == 2.90);
-    assert_true(d->driveline_efficiency == 0.85);
-    assert_int_equal(d->drive, RS_DRIVE_RWD);
-    assert_int_equal(d->diff, RS_DIFF_LSD);
-    assert_true(d->axle[0].x_m - d->axle[1].x_m > 2.65 && d->axle[0].x_m - d->axle[1].x_m < 2.66);
-    assert_true(d->axle[0].tire.unloaded_radius > 0.2);
-    assert_int_equal(rs_car_params_validate(d, NULL, 0), RS_OK);
+    assert_int_equal(def->gears, 6);
+    assert_true(def->gear_ratio[0] == 2.66 && def->gear_ratio[5] == 0.50);
+    assert_true(def->final_drive == 3.42 && def->reverse_ratio == 2.90);
+    assert_true(def->driveline_efficiency == 0.85);
+    assert_int_equal(def->drive, RS_DRIVE_RWD);
+    assert_int_equal(def->diff, RS_DIFF_LSD);
+    assert_true(def->axle[0].x_m - def->axle[1].x_m > 2.65 &&
+                def->axle[0].x_m - def->axle[1].x_m < 2.66);
+    assert_true(def->axle[0].tire.unloaded_radius > 0.2);
+    assert_int_equal(rs_car_params_validate(def, NULL, 0), RS_OK);
     assert_true(rs_car_params_hash(c5) != 0);
 
     rs_car_params *f = load_car("cars/formula.json");
-    d = &f->d;
-    assert_int_equal(d->gears, 8);
-    assert_true(d->mass_kg == 733 && d->axle[0].x_m == 1.968 && d->axle[1].x_m == -1.632);
+    def = &f->def;
+    assert_int_equal(def->gears, 8);
+    assert_true(def->mass_kg == 733 && def->axle[0].x_m == 1.968 && def->axle[1].x_m == -1.632);
     /* i_trans (wheel/engine) of the source: gear * final drive = 1 / i_trans. */
-    assert_true(d->gear_ratio[0] * d->final_drive > 24.99 && d->gear_ratio[0] * d->final_drive < 25.01);
-    assert_true(d->gear_ratio[7] * d->final_drive * 0.206 > 0.9999 &&
-                d->gear_ratio[7] * d->final_drive * 0.206 < 1.0001);
+    assert_true(def->gear_ratio[0] * def->final_drive > 24.99 &&
+                def->gear_ratio[0] * def->final_drive < 25.01);
+    assert_true(def->gear_ratio[7] * def->final_drive * 0.206 > 0.9999 &&
+                def->gear_ratio[7] * def->final_drive * 0.206 < 1.0001);
     assert_true(rs_car_params_hash(f) != rs_car_params_hash(c5));
 
     /* Loading again gives the same identity. */
@@ -554,7 +537,7 @@ static void test_block_roundtrip_is_byte_identical_and_hashes_match(void **state
         assert_memory_equal(block2, block, len);
         assert_true(rs_car_params_hash(q) == rs_car_params_hash(p));
         /* The struct the server simulates with is the one clients rebuild. */
-        assert_memory_equal(&q->d, &p->d, sizeof p->d);
+        assert_memory_equal(&q->def, &p->def, sizeof p->def);
         assert_string_equal(rs_car_params_name(q), rs_car_params_name(p));
         free(block2);
         free(block);
@@ -567,13 +550,13 @@ static void test_block_roundtrip_is_byte_identical_and_hashes_match(void **state
 static bool changes_hash(const rs_car_params_data *base, uint64_t base_hash, size_t offset)
 {
     for (int dir = 0; dir < 2; dir++) {
-        rs_car_params_data d = *base;
+        rs_car_params_data def = *base;
         double v;
         memcpy(&v, (const char *)base + offset, sizeof v);
         v = dir == 0 ? v * (1 + 1e-6) + 1e-6 : v * (1 - 1e-6) - 1e-6;
-        memcpy((char *)&d + offset, &v, sizeof v);
+        memcpy((char *)&def + offset, &v, sizeof v);
         rs_car_params *p = NULL;
-        if (rs_car_params_wrap(&d, &p) != RS_OK)
+        if (rs_car_params_wrap(&def, &p) != RS_OK)
             continue;
         bool changed = rs_car_params_hash(p) != base_hash;
         rs_car_params_destroy(p);
@@ -582,14 +565,14 @@ static bool changes_hash(const rs_car_params_data *base, uint64_t base_hash, siz
     return false;
 }
 
-static uint64_t hash_of(const rs_car_params_data *d)
+static uint64_t hash_of(const rs_car_params_data *def)
 {
     rs_car_params *p = NULL;
     char err[256];
-    rs_status st = rs_car_params_validate(d, err, sizeof err);
+    rs_status st = rs_car_params_validate(def, err, sizeof err);
     if (st != RS_OK)
         print_error("%s\n", err);
-    assert_int_equal(rs_car_params_wrap(d, &p), RS_OK);
+    assert_int_equal(rs_car_params_wrap(def, &p), RS_OK);
     uint64_t h = rs_car_params_hash(p);
     rs_car_params_destroy(p);
     return h;
@@ -599,7 +582,7 @@ static void test_hash_changes_when_any_one_field_changes(void **state)
 {
     (void)state;
     rs_car_params *c5 = load_car("cars/c5.json");
-    const rs_car_params_data *base = &c5->d;
+    const rs_car_params_data *base = &c5->def;
     uint64_t h0 = rs_car_params_hash(c5);
 #define CAR(f) offsetof(rs_car_params_data, f)
 #define AX(i, f) (offsetof(rs_car_params_data, axle) + (i) * sizeof(rs_axle_params) + offsetof(rs_axle_params, f))
@@ -643,35 +626,35 @@ static void test_hash_changes_when_any_one_field_changes(void **state)
     }
 
     /* Fields that cannot be nudged one at a time. */
-    rs_car_params_data d = *base;
-    d.axle[0].brake_share += 0.01;
-    d.axle[1].brake_share -= 0.01;
-    assert_true(hash_of(&d) != h0);
-    d = *base;
-    d.name[0] = 'c';
-    assert_true(hash_of(&d) != h0);
-    d = *base;
-    d.drive = RS_DRIVE_FWD;
-    assert_true(hash_of(&d) != h0);
-    d = *base;
-    d.diff = RS_DIFF_LOCKED;
-    d.diff_preload_nm = d.diff_power_ramp = d.diff_coast_ramp = 0;
-    uint64_t locked = hash_of(&d);
-    d.diff = RS_DIFF_OPEN;
-    assert_true(hash_of(&d) != locked && locked != h0);
-    d = *base;
-    d.gears = 5;
-    assert_true(hash_of(&d) != h0);
-    d = *base; /* drop the 2000 rpm point */
-    memmove(&d.curve_rpm[2], &d.curve_rpm[3], (d.curve_points - 3) * sizeof(double));
-    memmove(&d.curve_nm[2], &d.curve_nm[3], (d.curve_points - 3) * sizeof(double));
-    d.curve_points--;
-    d.curve_rpm[d.curve_points] = d.curve_nm[d.curve_points] = 0;
-    assert_true(hash_of(&d) != h0);
+    rs_car_params_data def = *base;
+    def.axle[0].brake_share += 0.01;
+    def.axle[1].brake_share -= 0.01;
+    assert_true(hash_of(&def) != h0);
+    def = *base;
+    def.name[0] = 'c';
+    assert_true(hash_of(&def) != h0);
+    def = *base;
+    def.drive = RS_DRIVE_FWD;
+    assert_true(hash_of(&def) != h0);
+    def = *base;
+    def.diff = RS_DIFF_LOCKED;
+    def.diff_preload_nm = def.diff_power_ramp = def.diff_coast_ramp = 0;
+    uint64_t locked = hash_of(&def);
+    def.diff = RS_DIFF_OPEN;
+    assert_true(hash_of(&def) != locked && locked != h0);
+    def = *base;
+    def.gears = 5;
+    assert_true(hash_of(&def) != h0);
+    def = *base; /* drop the 2000 rpm point */
+    memmove(&def.curve_rpm[2], &def.curve_rpm[3], (def.curve_points - 3) * sizeof(double));
+    memmove(&def.curve_nm[2], &def.curve_nm[3], (def.curve_points - 3) * sizeof(double));
+    def.curve_points--;
+    def.curve_rpm[def.curve_points] = def.curve_nm[def.curve_points] = 0;
+    assert_true(hash_of(&def) != h0);
     /* Negative zero is canonicalised: same block, same hash. */
-    d = *base;
-    d.axle[0].toe_rad = -0.0;
-    assert_true(hash_of(&d) == h0);
+    def = *base;
+    def.axle[0].toe_rad = -0.0;
+    assert_true(hash_of(&def) == h0);
     rs_car_params_destroy(c5);
 #undef CAR
 #undef AX
@@ -739,7 +722,7 @@ static void test_from_block_rejects_damaged_blocks_with_a_named_field(void **sta
     uint8_t *bad = malloc(len + 1);
     char err[256];
     size_t mass_at = 12 + 1 + strlen(rs_car_params_name(p));
-    size_t tyre_at = mass_at + 8 * (1 + 6 + 4) + 16 * 8 + 4; /* first coefficient */
+    size_t tire_at = mass_at + 8 * (1 + 6 + 4) + 16 * 8 + 4; /* first coefficient */
     volatile double zero = 0.0;
 
     memcpy(bad, block, len);
@@ -772,7 +755,7 @@ static void test_from_block_rejects_damaged_blocks_with_a_named_field(void **sta
     assert_int_equal(from_copy(bad, len, err, sizeof err), RS_ERR_FORMAT);
 
     memcpy(bad, block, len);
-    put_f64(bad + tyre_at, zero / zero);
+    put_f64(bad + tire_at, zero / zero);
     assert_int_equal(from_copy(bad, len, err, sizeof err), RS_ERR_FORMAT);
     assert_contains(err, "axles.front.tyre");
 
@@ -783,7 +766,7 @@ static void test_from_block_rejects_damaged_blocks_with_a_named_field(void **sta
     assert_int_equal(from_copy(bad, len, err, sizeof err), RS_ERR_FORMAT);
     assert_string_equal(err, "car block: axles.front.toe_rad: negative zero (not canonical)");
     memcpy(bad, block, len);
-    size_t z = tyre_at;
+    size_t z = tire_at;
     while (memcmp(bad + z, "\0\0\0\0\0\0\0\0", 8) != 0)
         z += 8; /* a zero coefficient of the front tyre */
     bad[z + 7] |= 0x80;
@@ -811,13 +794,13 @@ static void test_from_block_rejects_damaged_blocks_with_a_named_field(void **sta
     assert_contains(err, "name: contains a control character");
 
     /* A curve count larger than the struct holds must not be believed. */
-    size_t tyre_len;
+    size_t tire_len;
     {
         rs_writer w = rs_writer_init(NULL, 0);
-        rs_tire_params_write(&p->d.axle[0].tire, &w);
-        tyre_len = w.len;
+        rs_tire_params_write(&p->def.axle[0].tire, &w);
+        tire_len = w.len;
     }
-    size_t count_at = mass_at + 8 * (1 + 6 + 4) + 2 * (16 * 8 + tyre_len) + 8 * 6;
+    size_t count_at = mass_at + 8 * (1 + 6 + 4) + 2 * (16 * 8 + tire_len) + 8 * 6;
     memcpy(bad, block, len);
     put_u32(bad + count_at, 1000);
     assert_int_equal(from_copy(bad, len, err, sizeof err), RS_ERR_FORMAT);
@@ -879,7 +862,7 @@ static void test_each_bad_field_is_named_with_file_and_path(void **state)
         {"\"mass_kg\": 1470,", "", RS_ERR_MISSING, "body.mass_kg: required field missing"},
         {"\"brake_share\": 0.38", "\"brake_share\": 0.4", RS_ERR_RANGE,
          "axles.rear.brake_share: front 0.62 + rear 0.4 = 1.02, must be 1"},
-        {"c5_front.tir", "no_such_tyre.tir", RS_ERR_IO, "axles.front.tyre: "},
+        {"c5_front.tir", "no_such_tire.tir", RS_ERR_IO, "axles.front.tyre: "},
         {"\"drive\": \"rwd\"", "\"drive\": \"awd\"", RS_ERR_RANGE,
          "drive: \"awd\" is not \"rwd\" or \"fwd\""},
         {"\"type\": \"lsd\"", "\"type\": \"open\"", RS_ERR_PARSE,

@@ -19,6 +19,7 @@
 #include "collide.h"
 #include "detmath.h"
 #include "seggrid.h"
+#include "test_fixtures.h"
 #include "track_internal.h"
 
 #define TICK_HZ 60
@@ -27,17 +28,6 @@
 #define MAX_SEGS 2048
 
 /* ------------------------------------------------------------- fixtures */
-
-static rs_car_params *load(const char *name)
-{
-    const char *dir = getenv("RS_DATA_DIR");
-    char path[1024], err[512] = "";
-    rs_car_params *p = NULL;
-    snprintf(path, sizeof path, "%s/cars/%s", dir ? dir : RS_DATA_DIR, name);
-    if (rs_car_params_load(path, &p, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return p;
-}
 
 typedef struct test_track {
     struct rs_track t;
@@ -84,6 +74,15 @@ static void track_finish(test_track *tt)
     free(s2);
 }
 
+/* A track of one straight wall (see track_wall). */
+static test_track *wall_track(double x0, double y0, double x1, double y1, int pieces)
+{
+    test_track *tt = track_new();
+    track_wall(tt, x0, y0, x1, y1, pieces);
+    track_finish(tt);
+    return tt;
+}
+
 static void track_free(test_track *tt)
 {
     rs_seggrid_free(&tt->t.barrier_grid);
@@ -107,6 +106,7 @@ typedef struct sim {
     rs_collide_car cc[8];
     uint32_t n;
     const rs_track *track;
+    test_track *own_track; /* freed with the sim (sim_on_wall) */
     rs_collide_scratch *scratch;
     bool car_collisions;
     rs_event evbuf[256];
@@ -166,7 +166,20 @@ static void sim_tick(sim *s, sim_check check, void *ctx)
     }
 }
 
-static void sim_free(sim *s) { rs_collide_scratch_destroy(s->scratch); }
+/* A sim on a fresh track of one straight wall (see track_wall). */
+static void sim_on_wall(sim *s, double x0, double y0, double x1, double y1, int pieces)
+{
+    test_track *tt = wall_track(x0, y0, x1, y1, pieces);
+    sim_init(s, &tt->t);
+    s->own_track = tt;
+}
+
+static void sim_free(sim *s)
+{
+    rs_collide_scratch_destroy(s->scratch);
+    if (s->own_track)
+        track_free(s->own_track);
+}
 
 /* -------------------------------------------------------- measurements */
 
@@ -174,14 +187,14 @@ static void sim_free(sim *s) { rs_collide_scratch_destroy(s->scratch); }
  * the module): body box centred between the axles, turned by the heading. */
 static void corners(const rs_car *c, double out[4][2])
 {
-    const rs_car_params_data *d = &c->params->d;
+    const rs_car_params_data *def = &c->params->def;
     const double *q = c->q;
     double hx = 1.0 - 2.0 * (q[2] * q[2] + q[3] * q[3]), hy = 2.0 * (q[1] * q[2] + q[0] * q[3]);
     double len = rs_sqrt(hx * hx + hy * hy);
     hx /= len, hy /= len;
-    double off = 0.5 * (d->axle[0].x_m + d->axle[1].x_m);
+    double off = 0.5 * (def->axle[0].x_m + def->axle[1].x_m);
     double cx = c->pos[0] + off * hx, cy = c->pos[1] + off * hy;
-    double l = 0.5 * d->length_m, w = 0.5 * d->width_m;
+    double l = 0.5 * def->length_m, w = 0.5 * def->width_m;
     const double sx[4] = {1, 1, -1, -1}, sy[4] = {1, -1, -1, 1};
     for (int k = 0; k < 4; k++) {
         out[k][0] = cx + sx[k] * l * hx - sy[k] * w * hy;
@@ -191,10 +204,10 @@ static void corners(const rs_car *c, double out[4][2])
 
 static double kinetic(const rs_car *c)
 {
-    const double *I = c->k.inertia, *w = c->w, *v = c->vel;
+    const double *I = c->derived.inertia, *w = c->w, *v = c->vel;
     double Iw[3] = {I[0] * w[0] + I[1] * w[1] + I[2] * w[2], I[3] * w[0] + I[4] * w[1] + I[5] * w[2],
                     I[6] * w[0] + I[7] * w[1] + I[8] * w[2]};
-    return 0.5 * c->params->d.mass_kg * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+    return 0.5 * c->params->def.mass_kg * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
            0.5 * (w[0] * Iw[0] + w[1] * Iw[1] + w[2] * Iw[2]);
 }
 
@@ -213,20 +226,22 @@ static double yaw_rate(const rs_car *c)
  * conservation by the impulses is checked at the positions they acted at.) */
 static double ang_mom_z(const rs_car *c, const double pos[3])
 {
-    const double *I = c->k.inertia, *w = c->w, *q = c->q;
+    const double *I = c->derived.inertia, *w = c->w, *q = c->q;
     double Iw[3] = {I[0] * w[0] + I[1] * w[1] + I[2] * w[2], I[3] * w[0] + I[4] * w[1] + I[5] * w[2],
                     I[6] * w[0] + I[7] * w[1] + I[8] * w[2]};
     double ez[3] = {2.0 * (q[1] * q[3] - q[0] * q[2]), 2.0 * (q[2] * q[3] + q[0] * q[1]),
                     1.0 - 2.0 * (q[1] * q[1] + q[2] * q[2])};
-    double m = c->params->d.mass_kg;
+    double m = c->params->def.mass_kg;
     return m * (pos[0] * c->vel[1] - pos[1] * c->vel[0]) +
            (ez[0] * Iw[0] + ez[1] * Iw[1] + ez[2] * Iw[2]);
 }
 
-/* How deep a box (corners) overlaps segment a-b, by the separating axes
- * (<= 0: apart). */
-static double seg_box_overlap(double c[4][2], const double a[2], const double b[2])
+/* How deep a car's footprint overlaps barrier segment g, by the separating
+ * axes (<= 0: apart). */
+static double car_seg_overlap(const rs_car *car, const rs_barrier_seg *g)
 {
+    double c[4][2], a[2] = {g->ax, g->ay}, b[2] = {g->bx, g->by};
+    corners(car, c);
     double axes[3][2] = {{c[0][0] - c[3][0], c[0][1] - c[3][1]},
                          {c[0][0] - c[1][0], c[0][1] - c[1][1]},
                          {-(b[1] - a[1]), b[0] - a[0]}};
@@ -272,83 +287,72 @@ static void check_wall(void *ctx, const sim *s)
     wc->substeps++;
 }
 
+/* One car from sp for 2 s towards the wall x = 50 (from y = -1000 to 1000,
+ * in `pieces`), on a sim of its own that is left as it ends. */
+static wall_check run_at_wall(sim *s, const rs_car_params *p, int pieces, rs_car_spawn sp)
+{
+    sim_on_wall(s, 50.0, -1000.0, 50.0, 1000.0, pieces);
+    sim_add(s, p, &sp);
+    wall_check wc = {50.0, -1e300, 0};
+    for (int t = 0; t < TICK_HZ * 2; t++)
+        sim_tick(s, check_wall, &wc);
+    return wc;
+}
+
 static void test_car_at_120_m_s_never_ends_up_beyond_a_wall(void **state)
 {
-    (void)state;
-    const char *cars[2] = {"c5.json", "formula.json"};
+    const fixture_shipped *shipped = *state;
     const double angles_deg[3] = {90.0, 45.0, 5.0};
     for (int ci = 0; ci < 2; ci++) {
-        rs_car_params *p = load(cars[ci]);
+        const rs_car_params *p = shipped->cars[ci];
         for (int pieces = 1; pieces <= 200; pieces += 199) {
-            test_track *tt = track_new();
-            track_wall(tt, 50.0, -1000.0, 50.0, 1000.0, pieces);
-            track_finish(tt);
             for (int a = 0; a < 3; a++) {
                 double ang = angles_deg[a] * RS_PI / 180.0;
                 /* Heading ang from the wall's direction (+y), towards +x. */
                 double yaw = RS_HALF_PI - ang;
                 double start_x = 50.0 - 3.0 - 30.0 * rs_sin(ang);
                 sim s;
-                sim_init(&s, &tt->t);
-                rs_car_spawn sp = spawn_at(start_x, 0.0, yaw, 120.0);
-                sim_add(&s, p, &sp);
-                wall_check wc = {50.0, -1e300, 0};
-                for (int t = 0; t < TICK_HZ * 2; t++)
-                    sim_tick(&s, check_wall, &wc);
+                wall_check wc = run_at_wall(&s, p, pieces, spawn_at(start_x, 0.0, yaw, 120.0));
                 print_message("%s, %d piece(s), %2.0f deg at 120 m/s: deepest corner %.2e m "
                               "beyond, %u hit(s), leaves at %.1f m/s\n",
-                              cars[ci], pieces, angles_deg[a], wc.worst, s.cc[0].barrier_hits,
-                              speed2d(&s.car[0]));
+                              rs_car_params_name(p), pieces, angles_deg[a], wc.worst,
+                              s.cc[0].barrier_hits, speed2d(&s.car[0]));
                 assert_true(wc.worst <= 1e-9);
                 assert_true(wc.worst > -0.01); /* it did reach the wall */
                 assert_true(s.cc[0].barrier_hits >= 1);
                 sim_free(&s);
             }
-            track_free(tt);
         }
-        rs_car_params_destroy(p);
     }
 }
 
 /* Joints in a straight wall must not catch a car sliding along it. */
 static void test_joints_in_a_straight_wall_do_not_catch_a_scraping_car(void **state)
 {
-    (void)state;
-    rs_car_params *p = load("c5.json");
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *p = shipped->c5;
     double end_speed[2];
     int piece_counts[2] = {1, 400};
     for (int k = 0; k < 2; k++) {
-        test_track *tt = track_new();
-        track_wall(tt, 50.0, -1000.0, 50.0, 1000.0, piece_counts[k]);
-        track_finish(tt);
-        sim s;
-        sim_init(&s, &tt->t);
         double ang = 3.0 * RS_PI / 180.0;
+        sim s;
         rs_car_spawn sp = spawn_at(48.0, 0.0, RS_HALF_PI - ang, 60.0);
-        sim_add(&s, p, &sp);
-        wall_check wc = {50.0, -1e300, 0};
-        for (int t = 0; t < TICK_HZ * 2; t++)
-            sim_tick(&s, check_wall, &wc);
+        wall_check wc = run_at_wall(&s, p, piece_counts[k], sp);
         end_speed[k] = speed2d(&s.car[0]);
         print_message("3 deg at 60 m/s along a wall of %d piece(s): %.3f m/s after 2 s, %u hit(s)\n",
                       piece_counts[k], end_speed[k], s.cc[0].barrier_hits);
         assert_true(wc.worst <= 1e-9);
         sim_free(&s);
-        track_free(tt);
     }
     assert_true(rs_abs(end_speed[0] - end_speed[1]) < 0.05 * end_speed[0]);
-    rs_car_params_destroy(p);
 }
 
 static void test_glancing_hit_slows_and_yaws_the_car(void **state)
 {
-    (void)state;
-    rs_car_params *p = load("c5.json");
-    test_track *tt = track_new();
-    track_wall(tt, 50.0, -1000.0, 50.0, 1000.0, 1);
-    track_finish(tt);
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *p = shipped->c5;
     sim s;
-    sim_init(&s, &tt->t);
+    sim_on_wall(&s, 50.0, -1000.0, 50.0, 1000.0, 1);
     double ang = 10.0 * RS_PI / 180.0;
     rs_car_spawn sp = spawn_at(46.0, 0.0, RS_HALF_PI - ang, 30.0);
     sim_add(&s, p, &sp);
@@ -372,8 +376,6 @@ static void test_glancing_hit_slows_and_yaws_the_car(void **state)
      * is turned away from the wall, to the left (positive yaw). */
     assert_true(r_after > 0.0);
     sim_free(&s);
-    track_free(tt);
-    rs_car_params_destroy(p);
 }
 
 /* ------------------------------------------------------------- energy */
@@ -402,8 +404,7 @@ static void set_random_pose(rs_car *c, double x, double y)
 
 static void test_barrier_hits_never_raise_kinetic_energy(void **state)
 {
-    (void)state;
-    const char *cars[2] = {"c5.json", "formula.json"};
+    const fixture_shipped *shipped = *state;
     test_track *tt = track_new();
     track_wall(tt, 50.0, -1000.0, 50.0, 1000.0, 1); /* a long wall */
     track_wall(tt, 0.0, 100.0, 0.0, 130.0, 1);     /* a free-standing one */
@@ -414,7 +415,7 @@ static void test_barrier_hits_never_raise_kinetic_energy(void **state)
     double worst = -1e300;
     int impacts = 0, trials = 0;
     for (int ci = 0; ci < 2; ci++) {
-        rs_car_params *p = load(cars[ci]);
+        const rs_car_params *p = shipped->cars[ci];
         rs_car_spawn sp = spawn_at(0.0, 0.0, 0.0, 0.0);
         /* Direct trials: random pose overlapping a wall, random motion. */
         const double spots[4][2] = {{49.0, 0.0}, {0.0, 99.0}, {0.5, 200.5}, {0.0, 131.0}};
@@ -461,7 +462,6 @@ static void test_barrier_hits_never_raise_kinetic_energy(void **state)
             }
             sim_free(&s);
         }
-        rs_car_params_destroy(p);
     }
     print_message("%d direct trials (%d with an impulse) and 120 driven runs: largest relative "
                   "kinetic energy change in one call %+.2e\n",
@@ -490,28 +490,24 @@ static void check_rest(void *ctx, const sim *s)
 
 static void test_car_resting_against_a_wall_stays_still(void **state)
 {
-    (void)state;
-    const char *cars[2] = {"c5.json", "formula.json"};
+    const fixture_shipped *shipped = *state;
     for (int ci = 0; ci < 2; ci++) {
-        rs_car_params *p = load(cars[ci]);
-        const rs_car_params_data *d = &p->d;
-        double off = 0.5 * (d->axle[0].x_m + d->axle[1].x_m);
+        const rs_car_params *p = shipped->cars[ci];
+        const rs_car_params_data *def = &p->def;
+        double off = 0.5 * (def->axle[0].x_m + def->axle[1].x_m);
         for (int variant = 0; variant < 2; variant++) {
-            test_track *tt = track_new();
-            track_wall(tt, 50.0, -100.0, 50.0, 100.0, 4);
-            track_finish(tt);
             sim s;
-            sim_init(&s, &tt->t);
+            sim_on_wall(&s, 50.0, -100.0, 50.0, 100.0, 4);
             rs_car_spawn sp;
             rs_input in;
             if (variant == 0) {
                 /* Parked alongside the wall, its right side touching it
                  * (0.5 mm in), brakes on. */
-                sp = spawn_at(50.0 - 0.5 * d->width_m + 0.0005, 0.0, RS_HALF_PI, 0.0);
+                sp = spawn_at(50.0 - 0.5 * def->width_m + 0.0005, 0.0, RS_HALF_PI, 0.0);
                 in = rs_input_quantise(0.0, 0.0, 1.0, 0.0, 0.0);
             } else {
                 /* Nose against the wall, first gear, pushing with some throttle. */
-                sp = spawn_at(50.0 - 0.5 * d->length_m - off, 0.0, 0.0, 0.0);
+                sp = spawn_at(50.0 - 0.5 * def->length_m - off, 0.0, 0.0, 0.0);
                 sp.gear = 1;
                 in = rs_input_quantise(0.0, 0.25, 0.0, 0.0, 0.0);
             }
@@ -525,7 +521,8 @@ static void test_car_resting_against_a_wall_stays_still(void **state)
             for (int t = 0; t < TICK_HZ * 10; t++)
                 sim_tick(&s, check_rest, &rc);
             print_message("%s %s: moved %.2e m in 10 s, top speed %.2e m/s, %u hit(s) then\n",
-                          cars[ci], variant == 0 ? "parked against a wall" : "pushing into a wall",
+                          rs_car_params_name(p),
+                          variant == 0 ? "parked against a wall" : "pushing into a wall",
                           rc.drift, rc.speed, s.cc[0].barrier_hits - hits0);
             if (variant == 0) {
                 assert_true(rc.drift < 1e-3);
@@ -542,9 +539,7 @@ static void test_car_resting_against_a_wall_stays_still(void **state)
             }
             assert_int_equal(s.cc[0].barrier_hits, hits0);
             sim_free(&s);
-            track_free(tt);
         }
-        rs_car_params_destroy(p);
     }
 }
 
@@ -558,35 +553,27 @@ typedef struct end_check {
 static void check_end(void *ctx, const sim *s)
 {
     end_check *ec = ctx;
-    double c[4][2];
-    corners(&s->car[0], c);
-    for (uint32_t k = 0; k < ec->tt->n; k++) {
-        const rs_barrier_seg *g = &ec->tt->seg[k];
-        double a[2] = {g->ax, g->ay}, b[2] = {g->bx, g->by};
-        ec->worst = rs_max(ec->worst, seg_box_overlap(c, a, b));
-    }
+    for (uint32_t k = 0; k < ec->tt->n; k++)
+        ec->worst = rs_max(ec->worst, car_seg_overlap(&s->car[0], &ec->tt->seg[k]));
 }
 
 static void test_car_hitting_the_end_of_a_free_standing_wall_stops_there(void **state)
 {
-    (void)state;
-    rs_car_params *p = load("c5.json");
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *p = shipped->c5;
     const double offsets[5] = {0.0, 0.4, 0.9, -0.6, 1.2};
     const double speeds[2] = {30.0, 120.0};
     for (int v = 0; v < 2; v++)
         for (int k = 0; k < 5; k++) {
-            test_track *tt = track_new();
-            track_wall(tt, 60.0, 0.0, 120.0, 0.0, 1);
-            track_finish(tt);
             sim s;
-            sim_init(&s, &tt->t);
+            sim_on_wall(&s, 60.0, 0.0, 120.0, 0.0, 1);
             /* Heading +x along the wall's line, offset sideways. */
             rs_car_spawn sp = spawn_at(20.0, offsets[k], 0.0, speeds[v]);
             rs_car *c = sim_add(&s, p, &sp);
-            end_check ec = {tt, -1e300};
+            end_check ec = {s.own_track, -1e300};
             for (int t = 0; t < TICK_HZ * 2; t++)
                 sim_tick(&s, check_end, &ec);
-            double half_w = 0.5 * p->d.width_m;
+            double half_w = 0.5 * p->def.width_m;
             print_message("end of a wall, %3.0f m/s, offset %+.1f m: overlap at most %.1e m, "
                           "%u hit(s), x %.2f m, vx %.2f m/s\n",
                           speeds[v], offsets[k], ec.worst, s.cc[0].barrier_hits, c->pos[0],
@@ -602,15 +589,13 @@ static void test_car_hitting_the_end_of_a_free_standing_wall_stops_there(void **
                 assert_true(c->pos[0] > 60.0);
             }
             sim_free(&s);
-            track_free(tt);
         }
-    rs_car_params_destroy(p);
 }
 
 static void test_car_driven_into_a_corner_stays_inside_it(void **state)
 {
-    (void)state;
-    rs_car_params *p = load("formula.json");
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *p = shipped->formula;
     for (int k = 0; k < 3; k++) {
         test_track *tt = track_new();
         /* The walls x = 50 and y = 50 meeting at (50, 50); the car comes
@@ -637,16 +622,13 @@ static void test_car_driven_into_a_corner_stays_inside_it(void **state)
         sim_free(&s);
         track_free(tt);
     }
-    rs_car_params_destroy(p);
 }
 
 static void test_centre_that_crossed_a_wall_is_put_back_on_its_side(void **state)
 {
-    (void)state;
-    rs_car_params *p = load("c5.json");
-    test_track *tt = track_new();
-    track_wall(tt, 50.0, -100.0, 50.0, 100.0, 1);
-    track_finish(tt);
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *p = shipped->c5;
+    test_track *tt = wall_track(50.0, -100.0, 50.0, 100.0, 1);
     rs_world_def def = rs_world_default();
     rs_car_spawn sp = spawn_at(53.0, 0.0, 0.0, 0.0);
     rs_car c;
@@ -662,7 +644,6 @@ static void test_centre_that_crossed_a_wall_is_put_back_on_its_side(void **state
         assert_true(cr[k][0] <= 50.0 + 1e-9);
     assert_true(c.vel[0] < 0.0);
     track_free(tt);
-    rs_car_params_destroy(p);
 }
 
 /* ---------------------------------------------------------- car to car */
@@ -671,7 +652,7 @@ static void momentum(const sim *s, double pos[][3], double out[3])
 {
     out[0] = out[1] = out[2] = 0.0;
     for (uint32_t i = 0; i < s->n; i++) {
-        double m = s->car[i].params->d.mass_kg;
+        double m = s->car[i].params->def.mass_kg;
         out[0] += m * s->car[i].vel[0];
         out[1] += m * s->car[i].vel[1];
         out[2] += ang_mom_z(&s->car[i], pos[i]);
@@ -701,7 +682,7 @@ static void pair_pass_measured(sim *s, cons_check *cc)
     momentum(s, pos, p0);
     double e0 = total_kinetic(s), scale = 0.0;
     for (uint32_t i = 0; i < s->n; i++)
-        scale += s->car[i].params->d.mass_kg * speed2d(&s->car[i]) + 1.0;
+        scale += s->car[i].params->def.mass_kg * speed2d(&s->car[i]) + 1.0;
     double v0 = s->car[0].vel[0];
     rs_collide_cars(s->car, s->n, NULL, DT, s->cc, s->scratch, &s->sink);
     if (s->car[0].vel[0] != v0)
@@ -715,8 +696,8 @@ static void pair_pass_measured(sim *s, cons_check *cc)
 
 static void test_car_hits_conserve_momentum_and_never_gain_energy(void **state)
 {
-    (void)state;
-    rs_car_params *pa = load("c5.json"), *pb = load("formula.json");
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *pa = shipped->c5, *pb = shipped->formula;
     cons_check cc = {0.0, 0.0, -1e300, 0};
     /* Head-on and side (T-bone) hits, driven. */
     for (int kind = 0; kind < 2; kind++) {
@@ -765,8 +746,6 @@ static void test_car_hits_conserve_momentum_and_never_gain_energy(void **state)
     assert_true(cc.worst_p < 1e-12);
     assert_true(cc.worst_l < 1e-12);
     assert_true(cc.worst_e <= 1e-12);
-    rs_car_params_destroy(pa);
-    rs_car_params_destroy(pb);
 }
 
 /* Six cars driven into one spot between walls. */
@@ -809,8 +788,8 @@ static bool same_state(const rs_car *a, const rs_car *b, int n)
 
 static void test_pileup_is_the_same_bit_for_bit_every_time(void **state)
 {
-    (void)state;
-    rs_car_params *pa = load("c5.json"), *pb = load("formula.json");
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *pa = shipped->c5, *pb = shipped->formula;
     test_track *tt = track_new();
     track_wall(tt, -30.0, -40.0, -30.0, 40.0, 8);
     track_wall(tt, 30.0, -40.0, 30.0, 40.0, 8);
@@ -838,14 +817,12 @@ static void test_pileup_is_the_same_bit_for_bit_every_time(void **state)
     assert_int_equal(e1, e3);
     assert_memory_equal(c1, c2, sizeof c1);
     track_free(tt);
-    rs_car_params_destroy(pa);
-    rs_car_params_destroy(pb);
 }
 
 static void test_broadphase_equals_brute_force(void **state)
 {
-    (void)state;
-    rs_car_params *pa = load("c5.json"), *pb = load("formula.json");
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *pa = shipped->c5, *pb = shipped->formula;
     rs_world_def def = rs_world_default();
     enum { N = 200 };
     rs_car *cars = calloc(N, sizeof *cars);
@@ -871,26 +848,21 @@ static void test_broadphase_equals_brute_force(void **state)
     }
     rs_collide_scratch_destroy(s);
     free(cars), free(g), free(b);
-    rs_car_params_destroy(pa);
-    rs_car_params_destroy(pb);
 }
 
 /* Walls win: a car parked broadside against a wall and rammed by another
  * never ends up beyond the wall, though car-to-car resolution pushes it. */
 static void test_car_rammed_into_a_wall_stays_on_its_side(void **state)
 {
-    (void)state;
-    rs_car_params *pa = load("c5.json"), *pb = load("formula.json");
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *pa = shipped->c5, *pb = shipped->formula;
     const double speeds[3] = {15.0, 40.0, 90.0};
     for (int k = 0; k < 3; k++) {
-        test_track *tt = track_new();
-        track_wall(tt, 50.0, -100.0, 50.0, 100.0, 10);
-        track_finish(tt);
         sim s;
-        sim_init(&s, &tt->t);
+        sim_on_wall(&s, 50.0, -100.0, 50.0, 100.0, 10);
         s.car_collisions = true;
         /* The victim's right side on the wall; the rammer comes from -x. */
-        rs_car_spawn victim = spawn_at(50.0 - 0.5 * pa->d.width_m - 0.001, 0.0, RS_HALF_PI, 0.0);
+        rs_car_spawn victim = spawn_at(50.0 - 0.5 * pa->def.width_m - 0.001, 0.0, RS_HALF_PI, 0.0);
         rs_car_spawn rammer = spawn_at(30.0, 0.3, 0.0, speeds[k]);
         sim_add(&s, pa, &victim)->input = rs_input_quantise(0.0, 0.0, 1.0, 0.0, 0.0);
         sim_add(&s, pb, &rammer);
@@ -910,23 +882,17 @@ static void test_car_rammed_into_a_wall_stays_on_its_side(void **state)
         assert_true(worst_rammer <= 1e-9);
         assert_true(s.cc[0].car_hits >= 1);
         sim_free(&s);
-        track_free(tt);
     }
-    rs_car_params_destroy(pa);
-    rs_car_params_destroy(pb);
 }
 
 /* -------------------------------------------------- counters and events */
 
 static void test_scrape_along_a_wall_is_one_hit_with_one_event(void **state)
 {
-    (void)state;
-    rs_car_params *p = load("c5.json");
-    test_track *tt = track_new();
-    track_wall(tt, 50.0, -1000.0, 50.0, 1000.0, 100);
-    track_finish(tt);
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *p = shipped->c5;
     sim s;
-    sim_init(&s, &tt->t);
+    sim_on_wall(&s, 50.0, -1000.0, 50.0, 1000.0, 100);
     /* Along the wall at 30 m/s, steering gently into it for 4 s. */
     rs_car_spawn sp = spawn_at(48.0, 0.0, RS_HALF_PI - 0.05, 30.0);
     rs_car *c = sim_add(&s, p, &sp);
@@ -944,7 +910,7 @@ static void test_scrape_along_a_wall_is_one_hit_with_one_event(void **state)
             s.sink.count = 0;
             s.sink.tick = (uint64_t)t, s.sink.substep = (uint32_t)sub;
             rs_car_substep(c, &s.def, DT, sub == 0);
-            rs_collide_barriers(c, 1, prev, &tt->t, DT, &s.cc[0], &s.sink);
+            rs_collide_barriers(c, 1, prev, s.track, DT, &s.cc[0], &s.sink);
             for (uint32_t e = 0; e < s.sink.count; e++) {
                 if (s.barrier_events++ == 0)
                     first = s.evbuf[e];
@@ -970,8 +936,6 @@ static void test_scrape_along_a_wall_is_one_hit_with_one_event(void **state)
     assert_true(rs_abs(first.point_m[0] - 50.0) < 0.1);
     assert_true(first.normal[0] < -0.99); /* away from the wall, towards the car */
     sim_free(&s);
-    track_free(tt);
-    rs_car_params_destroy(p);
 }
 
 static void keep_first_car_event(void *ctx, const sim *s)
@@ -984,8 +948,8 @@ static void keep_first_car_event(void *ctx, const sim *s)
 
 static void test_car_hit_events_name_both_cars(void **state)
 {
-    (void)state;
-    rs_car_params *p = load("c5.json");
+    const fixture_shipped *shipped = *state;
+    const rs_car_params *p = shipped->c5;
     sim s;
     sim_init(&s, NULL);
     s.car_collisions = true;
@@ -1011,7 +975,6 @@ static void test_car_hit_events_name_both_cars(void **state)
     assert_true(first.normal[0] > 0.9); /* towards car 1, which is ahead */
     assert_true(first.speed_m_s > 1.0);
     sim_free(&s);
-    rs_car_params_destroy(p);
 }
 
 static void test_contact_state_round_trips_through_canonical_bytes(void **state)
@@ -1051,5 +1014,5 @@ int main(void)
         cmocka_unit_test(test_car_hit_events_name_both_cars),
         cmocka_unit_test(test_contact_state_round_trips_through_canonical_bytes),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, fixture_shipped_load, fixture_shipped_free);
 }

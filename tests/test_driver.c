@@ -21,23 +21,34 @@
 #include "racesim/driver.h"
 #include "racesim/physics.h"
 #include "racesim/track.h"
+#include "test_fixtures.h"
 
 #define GRAVITY 9.80665
 
-static const char *data_dir(void)
+/* The shipped cars every test here drives in turn. */
+static const char *const shipped_cars[2] = {"c5", "formula"};
+
+/* A shipped car with its facts and its racing line on a track. */
+typedef struct car_line {
+    rs_car_params *car;
+    rs_car_info info;
+    rs_racing_line *line;
+} car_line;
+
+static car_line car_line_build(const rs_track *t, const char *name)
 {
-    const char *d = getenv("RS_DATA_DIR");
-    return d && *d ? d : RS_DATA_DIR;
+    car_line cl;
+    cl.car = fixture_car(name);
+    assert_int_equal(rs_car_params_info(cl.car, &cl.info), RS_OK);
+    cl.line = NULL;
+    assert_int_equal(rs_racing_line_build(t, cl.car, NULL, &cl.line), RS_OK);
+    return cl;
 }
 
-static rs_car_params *load_car(const char *name)
+static void car_line_free(car_line *cl)
 {
-    char path[1024], err[512] = "";
-    rs_car_params *p = NULL;
-    snprintf(path, sizeof path, "%s/cars/%s", data_dir(), name);
-    if (rs_car_params_load(path, &p, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return p;
+    rs_racing_line_destroy(cl->line);
+    rs_car_params_destroy(cl->car);
 }
 
 /* ------------------------------------------------------ a generated track */
@@ -119,7 +130,7 @@ static rs_track *generated_track(void)
 static void test_car_info_describes_the_c5(void **state)
 {
     (void)state;
-    rs_car_params *p = load_car("c5.json");
+    rs_car_params *p = fixture_car("c5");
     rs_car_info info;
     assert_int_equal(rs_car_params_info(p, &info), RS_OK);
     print_message("c5: mass %.0f kg, wheelbase %.3f m, lock %.3f rad, %.0f kW at %.0f rpm, "
@@ -142,7 +153,7 @@ static void test_car_info_describes_the_c5(void **state)
 static void test_car_info_tells_the_formula_car_apart(void **state)
 {
     (void)state;
-    rs_car_params *c5 = load_car("c5.json"), *f = load_car("formula.json");
+    rs_car_params *c5 = fixture_car("c5"), *f = fixture_car("formula");
     rs_car_info a, b;
     assert_int_equal(rs_car_params_info(c5, &a), RS_OK);
     assert_int_equal(rs_car_params_info(f, &b), RS_OK);
@@ -187,17 +198,11 @@ static void test_racing_line_stays_inside_the_edges(void **state)
 {
     (void)state;
     rs_track *t = generated_track();
-    const char *cars[2] = {"c5.json", "formula.json"};
     for (int c = 0; c < 2; c++) {
-        rs_car_params *p = load_car(cars[c]);
-        rs_car_info info;
-        rs_car_params_info(p, &info);
-        rs_racing_line *line = NULL;
-        assert_int_equal(rs_racing_line_build(t, p, NULL, &line), RS_OK);
+        car_line cl = car_line_build(t, shipped_cars[c]);
         /* The car's side stays the edge margin (0.4 m) inside each edge. */
-        check_line_inside(line, 0.5 * info.width_m + 0.4 - 1e-9, cars[c]);
-        rs_racing_line_destroy(line);
-        rs_car_params_destroy(p);
+        check_line_inside(cl.line, 0.5 * cl.info.width_m + 0.4 - 1e-9, shipped_cars[c]);
+        car_line_free(&cl);
     }
     rs_track_destroy(t);
 }
@@ -221,7 +226,7 @@ static void test_racing_line_bends_less_and_is_faster_than_the_centre_line(void 
 {
     (void)state;
     rs_track *t = generated_track();
-    rs_car_params *p = load_car("c5.json");
+    rs_car_params *p = fixture_car("c5");
     rs_line_options centre_opt = rs_line_options_default();
     centre_opt.relax_sweeps = 0;
     rs_racing_line *centre = NULL, *line = NULL;
@@ -251,13 +256,10 @@ static void test_speed_profile_respects_grip_and_brakes(void **state)
 {
     (void)state;
     rs_track *t = generated_track();
-    const char *cars[2] = {"c5.json", "formula.json"};
     for (int c = 0; c < 2; c++) {
-        rs_car_params *p = load_car(cars[c]);
-        rs_car_info info;
-        rs_car_params_info(p, &info);
-        rs_racing_line *line = NULL;
-        assert_int_equal(rs_racing_line_build(t, p, NULL, &line), RS_OK);
+        car_line cl = car_line_build(t, shipped_cars[c]);
+        const rs_car_info info = cl.info;
+        const rs_racing_line *line = cl.line;
         uint32_t n = rs_racing_line_count(line);
         double q_down = 0.5 * info.air_density_kg_m3 * info.downforce_cl_a_m2 / info.mass_kg;
         double q_drag = 0.5 * info.air_density_kg_m3 * info.drag_cd_a_m2 / info.mass_kg;
@@ -270,11 +272,13 @@ static void test_speed_profile_respects_grip_and_brakes(void **state)
             vmin = rs_min(vmin, v);
             vmax = rs_max(vmax, v);
             /* Cornering within the tyres' friction with downforce. */
-            double lat = v * v * rs_abs(a.curvature_1_m) / (info.tire_mu * (GRAVITY + q_down * v * v));
+            double lat =
+                v * v * rs_abs(a.curvature_1_m) / (info.tire_mu * (GRAVITY + q_down * v * v));
             worst_lat = rs_max(worst_lat, lat);
             /* Braking no harder than the brakes plus drag and some rolling
              * resistance (on either the brakes' or the tyres' limit). */
-            double ds = rs_sqrt((b.x_m - a.x_m) * (b.x_m - a.x_m) + (b.y_m - a.y_m) * (b.y_m - a.y_m));
+            double ds =
+                rs_sqrt((b.x_m - a.x_m) * (b.x_m - a.x_m) + (b.y_m - a.y_m) * (b.y_m - a.y_m));
             double dec = (a.speed_m_s * a.speed_m_s - b.speed_m_s * b.speed_m_s) / (2.0 * ds);
             double limit = rs_min(info.brake_mu_limit, info.tire_mu) * GRAVITY + q_drag * v * v +
                            0.02 * (GRAVITY + q_down * v * v);
@@ -282,12 +286,12 @@ static void test_speed_profile_respects_grip_and_brakes(void **state)
         }
         print_message("%s: speeds %.1f..%.1f m/s, peak lateral use %.2f, peak braking use %.2f, "
                       "planned lap %.2f s\n",
-                      cars[c], vmin, vmax, worst_lat, worst_brake, rs_racing_line_lap_time(line));
+                      shipped_cars[c], vmin, vmax, worst_lat, worst_brake,
+                      rs_racing_line_lap_time(line));
         assert_true(worst_lat <= 1.0);
         assert_true(worst_brake <= 1.0);
         assert_true(vmin > 5.0);
-        rs_racing_line_destroy(line);
-        rs_car_params_destroy(p);
+        car_line_free(&cl);
     }
     rs_track_destroy(t);
 }
@@ -295,7 +299,7 @@ static void test_speed_profile_respects_grip_and_brakes(void **state)
 static void test_given_points_are_followed_as_they_are(void **state)
 {
     (void)state;
-    rs_car_params *p = load_car("c5.json");
+    rs_car_params *p = fixture_car("c5");
     /* A 200 x 100 m rectangle with 20 m corners, given with zero width:
      * the line is these points, only the speed profile is computed. */
     rs_track_point pts[84];
@@ -336,7 +340,7 @@ static void test_given_points_are_followed_as_they_are(void **state)
 static void test_line_build_rejects_bad_input(void **state)
 {
     (void)state;
-    rs_car_params *p = load_car("c5.json");
+    rs_car_params *p = fixture_car("c5");
     rs_track_point pts[3] = {{0, 0, 5, 5, 0}, {100, 0, 5, 5, 0}, {50, 80, 5, 5, 0}};
     rs_racing_line *line = (rs_racing_line *)1;
     assert_int_equal(rs_racing_line_build_points(NULL, 3, p, NULL, &line), RS_ERR_ARG);
@@ -387,7 +391,7 @@ static void session_start(session *s, const char *car, uint32_t cars, uint32_t l
 {
     memset(s, 0, sizeof *s);
     s->track = generated_track();
-    s->car = load_car(car);
+    s->car = fixture_car(car);
     assert_int_equal(rs_racing_line_build(s->track, s->car, NULL, &s->line), RS_OK);
     rs_world_def def = rs_world_default();
     def.track = s->track;
@@ -449,16 +453,16 @@ static void session_end(session *s)
 static void test_ai_laps_the_generated_track_cleanly(void **state)
 {
     (void)state;
-    const char *cars[2] = {"c5.json", "formula.json"};
     for (int c = 0; c < 2; c++) {
         session s;
-        session_start(&s, cars[c], 1, 2, true);
+        session_start(&s, shipped_cars[c], 1, 2, true);
         double planned = rs_racing_line_lap_time(s.line);
         session_run(&s, (uint64_t)(60.0 * 4.0 * planned) + 600);
         rs_race_car_state rs;
         assert_int_equal(rs_world_race_state(s.world, (rs_car_id){1}, &rs), RS_OK);
-        print_message("%s: planned %.2f s, laps %.3f s and %.3f s, barrier hits %u\n", cars[c],
-                      planned, s.lap_us[0][0] / 1e6, s.lap_us[0][1] / 1e6, rs.barrier_hits);
+        print_message("%s: planned %.2f s, laps %.3f s and %.3f s, barrier hits %u\n",
+                      shipped_cars[c], planned, s.lap_us[0][0] / 1e6, s.lap_us[0][1] / 1e6,
+                      rs.barrier_hits);
         assert_int_equal(rs.status, RS_RACE_FINISHED);
         assert_int_equal(s.laps[0], 2);
         assert_int_equal(s.invalid[0], 0);
@@ -509,7 +513,6 @@ static void test_ai_turns_round_when_facing_the_wrong_way(void **state)
 {
     (void)state;
     rs_track *t = generated_track();
-    const char *cars[2] = {"c5.json", "formula.json"};
     for (int c = 0; c < 2; c++) {
         for (int k = 0; k < 3; k++) {
             /* On the grid turned round, and turned 100 degrees either way. */
@@ -518,10 +521,10 @@ static void test_ai_turns_round_when_facing_the_wrong_way(void **state)
             rs_track_grid_slot(t, 0, &sp);
             sp.yaw_rad += turn[k];
             uint32_t hits = 0, rec = 0;
-            uint32_t ticks = ticks_to_recover(&sp, cars[c], 60 * 40, &hits, &rec);
+            uint32_t ticks = ticks_to_recover(&sp, shipped_cars[c], 60 * 40, &hits, &rec);
             print_message("%s turned %.2f rad: racing again after %.1f s, %u recoveries, "
                           "%u barrier hits\n",
-                          cars[c], turn[k], ticks / 60.0, rec, hits);
+                          shipped_cars[c], turn[k], ticks / 60.0, rec, hits);
             assert_true(ticks < 60 * 40);
             assert_true(rec >= 1);
         }
@@ -539,9 +542,8 @@ static void test_ai_gets_off_a_wall(void **state)
     rs_track_sample smp;
     rs_track_sample_at(t, 100.0, &smp);
     double nx = -rs_sin(smp.heading_rad), ny = rs_cos(smp.heading_rad);
-    const char *cars[2] = {"c5.json", "formula.json"};
     for (int c = 0; c < 2; c++) {
-        rs_car_params *p = load_car(cars[c]);
+        rs_car_params *p = fixture_car(shipped_cars[c]);
         rs_car_info info;
         rs_car_params_info(p, &info);
         rs_car_params_destroy(p);
@@ -554,10 +556,10 @@ static void test_ai_gets_off_a_wall(void **state)
             sp.pos_m[1] = smp.y_m + off * ny;
             sp.yaw_rad = smp.heading_rad + side * 0.9;
             uint32_t hits = 0, rec = 0;
-            uint32_t ticks = ticks_to_recover(&sp, cars[c], 60 * 40, &hits, &rec);
+            uint32_t ticks = ticks_to_recover(&sp, shipped_cars[c], 60 * 40, &hits, &rec);
             print_message("%s against the %s wall: racing again after %.1f s, %u recoveries, "
                           "%u barrier hits\n",
-                          cars[c], side > 0 ? "left" : "right", ticks / 60.0, rec, hits);
+                          shipped_cars[c], side > 0 ? "left" : "right", ticks / 60.0, rec, hits);
             assert_true(ticks < 60 * 40);
             assert_true(rec >= 1); /* it was stuck and had to back off */
         }
@@ -571,7 +573,7 @@ static void test_ai_race_is_the_same_every_time(void **state)
     uint64_t hash[2];
     for (int run = 0; run < 2; run++) {
         session s;
-        session_start(&s, "c5.json", 4, 1, true);
+        session_start(&s, "c5", 4, 1, true);
         session_run(&s, 60 * 30);
         hash[run] = rs_world_hash(s.world);
         session_end(&s);
@@ -584,7 +586,7 @@ static void test_ai_race_of_eight_finishes(void **state)
 {
     (void)state;
     session s;
-    session_start(&s, "c5.json", GEN_GRID, 2, true);
+    session_start(&s, "c5", GEN_GRID, 2, true);
     double planned = rs_racing_line_lap_time(s.line);
     uint64_t ticks = session_run(&s, (uint64_t)(60.0 * 6.0 * planned));
     uint32_t hits = 0, car_hits = 0;
@@ -595,7 +597,8 @@ static void test_ai_race_of_eight_finishes(void **state)
         rs_driver_get_status(s.driver[i], &ds);
         print_message("car %u: P%u, %s, best %.3f s, barrier hits %u, car hits %u, "
                       "recoveries %u\n",
-                      i + 1, rs.finish_position, rs.status == RS_RACE_FINISHED ? "finished" : "running",
+                      i + 1, rs.finish_position,
+                      rs.status == RS_RACE_FINISHED ? "finished" : "running",
                       rs.best_lap_us / 1e6, rs.barrier_hits, rs.car_hits, ds.recoveries);
         hits += rs.barrier_hits;
         car_hits += rs.car_hits;

@@ -17,15 +17,10 @@
 #include "racesim/lapproof.h"
 #include "racesim/physics.h"
 #include "racesim/track.h"
+#include "test_fixtures.h"
 
 #define CARS 2
 #define MAX_PROOFS 8
-
-static const char *data_dir(void)
-{
-    const char *d = getenv("RS_DATA_DIR");
-    return d ? d : RS_DATA_DIR;
-}
 
 typedef struct race {
     rs_car_params *car;
@@ -41,20 +36,11 @@ typedef struct race {
 /* Two AI cars, two laps of the oval, a proof taken for every lap. */
 static void run_race(race *r, uint32_t max_lap_ticks)
 {
-    char path[1024], err[512];
     memset(r, 0, sizeof *r);
-    snprintf(path, sizeof path, "%s/cars/formula.json", data_dir());
-    if (rs_car_params_load(path, &r->car, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    snprintf(path, sizeof path, "%s/tracks/oval.json", data_dir());
-    if (rs_track_load(path, &r->track, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    rs_world_def def = rs_world_default();
-    def.track = r->track;
-    def.laps = 2;
-    def.start_tick = 30; /* max_cars stays 16: the verifier builds a world of 2 */
-    rs_world *w = NULL;
-    assert_int_equal(rs_world_create(&def, &w), RS_OK);
+    r->car = fixture_car("formula");
+    r->track = fixture_track("oval");
+    /* max_cars stays 16: the verifier builds a world of 2 */
+    rs_world *w = fixture_world(r->track, 2, 30, true);
     rs_racing_line *line = NULL;
     assert_int_equal(rs_racing_line_build(r->track, r->car, NULL, &line), RS_OK);
     rs_driver *drv[CARS];
@@ -111,6 +97,30 @@ static void free_race(race *r)
     rs_car_params_destroy(r->car);
 }
 
+/* The race the tests read (proofs of laps up to a minute long), run once
+ * for the group; every test gets it as its state. */
+static int race_once(void **state)
+{
+    static race r;
+    run_race(&r, 60 * 60);
+    *state = &r;
+    return 0;
+}
+
+static int race_free(void **state)
+{
+    free_race(*state);
+    return 0;
+}
+
+/* The race's first proof (there must be one); *len its size. */
+static const uint8_t *first_proof(const race *r, size_t *len)
+{
+    assert_true(r->proofs >= 1);
+    *len = r->len[0];
+    return r->proof[0];
+}
+
 static rs_lap_verdict verify(const race *r, const uint8_t *p, size_t len, char *msg,
                              size_t msg_len)
 {
@@ -122,37 +132,31 @@ static rs_lap_verdict verify(const race *r, const uint8_t *p, size_t len, char *
 
 static void test_every_lap_of_a_race_re_simulates_bit_for_bit(void **state)
 {
-    (void)state;
-    race r;
-    run_race(&r, 60 * 60);
-    assert_int_equal(r.laps_seen, 2 * CARS);
-    assert_int_equal(r.proofs, 2 * CARS);
-    for (uint32_t i = 0; i < r.proofs; i++) {
+    const race *r = *state;
+    assert_int_equal(r->laps_seen, 2 * CARS);
+    assert_int_equal(r->proofs, 2 * CARS);
+    for (uint32_t i = 0; i < r->proofs; i++) {
         rs_lap_proof_info info;
-        assert_int_equal(rs_lap_proof_info_read(r.proof[i], r.len[i], &info), RS_OK);
+        assert_int_equal(rs_lap_proof_info_read(r->proof[i], r->len[i], &info), RS_OK);
         char msg[512];
-        rs_lap_verdict v = verify(&r, r.proof[i], r.len[i], msg, sizeof msg);
+        rs_lap_verdict v = verify(r, r->proof[i], r->len[i], msg, sizeof msg);
         print_message("car %u lap %u: %.3f s, %u ticks, %zu bytes: %s\n", info.car, info.lap,
-                      (double)info.lap_time_us / 1e6, info.tick_count, r.len[i], msg);
+                      (double)info.lap_time_us / 1e6, info.tick_count, r->len[i], msg);
         assert_int_equal(v.code, RS_LAP_PROOF_OK);
         assert_string_equal(msg, "ok");
         assert_true(v.simulated_time_us == info.lap_time_us);
         assert_true(v.simulated_hash == info.end_car_hash);
         uint64_t h;
-        assert_int_equal(rs_lap_proof_car_hash(r.proof[i], r.len[i], 0, &h), RS_OK);
-        assert_true(h == rs_car_params_hash(r.car));
+        assert_int_equal(rs_lap_proof_car_hash(r->proof[i], r->len[i], 0, &h), RS_OK);
+        assert_true(h == rs_car_params_hash(r->car));
     }
-    free_race(&r);
 }
 
 static void test_tampering_is_named_in_the_verdict(void **state)
 {
-    (void)state;
-    race r;
-    run_race(&r, 60 * 60);
-    assert_true(r.proofs >= 1);
-    const uint8_t *good = r.proof[0];
-    size_t len = r.len[0];
+    const race *r = *state;
+    size_t len;
+    const uint8_t *good = first_proof(r, &len);
     rs_lap_proof_info info;
     assert_int_equal(rs_lap_proof_info_read(good, len, &info), RS_OK);
     uint8_t *p = malloc(len);
@@ -164,7 +168,7 @@ static void test_tampering_is_named_in_the_verdict(void **state)
                      4 + 1 + 1;
     memcpy(p, good, len);
     p[time_at] ^= 1;
-    rs_lap_verdict v = verify(&r, p, len, msg, sizeof msg);
+    rs_lap_verdict v = verify(r, p, len, msg, sizeof msg);
     print_message("lap time tampered: %s\n", msg);
     assert_int_equal(v.code, RS_LAP_PROOF_DIFFERS);
     assert_int_equal(v.diffs, RS_LAP_DIFF_TIME);
@@ -175,7 +179,7 @@ static void test_tampering_is_named_in_the_verdict(void **state)
     size_t hash_at = time_at + 8 + 8 + 4 + 8 * (size_t)info.sector_count;
     memcpy(p, good, len);
     p[hash_at + 3] ^= 0x10;
-    v = verify(&r, p, len, msg, sizeof msg);
+    v = verify(r, p, len, msg, sizeof msg);
     print_message("end hash tampered: %s\n", msg);
     assert_int_equal(v.code, RS_LAP_PROOF_DIFFERS);
     assert_int_equal(v.diffs, RS_LAP_DIFF_HASH);
@@ -186,31 +190,27 @@ static void test_tampering_is_named_in_the_verdict(void **state)
     size_t at = log_at + ((size_t)(info.tick_count / 3) * CARS + (info.car - 1u)) * 8 + 2;
     memcpy(p, good, len);
     p[at] = (uint8_t)(p[at] > 128 ? 0 : 255);
-    v = verify(&r, p, len, msg, sizeof msg);
+    v = verify(r, p, len, msg, sizeof msg);
     print_message("input tampered: %s\n", msg);
     assert_true(v.code == RS_LAP_PROOF_DIFFERS || v.code == RS_LAP_PROOF_NO_LAP);
     assert_true(v.code != RS_LAP_PROOF_DIFFERS || (v.diffs & RS_LAP_DIFF_HASH));
 
     /* The wrong cars are refused before anything is simulated. */
-    const rs_car_params *none[CARS] = {r.car, NULL};
-    assert_int_equal(rs_lap_proof_verify(good, len, none, CARS, r.track, &v, msg, sizeof msg),
+    const rs_car_params *none[CARS] = {r->car, NULL};
+    assert_int_equal(rs_lap_proof_verify(good, len, none, CARS, r->track, &v, msg, sizeof msg),
                      RS_OK);
     assert_int_equal(v.code, RS_LAP_PROOF_WRONG_CARS);
-    assert_int_equal(rs_lap_proof_verify(good, len, r.cars, CARS, NULL, &v, msg, sizeof msg),
+    assert_int_equal(rs_lap_proof_verify(good, len, r->cars, CARS, NULL, &v, msg, sizeof msg),
                      RS_OK);
     assert_int_equal(v.code, RS_LAP_PROOF_WRONG_TRACK);
     free(p);
-    free_race(&r);
 }
 
 static void test_damaged_proofs_are_rejected_at_every_length(void **state)
 {
-    (void)state;
-    race r;
-    run_race(&r, 60 * 60);
-    assert_true(r.proofs >= 1);
-    const uint8_t *good = r.proof[0];
-    size_t len = r.len[0];
+    const race *r = *state;
+    size_t len;
+    const uint8_t *good = first_proof(r, &len);
     rs_lap_proof_info info;
     for (size_t n = 0; n < len; n++)
         assert_int_not_equal(rs_lap_proof_info_read(good, n, &info), RS_OK);
@@ -218,7 +218,7 @@ static void test_damaged_proofs_are_rejected_at_every_length(void **state)
     char msg[256];
     for (size_t n = 0; n < len; n += len / 7 + 1)
         assert_int_not_equal(
-            rs_lap_proof_verify(good, n, r.cars, CARS, r.track, &v, msg, sizeof msg), RS_OK);
+            rs_lap_proof_verify(good, n, r->cars, CARS, r->track, &v, msg, sizeof msg), RS_OK);
     /* One byte too many, a wrong magic, an unknown version. */
     uint8_t *p = malloc(len + 1);
     assert_non_null(p);
@@ -231,9 +231,9 @@ static void test_damaged_proofs_are_rejected_at_every_length(void **state)
     p[4] = 2;
     assert_int_equal(rs_lap_proof_info_read(p, len, &info), RS_ERR_FORMAT);
     free(p);
-    free_race(&r);
 }
 
+/* Runs a race of its own. */
 static void test_a_lap_longer_than_the_recorder_holds_gets_no_proof(void **state)
 {
     (void)state;
@@ -253,5 +253,5 @@ int main(void)
         cmocka_unit_test(test_damaged_proofs_are_rejected_at_every_length),
         cmocka_unit_test(test_a_lap_longer_than_the_recorder_holds_gets_no_proof),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, race_once, race_free);
 }

@@ -118,10 +118,7 @@ static void test_random_keys_differ(void **state)
 typedef struct loop {
     rs_net *net;
     rs_room *room;
-    rs_track *track;
-    rs_car_params *car;
-    char *json;
-    size_t json_len;
+    test_scene scene; /* the oval and the c5 */
     ENetHost *client;
     ENetAddress server;
 } loop;
@@ -130,14 +127,13 @@ static int loop_setup(void **state)
 {
     loop *l = calloc(1, sizeof *l);
     char err[512] = "";
-    if (!l || !test_track_load("oval", &l->track, &l->json, &l->json_len) ||
-        !test_car_load("c5", &l->car))
+    if (!l || !test_scene_load("oval", "c5", false, &l->scene))
         return -1;
     rs_room_config rc = rs_room_config_default();
-    rc.track = l->track;
-    rc.track_json = l->json;
-    rc.track_json_len = l->json_len;
-    rc.car = l->car;
+    rc.track = l->scene.track;
+    rc.track_json = l->scene.json;
+    rc.track_json_len = l->scene.json_len;
+    rc.car = l->scene.car;
     rc.max_players = 4;
     if (rs_room_create(&rc, &l->room, err, sizeof err) != RS_OK)
         return -1;
@@ -165,9 +161,7 @@ static int loop_teardown(void **state)
         enet_host_destroy(l->client);
     rs_net_destroy(l->net);
     rs_room_destroy(l->room);
-    rs_track_destroy(l->track);
-    rs_car_params_destroy(l->car);
-    free(l->json);
+    test_scene_free(&l->scene);
     free(l);
     return 0;
 }

@@ -29,88 +29,44 @@
 #include "racesim/predict.h"
 #include "racesim/track.h"
 #include "racesim/base/clock.h"
+#include "racesim/base/stats.h"
+#include "racesim/base/alloc_count.h"
+#include "test_data.h"
 
 /* ------------------------------------------------ allocation counting */
 
-static volatile int counting;
-static volatile unsigned long alloc_count;
-
 #if RS_WRAP_ALLOC
 #define ALLOC_CHECKED 1
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-
-void *__wrap_malloc(size_t n)
-{
-    if (counting)
-        alloc_count++;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    if (counting)
-        alloc_count++;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    if (counting)
-        alloc_count++;
-    return __real_realloc(p, n);
-}
+ALLOC_COUNT_WRAP_MALLOC_CALLOC_REALLOC
 #else
 #define ALLOC_CHECKED 0 /* sanitizer builds: the allocation check is skipped */
 #endif
 
-/* ------------------------------------------------------------- scene */
+/* ------------------------------------------------------------- test_scene */
 
 #define MAX_CARS 16
 #define MAX_TICKS 3200
 #define START_TICK 30
 
-static const char *data_dir(void)
+/* The oval, the C5 and the AI's line for them, loaded once for the group;
+ * every test gets the scene as its state. */
+static int scene_load(void **state)
 {
-    const char *d = getenv("RS_DATA_DIR");
-    return d && *d ? d : RS_DATA_DIR;
+    static test_scene s;
+    if (!test_scene_load("oval", "c5", true, &s))
+        return -1;
+    *state = &s;
+    return 0;
 }
 
-typedef struct scene {
-    rs_track *track;
-    rs_car_params *car;
-    rs_racing_line *line;
-} scene;
-
-static scene *scene_load(void)
+static int scene_free(void **state)
 {
-    scene *s = calloc(1, sizeof *s);
-    assert_non_null(s);
-    char path[1024], err[512] = "";
-    snprintf(path, sizeof path, "%s/tracks/oval.json", data_dir());
-    if (rs_track_load(path, &s->track, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    snprintf(path, sizeof path, "%s/cars/c5.json", data_dir());
-    if (rs_car_params_load(path, &s->car, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    assert_int_equal(rs_racing_line_build(s->track, s->car, NULL, &s->line), RS_OK);
-    return s;
-}
-
-static void scene_free(scene *s)
-{
-    rs_racing_line_destroy(s->line);
-    rs_car_params_destroy(s->car);
-    rs_track_destroy(s->track);
-    free(s);
+    test_scene_free(*state);
+    return 0;
 }
 
 /* The room's world, built the same way on the server and on the client. */
-static rs_world *build_world(const scene *s, uint32_t n)
+static rs_world *build_world(const test_scene *s, uint32_t n)
 {
     rs_world_def def = rs_world_default();
     def.track = s->track;
@@ -126,6 +82,18 @@ static rs_world *build_world(const scene *s, uint32_t n)
         assert_int_equal(rs_world_add_car(w, s->car, &sp, NULL), RS_OK);
     }
     return w;
+}
+
+/* A predictor of a fresh world of n cars, predicting for car 1 up to
+ * max_lead ticks ahead. */
+static rs_predict *predictor(const test_scene *s, uint32_t n, uint32_t max_lead)
+{
+    rs_predict_config cfg = rs_predict_config_default();
+    cfg.local_car = (rs_car_id){1};
+    cfg.max_lead_ticks = max_lead;
+    rs_predict *p = NULL;
+    assert_int_equal(rs_predict_create(build_world(s, n), &cfg, &p), RS_PREDICT_OK);
+    return p;
 }
 
 /* ------------------------------------------------------- the harness */
@@ -152,7 +120,7 @@ typedef struct net_race {
     uint64_t confirmed;           /* confirmations accepted */
 } net_race;
 
-static net_race *race_create(const scene *s, uint32_t n, uint32_t lead, uint32_t delay)
+static net_race *race_create(const test_scene *s, uint32_t n, uint32_t lead, uint32_t delay)
 {
     net_race *r = calloc(1, sizeof *r);
     assert_non_null(r);
@@ -172,10 +140,7 @@ static net_race *race_create(const scene *s, uint32_t n, uint32_t lead, uint32_t
     o.seed = 11u;
     o.pace = 0.96;
     assert_int_equal(rs_driver_create(s->line, &o, &r->local_driver), RS_OK);
-    rs_predict_config cfg = rs_predict_config_default();
-    cfg.local_car = (rs_car_id){1};
-    cfg.max_lead_ticks = 64;
-    assert_int_equal(rs_predict_create(build_world(s, n), &cfg, &r->pred), RS_PREDICT_OK);
+    r->pred = predictor(s, n, 64);
     r->prev_local = rs_input_default();
     return r;
 }
@@ -210,11 +175,11 @@ static void deliver(net_race *r, uint64_t k, bool bad_hash, bool bad_input)
     bool has_hash = k % r->hash_every == 0;
     uint64_t hash = r->hashes[k] ^ (bad_hash ? 1u : 0u);
     r->hashes_sent += has_hash;
-    counting = 1;
+    alloc_counting = 1;
     int64_t t0 = rs_clock_ns();
     rs_predict_status st = rs_predict_confirm(r->pred, k, in, has_hash, hash);
     r->pred_ns += rs_clock_ns() - t0;
-    counting = 0;
+    alloc_counting = 0;
     r->confirmed++;
     expect_ok_or_desync(r, st);
 }
@@ -231,20 +196,20 @@ static void race_tick(net_race *r, bool bad_hash, bool bad_input)
         uint64_t p = rs_predict_present_tick(r->pred);
         if (p >= r->sent_upto) {
             rs_input in = rs_driver_update(r->local_driver, rs_predict_world(r->pred), me);
-            counting = 1;
+            alloc_counting = 1;
             int64_t t0 = rs_clock_ns();
             assert_int_equal(rs_predict_local_input(r->pred, p, &in), RS_PREDICT_OK);
             r->pred_ns += rs_clock_ns() - t0;
-            counting = 0;
+            alloc_counting = 0;
             r->sent[p] = in;
             r->lost[p] = r->drop_every && p % r->drop_every == 0;
             r->sent_upto = p + 1;
         }
-        counting = 1;
+        alloc_counting = 1;
         int64_t t0 = rs_clock_ns();
         rs_predict_status st = rs_predict_advance_to(r->pred, p + 1);
         r->pred_ns += rs_clock_ns() - t0;
-        counting = 0;
+        alloc_counting = 0;
         expect_ok_or_desync(r, st);
     }
     /* The server: a lost local input is replaced by the car's previous one. */
@@ -302,8 +267,7 @@ static void print_stats(const char *what, rs_predict *p, double now_s)
 
 static void test_a_predicting_client_stays_in_sync_with_the_server(void **state)
 {
-    (void)state;
-    scene *s = scene_load();
+    const test_scene *s = *state;
     const uint32_t lead = 4, delay = 6, ticks = 2400;
     net_race *r = race_create(s, 3, lead, delay);
     alloc_count = 0;
@@ -348,20 +312,27 @@ static void test_a_predicting_client_stays_in_sync_with_the_server(void **state)
                   (double)r->pred_ns / 1e3 / (double)r->confirmed,
                   ALLOC_CHECKED ? "0 allocations after creation" : "allocations not counted");
     race_free(r);
-    scene_free(s);
+}
+
+/* The server's side of ticks [from, to): steps ref with the true inputs
+ * and confirms each tick to p with ref's hash. */
+static void confirm_truth(rs_predict *p, rs_world *ref, rs_input truth[][2], int from, int to)
+{
+    for (int t = from; t < to; t++) {
+        rs_world_set_input(ref, (rs_car_id){1}, &truth[t][0]);
+        rs_world_set_input(ref, (rs_car_id){2}, &truth[t][1]);
+        assert_int_equal(rs_world_step(ref), RS_OK);
+        assert_int_equal(rs_predict_confirm(p, (uint64_t)t, truth[t], true, rs_world_hash(ref)),
+                         RS_PREDICT_OK);
+    }
 }
 
 static void test_matching_confirmations_cost_nothing_and_rollback_starts_at_the_mismatch(
     void **state)
 {
-    (void)state;
-    scene *s = scene_load();
+    const test_scene *s = *state;
     rs_world *ref = build_world(s, 2);
-    rs_predict_config cfg = rs_predict_config_default();
-    cfg.local_car = (rs_car_id){1};
-    cfg.max_lead_ticks = 60;
-    rs_predict *p = NULL;
-    assert_int_equal(rs_predict_create(build_world(s, 2), &cfg, &p), RS_PREDICT_OK);
+    rs_predict *p = predictor(s, 2, 60);
     rs_input gas = rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0);
     gas.gear = 1;
     rs_input neutral = rs_input_default();
@@ -399,13 +370,7 @@ static void test_matching_confirmations_cost_nothing_and_rollback_starts_at_the_
     assert_int_equal(rs_predict_local_input(p, 45 + 61, &gas), RS_PREDICT_ERR_TOO_FAR);
     /* Tick 45 differs for car 2, and so does 46 (confirmed in the same
      * frame): one rollback, from 45 to the present only. */
-    for (int t = 45; t < 47; t++) {
-        rs_world_set_input(ref, (rs_car_id){1}, &truth[t][0]);
-        rs_world_set_input(ref, (rs_car_id){2}, &truth[t][1]);
-        assert_int_equal(rs_world_step(ref), RS_OK);
-        assert_int_equal(rs_predict_confirm(p, (uint64_t)t, truth[t], true, rs_world_hash(ref)),
-                         RS_PREDICT_OK);
-    }
+    confirm_truth(p, ref, truth, 45, 47);
     rs_predict_get_stats(p, 0.0, &st);
     assert_int_equal(st.steps, 50); /* deferred until the next advance */
     assert_int_equal(rs_predict_advance_to(p, 52), RS_PREDICT_OK);
@@ -421,13 +386,7 @@ static void test_matching_confirmations_cost_nothing_and_rollback_starts_at_the_
     assert_int_equal(st.local_inputs_too_old, 1);
     assert_int_equal(rs_predict_confirmed_hash(p), rs_world_hash(ref));
     /* Remote car 2 is now predicted as remote_late: confirming it costs nothing. */
-    for (int t = 47; t < 52; t++) {
-        rs_world_set_input(ref, (rs_car_id){1}, &truth[t][0]);
-        rs_world_set_input(ref, (rs_car_id){2}, &truth[t][1]);
-        assert_int_equal(rs_world_step(ref), RS_OK);
-        assert_int_equal(rs_predict_confirm(p, (uint64_t)t, truth[t], true, rs_world_hash(ref)),
-                         RS_PREDICT_OK);
-    }
+    confirm_truth(p, ref, truth, 47, 52);
     assert_int_equal(rs_predict_advance_to(p, 52), RS_PREDICT_OK);
     rs_predict_get_stats(p, 0.0, &st);
     assert_int_equal(st.rollbacks, 1);
@@ -446,13 +405,7 @@ static void test_matching_confirmations_cost_nothing_and_rollback_starts_at_the_
     /* Falling behind: confirmations past the present (56) step the world,
      * after the pending rollback of the local brake the server never saw. */
     assert_int_equal(rs_predict_present_tick(p), 56);
-    for (int t = 52; t < 58; t++) {
-        rs_world_set_input(ref, (rs_car_id){1}, &truth[t][0]);
-        rs_world_set_input(ref, (rs_car_id){2}, &truth[t][1]);
-        assert_int_equal(rs_world_step(ref), RS_OK);
-        assert_int_equal(rs_predict_confirm(p, (uint64_t)t, truth[t], true, rs_world_hash(ref)),
-                         RS_PREDICT_OK);
-    }
+    confirm_truth(p, ref, truth, 52, 58);
     rs_predict_get_stats(p, 0.0, &st);
     assert_int_equal(st.present_tick, 58);
     assert_int_equal(st.confirmed_tick, 58);
@@ -461,13 +414,11 @@ static void test_matching_confirmations_cost_nothing_and_rollback_starts_at_the_
     assert_int_equal(rs_predict_confirmed_hash(p), rs_world_hash(ref));
     rs_predict_destroy(p);
     rs_world_destroy(ref);
-    scene_free(s);
 }
 
 static void test_a_corrupted_frame_is_a_desync_and_a_snapshot_recovers(void **state)
 {
-    (void)state;
-    scene *s = scene_load();
+    const test_scene *s = *state;
     net_race *r = race_create(s, 4, 5, 6);
     for (int t = 0; t < 400; t++)
         race_tick(r, false, false);
@@ -509,13 +460,11 @@ static void test_a_corrupted_frame_is_a_desync_and_a_snapshot_recovers(void **st
     assert_int_equal(rs_predict_confirmed_hash(r->pred), r->hashes[c - 1]);
     print_stats("4 cars, lead 5, delay 6, two desyncs recovered", r->pred, 0.0);
     race_free(r);
-    scene_free(s);
 }
 
 static void test_a_bad_snapshot_changes_nothing(void **state)
 {
-    (void)state;
-    scene *s = scene_load();
+    const test_scene *s = *state;
     rs_predict *p = NULL;
     assert_int_equal(rs_predict_create(build_world(s, 2), NULL, &p), RS_PREDICT_OK);
     assert_int_equal(rs_predict_advance_to(p, 10), RS_PREDICT_OK);
@@ -539,13 +488,11 @@ static void test_a_bad_snapshot_changes_nothing(void **state)
     assert_int_equal(rs_predict_present_tick(p), 64);
     rs_world_destroy(w);
     rs_predict_destroy(p);
-    scene_free(s);
 }
 
 static void test_creation_refuses_bad_arguments_and_keeps_the_world(void **state)
 {
-    (void)state;
-    scene *s = scene_load();
+    const test_scene *s = *state;
     rs_world *w = build_world(s, 2);
     rs_predict *p = NULL;
     rs_predict_config cfg = rs_predict_config_default();
@@ -565,18 +512,12 @@ static void test_creation_refuses_bad_arguments_and_keeps_the_world(void **state
     assert_int_equal(rs_predict_pose_of(p, (rs_car_id){3}, 0.5, &pose), RS_PREDICT_ERR_ARG);
     rs_predict_destroy(p); /* destroys w */
     rs_predict_destroy(NULL);
-    scene_free(s);
 }
 
 static void test_poses_interpolate_between_the_last_two_ticks(void **state)
 {
-    (void)state;
-    scene *s = scene_load();
-    rs_predict *p = NULL;
-    rs_predict_config cfg = rs_predict_config_default();
-    cfg.local_car = (rs_car_id){1};
-    cfg.max_lead_ticks = 120;
-    assert_int_equal(rs_predict_create(build_world(s, 2), &cfg, &p), RS_PREDICT_OK);
+    const test_scene *s = *state;
+    rs_predict *p = predictor(s, 2, 120);
     rs_input in = rs_input_quantise(0.5, 1.0, 0.0, 0.0, 0.0);
     in.gear = 1;
     assert_int_equal(rs_predict_local_input(p, 0, &in), RS_PREDICT_OK);
@@ -606,7 +547,6 @@ static void test_poses_interpolate_between_the_last_two_ticks(void **state)
     /* Remote cars have poses too. */
     assert_int_equal(rs_predict_pose_of(p, (rs_car_id){2}, 0.3, &mid), RS_PREDICT_OK);
     rs_predict_destroy(p);
-    scene_free(s);
 }
 
 static void test_lead_is_half_the_round_trip_plus_jitter_in_ticks(void **state)
@@ -624,12 +564,9 @@ static void test_lead_is_half_the_round_trip_plus_jitter_in_ticks(void **state)
  * ticks of a 16-car race. */
 static void test_rollback_of_15_ticks_with_16_cars_is_measured(void **state)
 {
-    (void)state;
-    scene *s = scene_load();
-    if (rs_track_grid_count(s->track) < 16) {
-        scene_free(s);
+    const test_scene *s = *state;
+    if (rs_track_grid_count(s->track) < 16)
         skip();
-    }
     net_race *r = race_create(s, 16, 9, 6);
     r->drop_every = 0;
     for (int t = 0; t < 200; t++)
@@ -654,12 +591,7 @@ static void test_rollback_of_15_ticks_with_16_cars_is_measured(void **state)
         }
     }
     assert_true(n >= 20);
-    for (int i = 1; i < n; i++) /* insertion sort: reporting only */
-        for (int j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
-            double x = ms[j];
-            ms[j] = ms[j - 1];
-            ms[j - 1] = x;
-        }
+    qsort(ms, (size_t)n, sizeof *ms, rs_cmp_double); /* for the report */
     rs_predict_get_stats(r->pred, 0.0, &after);
     assert_int_equal(after.depth_max, 15);
     assert_int_equal(after.desyncs, 0);
@@ -667,7 +599,6 @@ static void test_rollback_of_15_ticks_with_16_cars_is_measured(void **state)
                   "rollbacks)\n",
                   ms[n / 2], ms[n - 1], n);
     race_free(r);
-    scene_free(s);
 }
 
 int main(void)
@@ -683,5 +614,5 @@ int main(void)
         cmocka_unit_test(test_lead_is_half_the_round_trip_plus_jitter_in_ticks),
         cmocka_unit_test(test_rollback_of_15_ticks_with_16_cars_is_measured),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, scene_load, scene_free);
 }

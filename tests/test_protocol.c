@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "racesim/protocol.h"
+#include "test_fixtures.h"
 #include "test_protocol_support.h"
 
 void test_frame_stream_of_a_16_car_race_fits_the_budget(void **state);
@@ -501,14 +502,8 @@ static void test_snapshot_chunks_reassemble_exactly_in_any_order(void **state)
 {
     (void)state;
     /* A real 16-car world's snapshot. */
-    char err[256], path[1024];
-    const char *dir = getenv("RS_DATA_DIR");
-    snprintf(path, sizeof path, "%s/cars/c5.json", dir ? dir : RS_DATA_DIR);
-    rs_car_params *car = NULL;
-    assert_int_equal(rs_car_params_load(path, &car, err, sizeof err), RS_OK);
-    rs_world_def def = rs_world_default();
-    rs_world *w = NULL;
-    assert_int_equal(rs_world_create(&def, &w), RS_OK);
+    rs_car_params *car = fixture_car("c5");
+    rs_world *w = fixture_world(NULL, 0, 0, true);
     for (int i = 0; i < 16; i++) {
         rs_car_spawn sp = rs_car_spawn_default();
         sp.pos_m[0] = 8.0 * i;
@@ -682,8 +677,7 @@ static void test_spec_table_matches_the_message_list(void **state)
 {
     (void)state;
     char path[1024];
-    const char *dir = getenv("RS_DATA_DIR");
-    snprintf(path, sizeof path, "%s/../protocol/SPEC.md", dir ? dir : RS_DATA_DIR);
+    snprintf(path, sizeof path, "%s/../protocol/SPEC.md", test_data_dir());
     FILE *f = fopen(path, "r");
     if (!f)
         fail_msg("cannot open %s", path);

@@ -19,6 +19,7 @@
 #include "racesim/driver.h"
 #include "racesim/protocol.h"
 #include "racesim/track.h"
+#include "test_fixtures.h"
 
 void test_frame_stream_of_a_16_car_race_fits_the_budget(void **state);
 void test_input_stream_of_a_driver_fits_the_budget(void **state);
@@ -41,33 +42,18 @@ static void record_race(void)
 {
     if (recorded)
         return;
-    char err[512], path[1024];
-    const char *dir = getenv("RS_DATA_DIR");
-    rs_car_params *car = NULL;
-    rs_track *track = NULL;
-    snprintf(path, sizeof path, "%s/cars/c5.json", dir ? dir : RS_DATA_DIR);
-    assert_int_equal(rs_car_params_load(path, &car, err, sizeof err), RS_OK);
-    snprintf(path, sizeof path, "%s/tracks/technical.json", dir ? dir : RS_DATA_DIR);
-    if (rs_track_load(path, &track, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    assert_true(rs_track_grid_count(track) >= CARS);
-    rs_world_def def = rs_world_default();
-    def.max_cars = CARS;
-    def.track = track;
-    def.laps = 3;
-    def.start_tick = GRID_TICKS;
-    rs_world *w = NULL;
-    assert_int_equal(rs_world_create(&def, &w), RS_OK);
-    rs_racing_line *line = NULL;
-    assert_int_equal(rs_racing_line_build(track, car, NULL, &line), RS_OK);
+    test_scene scene;
+    assert_true(test_scene_load("technical", "c5", true, &scene));
+    assert_true(rs_track_grid_count(scene.track) >= CARS);
+    rs_world *w = fixture_world(scene.track, 3, GRID_TICKS, true); /* room for 16 cars */
     rs_driver *drivers[CARS];
     for (uint32_t i = 0; i < CARS; i++) {
         rs_car_spawn sp;
-        assert_true(rs_track_grid_slot(track, i, &sp));
-        assert_int_equal(rs_world_add_car(w, car, &sp, NULL), RS_OK);
+        assert_true(rs_track_grid_slot(scene.track, i, &sp));
+        assert_int_equal(rs_world_add_car(w, scene.car, &sp, NULL), RS_OK);
         rs_driver_options o = rs_driver_options_default();
         o.seed = 1000u + i;
-        assert_int_equal(rs_driver_create(line, &o, &drivers[i]), RS_OK);
+        assert_int_equal(rs_driver_create(scene.line, &o, &drivers[i]), RS_OK);
     }
     recorded = calloc((size_t)TICKS * CARS, sizeof *recorded);
     for (uint32_t t = 0; t < TICKS; t++) {
@@ -81,10 +67,8 @@ static void record_race(void)
     }
     for (uint32_t i = 0; i < CARS; i++)
         rs_driver_destroy(drivers[i]);
-    rs_racing_line_destroy(line);
     rs_world_destroy(w);
-    rs_track_destroy(track);
-    rs_car_params_destroy(car);
+    test_scene_free(&scene);
 }
 
 /* Encodes FRAMEs for ticks [from, TICKS) where every period ticks a packet

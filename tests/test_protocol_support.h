@@ -26,6 +26,13 @@ static inline void proto_sample_input(rs_input *in, int i)
     in->clutch = (uint8_t)(i == 6 ? 128 : 0);
 }
 
+/* Chunk `index` of the blob sent as transfer `transfer_id`. */
+static inline void proto_sample_chunk(uint32_t transfer_id, uint32_t index, rs_proto_chunk *out)
+{
+    rs_proto_chunk_make(proto_sample_blob, sizeof proto_sample_blob, transfer_id,
+                        rs_proto_hash64(proto_sample_blob, sizeof proto_sample_blob), index, out);
+}
+
 /* Fills *m (zeroed first) with the sample of message type. */
 static inline void proto_sample(uint8_t type, rs_msg *m)
 {
@@ -41,27 +48,26 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
         strcpy(m->u.hello.room, "main");
         strcpy(m->u.hello.password, "pit lane");
         break;
-    case RS_MSG_WELCOME: {
-        rs_msg_welcome *w = &m->u.welcome;
-        w->room_id = 3;
-        w->car = 5;
-        w->player_id = 1234567;
-        memset(w->token, 'F', RS_PROTO_TOKEN_LEN);
-        w->tick_hz = 60;
-        w->substeps = 4;
-        w->hash_interval = 30;
-        w->physics_version = RS_PHYSICS_VERSION;
-        w->tick = 987654;
-        w->track_hash = UINT64_C(0x0123456789abcdef);
-        w->car_count = RS_PROTO_MAX_CARS;
+    case RS_MSG_WELCOME:
+        m->u.welcome = (rs_msg_welcome){.room_id = 3,
+                                        .car = 5,
+                                        .player_id = 1234567,
+                                        .tick_hz = 60,
+                                        .substeps = 4,
+                                        .hash_interval = 30,
+                                        .physics_version = RS_PHYSICS_VERSION,
+                                        .tick = 987654,
+                                        .track_hash = UINT64_C(0x0123456789abcdef),
+                                        .car_count = RS_PROTO_MAX_CARS};
+        memset(m->u.welcome.token, 'F', RS_PROTO_TOKEN_LEN);
         for (uint32_t i = 0; i < RS_PROTO_MAX_CARS; i++)
-            w->car_hashes[i] = UINT64_C(0xfedcba9876543210) ^ i;
+            m->u.welcome.car_hashes[i] = UINT64_C(0xfedcba9876543210) ^ i;
         break;
-    }
     case RS_MSG_REFUSE:
     case RS_MSG_BYE:
-        m->u.refuse.reason = RS_REASON_PASSWORD;
-        strcpy(m->u.refuse.text, "wrong room password for \xe2\x80\x9cmain\xe2\x80\x9d");
+        m->u.refuse = (rs_msg_refuse){
+            .reason = RS_REASON_PASSWORD,
+            .text = "wrong room password for \xe2\x80\x9cmain\xe2\x80\x9d"};
         break;
     case RS_MSG_INPUT:
         m->u.input.newest_tick = 5000;
@@ -94,59 +100,50 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
         break;
     }
     case RS_MSG_PING:
-        m->u.ping.id = 77;
-        m->u.ping.time_us = UINT64_C(123456789012);
+        m->u.ping = (rs_msg_ping){.id = 77, .time_us = UINT64_C(123456789012)};
         break;
     case RS_MSG_PONG:
-        m->u.pong.id = 77;
-        m->u.pong.echo_time_us = UINT64_C(123456789012);
-        m->u.pong.tick = 4321;
+        m->u.pong = (rs_msg_pong){.id = 77, .echo_time_us = UINT64_C(123456789012), .tick = 4321};
         break;
     case RS_MSG_SNAPSHOT_REQUEST:
-        m->u.snapshot_request.reason = RS_SNAP_DESYNC;
-        m->u.snapshot_request.tick = 3600;
+        m->u.snapshot_request = (rs_msg_snapshot_request){.reason = RS_SNAP_DESYNC, .tick = 3600};
         break;
     case RS_MSG_SNAPSHOT:
         m->u.snapshot.tick = 3600;
         m->u.snapshot.state_hash = UINT64_C(0xdeadbeefcafef00d);
-        rs_proto_chunk_make(proto_sample_blob, sizeof proto_sample_blob, 9,
-                            rs_proto_hash64(proto_sample_blob, sizeof proto_sample_blob), 0,
-                            &m->u.snapshot.chunk);
+        proto_sample_chunk(9, 0, &m->u.snapshot.chunk);
         break;
     case RS_MSG_PARAMS:
         m->u.params.kind = RS_PARAMS_CAR;
         m->u.params.car = 2;
         m->u.params.id_hash = UINT64_C(0xabcdef0123456789);
-        rs_proto_chunk_make(proto_sample_blob, sizeof proto_sample_blob, 10,
-                            rs_proto_hash64(proto_sample_blob, sizeof proto_sample_blob), 1,
-                            &m->u.params.chunk);
+        proto_sample_chunk(10, 1, &m->u.params.chunk);
         break;
     case RS_MSG_PARAMS_ACK:
-        m->u.params_ack.kind = RS_PARAMS_TRACK;
-        m->u.params_ack.id_hash = UINT64_C(0x0123456789abcdef);
+        m->u.params_ack =
+            (rs_msg_params_ack){.kind = RS_PARAMS_TRACK, .id_hash = UINT64_C(0x0123456789abcdef)};
         break;
     case RS_MSG_DESYNC_REPORT:
-        m->u.desync_report.tick = 3630;
-        m->u.desync_report.client_hash = 1;
-        m->u.desync_report.server_hash = 2;
+        m->u.desync_report =
+            (rs_msg_desync_report){.tick = 3630, .client_hash = 1, .server_hash = 2};
         break;
     case RS_MSG_CAR_INFO:
-        m->u.car_info.car = 16;
-        m->u.car_info.flags = RS_CAR_CONNECTED;
-        m->u.car_info.player_id = 42;
-        strcpy(m->u.car_info.name, "Ayrton");
-        m->u.car_info.params_hash = 11;
-        m->u.car_info.base_hash = 12;
-        m->u.car_info.tune_hash = 13;
+        m->u.car_info = (rs_msg_car_info){.car = 16,
+                                          .flags = RS_CAR_CONNECTED,
+                                          .player_id = 42,
+                                          .name = "Ayrton",
+                                          .params_hash = 11,
+                                          .base_hash = 12,
+                                          .tune_hash = 13};
         break;
     case RS_MSG_RACE_STATE:
-        m->u.race_state.phase = RS_PHASE_COUNTDOWN;
-        m->u.race_state.race_number = 4;
-        m->u.race_state.laps = 5;
-        m->u.race_state.phase_tick = 10000;
-        m->u.race_state.start_tick = 10300;
-        m->u.race_state.phase_end_tick = 10300;
-        m->u.race_state.track_hash = UINT64_C(0x0123456789abcdef);
+        m->u.race_state = (rs_msg_race_state){.phase = RS_PHASE_COUNTDOWN,
+                                              .race_number = 4,
+                                              .laps = 5,
+                                              .phase_tick = 10000,
+                                              .start_tick = 10300,
+                                              .phase_end_tick = 10300,
+                                              .track_hash = UINT64_C(0x0123456789abcdef)};
         break;
     case RS_MSG_LAP:
         m->u.lap.car = 3;
@@ -173,12 +170,12 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
         }
         break;
     case RS_MSG_LEADERBOARD_REQUEST:
-        m->u.leaderboard_request.request_id = 5;
-        m->u.leaderboard_request.track_hash = 1;
-        m->u.leaderboard_request.base_hash = 2;
-        m->u.leaderboard_request.tune_key = UINT64_MAX;
-        m->u.leaderboard_request.offset = 20;
-        m->u.leaderboard_request.count = RS_PROTO_LB_ROWS;
+        m->u.leaderboard_request = (rs_msg_leaderboard_request){.request_id = 5,
+                                                                .track_hash = 1,
+                                                                .base_hash = 2,
+                                                                .tune_key = UINT64_MAX,
+                                                                .offset = 20,
+                                                                .count = RS_PROTO_LB_ROWS};
         break;
     case RS_MSG_LEADERBOARD_REPLY:
         m->u.leaderboard_reply.request_id = 5;
@@ -196,36 +193,33 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
         }
         break;
     case RS_MSG_TUNE_SAVE:
-        m->u.tune_save.request_id = 6;
-        strcpy(m->u.tune_save.name, "wet setup");
-        strcpy(m->u.tune_save.json, "{\"format\":\"racesim-tune\",\"version\":1,"
-                                    "\"gearbox\":{\"final_drive\":3.9}}");
+        m->u.tune_save = (rs_msg_tune_save){
+            .request_id = 6,
+            .name = "wet setup",
+            .json = "{\"format\":\"racesim-tune\",\"version\":1,"
+                    "\"gearbox\":{\"final_drive\":3.9}}"};
         break;
     case RS_MSG_TUNE_LOAD:
     case RS_MSG_SELECT_TUNE:
-        m->u.tune_load.request_id = 7;
-        strcpy(m->u.tune_load.name, "wet setup");
+        m->u.tune_load = (rs_msg_tune_name){.request_id = 7, .name = "wet setup"};
         break;
     case RS_MSG_TUNE_LIST:
-        m->u.tune_list.request_id = 8;
-        m->u.tune_list.base_hash = 99;
+        m->u.tune_list = (rs_msg_tune_list){.request_id = 8, .base_hash = 99};
         break;
     case RS_MSG_TUNE_REPLY:
-        m->u.tune_reply.request_id = 6;
-        m->u.tune_reply.op = RS_TUNE_OP_SAVE;
-        m->u.tune_reply.result = RS_RESULT_INVALID;
-        strcpy(m->u.tune_reply.text, "wet setup: gearbox.final_drive: 9.1 outside 2.8..4.5");
+        m->u.tune_reply = (rs_msg_tune_reply){
+            .request_id = 6,
+            .op = RS_TUNE_OP_SAVE,
+            .result = RS_RESULT_INVALID,
+            .text = "wet setup: gearbox.final_drive: 9.1 outside 2.8..4.5"};
         break;
     case RS_MSG_ADMIN:
-        m->u.admin.request_id = 9;
-        strcpy(m->u.admin.secret, "sesame");
-        m->u.admin.command = RS_ADMIN_KICK;
-        strcpy(m->u.admin.arg, "griefer");
+        m->u.admin = (rs_msg_admin){
+            .request_id = 9, .secret = "sesame", .command = RS_ADMIN_KICK, .arg = "griefer"};
         break;
     case RS_MSG_ADMIN_REPLY:
-        m->u.admin_reply.request_id = 9;
-        m->u.admin_reply.result = RS_RESULT_DENIED;
-        strcpy(m->u.admin_reply.text, "wrong admin secret");
+        m->u.admin_reply = (rs_msg_admin_reply){
+            .request_id = 9, .result = RS_RESULT_DENIED, .text = "wrong admin secret"};
         break;
     default:
         break;

@@ -178,6 +178,39 @@ static void sim_place(sim *m)
     }
 }
 
+#define NKEYS(a) (sizeof(a) / sizeof(a)[0])
+
+/* Adds a car that follows keys[0..n). */
+static uint32_t sim_add_on(sim *m, const key *keys, size_t n)
+{
+    uint32_t c = sim_add(m);
+    for (size_t i = 0; i < n; i++)
+        path_add(&m->paths[c], keys[i].t, keys[i].s, keys[i].off);
+    return c;
+}
+
+/* Most tests' scene: the square with these lines and race distance, and one
+ * car, placed on its path. Returns the car. */
+static uint32_t sim_solo(sim *m, const double *lines, uint32_t nlines, uint32_t laps,
+                         const key *keys, size_t nkeys)
+{
+    sim_init(m, lines, nlines, laps);
+    uint32_t c = sim_add_on(m, keys, nkeys);
+    sim_place(m);
+    return c;
+}
+
+/* The same with one car cruising (see path_cruise). */
+static uint32_t sim_cruise(sim *m, const double *lines, uint32_t nlines, uint32_t laps, double s0,
+                           double v, double t_end)
+{
+    sim_init(m, lines, nlines, laps);
+    uint32_t c = sim_add(m);
+    path_cruise(&m->paths[c], s0, v, t_end);
+    sim_place(m);
+    return c;
+}
+
 static void sim_step(sim *m)
 {
     m->sink.count = 0;
@@ -245,10 +278,7 @@ static void test_crossing_time_is_interpolated_to_the_microsecond(void **state)
 {
     (void)state;
     static sim m;
-    sim_init(&m, LINES4, 4, 0);
-    uint32_t c = sim_add(&m);
-    path_cruise(&m.paths[c], 40.0, 7.0, 100.0);
-    sim_place(&m);
+    uint32_t c = sim_cruise(&m, LINES4, 4, 0, 40.0, 7.0, 100.0);
     sim_run_to(&m, 60.0);
 
     const rs_event *ev[16];
@@ -296,10 +326,7 @@ static void test_sector_times_sum_to_the_lap_time(void **state)
 {
     (void)state;
     static sim m;
-    sim_init(&m, LINES4, 4, 0);
-    uint32_t c = sim_add(&m);
-    path_cruise(&m.paths[c], 40.0, 9.3, 200.0);
-    sim_place(&m);
+    sim_cruise(&m, LINES4, 4, 0, 40.0, 9.3, 200.0);
     sim_run_to(&m, 180.0);
 
     const rs_event *laps[8], *secs[32];
@@ -359,13 +386,12 @@ static void test_first_crossing_of_the_start_line_starts_lap_one(void **state)
 static void test_nothing_is_timed_before_lights_out(void **state)
 {
     (void)state;
+    /* Creeps over the start line and line 1 before the lights go out. */
+    static const key keys[] = {{-5.0, 40.0, 0.0}, {100.0, 40.0 + 7.0 * 105.0, 0.0}};
     static sim m;
     sim_init(&m, LINES4, 4, 0);
     m.start_tick = 300; /* lights out after 5 s */
-    uint32_t c = sim_add(&m);
-    /* Creeps over the start line and line 1 before the lights go out. */
-    path_add(&m.paths[c], -5.0, 40.0, 0.0);
-    path_add(&m.paths[c], 100.0, 40.0 + 7.0 * 105.0, 0.0);
+    uint32_t c = sim_add_on(&m, keys, NKEYS(keys));
     sim_place(&m);
     sim_run_to(&m, 0.0);
     assert_int_equal(m.nlog, 0);
@@ -383,20 +409,19 @@ static void test_nothing_is_timed_before_lights_out(void **state)
 static void test_crossing_back_and_forth_counts_once(void **state)
 {
     (void)state;
+    static const key keys[] = {
+        {0.0, 40.0, 0.0},
+        {2.0, 60.0, 0.0},  /* over line 0 at 1 s: lap 1 starts */
+        {4.0, 45.0, 0.0},  /* back over it */
+        {6.0, 55.0, 0.0},  /* and forward again */
+        {7.0, 45.0, 0.0},  /* and once more back and forth */
+        {8.0, 55.0, 0.0},
+        {18.0, 155.0, 0.0}, /* line 1 at 17.5 s */
+        {20.0, 145.0, 0.0}, /* back over line 1 */
+        {31.0, 255.0, 0.0}, /* line 1 again, line 2 at 30.5 s */
+    };
     static sim m;
-    sim_init(&m, LINES4, 4, 0);
-    uint32_t c = sim_add(&m);
-    path *p = &m.paths[c];
-    path_add(p, 0.0, 40.0, 0.0);
-    path_add(p, 2.0, 60.0, 0.0);  /* over line 0 at 1 s: lap 1 starts */
-    path_add(p, 4.0, 45.0, 0.0);  /* back over it */
-    path_add(p, 6.0, 55.0, 0.0);  /* and forward again */
-    path_add(p, 7.0, 45.0, 0.0);  /* and once more back and forth */
-    path_add(p, 8.0, 55.0, 0.0);
-    path_add(p, 18.0, 155.0, 0.0); /* line 1 at 17.5 s */
-    path_add(p, 20.0, 145.0, 0.0); /* back over line 1 */
-    path_add(p, 31.0, 255.0, 0.0); /* line 1 again, line 2 at 30.5 s */
-    sim_place(&m);
+    uint32_t c = sim_solo(&m, LINES4, 4, 0, keys, NKEYS(keys));
     sim_run_to(&m, 32.0);
 
     const rs_event *ev[8];
@@ -446,19 +471,18 @@ static void test_car_parked_on_a_line_is_counted_once(void **state)
 static void test_skipped_sector_invalidates_the_lap_with_the_reason(void **state)
 {
     (void)state;
+    static const key keys[] = {
+        {0.0, 40.0, 0.0},
+        {12.0, 140.0, 0.0},
+        {12.5, 145.0, 10.0}, /* 10 m left of the centre: past the line's end */
+        {13.5, 155.0, 10.0},
+        {14.0, 160.0, 0.0},
+        {43.0, 450.0, 0.0}, /* line 2 at 23 s, line 0 at 43 s */
+        {83.0, 850.0, 0.0}, /* a clean second lap */
+    };
     static sim m;
-    sim_init(&m, LINES3, 3, 0);
-    uint32_t c = sim_add(&m);
+    uint32_t c = sim_solo(&m, LINES3, 3, 0, keys, NKEYS(keys));
     m.limits[c] = false; /* only the skip counts here */
-    path *p = &m.paths[c];
-    path_add(p, 0.0, 40.0, 0.0);
-    path_add(p, 12.0, 140.0, 0.0);
-    path_add(p, 12.5, 145.0, 10.0); /* 10 m left of the centre: past the line's end */
-    path_add(p, 13.5, 155.0, 10.0);
-    path_add(p, 14.0, 160.0, 0.0);
-    path_add(p, 43.0, 450.0, 0.0); /* line 2 at 23 s, line 0 at 43 s */
-    path_add(p, 83.0, 850.0, 0.0); /* a clean second lap */
-    sim_place(&m);
     sim_run_to(&m, 84.0);
 
     const rs_event *ev[16];
@@ -497,18 +521,17 @@ static void test_skipped_sector_invalidates_the_lap_with_the_reason(void **state
 static void test_skipped_start_line_completes_the_lap_invalid(void **state)
 {
     (void)state;
+    static const key keys[] = {
+        {0.0, 40.0, 0.0},
+        {39.0, 430.0, 0.0},
+        {40.0, 440.0, -10.0}, /* right of the start line's end */
+        {42.0, 460.0, -10.0},
+        {43.0, 470.0, 0.0},
+        {81.0, 850.0, 0.0}, /* line 1 (550 m) at 51 s, lap 2 ends at 81 s */
+    };
     static sim m;
-    sim_init(&m, LINES3, 3, 0);
-    uint32_t c = sim_add(&m);
+    uint32_t c = sim_solo(&m, LINES3, 3, 0, keys, NKEYS(keys));
     m.limits[c] = false;
-    path *p = &m.paths[c];
-    path_add(p, 0.0, 40.0, 0.0);
-    path_add(p, 39.0, 430.0, 0.0);
-    path_add(p, 40.0, 440.0, -10.0); /* right of the start line's end */
-    path_add(p, 42.0, 460.0, -10.0);
-    path_add(p, 43.0, 470.0, 0.0);
-    path_add(p, 81.0, 850.0, 0.0); /* line 1 (550 m) at 51 s, lap 2 ends at 81 s */
-    sim_place(&m);
     sim_run_to(&m, 82.0);
 
     const rs_event *ev[16];
@@ -546,19 +569,18 @@ static void test_skipped_start_line_completes_the_lap_invalid(void **state)
 static void test_crossing_the_last_line_again_unseen_is_not_a_skip(void **state)
 {
     (void)state;
+    static const key keys[] = {
+        {0.0, 40.0, 0.0},
+        {12.0, 160.0, 0.0},   /* over line 1 at 11 s */
+        {13.0, 155.0, 10.0},  /* reverse round its end */
+        {14.0, 145.0, 10.0},
+        {15.0, 140.0, 0.0},
+        {26.0, 250.0, 0.0},   /* over line 1 again, then line 2 at 26 s */
+        {46.0, 450.0, 0.0},
+    };
     static sim m;
-    sim_init(&m, LINES3, 3, 0);
-    uint32_t c = sim_add(&m);
+    uint32_t c = sim_solo(&m, LINES3, 3, 0, keys, NKEYS(keys));
     m.limits[c] = false;
-    path *p = &m.paths[c];
-    path_add(p, 0.0, 40.0, 0.0);
-    path_add(p, 12.0, 160.0, 0.0);   /* over line 1 at 11 s */
-    path_add(p, 13.0, 155.0, 10.0);  /* reverse round its end */
-    path_add(p, 14.0, 145.0, 10.0);
-    path_add(p, 15.0, 140.0, 0.0);
-    path_add(p, 26.0, 250.0, 0.0);   /* over line 1 again, then line 2 at 26 s */
-    path_add(p, 46.0, 450.0, 0.0);
-    sim_place(&m);
     sim_run_to(&m, 47.0);
 
     const rs_event *ev[8];
@@ -578,18 +600,17 @@ static void test_crossing_the_last_line_again_unseen_is_not_a_skip(void **state)
 static void test_an_even_split_earns_no_progress(void **state)
 {
     (void)state;
+    static const key keys[] = {
+        {0.0, 40.0, 0.0},
+        {10.0, 140.0, 0.0},
+        {11.0, 145.0, 10.0},
+        {12.0, 255.0, 10.0}, /* a 110 m short cut */
+        {13.0, 260.0, 0.0},
+        {142.0, 1550.0, 0.0}, /* line 3 at 22 s, line 0 at 32 s, ... */
+    };
     static sim m;
-    sim_init(&m, LINES4, 4, 0);
-    uint32_t c = sim_add(&m);
+    uint32_t c = sim_solo(&m, LINES4, 4, 0, keys, NKEYS(keys));
     m.limits[c] = false;
-    path *p = &m.paths[c];
-    path_add(p, 0.0, 40.0, 0.0);
-    path_add(p, 10.0, 140.0, 0.0);
-    path_add(p, 11.0, 145.0, 10.0);
-    path_add(p, 12.0, 255.0, 10.0); /* a 110 m short cut */
-    path_add(p, 13.0, 260.0, 0.0);
-    path_add(p, 142.0, 1550.0, 0.0); /* line 3 at 22 s, line 0 at 32 s, ... */
-    sim_place(&m);
     sim_run_to(&m, 33.0);
     assert_int_equal(m.nlog, 0);
     rs_race_car_state st = state_of(&m, c);
@@ -609,18 +630,17 @@ static void test_an_even_split_earns_no_progress(void **state)
 static void test_a_line_reversed_over_out_of_order_is_undone_forward(void **state)
 {
     (void)state;
+    static const key keys[] = {
+        {0.0, 40.0, 0.0},
+        {12.0, 160.0, 0.0},  /* line 0 at 1 s, line 1 at 11 s */
+        {13.0, 155.0, 10.0}, /* back round line 1's end */
+        {14.0, 145.0, 10.0},
+        {20.0, 45.0, 0.0},   /* and back over line 0 */
+        {41.0, 255.0, 0.0},  /* then forward over lines 0, 1, 2 */
+    };
     static sim m;
-    sim_init(&m, LINES4, 4, 0);
-    uint32_t c = sim_add(&m);
+    uint32_t c = sim_solo(&m, LINES4, 4, 0, keys, NKEYS(keys));
     m.limits[c] = false;
-    path *p = &m.paths[c];
-    path_add(p, 0.0, 40.0, 0.0);
-    path_add(p, 12.0, 160.0, 0.0);  /* line 0 at 1 s, line 1 at 11 s */
-    path_add(p, 13.0, 155.0, 10.0); /* back round line 1's end */
-    path_add(p, 14.0, 145.0, 10.0);
-    path_add(p, 20.0, 45.0, 0.0);   /* and back over line 0 */
-    path_add(p, 41.0, 255.0, 0.0);  /* then forward over lines 0, 1, 2 */
-    sim_place(&m);
     sim_run_to(&m, 20.0);
     assert_int_equal(m.cars[c].reversed_mask, 1);
     sim_run_to(&m, 42.0);
@@ -639,23 +659,22 @@ static void test_a_line_reversed_over_out_of_order_is_undone_forward(void **stat
 static void test_track_limits_invalidate_once_per_excursion(void **state)
 {
     (void)state;
+    static const key keys[] = {
+        {0.0, 40.0, 0.0},
+        {8.0, 120.0, 0.0},
+        {8.5, 125.0, 8.0}, /* wholly outside from 8.4375 s */
+        {9.5, 135.0, 8.0},
+        {10.0, 140.0, 0.0},
+        {28.0, 320.0, 0.0},
+        {28.5, 325.0, -8.0}, /* again, same lap: no new event */
+        {29.0, 330.0, 0.0},
+        {48.0, 520.0, 0.0},  /* lap 2 */
+        {48.5, 525.0, 8.0},  /* lap 2's excursion */
+        {49.0, 530.0, 0.0},
+        {90.0, 940.0, 0.0},
+    };
     static sim m;
-    sim_init(&m, LINES4, 4, 0);
-    uint32_t c = sim_add(&m);
-    path *p = &m.paths[c];
-    path_add(p, 0.0, 40.0, 0.0);
-    path_add(p, 8.0, 120.0, 0.0);
-    path_add(p, 8.5, 125.0, 8.0); /* wholly outside from 8.4375 s */
-    path_add(p, 9.5, 135.0, 8.0);
-    path_add(p, 10.0, 140.0, 0.0);
-    path_add(p, 28.0, 320.0, 0.0);
-    path_add(p, 28.5, 325.0, -8.0); /* again, same lap: no new event */
-    path_add(p, 29.0, 330.0, 0.0);
-    path_add(p, 48.0, 520.0, 0.0);  /* lap 2 */
-    path_add(p, 48.5, 525.0, 8.0);  /* lap 2's excursion */
-    path_add(p, 49.0, 530.0, 0.0);
-    path_add(p, 90.0, 940.0, 0.0);
-    sim_place(&m);
+    uint32_t c = sim_solo(&m, LINES4, 4, 0, keys, NKEYS(keys));
     sim_run_to(&m, 91.0);
 
     const rs_event *ev[4], *lap[4];
@@ -679,17 +698,16 @@ static void test_track_limits_invalidate_once_per_excursion(void **state)
 static void test_excursion_across_the_line_invalidates_both_laps(void **state)
 {
     (void)state;
+    static const key keys[] = {
+        {0.0, 40.0, 0.0},
+        {39.0, 430.0, 0.0},
+        {39.5, 435.0, 5.5},
+        {40.5, 445.0, 7.5}, /* all wheels out, yet within the line's reach */
+        {41.5, 455.0, 7.5},
+        {42.0, 460.0, 0.0},
+    };
     static sim m;
-    sim_init(&m, LINES4, 4, 0);
-    uint32_t c = sim_add(&m);
-    path *p = &m.paths[c];
-    path_add(p, 0.0, 40.0, 0.0);
-    path_add(p, 39.0, 430.0, 0.0);
-    path_add(p, 39.5, 435.0, 5.5);
-    path_add(p, 40.5, 445.0, 7.5); /* all wheels out, yet within the line's reach */
-    path_add(p, 41.5, 455.0, 7.5);
-    path_add(p, 42.0, 460.0, 0.0);
-    sim_place(&m);
+    uint32_t c = sim_solo(&m, LINES4, 4, 0, keys, NKEYS(keys));
     sim_run_to(&m, 43.0);
     const rs_event *ev[8];
     uint32_t n = events_of(&m, 1, 0, ev, 8);
@@ -708,17 +726,16 @@ static void test_excursion_across_the_line_invalidates_both_laps(void **state)
 static void test_first_reason_wins(void **state)
 {
     (void)state;
+    static const key keys[] = {
+        {0.0, 40.0, 0.0},
+        {12.0, 140.0, 0.0},
+        {12.5, 145.0, 10.0}, /* off the track and round line 1 */
+        {13.5, 155.0, 10.0},
+        {14.0, 160.0, 0.0},
+        {43.0, 450.0, 0.0},
+    };
     static sim m;
-    sim_init(&m, LINES3, 3, 0);
-    uint32_t c = sim_add(&m);
-    path *p = &m.paths[c];
-    path_add(p, 0.0, 40.0, 0.0);
-    path_add(p, 12.0, 140.0, 0.0);
-    path_add(p, 12.5, 145.0, 10.0); /* off the track and round line 1 */
-    path_add(p, 13.5, 155.0, 10.0);
-    path_add(p, 14.0, 160.0, 0.0);
-    path_add(p, 43.0, 450.0, 0.0);
-    sim_place(&m);
+    sim_solo(&m, LINES3, 3, 0, keys, NKEYS(keys));
     sim_run_to(&m, 44.0);
     const rs_event *ev[4], *lap[2];
     assert_int_equal(events_of(&m, 1, RS_EVENT_LAP_INVALID, ev, 4), 1);
@@ -735,12 +752,9 @@ static void test_lines_crossed_in_one_substep_are_taken_in_order(void **state)
     (void)state;
     static const double lines[] = {50.0, 150.0, 449.8};
     static sim m;
-    sim_init(&m, lines, 3, 0);
-    uint32_t c = sim_add(&m);
     /* 120 m/s: 0.5 m per substep. Lap end at 450: the substep from t with
      * s(t) = 449.75 to 450.25 holds both lines. */
-    path_cruise(&m.paths[c], 49.75, 120.0, 10.0);
-    sim_place(&m);
+    sim_cruise(&m, lines, 3, 0, 49.75, 120.0, 10.0);
     sim_run_to(&m, 4.0);
     const rs_event *lap[2], *sec[8];
     assert_int_equal(events_of(&m, 1, RS_EVENT_LAP, lap, 2), 1);
@@ -808,21 +822,16 @@ static void test_finish_order_and_positions(void **state)
 static void test_same_substep_finishers_are_ordered_by_crossing_time(void **state)
 {
     (void)state;
-    static sim m;
-    sim_init(&m, LINES4, 4, 1);
-    sim_add(&m);
-    sim_add(&m);
     /* Both cross the start line at 1 s; car 0 ends the lap at 41.004 s,
      * car 1 at 41.002 s: substep 9840 (41.0 .. 41.00417 s) for both. */
-    path *p0 = &m.paths[0], *p1 = &m.paths[1];
-    path_add(p0, 0.0, 40.0, 0.0);
-    path_add(p0, 1.0, 50.0, 0.0);
-    path_add(p0, 41.004, 450.0, 0.0);
-    path_add(p0, 42.004, 460.0, 0.0);
-    path_add(p1, 0.0, 39.0, 0.0);
-    path_add(p1, 1.0, 50.0, 0.0);
-    path_add(p1, 41.002, 450.0, 0.0);
-    path_add(p1, 42.002, 460.0, 0.0);
+    static const key keys0[] = {{0.0, 40.0, 0.0}, {1.0, 50.0, 0.0}, {41.004, 450.0, 0.0},
+                                {42.004, 460.0, 0.0}};
+    static const key keys1[] = {{0.0, 39.0, 0.0}, {1.0, 50.0, 0.0}, {41.002, 450.0, 0.0},
+                                {42.002, 460.0, 0.0}};
+    static sim m;
+    sim_init(&m, LINES4, 4, 1);
+    sim_add_on(&m, keys0, NKEYS(keys0));
+    sim_add_on(&m, keys1, NKEYS(keys1));
     sim_place(&m);
     sim_run_to(&m, 43.0);
     assert_int_equal(state_of(&m, 1).finish_position, 1);
@@ -843,10 +852,7 @@ static void test_open_session_never_finishes(void **state)
 {
     (void)state;
     static sim m;
-    sim_init(&m, LINES4, 4, 0);
-    uint32_t c = sim_add(&m);
-    path_cruise(&m.paths[c], 40.0, 40.0, 200.0);
-    sim_place(&m);
+    uint32_t c = sim_cruise(&m, LINES4, 4, 0, 40.0, 40.0, 200.0);
     sim_run_to(&m, 100.0);
     assert_int_equal(state_of(&m, c).laps_completed, 9);
     assert_int_equal(state_of(&m, c).status, RS_RACE_RACING);
@@ -859,19 +865,16 @@ static void test_open_session_never_finishes(void **state)
 static void test_events_come_in_the_order_things_happened(void **state)
 {
     (void)state;
+    static const key keys0[] = {
+        {0.0, 40.0, 0.0},   {40.0, 440.0, 0.0}, {41.0, 450.0, 0.0},
+        {41.1, 451.0, 8.0}, /* off right after the line */
+        {42.0, 460.0, 0.0}, {81.0, 850.0, 0.0},
+    };
+    static const key keys1[] = {{0.0, 39.0, 0.0}, {80.9, 850.0, 0.0}};
     static sim m;
     sim_init(&m, LINES4, 4, 2);
-    sim_add(&m);
-    sim_add(&m);
-    path *p0 = &m.paths[0], *p1 = &m.paths[1];
-    path_add(p0, 0.0, 40.0, 0.0);
-    path_add(p0, 40.0, 440.0, 0.0);
-    path_add(p0, 41.0, 450.0, 0.0);
-    path_add(p0, 41.1, 451.0, 8.0); /* off right after the line */
-    path_add(p0, 42.0, 460.0, 0.0);
-    path_add(p0, 81.0, 850.0, 0.0);
-    path_add(p1, 0.0, 39.0, 0.0);
-    path_add(p1, 80.9, 850.0, 0.0);
+    sim_add_on(&m, keys0, NKEYS(keys0));
+    sim_add_on(&m, keys1, NKEYS(keys1));
     sim_place(&m);
     sim_run_to(&m, 41.5);
     const rs_event *ev[8];

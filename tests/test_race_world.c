@@ -17,108 +17,81 @@
 #include "racesim/driver.h"
 #include "racesim/physics.h"
 #include "racesim/track.h"
+#include "test_fixtures.h"
 
-static const char *data_dir(void)
+/* Full throttle in first gear (the grid leaves cars in neutral). */
+static rs_input flat_out(void)
 {
-    const char *d = getenv("RS_DATA_DIR");
-    return d ? d : RS_DATA_DIR;
+    rs_input in = rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0);
+    in.gear = 1;
+    return in;
 }
 
-static rs_car_params *load_car(const char *name)
+/* A car on grid slot `slot` of the world's track, holding `in`. */
+static rs_car_id on_grid(rs_world *w, const rs_track *track, const rs_car_params *car,
+                         uint32_t slot, rs_input in)
 {
-    char path[1024], err[512];
-    rs_car_params *p = NULL;
-    snprintf(path, sizeof path, "%s/cars/%s", data_dir(), name);
-    if (rs_car_params_load(path, &p, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return p;
-}
-
-static rs_track *load_track(const char *name)
-{
-    char path[1024], err[512];
-    rs_track *t = NULL;
-    snprintf(path, sizeof path, "%s/tracks/%s", data_dir(), name);
-    if (rs_track_load(path, &t, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return t;
-}
-
-static rs_world *make_world(const rs_track *track, uint32_t laps, uint64_t start, bool collisions)
-{
-    rs_world_def def = rs_world_default();
-    def.track = track;
-    def.laps = laps;
-    def.start_tick = start;
-    def.car_collisions = collisions;
-    rs_world *w = NULL;
-    assert_int_equal(rs_world_create(&def, &w), RS_OK);
-    return w;
+    rs_car_spawn sp;
+    assert_true(rs_track_grid_slot(track, slot, &sp));
+    return fixture_add_car(w, car, &sp, &in);
 }
 
 static void test_cars_are_held_on_the_grid_until_lights_out(void **state)
 {
-    (void)state;
-    rs_car_params *car = load_car("c5.json");
-    rs_track *track = load_track("technical.json");
-    rs_world *w = make_world(track, 1, 120, true);
-    rs_car_spawn sp;
-    assert_true(rs_track_grid_slot(track, 0, &sp));
-    rs_car_id id;
-    assert_int_equal(rs_world_add_car(w, car, &sp, &id), RS_OK);
-    rs_input in = rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0);
-    in.gear = 1;
-    assert_int_equal(rs_world_set_input(w, id, &in), RS_OK);
+    const fixture_shipped *shipped = *state;
+    rs_world *w = fixture_world(shipped->technical, 1, 120, true);
+    rs_car_id id = on_grid(w, shipped->technical, shipped->c5, 0, flat_out());
     rs_car_state s;
-    for (int t = 0; t < 120; t++)
-        assert_int_equal(rs_world_step(w), RS_OK);
+    fixture_steps(w, 120);
     assert_true(rs_world_race_time_us(w) == 0);
     rs_world_car_state(w, id, &s);
     assert_true(s.speed_m_s < 0.05);
-    for (int t = 0; t < 120; t++)
-        assert_int_equal(rs_world_step(w), RS_OK);
+    fixture_steps(w, 120);
     rs_world_car_state(w, id, &s);
     assert_true(s.speed_m_s > 5.0); /* lights out: away it goes */
     assert_true(rs_world_race_time_us(w) == 2000000);
     rs_world_destroy(w);
-    rs_track_destroy(track);
-    rs_car_params_destroy(car);
+}
+
+/* Steps the world one tick; copies that tick's events of `type` to out
+ * (room for cap) and returns how many there were. */
+static size_t step_events_of(rs_world *w, uint8_t type, rs_event *out, size_t cap)
+{
+    assert_int_equal(rs_world_step(w), RS_OK);
+    size_t n, found = 0;
+    const rs_event *ev = rs_world_events(w, &n);
+    for (size_t k = 0; k < n; k++)
+        if (ev[k].type == type) {
+            assert_true(found < cap);
+            out[found++] = ev[k];
+        }
+    return found;
 }
 
 /* Full throttle, wheel straight, from the oval's grid: the wall at the end
  * of the straight stops the car, with one hit event and a counter. */
 static void test_barrier_stops_a_car_through_the_world_step(void **state)
 {
-    (void)state;
-    rs_car_params *car = load_car("formula.json");
-    rs_track *track = load_track("oval.json");
-    rs_world *w = make_world(track, 0, 0, true);
-    rs_car_spawn sp;
-    assert_true(rs_track_grid_slot(track, 0, &sp));
-    rs_car_id id;
-    assert_int_equal(rs_world_add_car(w, car, &sp, &id), RS_OK);
-    rs_input in = rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0);
-    in.gear = 1; /* drive: the grid leaves cars in neutral */
-    assert_int_equal(rs_world_set_input(w, id, &in), RS_OK);
+    const fixture_shipped *shipped = *state;
+    rs_world *w = fixture_world(shipped->oval, 0, 0, true);
+    rs_car_id id = on_grid(w, shipped->oval, shipped->formula, 0, flat_out());
     int hit_events = 0;
     double max_speed = 0.0;
     for (int t = 0; t < 60 * 40; t++) {
-        assert_int_equal(rs_world_step(w), RS_OK);
-        size_t n;
-        const rs_event *ev = rs_world_events(w, &n);
-        for (size_t k = 0; k < n; k++)
-            if (ev[k].type == RS_EVENT_BARRIER_HIT) {
-                hit_events++;
-                assert_int_equal(ev[k].car, id.index1);
-                assert_true(ev[k].impulse_n_s > 0.0);
-            }
+        rs_event hits[8];
+        size_t nhits = step_events_of(w, RS_EVENT_BARRIER_HIT, hits, 8);
+        for (size_t k = 0; k < nhits; k++) {
+            assert_int_equal(hits[k].car, id.index1);
+            assert_true(hits[k].impulse_n_s > 0.0);
+        }
+        hit_events += (int)nhits;
         rs_car_state s;
         rs_world_car_state(w, id, &s);
         if (s.speed_m_s > max_speed)
             max_speed = s.speed_m_s;
         /* Never outside the barriers: the track still knows where it is. */
         rs_track_location loc;
-        assert_true(rs_track_locate(track, s.pos_m[0], s.pos_m[1], &loc));
+        assert_true(rs_track_locate(shipped->oval, s.pos_m[0], s.pos_m[1], &loc));
     }
     rs_race_car_state rs;
     assert_int_equal(rs_world_race_state(w, id, &rs), RS_OK);
@@ -128,55 +101,37 @@ static void test_barrier_stops_a_car_through_the_world_step(void **state)
     assert_true(rs.barrier_hits >= 1);
     assert_true(hit_events >= 1);
     rs_world_destroy(w);
-    rs_track_destroy(track);
-    rs_car_params_destroy(car);
 }
 
 /* Two cars driven into each other: they collide, unless the race is in
  * ghost mode, where they pass through. */
-static uint32_t crash_two_cars(const rs_track *track, bool collisions)
+static uint32_t crash_two_cars(const rs_track *track, const rs_car_params *car, bool collisions)
 {
-    rs_car_params *car = load_car("c5.json");
-    rs_world *w = make_world(track, 0, 0, collisions);
-    rs_car_spawn a, b;
-    assert_true(rs_track_grid_slot(track, 0, &a));
-    assert_true(rs_track_grid_slot(track, 2, &b)); /* same column, a row behind */
-    rs_car_id ia, ib;
-    assert_int_equal(rs_world_add_car(w, car, &a, &ia), RS_OK);
-    assert_int_equal(rs_world_add_car(w, car, &b, &ib), RS_OK);
-    /* Slot 2 is behind slot 0: full throttle into its back while the leader
-     * stands on the brakes. */
-    rs_input push = rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0);
-    rs_input stop = rs_input_quantise(0.0, 0.0, 1.0, 0.0, 0.0);
-    push.gear = 1;
-    rs_world_set_input(w, ia, &stop);
-    rs_world_set_input(w, ib, &push);
+    rs_world *w = fixture_world(track, 0, 0, collisions);
+    /* Slot 2 is behind slot 0 (same column, a row behind): full throttle
+     * into its back while the leader stands on the brakes. */
+    on_grid(w, track, car, 0, rs_input_quantise(0.0, 0.0, 1.0, 0.0, 0.0));
+    rs_car_id ib = on_grid(w, track, car, 2, flat_out());
     uint32_t events = 0;
     for (int t = 0; t < 60 * 4; t++) {
-        assert_int_equal(rs_world_step(w), RS_OK);
-        size_t n;
-        const rs_event *ev = rs_world_events(w, &n);
-        for (size_t k = 0; k < n; k++)
-            if (ev[k].type == RS_EVENT_CAR_HIT) {
-                assert_true(ev[k].car < ev[k].other);
-                events++;
-            }
+        rs_event hits[8];
+        size_t nhits = step_events_of(w, RS_EVENT_CAR_HIT, hits, 8);
+        for (size_t k = 0; k < nhits; k++)
+            assert_true(hits[k].car < hits[k].other);
+        events += (uint32_t)nhits;
     }
     rs_race_car_state rs;
     rs_world_race_state(w, ib, &rs);
     assert_true(rs.car_hits == (events > 0 ? rs.car_hits : 0));
     rs_world_destroy(w);
-    rs_car_params_destroy(car);
     return events;
 }
 
 static void test_ghost_mode_turns_car_collisions_off(void **state)
 {
-    (void)state;
-    rs_track *track = load_track("technical.json");
-    assert_true(crash_two_cars(track, true) >= 1);
-    assert_int_equal(crash_two_cars(track, false), 0);
-    rs_track_destroy(track);
+    const fixture_shipped *shipped = *state;
+    assert_true(crash_two_cars(shipped->technical, shipped->c5, true) >= 1);
+    assert_int_equal(crash_two_cars(shipped->technical, shipped->c5, false), 0);
 }
 
 /* Full throttle for 4 s in a straight line from a standstill, starting at
@@ -185,14 +140,11 @@ static void test_ghost_mode_turns_car_collisions_off(void **state)
 static double launch(const rs_track *track, const rs_car_params *car, double x, double y,
                      double heading, bool *all_off)
 {
-    rs_world *w = make_world(track, 0, 0, false);
+    rs_world *w = fixture_world(track, 0, 0, false);
     rs_car_spawn sp = rs_car_spawn_default();
     sp.pos_m[0] = x, sp.pos_m[1] = y, sp.yaw_rad = heading;
-    rs_car_id id;
-    assert_int_equal(rs_world_add_car(w, car, &sp, &id), RS_OK);
-    rs_input in = rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0);
-    in.gear = 1;
-    rs_world_set_input(w, id, &in);
+    rs_input in = flat_out();
+    rs_car_id id = fixture_add_car(w, car, &sp, &in);
     rs_car_state s;
     *all_off = true;
     for (int t = 0; t < 240; t++) {
@@ -211,9 +163,8 @@ static double launch(const rs_track *track, const rs_car_params *car, double x, 
  * beside the start straight covers clearly less ground than on asphalt. */
 static void test_leaving_the_track_costs_time(void **state)
 {
-    (void)state;
-    rs_car_params *car = load_car("c5.json");
-    rs_track *track = load_track("technical.json");
+    const fixture_shipped *shipped = *state;
+    const rs_track *track = shipped->technical;
     rs_car_spawn sp;
     assert_true(rs_track_grid_slot(track, 0, &sp));
     /* Step out to the left (normal (-sin, cos) of the heading) until the
@@ -232,6 +183,7 @@ static void test_leaving_the_track_costs_time(void **state)
     assert_true(d < 40.0);
     x -= 1.25 * nx, y -= 1.25 * ny; /* the car's centre between the two probes */
     bool track_all_off, runoff_all_off;
+    const rs_car_params *car = shipped->c5;
     double on = launch(track, car, sp.pos_m[0], sp.pos_m[1], sp.yaw_rad, &track_all_off);
     double out = launch(track, car, x, y, sp.yaw_rad, &runoff_all_off);
     print_message("4 s launch: %.1f m on asphalt, %.1f m on the %s run-off %.1f m to the left\n",
@@ -239,18 +191,16 @@ static void test_leaving_the_track_costs_time(void **state)
     assert_false(track_all_off);
     assert_true(runoff_all_off);
     assert_true(sqrt(out) < 0.8 * sqrt(on));
-    rs_track_destroy(track);
-    rs_car_params_destroy(car);
 }
 
 /* One AI car, two laps of the oval: LAP events carry sectors that add up,
  * the race state agrees, the car finishes first and the race ends. */
 static void test_laps_are_timed_end_to_end(void **state)
 {
-    (void)state;
-    rs_car_params *car = load_car("formula.json");
-    rs_track *track = load_track("oval.json");
-    rs_world *w = make_world(track, 2, 60, true);
+    const fixture_shipped *shipped = *state;
+    const rs_track *track = shipped->oval;
+    const rs_car_params *car = shipped->formula;
+    rs_world *w = fixture_world(track, 2, 60, true);
     rs_car_spawn sp;
     assert_true(rs_track_grid_slot(track, 0, &sp));
     rs_car_id id;
@@ -310,8 +260,6 @@ static void test_laps_are_timed_end_to_end(void **state)
     rs_driver_destroy(drv);
     rs_racing_line_destroy(line);
     rs_world_destroy(w);
-    rs_track_destroy(track);
-    rs_car_params_destroy(car);
 }
 
 int main(void)
@@ -323,5 +271,5 @@ int main(void)
         cmocka_unit_test(test_leaving_the_track_costs_time),
         cmocka_unit_test(test_laps_are_timed_end_to_end),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, fixture_shipped_load, fixture_shipped_free);
 }

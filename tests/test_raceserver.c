@@ -29,26 +29,33 @@
 #include "racesim/physics.h"
 #include "racesim/protocol.h"
 #include "racesim/base/clock.h"
+#include "test_data.h"
 
-static const char *data_dir(void)
-{
-    const char *d = getenv("RS_DATA_DIR");
-    return d && *d ? d : RS_DATA_DIR;
-}
-
-static rs_args_result parse(rs_server_config *c, char *err, size_t cap, ...)
+/* The command line args (NULL-terminated, without the program name). */
+static rs_args_result parse_args(rs_server_config *c, char *err, size_t cap, char *const *args)
 {
     char *argv[32];
     int argc = 0;
     argv[argc++] = "raceserver";
-    va_list ap;
-    va_start(ap, cap);
-    for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;)
-        argv[argc++] = a;
-    va_end(ap);
+    for (; *args && argc < 31; args++)
+        argv[argc++] = *args;
     argv[argc] = NULL;
     err[0] = '\0';
-    return rs_config_from_args(c, data_dir(), argc, argv, err, cap);
+    return rs_config_from_args(c, test_data_dir(), argc, argv, err, cap);
+}
+
+/* parse_args with the args listed, NULL last. */
+static rs_args_result parse(rs_server_config *c, char *err, size_t cap, ...)
+{
+    char *args[32];
+    int n = 0;
+    va_list ap;
+    va_start(ap, cap);
+    for (char *a; (a = va_arg(ap, char *)) != NULL && n < 31;)
+        args[n++] = a;
+    va_end(ap);
+    args[n] = NULL;
+    return parse_args(c, err, cap, args);
 }
 
 static rs_server_config cfg; /* large: not on the stack */
@@ -73,28 +80,30 @@ static void test_no_configuration_gives_the_documented_defaults(void **state)
 static void test_bad_port_names_the_option_and_its_range(void **state)
 {
     (void)state;
+    /* A refused command line and the parts its message must have. */
+    static const struct {
+        char *args[3];
+        const char *says[2];
+    } cases[] = {
+        {{"--port", "70000"}, {"--port", "0..65535"}},
+        {{"--port", "12ab"}, {"--port"}},
+        {{"--laps", "0"}, {"--laps", "1..1000"}},
+        {{"--max-players", "33"}, {"--max-players"}},
+        {{"--log-level", "loud"}, {"--log-level"}},
+        {{"--frobnicate"}, {"--frobnicate"}},
+        {{"--port"}, {"--port"}},
+    };
     char err[512];
-    assert_int_equal(parse(&cfg, err, sizeof err, "--port", "70000", NULL), RS_ARGS_ERROR);
-    assert_non_null(strstr(err, "--port"));
-    assert_non_null(strstr(err, "0..65535"));
-    assert_int_equal(parse(&cfg, err, sizeof err, "--port", "12ab", NULL), RS_ARGS_ERROR);
-    assert_non_null(strstr(err, "--port"));
-    assert_int_equal(parse(&cfg, err, sizeof err, "--laps", "0", NULL), RS_ARGS_ERROR);
-    assert_non_null(strstr(err, "--laps"));
-    assert_non_null(strstr(err, "1..1000"));
-    assert_int_equal(parse(&cfg, err, sizeof err, "--max-players", "33", NULL), RS_ARGS_ERROR);
-    assert_non_null(strstr(err, "--max-players"));
-    assert_int_equal(parse(&cfg, err, sizeof err, "--log-level", "loud", NULL), RS_ARGS_ERROR);
-    assert_non_null(strstr(err, "--log-level"));
-    assert_int_equal(parse(&cfg, err, sizeof err, "--frobnicate", NULL), RS_ARGS_ERROR);
-    assert_non_null(strstr(err, "--frobnicate"));
-    assert_int_equal(parse(&cfg, err, sizeof err, "--port", NULL), RS_ARGS_ERROR);
-    assert_non_null(strstr(err, "--port"));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(parse_args(&cfg, err, sizeof err, cases[i].args), RS_ARGS_ERROR);
+        for (int k = 0; k < 2 && cases[i].says[k]; k++)
+            assert_non_null(strstr(err, cases[i].says[k]));
+    }
 }
 
 static bool apply(const char *json, char *err, size_t cap)
 {
-    rs_config_default(&cfg, data_dir());
+    rs_config_default(&cfg, test_data_dir());
     err[0] = '\0';
     return rs_config_apply_json(&cfg, json, strlen(json), "server.json", err, cap) &&
            rs_config_check(&cfg, err, cap);
@@ -103,38 +112,39 @@ static bool apply(const char *json, char *err, size_t cap)
 static void test_json_errors_name_the_file_the_field_and_the_range(void **state)
 {
     (void)state;
+    /* A refused file, and its whole message (exact) or a part of it. */
+    static const struct {
+        const char *json;
+        const char *says;
+        bool exact;
+    } cases[] = {
+        {"{\"prot\": 1}", "server.json: prot: unknown key", true},
+        {"{\"port\": \"x\"}", "server.json: port: must be an integer in 0..65535", false},
+        {"{\"port\": 65536}", "port: 65536 outside 0..65535", false},
+        {"{\"tick_hz\": 60.5}", "tick_hz", false},
+        {"{\"rooms\": [{\"name\": \"a\"}, {\"name\": \"b\", \"laps\": 0}]}",
+         "server.json: rooms[1].laps: 0 outside 1..1000", true},
+        {"{\"rooms\": [{\"name\": \"a\", \"lapz\": 3}]}", "rooms[0].lapz: unknown key", false},
+        {"{\"rooms\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}", "rooms[1].name", false},
+        {"{\"max_players\": 4, \"start_players\": 6}", "start_players", false},
+        {"{\"rooms\": [{\"name\": \"a\", \"load_wait_s\": 601}]}",
+         "server.json: rooms[0].load_wait_s: 601 outside 0..600", true},
+        {"{\"log_level\": \"verbose\"}", "log_level", false},
+        {"{\"guest_policy\": \"deny\", \"no_db\": true}", "guest_policy", false},
+        {"[1, 2]", "", false},
+        {"{\"port\": ", "not valid JSON", false},
+        {"{\"admin_secret\": \"" /* 65 bytes */
+         "01234567890123456789012345678901234567890123456789012345678901234\"}",
+         "admin_secret", false},
+    };
     char err[512];
-    assert_false(apply("{\"prot\": 1}", err, sizeof err));
-    assert_string_equal(err, "server.json: prot: unknown key");
-    assert_false(apply("{\"port\": \"x\"}", err, sizeof err));
-    assert_non_null(strstr(err, "server.json: port: must be an integer in 0..65535"));
-    assert_false(apply("{\"port\": 65536}", err, sizeof err));
-    assert_non_null(strstr(err, "port: 65536 outside 0..65535"));
-    assert_false(apply("{\"tick_hz\": 60.5}", err, sizeof err));
-    assert_non_null(strstr(err, "tick_hz"));
-    assert_false(apply("{\"rooms\": [{\"name\": \"a\"}, {\"name\": \"b\", \"laps\": 0}]}", err,
-                       sizeof err));
-    assert_string_equal(err, "server.json: rooms[1].laps: 0 outside 1..1000");
-    assert_false(apply("{\"rooms\": [{\"name\": \"a\", \"lapz\": 3}]}", err, sizeof err));
-    assert_non_null(strstr(err, "rooms[0].lapz: unknown key"));
-    assert_false(apply("{\"rooms\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}", err, sizeof err));
-    assert_non_null(strstr(err, "rooms[1].name"));
-    assert_false(apply("{\"max_players\": 4, \"start_players\": 6}", err, sizeof err));
-    assert_non_null(strstr(err, "start_players"));
-    assert_false(apply("{\"rooms\": [{\"name\": \"a\", \"load_wait_s\": 601}]}", err,
-                       sizeof err));
-    assert_string_equal(err, "server.json: rooms[0].load_wait_s: 601 outside 0..600");
-    assert_false(apply("{\"log_level\": \"verbose\"}", err, sizeof err));
-    assert_non_null(strstr(err, "log_level"));
-    assert_false(apply("{\"guest_policy\": \"deny\", \"no_db\": true}", err, sizeof err));
-    assert_non_null(strstr(err, "guest_policy"));
-    assert_false(apply("[1, 2]", err, sizeof err));
-    assert_false(apply("{\"port\": ", err, sizeof err));
-    assert_non_null(strstr(err, "not valid JSON"));
-    assert_false(apply("{\"admin_secret\": \"" /* 65 bytes */
-                       "01234567890123456789012345678901234567890123456789012345678901234\"}",
-                       err, sizeof err));
-    assert_non_null(strstr(err, "admin_secret"));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_false(apply(cases[i].json, err, sizeof err));
+        if (cases[i].exact)
+            assert_string_equal(err, cases[i].says);
+        else
+            assert_non_null(strstr(err, cases[i].says));
+    }
 }
 
 static void test_room_settings_inherit_and_are_overridden(void **state)
@@ -148,7 +158,7 @@ static void test_room_settings_inherit_and_are_overridden(void **state)
     assert_string_equal(cfg.rooms[0].name, "fast");
     assert_int_equal(cfg.rooms[0].laps, 5); /* top-level default, even though it came later */
     char oval[RS_CFG_PATH_MAX];
-    snprintf(oval, sizeof oval, "%s/tracks/oval.json", data_dir());
+    snprintf(oval, sizeof oval, "%s/tracks/oval.json", test_data_dir());
     assert_string_equal(cfg.rooms[0].track, oval); /* a bare name is a data/tracks file */
     assert_int_equal(cfg.rooms[1].laps, 10);
     assert_int_equal(cfg.port, 0);

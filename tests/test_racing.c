@@ -24,22 +24,17 @@
 #include "racesim/driver.h"
 #include "racesim/physics.h"
 #include "racesim/track.h"
+#include "test_fixtures.h"
 
 #define MAX_FILES 32
 #define NAME_MAX_LEN 128
 #define RACE_CARS 8
 
-static const char *data_dir(void)
-{
-    const char *d = getenv("RS_DATA_DIR");
-    return d && *d ? d : RS_DATA_DIR;
-}
-
-/* The *.json files of data/<sub>, sorted by name. */
+/* The names (without ".json") of the *.json files of data/<sub>, sorted. */
 static int list_json(const char *sub, char names[MAX_FILES][NAME_MAX_LEN])
 {
     char dir[1024];
-    snprintf(dir, sizeof dir, "%s/%s", data_dir(), sub);
+    snprintf(dir, sizeof dir, "%s/%s", test_data_dir(), sub);
     DIR *d = opendir(dir);
     if (!d)
         return 0;
@@ -49,7 +44,8 @@ static int list_json(const char *sub, char names[MAX_FILES][NAME_MAX_LEN])
         size_t len = strlen(e->d_name);
         if (len < 6 || len >= NAME_MAX_LEN || strcmp(e->d_name + len - 5, ".json") != 0)
             continue;
-        memcpy(names[n++], e->d_name, len + 1);
+        memcpy(names[n], e->d_name, len - 5);
+        names[n++][len - 5] = '\0';
     }
     closedir(d);
     for (int i = 1; i < n; i++)
@@ -60,26 +56,6 @@ static int list_json(const char *sub, char names[MAX_FILES][NAME_MAX_LEN])
             memcpy(names[j - 1], t, NAME_MAX_LEN);
         }
     return n;
-}
-
-static rs_track *load_track(const char *name)
-{
-    char path[1024], err[512] = "";
-    rs_track *t = NULL;
-    snprintf(path, sizeof path, "%s/tracks/%s", data_dir(), name);
-    if (rs_track_load(path, &t, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return t;
-}
-
-static rs_car_params *load_car(const char *name)
-{
-    char path[1024], err[512] = "";
-    rs_car_params *p = NULL;
-    snprintf(path, sizeof path, "%s/cars/%s", data_dir(), name);
-    if (rs_car_params_load(path, &p, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return p;
 }
 
 typedef struct race_result {
@@ -150,9 +126,9 @@ static void test_every_car_laps_every_shipped_track_alone_without_a_touch(void *
         skip();
     assert_true(nc > 0);
     for (int ti = 0; ti < nt; ti++) {
-        rs_track *t = load_track(tracks[ti]);
+        rs_track *t = fixture_track(tracks[ti]);
         for (int ci = 0; ci < nc; ci++) {
-            rs_car_params *car = load_car(cars[ci]);
+            rs_car_params *car = fixture_car(cars[ci]);
             rs_racing_line *line = NULL;
             assert_int_equal(rs_racing_line_build(t, car, NULL, &line), RS_OK);
             double planned = rs_racing_line_lap_time(line);
@@ -187,9 +163,9 @@ static void test_a_race_of_eight_finishes_on_every_shipped_track(void **state)
     int nt = list_json("tracks", tracks);
     if (nt == 0)
         skip();
-    rs_car_params *car = load_car("c5.json");
+    rs_car_params *car = fixture_car("c5");
     for (int ti = 0; ti < nt; ti++) {
-        rs_track *t = load_track(tracks[ti]);
+        rs_track *t = fixture_track(tracks[ti]);
         uint32_t n = rs_track_grid_count(t) < RACE_CARS ? rs_track_grid_count(t) : RACE_CARS;
         rs_racing_line *line = NULL;
         assert_int_equal(rs_racing_line_build(t, car, NULL, &line), RS_OK);

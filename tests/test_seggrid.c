@@ -56,6 +56,30 @@ static void record(void *ctx, uint32_t i)
     v->count++;
 }
 
+/* Asks g for the box, recording what it reports in *v (from empty). */
+static void query(const rs_seggrid *g, double x0, double y0, double x1, double y1, visits *v)
+{
+    v->count = 0;
+    rs_seggrid_query(g, x0, y0, x1, y1, record, v);
+}
+
+/* NSEG random segments, their grid and room for what a query reports. */
+typedef struct layout {
+    rs_seg2 segs[NSEG];
+    rs_seggrid grid;
+    visits v;
+} layout;
+
+/* The layout of the segments from seed, gridded with margin and cell (one
+ * at a time: the next call reuses it; free its grid). */
+static layout *random_layout(uint32_t seed, double margin, double cell)
+{
+    static layout l;
+    random_segments(l.segs, NSEG, seed);
+    assert_int_equal(rs_seggrid_build(&l.grid, l.segs, NSEG, margin, cell), RS_OK);
+    return &l;
+}
+
 static bool box_meets(const rs_seg2 *s, double margin, double x0, double y0, double x1, double y1)
 {
     double lx = (s->ax < s->bx ? s->ax : s->bx) - margin, hx = (s->ax > s->bx ? s->ax : s->bx) + margin;
@@ -80,8 +104,7 @@ static void test_every_meeting_segment_is_reported_exactly_once(void **state)
                 double x1 = x0 + uniform(&seed, 0.0, q % 4 == 0 ? 0.0 : 60.0);
                 double y1 = y0 + uniform(&seed, 0.0, q % 4 == 0 ? 0.0 : 60.0);
                 static visits v;
-                v.count = 0;
-                rs_seggrid_query(&g, x0, y0, x1, y1, record, &v);
+                query(&g, x0, y0, x1, y1, &v);
                 assert_true(v.count <= MAX_VISITS);
                 static uint8_t seen[NSEG];
                 memset(seen, 0, sizeof seen);
@@ -101,52 +124,40 @@ static void test_every_meeting_segment_is_reported_exactly_once(void **state)
 static void test_queries_report_in_the_same_order_every_time(void **state)
 {
     (void)state;
-    static rs_seg2 segs[NSEG];
-    random_segments(segs, NSEG, 3);
-    rs_seggrid a, b;
-    assert_int_equal(rs_seggrid_build(&a, segs, NSEG, 5.0, 12.0), RS_OK);
-    assert_int_equal(rs_seggrid_build(&b, segs, NSEG, 5.0, 12.0), RS_OK);
-    static visits va, vb;
+    layout *a = random_layout(3, 5.0, 12.0);
+    rs_seggrid b; /* the same again */
+    assert_int_equal(rs_seggrid_build(&b, a->segs, NSEG, 5.0, 12.0), RS_OK);
+    static visits vb;
     uint32_t seed = 5;
     for (int q = 0; q < 100; q++) {
         double x0 = uniform(&seed, -500.0, 500.0), y0 = uniform(&seed, -300.0, 300.0);
-        va.count = vb.count = 0;
-        rs_seggrid_query(&a, x0, y0, x0 + 50.0, y0 + 30.0, record, &va);
-        rs_seggrid_query(&b, x0, y0, x0 + 50.0, y0 + 30.0, record, &vb);
-        assert_int_equal(va.count, vb.count);
-        assert_memory_equal(va.index, vb.index, va.count * sizeof va.index[0]);
+        query(&a->grid, x0, y0, x0 + 50.0, y0 + 30.0, &a->v);
+        query(&b, x0, y0, x0 + 50.0, y0 + 30.0, &vb);
+        assert_int_equal(a->v.count, vb.count);
+        assert_memory_equal(a->v.index, vb.index, vb.count * sizeof vb.index[0]);
     }
-    rs_seggrid_free(&a);
+    rs_seggrid_free(&a->grid);
     rs_seggrid_free(&b);
 }
 
 static void test_point_queries_list_segments_in_ascending_order(void **state)
 {
     (void)state;
-    static rs_seg2 segs[NSEG];
-    random_segments(segs, NSEG, 11);
-    rs_seggrid g;
-    assert_int_equal(rs_seggrid_build(&g, segs, NSEG, 20.0, 10.0), RS_OK);
-    static visits v;
+    layout *l = random_layout(11, 20.0, 10.0);
     uint32_t seed = 8;
     for (int q = 0; q < 300; q++) {
         double x = uniform(&seed, -500.0, 500.0), y = uniform(&seed, -300.0, 300.0);
-        v.count = 0;
-        rs_seggrid_query(&g, x, y, x, y, record, &v);
-        for (uint32_t k = 1; k < v.count; k++)
-            assert_true(v.index[k - 1] < v.index[k]);
+        query(&l->grid, x, y, x, y, &l->v);
+        for (uint32_t k = 1; k < l->v.count; k++)
+            assert_true(l->v.index[k - 1] < l->v.index[k]);
     }
-    rs_seggrid_free(&g);
+    rs_seggrid_free(&l->grid);
 }
 
 static void test_boxes_outside_the_grid_meet_nothing(void **state)
 {
     (void)state;
-    static rs_seg2 segs[NSEG];
-    random_segments(segs, NSEG, 21);
-    rs_seggrid g;
-    assert_int_equal(rs_seggrid_build(&g, segs, NSEG, 1.0, 10.0), RS_OK);
-    static visits v;
+    layout *l = random_layout(21, 1.0, 10.0);
     const double boxes[][4] = {
         {2000.0, 2000.0, 2100.0, 2100.0},   /* far away */
         {-5000.0, 0.0, -4000.0, 10.0},      /* left of it */
@@ -155,15 +166,13 @@ static void test_boxes_outside_the_grid_meet_nothing(void **state)
         {NAN, 0.0, 10.0, 10.0},             /* NaN */
     };
     for (size_t k = 0; k < sizeof boxes / sizeof boxes[0]; k++) {
-        v.count = 0;
-        rs_seggrid_query(&g, boxes[k][0], boxes[k][1], boxes[k][2], boxes[k][3], record, &v);
-        assert_int_equal(v.count, 0);
+        query(&l->grid, boxes[k][0], boxes[k][1], boxes[k][2], boxes[k][3], &l->v);
+        assert_int_equal(l->v.count, 0);
     }
     /* A box covering everything (and far beyond) reports each segment once. */
-    v.count = 0;
-    rs_seggrid_query(&g, -1e9, -1e9, 1e9, 1e9, record, &v);
-    assert_int_equal(v.count, NSEG);
-    rs_seggrid_free(&g);
+    query(&l->grid, -1e9, -1e9, 1e9, 1e9, &l->v);
+    assert_int_equal(l->v.count, NSEG);
+    rs_seggrid_free(&l->grid);
 }
 
 static void test_empty_and_degenerate_layouts_are_safe(void **state)
@@ -173,8 +182,7 @@ static void test_empty_and_degenerate_layouts_are_safe(void **state)
     static visits v;
     /* No segments. */
     assert_int_equal(rs_seggrid_build(&g, NULL, 0, 1.0, 10.0), RS_OK);
-    v.count = 0;
-    rs_seggrid_query(&g, -10.0, -10.0, 10.0, 10.0, record, &v);
+    query(&g, -10.0, -10.0, 10.0, 10.0, &v);
     assert_int_equal(v.count, 0);
     rs_seggrid_free(&g);
     rs_seggrid_free(&g); /* freeing twice is harmless: free leaves it empty */
@@ -183,8 +191,7 @@ static void test_empty_and_degenerate_layouts_are_safe(void **state)
     rs_seg2 thin[3] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 1.0e7, 0.0}, {5.0e6, 0.0, 5.0e6, 0.0}};
     assert_int_equal(rs_seggrid_build(&g, thin, 3, 0.0, 1.0), RS_OK);
     assert_true((uint64_t)g.nx * g.ny <= 4000000u);
-    v.count = 0;
-    rs_seggrid_query(&g, 5.0e6 - 1.0, -1.0, 5.0e6 + 1.0, 1.0, record, &v);
+    query(&g, 5.0e6 - 1.0, -1.0, 5.0e6 + 1.0, 1.0, &v);
     assert_int_equal(v.count, 2);
     rs_seggrid_free(&g);
     /* Non-finite coordinates are refused. */

@@ -19,43 +19,25 @@
 #include <string.h>
 
 #include "detmath.h"
+#include "test_assert.h"
+#include "test_fixtures.h"
+#include "test_table.h"
 #include "tire.h"
 
 /* ----------------------------------------------------------------- helpers */
-
-static int shared_path(char *buf, size_t cap, const char *rel)
-{
-    const char *dir = getenv("RS_SHARED_DIR");
-    if (!dir || !*dir)
-        return 0;
-    snprintf(buf, cap, "%s/%s", dir, rel);
-    FILE *f = fopen(buf, "rb");
-    if (!f)
-        return 0;
-    fclose(f);
-    return 1;
-}
-
-static int data_path(char *buf, size_t cap, const char *rel)
-{
-    const char *dir = getenv("RS_DATA_DIR");
-    snprintf(buf, cap, "%s/%s", dir && *dir ? dir : RS_DATA_DIR, rel);
-    return 1;
-}
 
 #define MFEVAL_TIR "data/tyres/MFeval_MagicFormula52_Parameters.tir"
 #define CHRONO_TIR "data/tyres/Chrono_mf_185_80R14_PAC2002.tir"
 #define MFEVAL_REF "data/tyres/reference_values/ref_MFeval52_useMode121.csv"
 
-static int load_shared_tir(const char *rel, rs_tire_params *p)
+/* Loads ../shared/REL (the test is skipped without it). */
+static void load_shared_tir(const char *rel, rs_tire_params *p)
 {
     char path[1024], err[256];
-    if (!shared_path(path, sizeof path, rel))
-        return 0;
+    fixture_shared_file(path, sizeof path, rel);
     rs_status st = rs_tir_load(path, p, err, sizeof err);
     if (st != RS_OK)
         fail_msg("%s", err);
-    return 1;
 }
 
 static rs_tire_in make_in(double fz, double kappa, double tan_alpha, double gamma, double vx)
@@ -76,13 +58,14 @@ static rs_tire_in make_in(double fz, double kappa, double tan_alpha, double gamm
 
 static int is_finite(double x) { return x == x && x - x == 0.0; }
 
-/* cmocka 1.1 only compares floats; this keeps double precision. */
-#define assert_close(got, want, tol) assert_close_at((got), (want), (tol), #got, __LINE__)
-static void assert_close_at(double got, double want, double tol, const char *what, int line)
-{
-    if (!(rs_abs(got - want) <= tol))
-        fail_msg("line %d: %s = %.17g, expected %.17g within %g", line, what, got, want, tol);
-}
+/* The lateral coefficients that end both sample files below (dimensionless:
+ * the same in any units). */
+#define MINI_TIR_LATERAL \
+    "[LATERAL_COEFFICIENTS]\n" \
+    "PCY1 = 1.35\n"            \
+    "PDY1 = 1.0\n"             \
+    "PKY1 = -20\n"             \
+    "PKY2 = 2\n"
 
 /* A small, complete MF5.2 file in SI units, used by the parser tests. The
  * same tyre appears in mm / kN / deg further down. */
@@ -122,12 +105,7 @@ static const char *const mini_tir =
     "[LONGITUDINAL_COEFFICIENTS]\n"
     "PCX1 = 1.6\n"
     "PDX1 = 1.1 ! trailing bang comment\n"
-    "PKX1 = 22\n"
-    "[LATERAL_COEFFICIENTS]\n"
-    "PCY1 = 1.35\n"
-    "PDY1 = 1.0\n"
-    "PKY1 = -20\n"
-    "PKY2 = 2\n";
+    "PKX1 = 22\n" MINI_TIR_LATERAL;
 
 static const char *const mini_tir_mm_kn_deg =
     "[UNITS]\n"
@@ -159,12 +137,7 @@ static const char *const mini_tir_mm_kn_deg =
     "[LONGITUDINAL_COEFFICIENTS]\n"
     "PCX1 = 1.6\n"
     "PDX1 = 1.1\n"
-    "PKX1 = 22\n"
-    "[LATERAL_COEFFICIENTS]\n"
-    "PCY1 = 1.35\n"
-    "PDY1 = 1.0\n"
-    "PKY1 = -20\n"
-    "PKY2 = 2\n";
+    "PKX1 = 22\n" MINI_TIR_LATERAL;
 
 /* Replaces the first occurrence of `from` in mini_tir by `to`, parses it and
  * returns the status; the message goes to err. */
@@ -185,10 +158,7 @@ static void test_tir_reads_the_mfeval_sample_file(void **state)
 {
     (void)state;
     rs_tire_params p;
-    if (!load_shared_tir(MFEVAL_TIR, &p)) {
-        print_message("skipped: ../shared/" MFEVAL_TIR " not found (RS_SHARED_DIR)\n");
-        skip();
-    }
+    load_shared_tir(MFEVAL_TIR, &p);
     assert_true(p.fittyp == 6.0);
     assert_true(p.fnomin == 9416.6);
     assert_true(p.unloaded_radius == 0.4);
@@ -210,10 +180,7 @@ static void test_tir_reads_the_chrono_pac2002_file_without_fittyp(void **state)
 {
     (void)state;
     rs_tire_params p;
-    if (!load_shared_tir(CHRONO_TIR, &p)) {
-        print_message("skipped: ../shared/" CHRONO_TIR " not found (RS_SHARED_DIR)\n");
-        skip();
-    }
+    load_shared_tir(CHRONO_TIR, &p);
     assert_true(p.fittyp == 6.0); /* absent: MF5.2 default */
     assert_true(p.fnomin == 3800.0);
     assert_true(p.unloaded_radius == 0.376);
@@ -236,15 +203,19 @@ static void test_tir_reads_the_chrono_pac2002_file_without_fittyp(void **state)
 
 /* ------------------------------------------------ MFeval reference values */
 
+/* The outputs compared with MFeval, in the order of its reference columns. */
+enum { FX, FY, MX, MY, MZ, MUX, MUY, KXK, KYA, TRAIL, MZR, RE, NOUT };
+
 typedef struct ref_row {
-    double fz, kappa, alpha, gamma, vx, fx, fy, mx, my, mz, mux, muy, kxk, kya, t, mzr, re;
+    double fz, kappa, alpha, gamma, vx; /* the operating point */
+    double out[NOUT];                   /* MFeval's outputs there */
 } ref_row;
 
+/* Reads MFeval's reference rows (the test is skipped without them). */
 static int read_reference(ref_row *rows, int cap)
 {
     char path[1024], line[1024];
-    if (!shared_path(path, sizeof path, MFEVAL_REF))
-        return -1;
+    fixture_shared_file(path, sizeof path, MFEVAL_REF);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     int n = 0;
@@ -262,16 +233,17 @@ static int read_reference(ref_row *rows, int cap)
         }
         if (k < 17)
             continue;
-        ref_row r = {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8],
-                     v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16]};
+        ref_row r = {v[0], v[1], v[2], v[3], v[4], {0}};
+        memcpy(r.out, &v[5], sizeof r.out);
         rows[n++] = r;
     }
     fclose(f);
     return n;
 }
 
+/* The largest |error| of each output. */
 typedef struct max_err {
-    double fx, fy, mz, mx, my, re, kxk, kya, mux, muy, t, mzr;
+    double of[NOUT];
 } max_err;
 
 static void track(double *m, double got, double want)
@@ -281,110 +253,86 @@ static void track(double *m, double got, double want)
         *m = e;
 }
 
+/* Evaluates the MFeval sample tyre at every reference row at 16.7 m/s
+ * (at_speed) or at every row below that speed, and returns the largest
+ * |error| of each output; *used is how many rows were compared. */
+static max_err compare_with_mfeval(bool at_speed, int *used)
+{
+    rs_tire_params p;
+    ref_row rows[128];
+    load_shared_tir(MFEVAL_TIR, &p);
+    int n = read_reference(rows, 128);
+    max_err m = {0};
+    *used = 0;
+    for (int i = 0; i < n; i++) {
+        const ref_row *r = &rows[i];
+        if ((r->vx == 16.7) != at_speed)
+            continue;
+        (*used)++;
+        /* alpha* = tan(alpha) sgn(Vx). At speed the kappa column is the
+         * input; below it, it is MFeval's reduced slip kappa |Vx|/VXLOW: undo
+         * it (at Vx = 0 every kappa reduces to 0; MFeval's input was 0.1). */
+        double kin = at_speed ? r->kappa : r->vx > 0.0 ? r->kappa * p.vxlow / r->vx : 0.1;
+        rs_tire_in in = make_in(r->fz, kin, rs_tan(r->alpha), r->gamma, r->vx);
+        rs_tire_out o;
+        rs_tire_eval(&p, &in, &o);
+        if (!at_speed)
+            print_message("  Vx %.1f kappa_in %.2f alpha %.4f: Fx %.4f (MFeval %.4f) Fy %.4f "
+                          "(%.4f) Mz %.4f (%.4f) My %.4f (%.4f) Mx %.4f (%.4f) t %.6f (%.6f) "
+                          "Mzr %.4f (%.4f)\n",
+                          r->vx, kin, r->alpha, o.fx, r->out[FX], o.fy, r->out[FY], o.mz,
+                          r->out[MZ], o.my, r->out[MY], o.mx, r->out[MX], o.trail_m,
+                          r->out[TRAIL], o.mzr, r->out[MZR]);
+        const double got[NOUT] = {o.fx,  o.fy,  o.mx,  o.my,      o.mz,  o.mux,
+                                  o.muy, o.kxk, o.kya, o.trail_m, o.mzr, o.re_m};
+        for (int k = 0; k < NOUT; k++)
+            track(&m.of[k], got[k], r->out[k]);
+        if (at_speed && (rs_abs(o.fx - r->out[FX]) > 1.0 || rs_abs(o.fy - r->out[FY]) > 1.0 ||
+                         rs_abs(o.mz - r->out[MZ]) > 0.5))
+            fail_msg("row %d (Fz %g kappa %g alpha %g): Fx %.6f/%.6f Fy %.6f/%.6f Mz %.6f/%.6f",
+                     i + 2, r->fz, r->kappa, r->alpha, o.fx, r->out[FX], o.fy, r->out[FY], o.mz,
+                     r->out[MZ]);
+    }
+    return m;
+}
+
 static void test_tire_reproduces_mfeval_at_16_7_m_s_on_every_row(void **state)
 {
     (void)state;
-    rs_tire_params p;
-    ref_row rows[128];
-    if (!load_shared_tir(MFEVAL_TIR, &p) || read_reference(rows, 128) < 0) {
-        print_message("skipped: ../shared MFeval file or reference values not found\n");
-        skip();
-    }
-    int n = read_reference(rows, 128), used = 0;
-    max_err m = {0};
-    for (int i = 0; i < n; i++) {
-        const ref_row *r = &rows[i];
-        if (r->vx != 16.7)
-            continue;
-        used++;
-        /* alpha* = tan(alpha) sgn(Vx); the kappa column is the input here. */
-        rs_tire_in in = make_in(r->fz, r->kappa, rs_tan(r->alpha), r->gamma, r->vx);
-        rs_tire_out o;
-        rs_tire_eval(&p, &in, &o);
-        track(&m.fx, o.fx, r->fx);
-        track(&m.fy, o.fy, r->fy);
-        track(&m.mz, o.mz, r->mz);
-        track(&m.mx, o.mx, r->mx);
-        track(&m.my, o.my, r->my);
-        track(&m.re, o.re_m, r->re);
-        track(&m.kxk, o.kxk, r->kxk);
-        track(&m.kya, o.kya, r->kya);
-        track(&m.mux, o.mux, r->mux);
-        track(&m.muy, o.muy, r->muy);
-        track(&m.t, o.trail_m, r->t);
-        track(&m.mzr, o.mzr, r->mzr);
-        if (rs_abs(o.fx - r->fx) > 1.0 || rs_abs(o.fy - r->fy) > 1.0 ||
-            rs_abs(o.mz - r->mz) > 0.5)
-            fail_msg("row %d (Fz %g kappa %g alpha %g): Fx %.6f/%.6f Fy %.6f/%.6f Mz %.6f/%.6f",
-                     i + 2, r->fz, r->kappa, r->alpha, o.fx, r->fx, o.fy, r->fy, o.mz, r->mz);
-    }
+    int used;
+    max_err m = compare_with_mfeval(true, &used);
     print_message("MFeval reference, %d rows at 16.7 m/s, max |error|: Fx %.3g N, Fy %.3g N, "
                   "Mz %.3g Nm, Mx %.3g Nm, My %.3g Nm, Re %.3g m, Kxk %.3g N, Kya %.3g N/rad, "
                   "mux %.3g, muy %.3g, t %.3g m, Mzr %.3g Nm\n",
-                  used, m.fx, m.fy, m.mz, m.mx, m.my, m.re, m.kxk, m.kya, m.mux, m.muy, m.t,
-                  m.mzr);
+                  used, m.of[FX], m.of[FY], m.of[MZ], m.of[MX], m.of[MY], m.of[RE], m.of[KXK],
+                  m.of[KYA], m.of[MUX], m.of[MUY], m.of[TRAIL], m.of[MZR]);
     assert_int_equal(used, 84);
     /* The reference values are printed to about 1e-6 relative. */
-    assert_true(m.fx < 1.0 && m.fy < 1.0 && m.mz < 0.5);
-    assert_true(m.mx < 0.01);
-    assert_true(m.my < 1e-4);
-    assert_true(m.re < 1e-7);
-    assert_true(m.kxk < 0.01 && m.kya < 0.01);
-    assert_true(m.mux < 1e-7 && m.muy < 1e-7);
-    assert_true(m.t < 1e-5);
-    assert_true(m.mzr < 0.01);
+    assert_true(m.of[FX] < 1.0 && m.of[FY] < 1.0 && m.of[MZ] < 0.5);
+    assert_true(m.of[MX] < 0.01);
+    assert_true(m.of[MY] < 1e-4);
+    assert_true(m.of[RE] < 1e-7);
+    assert_true(m.of[KXK] < 0.01 && m.of[KYA] < 0.01);
+    assert_true(m.of[MUX] < 1e-7 && m.of[MUY] < 1e-7);
+    assert_true(m.of[TRAIL] < 1e-5);
+    assert_true(m.of[MZR] < 0.01);
 }
 
 static void test_tire_steady_mode_reproduces_mfeval_low_speed_rows(void **state)
 {
     (void)state;
-    rs_tire_params p;
-    ref_row rows[128];
-    if (!load_shared_tir(MFEVAL_TIR, &p) || read_reference(rows, 128) < 0) {
-        print_message("skipped: ../shared MFeval file or reference values not found\n");
-        skip();
-    }
-    int n = read_reference(rows, 128), used = 0;
-    max_err m = {0};
-    for (int i = 0; i < n; i++) {
-        const ref_row *r = &rows[i];
-        if (r->vx == 16.7)
-            continue;
-        used++;
-        /* The kappa column is MFeval's reduced slip kappa |Vx|/VXLOW: undo it
-         * (at Vx = 0 every kappa reduces to 0; MFeval's input was 0.1). */
-        double kin = r->vx > 0.0 ? r->kappa * p.vxlow / r->vx : 0.1;
-        rs_tire_in in = make_in(r->fz, kin, rs_tan(r->alpha), r->gamma, r->vx);
-        rs_tire_out o;
-        rs_tire_eval(&p, &in, &o);
-        print_message("  Vx %.1f kappa_in %.2f alpha %.4f: Fx %.4f (MFeval %.4f) Fy %.4f (%.4f) "
-                      "Mz %.4f (%.4f) My %.4f (%.4f) Mx %.4f (%.4f) t %.6f (%.6f) Mzr %.4f (%.4f)\n",
-                      r->vx, kin, r->alpha, o.fx, r->fx, o.fy, r->fy, o.mz, r->mz, o.my, r->my,
-                      o.mx, r->mx, o.trail_m, r->t, o.mzr, r->mzr);
-        track(&m.fx, o.fx, r->fx);
-        track(&m.fy, o.fy, r->fy);
-        track(&m.mz, o.mz, r->mz);
-        track(&m.mx, o.mx, r->mx);
-        track(&m.my, o.my, r->my);
-        track(&m.t, o.trail_m, r->t);
-        track(&m.mzr, o.mzr, r->mzr);
-    }
+    int used;
+    max_err m = compare_with_mfeval(false, &used);
     print_message("MFeval low-speed rows (%d), max |error|: Fx %.3g N, Fy %.3g N, Mz %.3g Nm, "
                   "Mx %.3g Nm, My %.3g Nm, t %.3g m, Mzr %.3g Nm\n",
-                  used, m.fx, m.fy, m.mz, m.mx, m.my, m.t, m.mzr);
+                  used, m.of[FX], m.of[FY], m.of[MZ], m.of[MX], m.of[MY], m.of[TRAIL], m.of[MZR]);
     assert_int_equal(used, 3);
     /* Same rules as MFeval, so the same tolerances as at speed. */
-    assert_true(m.fx < 1.0 && m.fy < 1.0 && m.mz < 0.5);
-    assert_true(m.mx < 0.01 && m.my < 1e-3);
+    assert_true(m.of[FX] < 1.0 && m.of[FY] < 1.0 && m.of[MZ] < 0.5);
+    assert_true(m.of[MX] < 0.01 && m.of[MY] < 1e-3);
 }
 
 /* ---------------------------------------------------------- parse errors */
-
-static void assert_contains(const char *s, const char *part)
-{
-    if (!strstr(s, part))
-        fail_msg("\"%s\" does not contain \"%s\"", s, part);
-}
 
 static void test_tir_parses_the_inline_sample(void **state)
 {
@@ -400,82 +348,62 @@ static void test_tir_parses_the_inline_sample(void **state)
     assert_true(p.kpumin == -1.5 && p.kpumax == 1.5);
 }
 
-static void test_tir_reports_a_broken_line_with_its_number(void **state)
-{
-    (void)state;
-    char err[256];
+/* One edit of mini_tir (its first `from` becomes `to`) and what the parser
+ * must answer: the status and a part of the message (NULL: not checked). */
+typedef struct tir_edit {
+    const char *from, *to;
+    rs_status want;
+    const char *says;
+} tir_edit;
+
+/* The edits one test makes, in order (up to the first empty one). */
+typedef struct tir_edit_test {
+    const char *name;
+    tir_edit edits[6];
+} tir_edit_test;
+
+static tir_edit_test edit_tests[] = {
     /* "PCX1 = 1.6" is line 34 of mini_tir. */
-    assert_int_equal(parse_edited("PCX1 = 1.6\n", "PCX1 1.6\n", err, sizeof err), RS_ERR_PARSE);
-    assert_contains(err, "mini.tir:34:");
-    assert_int_equal(parse_edited("[VERTICAL]\n", "[VERTICAL\n", err, sizeof err), RS_ERR_PARSE);
-    assert_contains(err, "mini.tir:20:");
-}
+    {"test_tir_reports_a_broken_line_with_its_number",
+     {{"PCX1 = 1.6\n", "PCX1 1.6\n", RS_ERR_PARSE, "mini.tir:34:"},
+      {"[VERTICAL]\n", "[VERTICAL\n", RS_ERR_PARSE, "mini.tir:20:"}}},
+    {"test_tir_reports_a_value_that_is_not_a_number",
+     {{"PDX1 = 1.1", "PDX1 = 1.1x", RS_ERR_PARSE, "mini.tir:35: PDX1: expected a number"},
+      {"PDX1 = 1.1", "PDX1 = 'abc'", RS_ERR_PARSE, "mini.tir:35: PDX1: expected a number"},
+      {"PDX1 = 1.1", "PDX1 = nan", RS_ERR_PARSE, "mini.tir:35:"},
+      {"PDX1 = 1.1", "PDX1 = 1.1 2.2", RS_ERR_PARSE, "mini.tir:35:"}}},
+    /* A missing key points at its section's header: [LATERAL_COEFFICIENTS]
+     * is line 37. */
+    {"test_tir_reports_a_missing_required_key",
+     {{"PKY1 = -20\n", "", RS_ERR_MISSING, "mini.tir:37: PKY1: required key missing"},
+      {"FNOMIN = 3600\n", "", RS_ERR_MISSING, "FNOMIN"}}},
+    {"test_tir_rejects_an_mf6_fittyp_naming_the_line",
+     {{"FITTYP = 6", "FITTYP = 61", RS_ERR_RANGE, "mini.tir:10: FITTYP"},
+      {"FITTYP = 6", "FITTYP = 62", RS_ERR_RANGE, "mini.tir:10:"},
+      {"FITTYP = 6", "FITTYP = 5", RS_OK, NULL}}},
+    {"test_tir_rejects_a_duplicate_key",
+     {{"PKX1 = 22\n", "PKX1 = 22\npkx1 = 23\n", RS_ERR_PARSE,
+       "mini.tir:37: PKX1: duplicate key (first set at line 36)"}}},
+    {"test_tir_validates_ranges_naming_the_key",
+     {{"FNOMIN = 3600", "FNOMIN = -3600", RS_ERR_RANGE, "mini.tir:23: FNOMIN"},
+      {"FZMAX = 9000", "FZMAX = 50", RS_ERR_RANGE, "FZMAX"},
+      {"ALPMAX = 0.5", "ALPMAX = -0.6", RS_ERR_RANGE, "ALPMAX"},
+      {"VERTICAL_STIFFNESS = 260000", "VERTICAL_STIFFNESS = 0", RS_ERR_RANGE,
+       "mini.tir:21: VERTICAL_STIFFNESS"},
+      {"LENGTH = 'meter'", "LENGTH = 'furlong'", RS_ERR_PARSE, "mini.tir:4: LENGTH"}}},
+};
 
-static void test_tir_reports_a_value_that_is_not_a_number(void **state)
+/* Runs the edits of one tir_edit_test (the test's state). */
+static void test_tir_edits(void **state)
 {
-    (void)state;
-    char err[256];
-    assert_int_equal(parse_edited("PDX1 = 1.1", "PDX1 = 1.1x", err, sizeof err), RS_ERR_PARSE);
-    assert_contains(err, "mini.tir:35: PDX1: expected a number");
-    assert_int_equal(parse_edited("PDX1 = 1.1", "PDX1 = 'abc'", err, sizeof err), RS_ERR_PARSE);
-    assert_contains(err, "mini.tir:35: PDX1: expected a number");
-    assert_int_equal(parse_edited("PDX1 = 1.1", "PDX1 = nan", err, sizeof err), RS_ERR_PARSE);
-    assert_contains(err, "mini.tir:35:");
-    assert_int_equal(parse_edited("PDX1 = 1.1", "PDX1 = 1.1 2.2", err, sizeof err),
-                     RS_ERR_PARSE);
-    assert_contains(err, "mini.tir:35:");
-}
-
-static void test_tir_reports_a_missing_required_key(void **state)
-{
-    (void)state;
-    char err[256];
-    assert_int_equal(parse_edited("PKY1 = -20\n", "", err, sizeof err), RS_ERR_MISSING);
-    /* Points at the [LATERAL_COEFFICIENTS] header, line 37. */
-    assert_contains(err, "mini.tir:37: PKY1: required key missing");
-    assert_int_equal(parse_edited("FNOMIN = 3600\n", "", err, sizeof err), RS_ERR_MISSING);
-    assert_contains(err, "FNOMIN");
-}
-
-static void test_tir_rejects_an_mf6_fittyp_naming_the_line(void **state)
-{
-    (void)state;
-    char err[256];
-    assert_int_equal(parse_edited("FITTYP = 6", "FITTYP = 61", err, sizeof err), RS_ERR_RANGE);
-    assert_contains(err, "mini.tir:10: FITTYP");
-    assert_int_equal(parse_edited("FITTYP = 6", "FITTYP = 62", err, sizeof err), RS_ERR_RANGE);
-    assert_contains(err, "mini.tir:10:");
-    assert_int_equal(parse_edited("FITTYP = 6", "FITTYP = 5", err, sizeof err), RS_OK);
-}
-
-static void test_tir_rejects_a_duplicate_key(void **state)
-{
-    (void)state;
-    char err[256];
-    assert_int_equal(parse_edited("PKX1 = 22\n", "PKX1 = 22\npkx1 = 23\n", err, sizeof err),
-                     RS_ERR_PARSE);
-    assert_contains(err, "mini.tir:37: PKX1: duplicate key (first set at line 36)");
-}
-
-static void test_tir_validates_ranges_naming_the_key(void **state)
-{
-    (void)state;
-    char err[256];
-    assert_int_equal(parse_edited("FNOMIN = 3600", "FNOMIN = -3600", err, sizeof err),
-                     RS_ERR_RANGE);
-    assert_contains(err, "mini.tir:23: FNOMIN");
-    assert_int_equal(parse_edited("FZMAX = 9000", "FZMAX = 50", err, sizeof err), RS_ERR_RANGE);
-    assert_contains(err, "FZMAX");
-    assert_int_equal(parse_edited("ALPMAX = 0.5", "ALPMAX = -0.6", err, sizeof err),
-                     RS_ERR_RANGE);
-    assert_contains(err, "ALPMAX");
-    assert_int_equal(parse_edited("VERTICAL_STIFFNESS = 260000", "VERTICAL_STIFFNESS = 0", err,
-                                  sizeof err),
-                     RS_ERR_RANGE);
-    assert_contains(err, "mini.tir:21: VERTICAL_STIFFNESS");
-    assert_int_equal(parse_edited("LENGTH = 'meter'", "LENGTH = 'furlong'", err, sizeof err),
-                     RS_ERR_PARSE);
-    assert_contains(err, "mini.tir:4: LENGTH");
+    const tir_edit_test *t = *state;
+    const size_t max = sizeof t->edits / sizeof t->edits[0];
+    for (const tir_edit *e = t->edits; e < t->edits + max && e->from; e++) {
+        char err[256];
+        assert_int_equal(parse_edited(e->from, e->to, err, sizeof err), e->want);
+        if (e->says)
+            assert_contains(err, e->says);
+    }
 }
 
 static void test_tir_load_reports_a_file_it_cannot_open(void **state)
@@ -522,7 +450,7 @@ static void test_tire_params_roundtrip_to_identical_bytes(void **state)
     rs_tire_params a, b;
     char err[256];
     char path[1024];
-    data_path(path, sizeof path, "tyres/c5_front.tir");
+    snprintf(path, sizeof path, "%s/tyres/c5_front.tir", test_data_dir());
     rs_status st = rs_tir_load(path, &a, err, sizeof err);
     if (st != RS_OK)
         fail_msg("%s", err);
@@ -562,38 +490,39 @@ static void test_tire_params_roundtrip_to_identical_bytes(void **state)
 
 /* -------------------------------------------------------------- slopes */
 
-static void load_c5(rs_tire_params *p, const char *which)
+/* The shipped tyre files, loaded once for the group (load_shipped). */
+enum { C5_FRONT, C5_REAR, FORMULA_FRONT, FORMULA_REAR, NSHIPPED };
+static const char *const shipped_file[NSHIPPED] = {"tyres/c5_front.tir", "tyres/c5_rear.tir",
+                                                   "tyres/formula_front.tir",
+                                                   "tyres/formula_rear.tir"};
+static rs_tire_params shipped[NSHIPPED];
+
+static int load_shipped(void **state)
 {
-    char path[1024], err[256];
-    data_path(path, sizeof path, which);
-    rs_status st = rs_tir_load(path, p, err, sizeof err);
-    if (st != RS_OK)
-        fail_msg("%s", err);
+    (void)state;
+    for (int i = 0; i < NSHIPPED; i++) {
+        char path[1024], err[256];
+        snprintf(path, sizeof path, "%s/%s", test_data_dir(), shipped_file[i]);
+        if (rs_tir_load(path, &shipped[i], err, sizeof err) != RS_OK)
+            fail_msg("%s", err);
+    }
+    return 0;
 }
 
-static double fx_at(const rs_tire_params *p, rs_tire_in in, double kappa, double ta)
+/* The tyre's outputs for `in` at slip (kappa, tan alpha = ta). */
+static rs_tire_out eval_at(const rs_tire_params *p, rs_tire_in in, double kappa, double ta)
 {
     rs_tire_out o;
     in.kappa = kappa;
     in.tan_alpha = ta;
     rs_tire_eval(p, &in, &o);
-    return o.fx;
-}
-
-static double fy_at(const rs_tire_params *p, rs_tire_in in, double kappa, double ta)
-{
-    rs_tire_out o;
-    in.kappa = kappa;
-    in.tan_alpha = ta;
-    rs_tire_eval(p, &in, &o);
-    return o.fy;
+    return o;
 }
 
 static void test_tire_slopes_match_central_finite_differences(void **state)
 {
     (void)state;
-    rs_tire_params p;
-    load_c5(&p, "tyres/c5_rear.tir");
+    const rs_tire_params *p = &shipped[C5_REAR];
     const double kappas[] = {-0.6, -0.15, -0.05, -0.01, 0.003, 0.02, 0.08, 0.3};
     const double tas[] = {0.0, 0.03, -0.12};
     const double h = 1e-6;
@@ -606,11 +535,12 @@ static void test_tire_slopes_match_central_finite_differences(void **state)
                 double k = kappas[i], a = tas[j];
                 rs_tire_out o;
                 in.kappa = k, in.tan_alpha = a;
-                rs_tire_eval(&p, &in, &o);
+                rs_tire_eval(p, &in, &o);
                 /* Fx = Gxa(kappa, alpha) Fx0(kappa) and Gxa(kappa, 0) = 1, so the
                  * slope with Gxa held is Gxa times the pure-slip difference. */
-                double gxa = o.fx / fx_at(&p, in, k, 0.0);
-                double fd = gxa * (fx_at(&p, in, k + h, 0.0) - fx_at(&p, in, k - h, 0.0)) / (2 * h);
+                double gxa = o.fx / eval_at(p, in, k, 0.0).fx;
+                double fd =
+                    gxa * (eval_at(p, in, k + h, 0.0).fx - eval_at(p, in, k - h, 0.0).fx) / (2 * h);
                 double ex = rs_abs(o.dfx_dkappa - fd) / (rs_abs(fd) + 1000.0);
                 worst_x = rs_max(worst_x, ex);
                 if (ex > 1e-5)
@@ -620,9 +550,10 @@ static void test_tire_slopes_match_central_finite_differences(void **state)
                     in.kappa = 0.0;
                     for (double ta = -0.2; ta <= 0.2; ta += 0.037) {
                         in.tan_alpha = ta;
-                        rs_tire_eval(&p, &in, &o);
-                        double fdy = (fy_at(&p, in, 0.0, ta + h) - fy_at(&p, in, 0.0, ta - h)) /
-                                     (2 * h);
+                        rs_tire_eval(p, &in, &o);
+                        double fdy =
+                            (eval_at(p, in, 0.0, ta + h).fy - eval_at(p, in, 0.0, ta - h).fy) /
+                            (2 * h);
                         double ey = rs_abs(o.dfy_dalpha - fdy) / (rs_abs(fdy) + 1000.0);
                         worst_y = rs_max(worst_y, ey);
                         if (ey > 1e-5)
@@ -638,7 +569,7 @@ static void test_tire_slopes_match_central_finite_differences(void **state)
     /* Sanity of signs near zero slip: Fx rises with kappa, Fy falls with alpha. */
     rs_tire_in in = make_in(3900.0, 0.0, 0.0, 0.0, 25.0);
     rs_tire_out o;
-    rs_tire_eval(&p, &in, &o);
+    rs_tire_eval(p, &in, &o);
     assert_true(o.dfx_dkappa > 0.5 * o.kxk && o.dfy_dalpha < 0.5 * o.kya);
 }
 
@@ -647,17 +578,14 @@ static void test_tire_slopes_match_central_finite_differences(void **state)
 static void test_tire_transient_mode_gives_exactly_zero_force_at_rest_with_zero_slip(void **state)
 {
     (void)state;
-    const char *files[] = {"tyres/c5_front.tir", "tyres/c5_rear.tir", "tyres/formula_front.tir",
-                           "tyres/formula_rear.tir"};
-    for (size_t f = 0; f < 4; f++) {
-        rs_tire_params p;
-        load_c5(&p, files[f]);
+    for (size_t f = 0; f < NSHIPPED; f++) {
+        const rs_tire_params *p = &shipped[f];
         for (double g = -0.05; g <= 0.05; g += 0.025) {
             rs_tire_in in = make_in(3700.0, 0.0, 0.0, g, 0.0);
             in.mode = RS_TIRE_TRANSIENT;
             in.omega_rad_s = 0.0;
             rs_tire_out o;
-            rs_tire_eval(&p, &in, &o);
+            rs_tire_eval(p, &in, &o);
             assert_true(o.fx == 0.0);
             assert_true(o.fy == 0.0);
             assert_true(o.mz == 0.0);
@@ -669,8 +597,7 @@ static void test_tire_transient_mode_gives_exactly_zero_force_at_rest_with_zero_
 static void test_tire_transient_mode_holds_a_parked_car_like_a_spring(void **state)
 {
     (void)state;
-    rs_tire_params p;
-    load_c5(&p, "tyres/c5_front.tir");
+    const rs_tire_params *p = &shipped[C5_FRONT];
     rs_tire_in in = make_in(3600.0, 0.0, 0.0, 0.0, 0.0);
     in.mode = RS_TIRE_TRANSIENT;
     in.omega_rad_s = 0.0;
@@ -679,10 +606,10 @@ static void test_tire_transient_mode_holds_a_parked_car_like_a_spring(void **sta
     /* Car pushed forward against a held wheel: Vsx > 0 winds kappa' < 0,
      * the tyre pulls back (Fx < 0); and the other way. */
     in.kappa = -0.002;
-    rs_tire_eval(&p, &in, &o);
+    rs_tire_eval(p, &in, &o);
     assert_true(o.fx < -100.0);
     in.kappa = 0.002;
-    rs_tire_eval(&p, &in, &o);
+    rs_tire_eval(p, &in, &o);
     assert_true(o.fx > 100.0);
     /* Small deflections act like the slip stiffness, a linear spring. */
     assert_close(o.fx, o.kxk * 0.002, 0.02 * o.kxk * 0.002);
@@ -690,23 +617,23 @@ static void test_tire_transient_mode_holds_a_parked_car_like_a_spring(void **sta
     /* Sliding left (Vy > 0) winds tan_alpha' > 0: the tyre pushes right. */
     in.kappa = 0.0;
     in.tan_alpha = 0.003;
-    rs_tire_eval(&p, &in, &o);
+    rs_tire_eval(p, &in, &o);
     assert_true(o.fy < -100.0);
     in.tan_alpha = -0.003;
-    rs_tire_eval(&p, &in, &o);
+    rs_tire_eval(p, &in, &o);
     assert_true(o.fy > 100.0);
     assert_close(o.fy, o.kya * -0.003, rs_abs(0.02 * o.kya * 0.003));
 
     /* The same holds a hair above zero speed, in both directions. */
     in.vx_m_s = -0.01;
-    rs_tire_eval(&p, &in, &o);
+    rs_tire_eval(p, &in, &o);
     assert_true(o.fy > 100.0);
 }
 
 static void test_tire_never_returns_nan_or_inf_for_extreme_inputs(void **state)
 {
     (void)state;
-    const char *files[] = {"tyres/c5_front.tir", "tyres/formula_rear.tir"};
+    const int tires[] = {C5_FRONT, FORMULA_REAR};
     const double fzs[] = {0.0, 1e-300, 1.0, 50.0, 3000.0, 2e4, 2e5};
     const double ks[] = {-10.0, -1.0, -0.999999, 0.0, 1e-12, 0.1, 10.0};
     const double tas[] = {-100.0, -3.0, -1e-9, 0.0, 0.2, 100.0};
@@ -714,8 +641,7 @@ static void test_tire_never_returns_nan_or_inf_for_extreme_inputs(void **state)
     const double gs[] = {-1.0, 0.0, 0.05};
     long count = 0;
     for (size_t f = 0; f < 2; f++) {
-        rs_tire_params p;
-        load_c5(&p, files[f]);
+        const rs_tire_params *p = &shipped[tires[f]];
         for (size_t a = 0; a < 7; a++)
             for (size_t b = 0; b < 7; b++)
                 for (size_t c = 0; c < 6; c++)
@@ -727,7 +653,7 @@ static void test_tire_never_returns_nan_or_inf_for_extreme_inputs(void **state)
                                 in.omega_rad_s = vxs[d] * (1.0 + ks[b]) / 0.32;
                                 in.grip_scale = e == 2 ? 0.0 : 1.0;
                                 rs_tire_out o;
-                                rs_tire_eval(&p, &in, &o);
+                                rs_tire_eval(p, &in, &o);
                                 const double *v = &o.fx;
                                 for (size_t i = 0; i < sizeof o / sizeof(double); i++)
                                     if (!is_finite(v[i]))
@@ -740,8 +666,7 @@ static void test_tire_never_returns_nan_or_inf_for_extreme_inputs(void **state)
     /* Non-finite inputs (a caller's bug) still give finite outputs. */
     const double inf = 1e308 * 10.0, nan = inf - inf;
     const double odd[] = {inf, -inf, nan};
-    rs_tire_params p;
-    load_c5(&p, files[0]);
+    const rs_tire_params *p = &shipped[tires[0]];
     for (size_t i = 0; i < 3; i++) {
         for (int field = 0; field < 7; field++) {
             rs_tire_in in = make_in(3000.0, 0.05, 0.05, 0.01, 20.0);
@@ -751,7 +676,7 @@ static void test_tire_never_returns_nan_or_inf_for_extreme_inputs(void **state)
             for (int mode = 0; mode < 2; mode++) {
                 in.mode = mode;
                 rs_tire_out o;
-                rs_tire_eval(&p, &in, &o);
+                rs_tire_eval(p, &in, &o);
                 const double *v = &o.fx;
                 for (size_t k = 0; k < sizeof o / sizeof(double); k++)
                     if (!is_finite(v[k]))
@@ -766,14 +691,13 @@ static void test_tire_never_returns_nan_or_inf_for_extreme_inputs(void **state)
 static void test_tire_skipping_moments_leaves_the_forces_unchanged(void **state)
 {
     (void)state;
-    rs_tire_params p;
-    load_c5(&p, "tyres/formula_front.tir");
+    const rs_tire_params *p = &shipped[FORMULA_FRONT];
     rs_tire_in in = make_in(4200.0, 0.02, -0.05, -0.03, 40.0);
     in.mode = RS_TIRE_TRANSIENT;
     rs_tire_out a, b;
-    rs_tire_eval(&p, &in, &a);
+    rs_tire_eval(p, &in, &a);
     in.want_moments = 0;
-    rs_tire_eval(&p, &in, &b);
+    rs_tire_eval(p, &in, &b);
     assert_true(a.fx == b.fx && a.fy == b.fy && a.my == b.my && a.mx == b.mx);
     assert_true(a.dfx_dkappa == b.dfx_dkappa && a.dfy_dalpha == b.dfy_dalpha);
     assert_true(b.mz == 0.0 && b.trail_m == 0.0);
@@ -782,7 +706,7 @@ static void test_tire_skipping_moments_leaves_the_forces_unchanged(void **state)
     assert_true(a.my < 0.0);
     in.vx_m_s = -40.0;
     in.omega_rad_s = -40.0 / 0.33;
-    rs_tire_eval(&p, &in, &a);
+    rs_tire_eval(p, &in, &a);
     assert_true(a.my > 0.0);
 }
 
@@ -817,30 +741,29 @@ static sweep sweep_at(const rs_tire_params *p, double fz)
 }
 
 typedef struct intended {
-    const char *file;
+    int tire; /* in shipped */
     double fz_nom, fz_lo, fz_hi;
     double mux_lo, mux_hi, muy_lo, muy_hi;
     double kpk_lo, kpk_hi, apk_lo, apk_hi;
 } intended;
 
-static void test_shipped_tyres_have_their_intended_grip_and_slip_at_peak(void **state)
+static void test_shipped_tires_have_their_intended_grip_and_slip_at_peak(void **state)
 {
     (void)state;
     /* Bands at the nominal corner load (see docs/TYRES.md). */
-    const intended tyres[] = {
-        {"tyres/c5_front.tir", 3600.0, 1800.0, 6000.0, 1.05, 1.18, 0.97, 1.08, 0.07, 0.13, 5.5, 9.5},
-        {"tyres/c5_rear.tir", 3600.0, 1800.0, 6000.0, 1.05, 1.18, 0.97, 1.08, 0.07, 0.13, 5.5, 9.5},
-        {"tyres/formula_front.tir", 3500.0, 1500.0, 6000.0, 1.65, 1.90, 1.65, 1.88, 0.05, 0.11, 3.5, 7.5},
-        {"tyres/formula_rear.tir", 3500.0, 1500.0, 6000.0, 1.70, 1.95, 1.70, 1.95, 0.05, 0.11, 3.5, 7.5},
+    const intended tires[] = {
+        {C5_FRONT, 3600.0, 1800.0, 6000.0, 1.05, 1.18, 0.97, 1.08, 0.07, 0.13, 5.5, 9.5},
+        {C5_REAR, 3600.0, 1800.0, 6000.0, 1.05, 1.18, 0.97, 1.08, 0.07, 0.13, 5.5, 9.5},
+        {FORMULA_FRONT, 3500.0, 1500.0, 6000.0, 1.65, 1.90, 1.65, 1.88, 0.05, 0.11, 3.5, 7.5},
+        {FORMULA_REAR, 3500.0, 1500.0, 6000.0, 1.70, 1.95, 1.70, 1.95, 0.05, 0.11, 3.5, 7.5},
     };
-    for (size_t i = 0; i < sizeof tyres / sizeof tyres[0]; i++) {
-        const intended *t = &tyres[i];
-        rs_tire_params p;
-        load_c5(&p, t->file);
-        sweep lo = sweep_at(&p, t->fz_lo), nom = sweep_at(&p, t->fz_nom), hi = sweep_at(&p, t->fz_hi);
+    for (size_t i = 0; i < sizeof tires / sizeof tires[0]; i++) {
+        const intended *t = &tires[i];
+        const rs_tire_params *p = &shipped[t->tire];
+        sweep lo = sweep_at(p, t->fz_lo), nom = sweep_at(p, t->fz_nom), hi = sweep_at(p, t->fz_hi);
         print_message("%s: Fz %5.0f/%5.0f/%5.0f N: mu_x %.3f/%.3f/%.3f at kappa %.3f, "
                       "mu_y %.3f/%.3f/%.3f at %.1f deg, C_alpha %.3f/%.3f/%.3f per deg\n",
-                      t->file, t->fz_lo, t->fz_nom, t->fz_hi, lo.mux, nom.mux, hi.mux,
+                      shipped_file[t->tire], t->fz_lo, t->fz_nom, t->fz_hi, lo.mux, nom.mux, hi.mux,
                       nom.kappa_pk, lo.muy, nom.muy, hi.muy, nom.alpha_pk_deg, lo.cs_per_fz,
                       nom.cs_per_fz, hi.cs_per_fz);
         assert_true(nom.mux >= t->mux_lo && nom.mux <= t->mux_hi);
@@ -853,29 +776,24 @@ static void test_shipped_tyres_have_their_intended_grip_and_slip_at_peak(void **
         /* The relaxation lengths are those of a tyre, not zero or metres. */
         rs_tire_in in = make_in(t->fz_nom, 0.0, 0.0, 0.0, 25.0);
         rs_tire_out o;
-        rs_tire_eval(&p, &in, &o);
+        rs_tire_eval(p, &in, &o);
         assert_true(o.sigma_kappa_m > 0.05 && o.sigma_kappa_m < 0.6);
         assert_true(o.sigma_alpha_m > 0.1 && o.sigma_alpha_m < 1.0);
-        assert_true(o.re_m < p.unloaded_radius && o.re_m > 0.9 * p.unloaded_radius);
+        assert_true(o.re_m < p->unloaded_radius && o.re_m > 0.9 * p->unloaded_radius);
     }
-    rs_tire_params fr, rr;
-    load_c5(&fr, "tyres/formula_front.tir");
-    load_c5(&rr, "tyres/formula_rear.tir");
-    assert_true(sweep_at(&rr, 3500.0).muy > sweep_at(&fr, 3500.0).muy);
+    assert_true(sweep_at(&shipped[FORMULA_REAR], 3500.0).muy >
+                sweep_at(&shipped[FORMULA_FRONT], 3500.0).muy);
 }
 
 /* Combined slip stays inside the friction ellipse of the pure-slip peaks
  * (the weighting functions do their job), at the nominal load. */
-static void test_shipped_tyres_keep_combined_slip_inside_the_friction_ellipse(void **state)
+static void test_shipped_tires_keep_combined_slip_inside_the_friction_ellipse(void **state)
 {
     (void)state;
-    const char *files[] = {"tyres/c5_front.tir", "tyres/c5_rear.tir", "tyres/formula_front.tir",
-                           "tyres/formula_rear.tir"};
-    for (size_t f = 0; f < 4; f++) {
-        rs_tire_params p;
-        load_c5(&p, files[f]);
+    for (size_t f = 0; f < NSHIPPED; f++) {
+        const rs_tire_params *p = &shipped[f];
         const double fz = 3600.0;
-        sweep s = sweep_at(&p, fz);
+        sweep s = sweep_at(p, fz);
         double worst = 0.0;
         rs_tire_in in = make_in(fz, 0.0, 0.0, 0.0, 25.0);
         rs_tire_out o;
@@ -883,12 +801,13 @@ static void test_shipped_tyres_keep_combined_slip_inside_the_friction_ellipse(vo
             for (double a = 0.0; a <= 15.0; a += 0.5) {
                 in.kappa = k;
                 in.tan_alpha = rs_tan(a * RS_PI / 180.0);
-                rs_tire_eval(&p, &in, &o);
+                rs_tire_eval(p, &in, &o);
                 double ex = o.fx / (s.mux * fz), ey = o.fy / (s.muy * fz);
                 worst = rs_max(worst, rs_sqrt(ex * ex + ey * ey));
             }
         }
-        print_message("%s: combined force / friction ellipse, worst %.3f\n", files[f], worst);
+        print_message("%s: combined force / friction ellipse, worst %.3f\n", shipped_file[f],
+                      worst);
         assert_true(worst < 1.03);
     }
 }
@@ -896,18 +815,13 @@ static void test_shipped_tyres_keep_combined_slip_inside_the_friction_ellipse(vo
 
 int main(void)
 {
+    int failed = RUN_TABLE_TESTS(edit_tests, test_tir_edits);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tir_reads_the_mfeval_sample_file),
         cmocka_unit_test(test_tir_reads_the_chrono_pac2002_file_without_fittyp),
         cmocka_unit_test(test_tire_reproduces_mfeval_at_16_7_m_s_on_every_row),
         cmocka_unit_test(test_tire_steady_mode_reproduces_mfeval_low_speed_rows),
         cmocka_unit_test(test_tir_parses_the_inline_sample),
-        cmocka_unit_test(test_tir_reports_a_broken_line_with_its_number),
-        cmocka_unit_test(test_tir_reports_a_value_that_is_not_a_number),
-        cmocka_unit_test(test_tir_reports_a_missing_required_key),
-        cmocka_unit_test(test_tir_rejects_an_mf6_fittyp_naming_the_line),
-        cmocka_unit_test(test_tir_rejects_a_duplicate_key),
-        cmocka_unit_test(test_tir_validates_ranges_naming_the_key),
         cmocka_unit_test(test_tir_load_reports_a_file_it_cannot_open),
         cmocka_unit_test(test_tir_converts_mm_kn_deg_to_the_same_si_params),
         cmocka_unit_test(test_tire_params_roundtrip_to_identical_bytes),
@@ -916,8 +830,8 @@ int main(void)
         cmocka_unit_test(test_tire_transient_mode_holds_a_parked_car_like_a_spring),
         cmocka_unit_test(test_tire_never_returns_nan_or_inf_for_extreme_inputs),
         cmocka_unit_test(test_tire_skipping_moments_leaves_the_forces_unchanged),
-        cmocka_unit_test(test_shipped_tyres_have_their_intended_grip_and_slip_at_peak),
-        cmocka_unit_test(test_shipped_tyres_keep_combined_slip_inside_the_friction_ellipse),
+        cmocka_unit_test(test_shipped_tires_have_their_intended_grip_and_slip_at_peak),
+        cmocka_unit_test(test_shipped_tires_keep_combined_slip_inside_the_friction_ellipse),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return failed + cmocka_run_group_tests(tests, load_shipped, NULL);
 }

@@ -16,12 +16,7 @@
 #include <cmocka.h>
 
 #include "scenario.h"
-
-static const char *data_dir(void)
-{
-    const char *d = getenv("RS_DATA_DIR");
-    return d && *d ? d : RS_DATA_DIR;
-}
+#include "test_data.h"
 
 /* Parses text that must fail; checks the message names `field`. */
 static void expect_error(const char *text, rs_status want, const char *field)
@@ -113,7 +108,8 @@ static rs_scenario *two_car_scenario(void)
         " \"inputs\": [{\"t_s\": 0, \"throttle\": 0.6}, {\"t_s\": 1, \"shift\": \"up\"}]}]}";
     rs_scenario *sc = NULL;
     char err[512];
-    rs_status st = rs_scenario_parse(text, strlen(text), "inline.json", data_dir(), &sc, err, sizeof err);
+    rs_status st = rs_scenario_parse(text, strlen(text), "inline.json", test_data_dir(), &sc, err,
+                                     sizeof err);
     if (st != RS_OK)
         print_message("%s\n", err);
     assert_int_equal(st, RS_OK);
@@ -187,7 +183,7 @@ static void test_trace_lines_give_tick_car_and_hash_in_the_agreed_format(void **
     char path[1024], err[512];
     rs_world_def def = rs_world_default();
     (void)state;
-    snprintf(path, sizeof path, "%s/cars/c5.json", data_dir());
+    snprintf(path, sizeof path, "%s/cars/c5.json", test_data_dir());
     assert_int_equal(rs_car_params_load(path, &p, err, sizeof err), RS_OK);
     def.max_cars = 2;
     assert_int_equal(rs_world_create(&def, &w), RS_OK);
@@ -243,7 +239,7 @@ static void test_the_example_scenarios_parse(void **state)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[1024], err[512];
         rs_scenario *sc = NULL;
-        snprintf(path, sizeof path, "%s/../examples/scenarios/%s", data_dir(), names[i]);
+        snprintf(path, sizeof path, "%s/../examples/scenarios/%s", test_data_dir(), names[i]);
         rs_status st = rs_scenario_load(path, &sc, err, sizeof err);
         if (st != RS_OK)
             print_message("%s\n", err);

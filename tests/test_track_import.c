@@ -25,6 +25,8 @@
 
 #include "detmath.h"
 #include "racesim/track.h"
+#include "test_assert.h"
+#include "test_fixtures.h"
 
 /* A circle of radius r, n points, in the database's format: '#' header,
  * some CRLF line endings, and the first point repeated at the end. */
@@ -168,28 +170,12 @@ static void test_csv_errors_name_the_line(void **state)
         char err[512];
         rs_status st = rs_track_import_csv(cases[k][0], strlen(cases[k][0]), "bad.csv", NULL,
                                            &json, err, sizeof err);
-        if (st == RS_OK || !strstr(err, cases[k][1]))
-            print_error("case %zu: %s\n", k, st ? err : "-");
-        assert_int_not_equal(st, RS_OK);
+        assert_fails_naming(st, err, cases[k][1]);
         assert_null(json);
-        assert_non_null(strstr(err, cases[k][1]));
     }
 }
 
 /* ------------------------------------------------------- the real circuits */
-
-static int shared_path(char *buf, size_t cap, const char *rel)
-{
-    const char *dir = getenv("RS_SHARED_DIR");
-    if (!dir || !*dir)
-        return 0;
-    snprintf(buf, cap, "%s/%s", dir, rel);
-    FILE *f = fopen(buf, "rb");
-    if (!f)
-        return 0;
-    fclose(f);
-    return 1;
-}
 
 /* The closed polyline length of a database CSV, read independently of the
  * importer, and its number of points. */
@@ -220,11 +206,7 @@ static double csv_length(const char *path, uint32_t *points)
 static void import_real(const char *rel, const char *name, double km_lo, double km_hi)
 {
     char csv[1024];
-    if (!shared_path(csv, sizeof csv, rel)) {
-        print_message("skipped: ../shared/%s not found (RS_SHARED_DIR)\n", rel);
-        skip();
-        return;
-    }
+    fixture_shared_file(csv, sizeof csv, rel);
     char dir[] = "/tmp/rs_test_track_import_XXXXXX";
     assert_non_null(mkdtemp(dir));
     char out[1100];

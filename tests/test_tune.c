@@ -18,23 +18,9 @@
 #include <cmocka.h>
 
 #include "racesim/physics.h"
+#include "racesim/base/file.h"
 #include "racesim/tune.h"
-
-static const char *data_dir(void)
-{
-    const char *d = getenv("RS_DATA_DIR");
-    return d ? d : RS_DATA_DIR;
-}
-
-static rs_car_params *load_car(const char *name)
-{
-    char path[1024], err[512];
-    rs_car_params *p = NULL;
-    snprintf(path, sizeof path, "%s/cars/%s", data_dir(), name);
-    if (rs_car_params_load(path, &p, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return p;
-}
+#include "test_fixtures.h"
 
 static rs_status apply(const rs_car_params *base, const char *json, rs_car_params **out,
                        uint64_t *hash, char *err, size_t err_len)
@@ -45,51 +31,30 @@ static rs_status apply(const rs_car_params *base, const char *json, rs_car_param
 /* Top speed-ish: full throttle in top gear from 40 m/s for 10 s, flat plane. */
 static double speed_after_run(const rs_car_params *car)
 {
-    rs_world_def def = rs_world_default();
-    rs_world *w = NULL;
-    assert_int_equal(rs_world_create(&def, &w), RS_OK);
     rs_car_spawn sp = rs_car_spawn_default();
     sp.speed_m_s = 40.0;
     sp.gear = 4;
-    rs_car_id id;
-    assert_int_equal(rs_world_add_car(w, car, &sp, &id), RS_OK);
-    rs_input in = rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0);
-    assert_int_equal(rs_world_set_input(w, id, &in), RS_OK);
-    for (int t = 0; t < 600; t++)
-        assert_int_equal(rs_world_step(w), RS_OK);
-    rs_car_state s;
-    assert_int_equal(rs_world_car_state(w, id, &s), RS_OK);
-    rs_world_destroy(w);
-    return s.speed_m_s;
+    return fixture_drive_alone(car, &sp, rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0), 600)
+        .speed_m_s;
 }
 
 /* Height of the centre of mass after 3 s parked on the flat plane. */
 static double parked_height(const rs_car_params *car)
 {
-    rs_world_def def = rs_world_default();
-    rs_world *w = NULL;
-    assert_int_equal(rs_world_create(&def, &w), RS_OK);
     rs_car_spawn sp = rs_car_spawn_default();
-    rs_car_id id;
-    assert_int_equal(rs_world_add_car(w, car, &sp, &id), RS_OK);
-    rs_input in = rs_input_quantise(0.0, 0.0, 1.0, 0.0, 0.0);
-    assert_int_equal(rs_world_set_input(w, id, &in), RS_OK);
-    for (int t = 0; t < 180; t++)
-        assert_int_equal(rs_world_step(w), RS_OK);
-    rs_car_state s;
-    assert_int_equal(rs_world_car_state(w, id, &s), RS_OK);
-    rs_world_destroy(w);
-    return s.pos_m[2];
+    return fixture_drive_alone(car, &sp, rs_input_quantise(0.0, 0.0, 1.0, 0.0, 0.0), 180)
+        .pos_m[2];
 }
 
 /* The ride-height offset raises (or lowers) the parked car by that much:
  * the body moves on its perches, the springs carry the same load. */
 static void test_ride_height_offset_moves_the_parked_car(void **state)
 {
-    (void)state;
-    rs_car_params *c5 = load_car("c5.json"), *up = NULL, *down = NULL;
+    const fixture_shipped *shipped = *state;
+    rs_car_params *up = NULL, *down = NULL;
     char err[512];
     uint64_t h;
+    const rs_car_params *c5 = shipped->c5;
     assert_int_equal(apply(c5, "{\"suspension\": {\"ride_height_offset_m\": 0.03}}", &up, &h,
                            err, sizeof err),
                      RS_OK);
@@ -110,48 +75,38 @@ static void test_ride_height_offset_moves_the_parked_car(void **state)
     assert_null(bad);
     rs_car_params_destroy(up);
     rs_car_params_destroy(down);
-    rs_car_params_destroy(c5);
 }
 
 static void test_a_legal_tune_changes_the_car_and_how_it_drives(void **state)
 {
-    (void)state;
-    rs_car_params *base = load_car("c5.json");
-    rs_car_params *tuned = NULL;
-    uint64_t hash = 0;
-    char err[1024];
+    const fixture_shipped *shipped = *state;
     const char *tune = "{\"format\":\"racesim-tune\",\"version\":1,"
                        "\"gearbox\":{\"final_drive\":4.1,\"ratios\":[3.0,2.0,1.5,1.2,0.9,0.7]},"
                        "\"brakes\":{\"bias_front\":0.6},"
                        "\"axles\":{\"front\":{\"spring_n_m\":40000},\"rear\":{\"arb_n_m\":5000}},"
                        "\"aero\":{\"downforce_rear_cl_a_m2\":0.25}}";
-    assert_int_equal(apply(base, tune, &tuned, &hash, err, sizeof err), RS_OK);
+    rs_car_params *tuned = NULL;
+    uint64_t hash = 0;
+    char err[1024];
+    assert_int_equal(apply(shipped->c5, tune, &tuned, &hash, err, sizeof err), RS_OK);
     assert_non_null(tuned);
     assert_true(hash != 0);
-    assert_true(rs_car_params_hash(tuned) != rs_car_params_hash(base));
-    assert_int_equal(rs_tune_adjustable_count(tuned), rs_tune_adjustable_count(base));
-    double v0 = speed_after_run(base), v1 = speed_after_run(tuned);
+    assert_true(rs_car_params_hash(tuned) != rs_car_params_hash(shipped->c5));
+    assert_int_equal(rs_tune_adjustable_count(tuned), rs_tune_adjustable_count(shipped->c5));
+    double v0 = speed_after_run(shipped->c5), v1 = speed_after_run(tuned);
     print_message("speed after 10 s in 4th: stock %.2f m/s, tuned %.2f m/s\n", v0, v1);
     assert_true(v0 != v1);
     /* A tuned car can be tuned again (it keeps the rules) and the block it
      * sends to clients rebuilds the same car. */
-    size_t n = rs_car_params_block(tuned, NULL, 0);
-    uint8_t *block = malloc(n);
-    assert_non_null(block);
-    rs_car_params_block(tuned, block, n);
-    rs_car_params *copy = NULL;
-    assert_int_equal(rs_car_params_from_block(block, n, &copy, err, sizeof err), RS_OK);
+    rs_car_params *copy = fixture_car_via_block(tuned);
     assert_true(rs_car_params_hash(copy) == rs_car_params_hash(tuned));
-    free(block);
     rs_car_params_destroy(copy);
     rs_car_params_destroy(tuned);
-    rs_car_params_destroy(base);
 }
 
 static void test_every_illegal_field_is_named_with_its_range(void **state)
 {
-    (void)state;
-    rs_car_params *base = load_car("c5.json");
+    const fixture_shipped *shipped = *state;
     rs_car_params *tuned = NULL;
     uint64_t hash = 123;
     char err[2048];
@@ -159,7 +114,7 @@ static void test_every_illegal_field_is_named_with_its_range(void **state)
                        "\"brakes\":{\"bias_front\":0.9},"
                        "\"axles\":{\"front\":{\"spring_n_m\":\"soft\",\"ride_height_m\":0.1}},"
                        "\"aero\":{\"downforce_front_cl_a_m2\":1}}";
-    rs_status st = apply(base, tune, &tuned, &hash, err, sizeof err);
+    rs_status st = apply(shipped->c5, tune, &tuned, &hash, err, sizeof err);
     print_message("%s\n", err);
     assert_int_not_equal(st, RS_OK);
     assert_null(tuned);
@@ -175,25 +130,24 @@ static void test_every_illegal_field_is_named_with_its_range(void **state)
 
     /* Structure: the ratio count must match the gearbox; a tune for another
      * car is refused. */
-    assert_int_equal(apply(base, "{\"gearbox\":{\"ratios\":[3,2,1]}}", &tuned, NULL, err,
-                           sizeof err),
+    assert_int_equal(apply(shipped->c5, "{\"gearbox\":{\"ratios\":[3,2,1]}}", &tuned, NULL,
+                           err, sizeof err),
                      RS_ERR_RANGE);
     assert_non_null(strstr(err, "gearbox.ratios: 3 ratios, this car has 6 forward gears"));
-    assert_int_equal(apply(base, "{\"car\":\"0123456789abcdef\"}", &tuned, NULL, err, sizeof err),
+    assert_int_equal(apply(shipped->c5, "{\"car\":\"0123456789abcdef\"}", &tuned, NULL, err,
+                           sizeof err),
                      RS_ERR_MISMATCH);
     /* A small buffer still gets a terminated, marked-as-cut message. */
     char small[40];
-    assert_int_not_equal(apply(base, tune, &tuned, NULL, small, sizeof small), RS_OK);
+    assert_int_not_equal(apply(shipped->c5, tune, &tuned, NULL, small, sizeof small), RS_OK);
     assert_true(strlen(small) < sizeof small);
     assert_non_null(strstr(small, "..."));
     assert_null(tuned);
-    rs_car_params_destroy(base);
 }
 
 static void test_the_hash_ignores_key_order_and_number_spelling(void **state)
 {
-    (void)state;
-    rs_car_params *base = load_car("formula.json");
+    const fixture_shipped *shipped = *state;
     const char *a = "{\"gearbox\":{\"final_drive\":4.2},\"axles\":{\"rear\":{\"spring_n_m\":"
                     "200000},\"front\":{\"camber_rad\":-0.05}}}";
     const char *b = "{ \"axles\" : { \"front\" : { \"camber_rad\" : -5e-2 }, \"rear\": "
@@ -203,38 +157,30 @@ static void test_the_hash_ignores_key_order_and_number_spelling(void **state)
     rs_car_params *ta = NULL, *tb = NULL, *tc = NULL, *stock = NULL;
     uint64_t ha = 0, hb = 0, hc = 0, hs = 99;
     char err[512];
-    assert_int_equal(apply(base, a, &ta, &ha, err, sizeof err), RS_OK);
-    assert_int_equal(apply(base, b, &tb, &hb, err, sizeof err), RS_OK);
-    assert_int_equal(apply(base, c, &tc, &hc, err, sizeof err), RS_OK);
+    assert_int_equal(apply(shipped->formula, a, &ta, &ha, err, sizeof err), RS_OK);
+    assert_int_equal(apply(shipped->formula, b, &tb, &hb, err, sizeof err), RS_OK);
+    assert_int_equal(apply(shipped->formula, c, &tc, &hc, err, sizeof err), RS_OK);
     assert_true(ha != 0 && ha == hb && ha != hc);
     assert_true(rs_car_params_hash(ta) == rs_car_params_hash(tb));
     assert_true(rs_car_params_hash(ta) != rs_car_params_hash(tc));
     /* The empty tune is the stock car, hash 0. */
-    assert_int_equal(apply(base, "{ }", &stock, &hs, err, sizeof err), RS_OK);
+    assert_int_equal(apply(shipped->formula, "{ }", &stock, &hs, err, sizeof err), RS_OK);
     assert_true(hs == 0);
-    assert_true(rs_car_params_hash(stock) == rs_car_params_hash(base));
+    assert_true(rs_car_params_hash(stock) == rs_car_params_hash(shipped->formula));
     rs_car_params_destroy(ta);
     rs_car_params_destroy(tb);
     rs_car_params_destroy(tc);
     rs_car_params_destroy(stock);
-    rs_car_params_destroy(base);
 }
 
 static void test_a_car_without_rules_accepts_only_the_stock_tune(void **state)
 {
-    (void)state;
-    rs_car_params *base = load_car("c5.json");
+    const fixture_shipped *shipped = *state;
     /* A car rebuilt from its block carries no rules. */
-    size_t n = rs_car_params_block(base, NULL, 0);
-    uint8_t *block = malloc(n);
-    assert_non_null(block);
-    rs_car_params_block(base, block, n);
-    rs_car_params *bare = NULL;
+    rs_car_params *bare = fixture_car_via_block(shipped->c5);
     char err[1024];
-    assert_int_equal(rs_car_params_from_block(block, n, &bare, err, sizeof err), RS_OK);
-    free(block);
     assert_int_equal(rs_tune_adjustable_count(bare), 0);
-    assert_true(rs_car_params_hash(bare) == rs_car_params_hash(base));
+    assert_true(rs_car_params_hash(bare) == rs_car_params_hash(shipped->c5));
     rs_car_params *t = NULL;
     assert_int_equal(apply(bare, "{\"gearbox\":{\"final_drive\":3.5},\"brakes\":{\"bias_front\":"
                                  "0.6}}",
@@ -248,7 +194,6 @@ static void test_a_car_without_rules_accepts_only_the_stock_tune(void **state)
     assert_true(h == 0);
     rs_car_params_destroy(t);
     rs_car_params_destroy(bare);
-    rs_car_params_destroy(base);
 }
 
 /* Loads c5.json with one substitution (tyre paths made absolute, so the
@@ -258,20 +203,17 @@ static rs_status load_edited_c5(const char *from, const char *to, char *err, siz
                                 uint64_t *hash)
 {
     char path[1024], tmpl[] = "/tmp/rs_tune_XXXXXX";
-    snprintf(path, sizeof path, "%s/cars/c5.json", data_dir());
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    static char text[65536], edited[70000];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
+    snprintf(path, sizeof path, "%s/cars/c5.json", test_data_dir());
+    char *text = NULL; /* room to spare in edited for the longer tyre paths */
+    assert_int_equal(rs_file_read(path, 65536, &text, NULL, NULL, 0), RS_FILE_OK);
+    static char edited[70000];
     /* Replace every "../tyres/" and the one occurrence of from. */
     char *o = edited;
     const char *end = edited + sizeof edited - 1;
     bool replaced = false;
     for (const char *p = text; *p;) {
         if (strncmp(p, "../tyres/", 9) == 0) {
-            o += snprintf(o, (size_t)(end - o), "%s/tyres/", data_dir());
+            o += snprintf(o, (size_t)(end - o), "%s/tyres/", test_data_dir());
             p += 9;
         } else if (!replaced && strncmp(p, from, strlen(from)) == 0) {
             o += snprintf(o, (size_t)(end - o), "%s", to);
@@ -282,11 +224,12 @@ static rs_status load_edited_c5(const char *from, const char *to, char *err, siz
         }
     }
     *o = 0;
+    free(text);
     assert_true(replaced);
     assert_non_null(mkdtemp(tmpl));
     char file[1100];
     snprintf(file, sizeof file, "%s/car.json", tmpl);
-    f = fopen(file, "wb");
+    FILE *f = fopen(file, "wb");
     assert_non_null(f);
     fputs(edited, f);
     fclose(f);
@@ -302,7 +245,7 @@ static rs_status load_edited_c5(const char *from, const char *to, char *err, siz
 
 static void test_bad_adjustable_ranges_are_refused_when_the_car_loads(void **state)
 {
-    (void)state;
+    const fixture_shipped *shipped = *state;
     char err[1024];
     assert_int_equal(load_edited_c5("\"final_drive\": [2.8, 4.1]", "\"final_drive\": [3.5, 4.1]",
                                     err, sizeof err, NULL),
@@ -322,29 +265,25 @@ static void test_bad_adjustable_ranges_are_refused_when_the_car_loads(void **sta
                                     "\"aero\": { \"downforce_rear_cl_a_m2\": [0, 0.5] }", err,
                                     sizeof err, &h),
                      RS_OK);
-    rs_car_params *stock = load_car("c5.json");
-    assert_true(h == rs_car_params_hash(stock));
-    rs_car_params_destroy(stock);
+    assert_true(h == rs_car_params_hash(shipped->c5));
 }
 
 static void test_the_rules_are_listed_as_json(void **state)
 {
-    (void)state;
-    rs_car_params *base = load_car("c5.json");
-    size_t n = rs_tune_rules_json(base, NULL, 0);
+    const fixture_shipped *shipped = *state;
+    size_t n = rs_tune_rules_json(shipped->c5, NULL, 0);
     char *buf = malloc(n + 1);
     assert_non_null(buf);
     char tiny[8] = "x";
-    assert_int_equal(rs_tune_rules_json(base, tiny, sizeof tiny), n);
+    assert_int_equal(rs_tune_rules_json(shipped->c5, tiny, sizeof tiny), n);
     assert_string_equal(tiny, "x"); /* too small: untouched */
-    assert_int_equal(rs_tune_rules_json(base, buf, n + 1), n);
+    assert_int_equal(rs_tune_rules_json(shipped->c5, buf, n + 1), n);
     assert_int_equal(strlen(buf), n);
     assert_non_null(strstr(buf, "{\"field\":\"gearbox.final_drive\",\"min\":2.8,\"max\":4.1,"
                                 "\"stock\":3.42}"));
     assert_non_null(strstr(buf, "\"stock\":[2.66,1.78,1.3,1,0.74,0.5]"));
     assert_null(strstr(buf, "downforce_front"));
     free(buf);
-    rs_car_params_destroy(base);
 }
 
 int main(void)
@@ -358,5 +297,5 @@ int main(void)
         cmocka_unit_test(test_the_rules_are_listed_as_json),
         cmocka_unit_test(test_ride_height_offset_moves_the_parked_car),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, fixture_shipped_load, fixture_shipped_free);
 }

@@ -147,13 +147,10 @@ static void run_relay(const udp_relay_params *params, uint64_t seed, uint32_t n,
 static void test_relay_drops_delays_and_duplicates_as_configured(void **state)
 {
     (void)state;
-    udp_relay_params p;
-    memset(&p, 0, sizeof p);
-    p.up.loss = 0.10;
-    p.up.delay_us = 20000;
-    p.up.jitter_us = 2000;
-    p.up.dup = 0.02;
-    p.down.delay_us = 5000;
+    const udp_relay_params p = {
+        .up = {.loss = 0.10, .delay_us = 20000, .jitter_us = 2000, .dup = 0.02},
+        .down = {.delay_us = 5000},
+    };
     relay_run run;
     run_relay(&p, 42, 5000, &run);
 
@@ -180,12 +177,9 @@ static void test_relay_drops_delays_and_duplicates_as_configured(void **state)
 static void test_relay_decisions_repeat_with_the_seed(void **state)
 {
     (void)state;
-    udp_relay_params p;
-    memset(&p, 0, sizeof p);
-    p.up.loss = 0.2;
-    p.up.burst_chance = 0.01;
-    p.up.burst_len = 8;
-    p.up.dup = 0.05;
+    const udp_relay_params p = {
+        .up = {.loss = 0.2, .burst_chance = 0.01, .burst_len = 8, .dup = 0.05},
+    };
     relay_run a, b, c;
     run_relay(&p, 7, 1500, &a);
     run_relay(&p, 7, 1500, &b);
@@ -211,10 +205,7 @@ static void test_relay_reorders_with_extra_delay(void **state)
     uint16_t server_port, client_port, relay_port = 0;
     int server = open_udp(&server_port);
     int client = open_udp(&client_port);
-    udp_relay_params p;
-    memset(&p, 0, sizeof p);
-    p.up.reorder = 0.2;
-    p.up.reorder_us = 3000;
+    const udp_relay_params p = {.up = {.reorder = 0.2, .reorder_us = 3000}};
     udp_relay *r = udp_relay_create("127.0.0.1", server_port, &p, 3, &relay_port);
     assert_non_null(r);
     struct sockaddr_in ra = loopback(relay_port);

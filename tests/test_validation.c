@@ -26,12 +26,13 @@
 
 #include "carparams.h"
 #include "detmath.h"
+#include "drivetrain.h"
 #include "maneuvers.h"
+#include "test_data.h"
 #include "tire.h"
 
 #define G 9.80665
 #define KMH (1.0 / 3.6)
-#define RPM_PER_RAD_S (60.0 / RS_TWO_PI)
 
 enum { CAR_C5 = 0, CAR_FORMULA = 1, N_CARS = 2 };
 static const char *const car_files[N_CARS] = {"cars/c5.json", "cars/formula.json"};
@@ -50,12 +51,6 @@ typedef struct car_run {
 
 static car_run runs[N_CARS];
 
-static const char *data_dir(void)
-{
-    const char *d = getenv("RS_DATA_DIR");
-    return d && *d ? d : RS_DATA_DIR;
-}
-
 static int group_setup(void **state)
 {
     rs_mv_config cfg = rs_mv_config_default();
@@ -63,7 +58,7 @@ static int group_setup(void **state)
     for (int i = 0; i < N_CARS; i++) {
         char path[1024], err[512];
         car_run *r = &runs[i];
-        snprintf(path, sizeof path, "%s/%s", data_dir(), car_files[i]);
+        snprintf(path, sizeof path, "%s/%s", test_data_dir(), car_files[i]);
         rs_status st = rs_car_params_load(path, &r->params, err, sizeof err);
         if (st != RS_OK) {
             fprintf(stderr, "cannot load %s: %s\n", path, err);
@@ -168,18 +163,21 @@ static double sqrt_newton(double x)
     return r;
 }
 
-static double wheelbase(const rs_car_params_data *d) { return d->axle[0].x_m - d->axle[1].x_m; }
-
-static int driven_axle(const rs_car_params_data *d) { return d->drive == RS_DRIVE_FWD ? 0 : 1; }
-
-/* Static load of one corner of an axle: m g b / L (front), m g a / L (rear), halved. */
-static double static_corner_load(const rs_car_params_data *d, int axle)
+static double wheelbase(const rs_car_params_data *def)
 {
-    double L = wheelbase(d);
-    return 0.5 * d->mass_kg * G * (axle == 0 ? -d->axle[1].x_m : d->axle[0].x_m) / L;
+    return def->axle[0].x_m - def->axle[1].x_m;
 }
 
-static void tyre_at(const rs_tire_params *t, double fz, double vx, double kappa, rs_tire_out *o)
+static int driven_axle(const rs_car_params_data *def) { return def->drive == RS_DRIVE_FWD ? 0 : 1; }
+
+/* Static load of one corner of an axle: m g b / L (front), m g a / L (rear), halved. */
+static double static_corner_load(const rs_car_params_data *def, int axle)
+{
+    double L = wheelbase(def);
+    return 0.5 * def->mass_kg * G * (axle == 0 ? -def->axle[1].x_m : def->axle[0].x_m) / L;
+}
+
+static void tire_at(const rs_tire_params *t, double fz, double vx, double kappa, rs_tire_out *o)
 {
     rs_tire_in in;
     memset(&in, 0, sizeof in);
@@ -192,21 +190,26 @@ static void tyre_at(const rs_tire_params *t, double fz, double vx, double kappa,
     rs_tire_eval(t, &in, o);
 }
 
-/* Full-throttle torque curve, linear between points (the car file's table). */
-static double curve_nm(const rs_car_params_data *d, double rpm)
+/* ------------------------------------------------------ every car */
+
+/* Most tests here are one check made on each car in turn (the index into
+ * runs): it prints what it measured and returns false when the car fails
+ * it. */
+typedef int (*car_check)(int car);
+
+/* Runs the test's car_check (its state) on every car, each to the end so
+ * all the figures are printed, and fails when any car failed. */
+static void test_each_car(void **state)
 {
-    uint32_t n = d->curve_points;
-    if (rpm <= d->curve_rpm[0])
-        return d->curve_nm[0];
-    if (rpm >= d->curve_rpm[n - 1])
-        return d->curve_nm[n - 1];
-    for (uint32_t i = 1; i < n; i++)
-        if (rpm <= d->curve_rpm[i]) {
-            double f = (rpm - d->curve_rpm[i - 1]) / (d->curve_rpm[i] - d->curve_rpm[i - 1]);
-            return d->curve_nm[i - 1] + f * (d->curve_nm[i] - d->curve_nm[i - 1]);
-        }
-    return d->curve_nm[n - 1];
+    car_check check = *(car_check *)*state;
+    int ok = 1;
+    for (int i = 0; i < N_CARS; i++)
+        ok &= check(i);
+    assert_true(ok);
 }
+
+/* The cmocka test of a car_check, named test_<check>. */
+#define EACH_CAR(check) {"test_" #check, test_each_car, NULL, NULL, &(car_check){check}}
 
 /* ------------------------------------------------------ (a) top speed */
 
@@ -216,62 +219,59 @@ static double curve_nm(const rs_car_params_data *d, double rpm)
  * My = -R0 Fz (QSY1 + QSY3 |Vx/Vref| + QSY4 (Vx/Vref)^4), here from the
  * tyre model at the axle loads including downforce). The driven tyres' slip
  * raises the engine speed by (1 + kappa), kappa = Fx / Kx. */
-static double net_force(const rs_car_params_data *d, int gear, double v, double *rpm_out)
+static double net_force(const rs_car_params_data *def, int gear, double v, double *rpm_out)
 {
-    double q = 0.5 * d->air_density_kg_m3 * v * v;
-    double resist = q * d->drag_cd_a_m2, re_driven = 0.0, kx = 1.0;
+    double q = 0.5 * def->air_density_kg_m3 * v * v;
+    double resist = q * def->drag_cd_a_m2, re_driven = 0.0, kx = 1.0;
     for (int a = 0; a < 2; a++) {
-        double down = q * (a == 0 ? d->lift_front_cl_a_m2 : d->lift_rear_cl_a_m2);
+        double down = q * (a == 0 ? def->lift_front_cl_a_m2 : def->lift_rear_cl_a_m2);
         rs_tire_out o;
-        tyre_at(&d->axle[a].tire, static_corner_load(d, a) + 0.5 * down, v, 0.0, &o);
+        tire_at(&def->axle[a].tire, static_corner_load(def, a) + 0.5 * down, v, 0.0, &o);
         resist += 2.0 * rs_abs(o.my) / o.re_m;
-        if (a == driven_axle(d))
+        if (a == driven_axle(def))
             re_driven = o.re_m, kx = o.kxk;
     }
-    double ratio = d->gear_ratio[gear - 1] * d->final_drive;
-    double rpm = v / re_driven * ratio * RPM_PER_RAD_S, drive = 0.0;
+    double ratio = rs_gear_ratio(def, gear);
+    double rpm = v / re_driven * ratio * RS_RPM_PER_RAD_S, drive = 0.0;
     for (int it = 0; it < 3; it++) {
-        double torque = rpm <= d->redline_rpm ? curve_nm(d, rpm) : 0.0;
-        drive = torque * ratio * d->driveline_efficiency / re_driven;
+        /* Full throttle below the limiter is the car file's torque curve. */
+        double torque = rpm <= def->redline_rpm ? rs_engine_torque(def, rpm / RS_RPM_PER_RAD_S, 1.0)
+                                                : 0.0;
+        drive = torque * ratio * def->driveline_efficiency / re_driven;
         double kappa = 0.5 * drive / kx;
-        rpm = v * (1.0 + kappa) / re_driven * ratio * RPM_PER_RAD_S;
+        rpm = v * (1.0 + kappa) / re_driven * ratio * RS_RPM_PER_RAD_S;
     }
     if (rpm_out)
         *rpm_out = rpm;
     return drive - resist;
 }
 
-static double predicted_top_speed(const rs_car_params_data *d, int gear, double *rpm)
+static double predicted_top_speed(const rs_car_params_data *def, int gear, double *rpm)
 {
     /* The speed where net force crosses zero (or the rev limiter). */
     double lo = 5.0, hi = 150.0;
     for (int it = 0; it < 100; it++) {
         double mid = 0.5 * (lo + hi);
-        if (net_force(d, gear, mid, NULL) > 0.0)
+        if (net_force(def, gear, mid, NULL) > 0.0)
             lo = mid;
         else
             hi = mid;
     }
-    net_force(d, gear, lo, rpm);
+    net_force(def, gear, lo, rpm);
     return lo;
 }
 
-static void test_top_speed_matches_the_drive_force_drag_and_rolling_resistance_balance(void **state)
+static int top_speed_matches_the_drive_force_drag_and_rolling_resistance_balance(int i)
 {
-    int ok = 1;
-    (void)state;
-    for (int i = 0; i < N_CARS; i++) {
-        const car_run *r = &runs[i];
-        assert_int_equal(r->st_accel, RS_OK);
-        double rpm = 0.0;
-        int gear = r->accel.top_speed_gear;
-        assert_true(gear >= 1);
-        double v = predicted_top_speed(&r->params->d, gear, &rpm);
-        print_message("%s: top speed in gear %d (simulated %.0f rpm, balance %.0f rpm)\n",
-                      car_name(i), gear, r->accel.top_speed_rpm, rpm);
-        ok &= close_rel("top speed, km/h", r->accel.top_speed_kmh, v * 3.6, 0.03);
-    }
-    assert_true(ok);
+    const car_run *r = &runs[i];
+    assert_int_equal(r->st_accel, RS_OK);
+    double rpm = 0.0;
+    int gear = r->accel.top_speed_gear;
+    assert_true(gear >= 1);
+    double v = predicted_top_speed(&r->params->def, gear, &rpm);
+    print_message("%s: top speed in gear %d (simulated %.0f rpm, balance %.0f rpm)\n",
+                  car_name(i), gear, r->accel.top_speed_rpm, rpm);
+    return close_rel("top speed, km/h", r->accel.top_speed_kmh, v * 3.6, 0.03);
 }
 
 /* ---------------------------------------------- (b) Ackermann radius */
@@ -287,164 +287,149 @@ static void rotate(const double q[4], const double v[3], double out[3])
     out[2] = v[2] + w * tz + (x * ty - y * tx);
 }
 
-static void test_low_speed_turn_radius_matches_ackermann_geometry(void **state)
+static int low_speed_turn_radius_matches_ackermann_geometry(int i)
 {
-    int ok = 1;
-    (void)state;
-    for (int i = 0; i < N_CARS; i++) {
-        const rs_car_params_data *d = &runs[i].params->d;
-        double L = wheelbase(d);
-        one_car c;
-        rs_car_spawn sp = spawn_of(2.0, 0, RS_TRANSMISSION_AUTO);
-        rs_input in = pedals(0.5, 0.0, 0.0);
-        in.gear = RS_GEAR_NEUTRAL;
-        one_car_open(&c, runs[i].params, &sp);
-        double sum_meas = 0.0, sum_pred = 0.0, speed = 0.0;
-        int n = 0;
-        while (c.t < 4.0) {
-            one_car_step(&c, &in);
-            if (c.t < 1.5)
-                continue;
-            /* Rear-axle centre velocity: v_cg + omega x r. */
-            double r_b[3] = {d->axle[1].x_m, 0.0, 0.0}, r_w[3];
-            rotate(c.s.quat, r_b, r_w);
-            const double *om = c.s.angvel_rad_s;
-            double vx = c.s.vel_m_s[0] + om[1] * r_w[2] - om[2] * r_w[1];
-            double vy = c.s.vel_m_s[1] + om[2] * r_w[0] - om[0] * r_w[2];
-            double v = sqrt_newton(vx * vx + vy * vy);
-            sum_meas += v / rs_abs(om[2]);
-            /* Effective (bicycle) steer angle of the two front wheels:
-             * cot(delta) = mean of the wheels' cotangents, exact for
-             * Ackermann geometry (R = L cot(delta) for the rear-axle centre). */
-            double dl = c.s.wheels[RS_WHEEL_FL].steer_rad, dr = c.s.wheels[RS_WHEEL_FR].steer_rad;
-            double cot = 0.5 * (1.0 / rs_tan(dl) + 1.0 / rs_tan(dr));
-            sum_pred += L * cot;
-            speed += c.s.speed_m_s;
-            n++;
-        }
-        rs_world_destroy(c.w);
-        print_message("%s: steer input 0.5 at %.2f m/s mean\n", car_name(i), speed / n);
-        ok &= close_rel("rear-axle path radius, m", sum_meas / n, sum_pred / n, 0.03);
+    const rs_car_params_data *def = &runs[i].params->def;
+    double L = wheelbase(def);
+    one_car c;
+    rs_car_spawn sp = spawn_of(2.0, 0, RS_TRANSMISSION_AUTO);
+    rs_input in = pedals(0.5, 0.0, 0.0);
+    in.gear = RS_GEAR_NEUTRAL;
+    one_car_open(&c, runs[i].params, &sp);
+    double sum_meas = 0.0, sum_pred = 0.0, speed = 0.0;
+    int n = 0;
+    while (c.t < 4.0) {
+        one_car_step(&c, &in);
+        if (c.t < 1.5)
+            continue;
+        /* Rear-axle centre velocity: v_cg + omega x r. */
+        double r_b[3] = {def->axle[1].x_m, 0.0, 0.0}, r_w[3];
+        rotate(c.s.quat, r_b, r_w);
+        const double *om = c.s.angvel_rad_s;
+        double vx = c.s.vel_m_s[0] + om[1] * r_w[2] - om[2] * r_w[1];
+        double vy = c.s.vel_m_s[1] + om[2] * r_w[0] - om[0] * r_w[2];
+        double v = sqrt_newton(vx * vx + vy * vy);
+        sum_meas += v / rs_abs(om[2]);
+        /* Effective (bicycle) steer angle of the two front wheels:
+         * cot(delta) = mean of the wheels' cotangents, exact for
+         * Ackermann geometry (R = L cot(delta) for the rear-axle centre). */
+        double dl = c.s.wheels[RS_WHEEL_FL].steer_rad, dr = c.s.wheels[RS_WHEEL_FR].steer_rad;
+        double cot = 0.5 * (1.0 / rs_tan(dl) + 1.0 / rs_tan(dr));
+        sum_pred += L * cot;
+        speed += c.s.speed_m_s;
+        n++;
     }
-    assert_true(ok);
+    rs_world_destroy(c.w);
+    print_message("%s: steer input 0.5 at %.2f m/s mean\n", car_name(i), speed / n);
+    return close_rel("rear-axle path radius, m", sum_meas / n, sum_pred / n, 0.03);
 }
 
 /* ---------------------------------------------- (c) braking distance */
 
-static void test_braking_distance_matches_the_tyres_peak_friction(void **state)
+static int braking_distance_matches_the_tires_peak_friction(int i)
 {
-    int ok = 1;
-    (void)state;
-    for (int i = 0; i < N_CARS; i++) {
-        const car_run *r = &runs[i];
-        const rs_car_params_data *d = &r->params->d;
-        assert_int_equal(r->st_brake, RS_OK);
-        rs_tire_out of, orr;
-        double wf = static_corner_load(d, 0), wr = static_corner_load(d, 1);
-        tyre_at(&d->axle[0].tire, wf, 100.0 * KMH, 0.0, &of);
-        tyre_at(&d->axle[1].tire, wr, 100.0 * KMH, 0.0, &orr);
-        double mu = (wf * of.mux + wr * orr.mux) / (wf + wr);
-        double v = 100.0 * KMH;
-        print_message("%s: peak mu_x front %.3f rear %.3f, weighted %.3f\n", car_name(i), of.mux,
-                      orr.mux, mu);
-        ok &= close_rel("100-0 km/h distance, m", r->brake.dist_100_0_m, v * v / (2.0 * mu * G), 0.15);
-    }
-    assert_true(ok);
+    const car_run *r = &runs[i];
+    const rs_car_params_data *def = &r->params->def;
+    assert_int_equal(r->st_brake, RS_OK);
+    rs_tire_out of, orr;
+    double wf = static_corner_load(def, 0), wr = static_corner_load(def, 1);
+    tire_at(&def->axle[0].tire, wf, 100.0 * KMH, 0.0, &of);
+    tire_at(&def->axle[1].tire, wr, 100.0 * KMH, 0.0, &orr);
+    double mu = (wf * of.mux + wr * orr.mux) / (wf + wr);
+    double v = 100.0 * KMH;
+    print_message("%s: peak mu_x front %.3f rear %.3f, weighted %.3f\n", car_name(i), of.mux,
+                  orr.mux, mu);
+    return close_rel("100-0 km/h distance, m", r->brake.dist_100_0_m, v * v / (2.0 * mu * G), 0.15);
 }
 
 /* ---------------------------------------------- (d) static wheel loads */
 
-static void test_static_wheel_loads_match_the_lever_rule(void **state)
+static int static_wheel_loads_match_the_lever_rule(int i)
 {
     int ok = 1;
-    (void)state;
-    for (int i = 0; i < N_CARS; i++) {
-        const rs_car_params_data *d = &runs[i].params->d;
-        one_car c;
-        rs_car_spawn sp = spawn_of(0.0, 0, RS_TRANSMISSION_AUTO);
-        rs_input in = pedals(0.0, 0.0, 1.0);
-        one_car_open(&c, runs[i].params, &sp);
-        while (c.t < 3.0)
-            one_car_step(&c, &in);
-        print_message("%s:\n", car_name(i));
-        static const char *names[4] = {"FL load, N", "FR load, N", "RL load, N", "RR load, N"};
-        for (int w = 0; w < 4; w++)
-            ok &= close_rel(names[w], c.s.wheels[w].load_n, static_corner_load(d, w >> 1), 0.01);
-        rs_world_destroy(c.w);
-    }
-    assert_true(ok);
+    const rs_car_params_data *def = &runs[i].params->def;
+    one_car c;
+    rs_car_spawn sp = spawn_of(0.0, 0, RS_TRANSMISSION_AUTO);
+    rs_input in = pedals(0.0, 0.0, 1.0);
+    one_car_open(&c, runs[i].params, &sp);
+    while (c.t < 3.0)
+        one_car_step(&c, &in);
+    print_message("%s:\n", car_name(i));
+    static const char *names[4] = {"FL load, N", "FR load, N", "RL load, N", "RR load, N"};
+    for (int w = 0; w < 4; w++)
+        ok &= close_rel(names[w], c.s.wheels[w].load_n, static_corner_load(def, w >> 1), 0.01);
+    rs_world_destroy(c.w);
+    return ok;
 }
 
 /* -------------------------------------- (e) engine speed and gearing */
 
-static void test_engine_speed_equals_wheel_speed_times_gear_and_final_drive(void **state)
+/* Opens car i rolling in the gear the driveline checks use (third, or the
+ * top gear of a car with fewer; manual) at the speed where the engine turns
+ * at `rpm` with the driven tyres at their unloaded radius. Returns that
+ * speed; *gear (when asked) the gear. */
+static double open_in_gear(one_car *c, int i, double rpm, int *gear)
 {
-    int ok = 1;
-    (void)state;
-    for (int i = 0; i < N_CARS; i++) {
-        const rs_car_params_data *d = &runs[i].params->d;
-        int gear = d->gears >= 3 ? 3 : (int)d->gears;
-        double ratio = d->gear_ratio[gear - 1] * d->final_drive;
-        double r0 = d->axle[driven_axle(d)].tire.unloaded_radius;
-        double rpm_target = 0.5 * (d->idle_rpm + d->redline_rpm);
-        double v = rpm_target / RPM_PER_RAD_S / ratio * r0;
-        one_car c;
-        rs_car_spawn sp = spawn_of(v, gear, RS_TRANSMISSION_MANUAL);
-        rs_mv_speed_pi pi = rs_mv_speed_pi_default();
-        one_car_open(&c, runs[i].params, &sp);
-        while (c.t < 5.0) {
-            rs_input in = pedals(0.0, rs_mv_speed_pi_update(&pi, v, c.s.forward_speed_m_s, c.dt), 0.0);
-            one_car_step(&c, &in);
-        }
-        rs_world_destroy(c.w);
-        const rs_wheel_state *wl = &c.s.wheels[driven_axle(d) * 2], *wr = wl + 1;
-        double carrier = 0.5 * (wl->omega_rad_s + wr->omega_rad_s);
-        print_message("%s: gear %d at %.1f km/h, clutch engagement %.3f\n", car_name(i), c.s.gear,
-                      c.s.forward_speed_m_s * 3.6, c.s.clutch_engagement);
-        ok &= c.s.gear == gear;
-        ok &= close_rel("engine rpm", c.s.engine_rpm, carrier * ratio * RPM_PER_RAD_S, 0.01);
+    const rs_car_params_data *def = &runs[i].params->def;
+    int g = def->gears >= 3 ? 3 : (int)def->gears;
+    double r0 = def->axle[driven_axle(def)].tire.unloaded_radius;
+    double v = rpm / RS_RPM_PER_RAD_S / rs_gear_ratio(def, g) * r0;
+    rs_car_spawn sp = spawn_of(v, g, RS_TRANSMISSION_MANUAL);
+    one_car_open(c, runs[i].params, &sp);
+    if (gear)
+        *gear = g;
+    return v;
+}
+
+static int engine_speed_equals_wheel_speed_times_gear_and_final_drive(int i)
+{
+    int ok = 1, gear;
+    const rs_car_params_data *def = &runs[i].params->def;
+    one_car c;
+    double v = open_in_gear(&c, i, 0.5 * (def->idle_rpm + def->redline_rpm), &gear);
+    rs_mv_speed_pi pi = rs_mv_speed_pi_default();
+    while (c.t < 5.0) {
+        rs_input in = pedals(0.0, rs_mv_speed_pi_update(&pi, v, c.s.forward_speed_m_s, c.dt), 0.0);
+        one_car_step(&c, &in);
     }
-    assert_true(ok);
+    rs_world_destroy(c.w);
+    const rs_wheel_state *wl = &c.s.wheels[driven_axle(def) * 2], *wr = wl + 1;
+    double carrier = 0.5 * (wl->omega_rad_s + wr->omega_rad_s);
+    print_message("%s: gear %d at %.1f km/h, clutch engagement %.3f\n", car_name(i), c.s.gear,
+                  c.s.forward_speed_m_s * 3.6, c.s.clutch_engagement);
+    ok &= c.s.gear == gear;
+    ok &= close_rel("engine rpm", c.s.engine_rpm,
+                    carrier * rs_gear_ratio(def, gear) * RS_RPM_PER_RAD_S, 0.01);
+    return ok;
 }
 
 /* ---------------------------------------------- (f) driveline power */
 
-static void test_hub_power_equals_engine_power_times_driveline_efficiency(void **state)
+static int hub_power_equals_engine_power_times_driveline_efficiency(int i)
 {
-    int ok = 1;
-    (void)state;
-    for (int i = 0; i < N_CARS; i++) {
-        const rs_car_params_data *d = &runs[i].params->d;
-        int gear = d->gears >= 3 ? 3 : (int)d->gears;
-        double ratio = d->gear_ratio[gear - 1] * d->final_drive;
-        double r0 = d->axle[driven_axle(d)].tire.unloaded_radius;
-        double rpm_target = d->idle_rpm + 0.6 * (d->redline_rpm - d->idle_rpm);
-        double v = rpm_target / RPM_PER_RAD_S / ratio * r0;
-        one_car c;
-        rs_car_spawn sp = spawn_of(v, gear, RS_TRANSMISSION_MANUAL);
-        one_car_open(&c, runs[i].params, &sp);
-        /* A brake dyno: full throttle, the brake pedal (PI) holds the speed,
-         * so the engine runs steadily at full load. */
-        double integral = 0.3, hub = 0.0, eng = 0.0;
-        int n = 0;
-        while (c.t < 6.0) {
-            double e = c.s.forward_speed_m_s - v;
-            integral = rs_clamp(integral + 0.5 * e * c.dt, 0.0, 1.0);
-            rs_input in = pedals(0.0, 1.0, rs_clamp(integral + 0.3 * e, 0.0, 1.0));
-            one_car_step(&c, &in);
-            if (c.t >= 4.0) {
-                hub += c.s.drive_power_w;
-                eng += c.s.engine_torque_nm * c.s.engine_rpm / RPM_PER_RAD_S;
-                n++;
-            }
+    const rs_car_params_data *def = &runs[i].params->def;
+    one_car c;
+    double v = open_in_gear(&c, i, def->idle_rpm + 0.6 * (def->redline_rpm - def->idle_rpm), NULL);
+    /* A brake dyno: full throttle, the brake pedal (PI) holds the speed,
+     * so the engine runs steadily at full load. */
+    double integral = 0.3, hub = 0.0, eng = 0.0;
+    int n = 0;
+    while (c.t < 6.0) {
+        double e = c.s.forward_speed_m_s - v;
+        integral = rs_clamp(integral + 0.5 * e * c.dt, 0.0, 1.0);
+        rs_input in = pedals(0.0, 1.0, rs_clamp(integral + 0.3 * e, 0.0, 1.0));
+        one_car_step(&c, &in);
+        if (c.t >= 4.0) {
+            hub += c.s.drive_power_w;
+            eng += c.s.engine_torque_nm * c.s.engine_rpm / RS_RPM_PER_RAD_S;
+            n++;
         }
-        rs_world_destroy(c.w);
-        print_message("%s: gear %d, %.0f rpm, %.1f km/h, engine %.1f kW, efficiency %.3f\n",
-                      car_name(i), c.s.gear, c.s.engine_rpm, c.s.forward_speed_m_s * 3.6,
-                      eng / n / 1000.0, d->driveline_efficiency);
-        ok &= close_rel("hub power, W", hub / n, eng / n * d->driveline_efficiency, 0.02);
     }
-    assert_true(ok);
+    rs_world_destroy(c.w);
+    print_message("%s: gear %d, %.0f rpm, %.1f km/h, engine %.1f kW, efficiency %.3f\n",
+                  car_name(i), c.s.gear, c.s.engine_rpm, c.s.forward_speed_m_s * 3.6,
+                  eng / n / 1000.0, def->driveline_efficiency);
+    return close_rel("hub power, W", hub / n, eng / n * def->driveline_efficiency, 0.02);
 }
 
 /* ------------------------------------------- C5 against published figures */
@@ -487,53 +472,47 @@ static void test_c5_holds_0_85_to_1_0_g_on_the_skidpad(void **state)
 
 /* ------------------------------------------------ standstill, finiteness */
 
-static void test_parked_cars_drift_less_than_1_mm_in_60_s(void **state)
+static int parked_cars_drift_less_than_1_mm_in_60_s(int i)
 {
     int ok = 1;
-    (void)state;
-    for (int i = 0; i < N_CARS; i++) {
-        const car_run *r = &runs[i];
-        assert_int_equal(r->st_stand, RS_OK);
-        print_message("%s (max speed %.3g m/s):\n", car_name(i), r->stand.max_speed_m_s);
-        ok &= in_band("drift with the brake held, m", r->stand.drift_m, 0.0, 1e-3);
-        ok &= in_band("drift with every input zero, m", r->stand.drift_m_no_input, 0.0, 1e-3);
-    }
-    assert_true(ok);
+    const car_run *r = &runs[i];
+    assert_int_equal(r->st_stand, RS_OK);
+    print_message("%s (max speed %.3g m/s):\n", car_name(i), r->stand.max_speed_m_s);
+    ok &= in_band("drift with the brake held, m", r->stand.drift_m, 0.0, 1e-3);
+    ok &= in_band("drift with every input zero, m", r->stand.drift_m_no_input, 0.0, 1e-3);
+    return ok;
 }
 
-static void test_no_maneuver_makes_any_state_nan_or_inf(void **state)
+static int no_maneuver_makes_any_state_nan_or_inf(int i)
 {
     int ok = 1;
-    (void)state;
-    for (int i = 0; i < N_CARS; i++) {
-        const car_run *r = &runs[i];
-        rs_status st[5] = {r->st_accel, r->st_brake, r->st_skidpad, r->st_coast, r->st_stand};
-        for (int k = 0; k < 5; k++)
-            if (st[k] != RS_OK) {
-                print_message("%s: %s\n", car_name(i), r->err[k]);
-                ok = 0;
-            }
-        print_message("%s: coast-down %.0f m in %.1f s (%s)\n", car_name(i), r->coast.dist_m,
-                      r->coast.time_s, r->coast.stopped ? "stopped" : "still rolling");
-    }
-    assert_true(ok);
+    const car_run *r = &runs[i];
+    rs_status st[5] = {r->st_accel, r->st_brake, r->st_skidpad, r->st_coast, r->st_stand};
+    for (int k = 0; k < 5; k++)
+        if (st[k] != RS_OK) {
+            print_message("%s: %s\n", car_name(i), r->err[k]);
+            ok = 0;
+        }
+    print_message("%s: coast-down %.0f m in %.1f s (%s)\n", car_name(i), r->coast.dist_m,
+                  r->coast.time_s, r->coast.stopped ? "stopped" : "still rolling");
+    return ok;
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_top_speed_matches_the_drive_force_drag_and_rolling_resistance_balance),
-        cmocka_unit_test(test_low_speed_turn_radius_matches_ackermann_geometry),
-        cmocka_unit_test(test_braking_distance_matches_the_tyres_peak_friction),
-        cmocka_unit_test(test_static_wheel_loads_match_the_lever_rule),
-        cmocka_unit_test(test_engine_speed_equals_wheel_speed_times_gear_and_final_drive),
-        cmocka_unit_test(test_hub_power_equals_engine_power_times_driveline_efficiency),
+        EACH_CAR(top_speed_matches_the_drive_force_drag_and_rolling_resistance_balance),
+        EACH_CAR(low_speed_turn_radius_matches_ackermann_geometry),
+        EACH_CAR(braking_distance_matches_the_tires_peak_friction),
+        EACH_CAR(static_wheel_loads_match_the_lever_rule),
+        EACH_CAR(engine_speed_equals_wheel_speed_times_gear_and_final_drive),
+        EACH_CAR(hub_power_equals_engine_power_times_driveline_efficiency),
         cmocka_unit_test(test_c5_reaches_100_kmh_from_rest_in_4_4_to_5_4_s),
         cmocka_unit_test(test_c5_top_speed_is_265_to_290_kmh),
         cmocka_unit_test(test_c5_stops_from_100_kmh_in_33_to_42_m),
         cmocka_unit_test(test_c5_holds_0_85_to_1_0_g_on_the_skidpad),
-        cmocka_unit_test(test_parked_cars_drift_less_than_1_mm_in_60_s),
-        cmocka_unit_test(test_no_maneuver_makes_any_state_nan_or_inf),
+        EACH_CAR(parked_cars_drift_less_than_1_mm_in_60_s),
+        EACH_CAR(no_maneuver_makes_any_state_nan_or_inf),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

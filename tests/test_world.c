@@ -15,18 +15,13 @@
 #include "golden_scenario.h"
 #include "race.h"
 #include "racesim/physics.h"
-
-static const char *data_dir(void)
-{
-    const char *d = getenv("RS_DATA_DIR");
-    return d ? d : RS_DATA_DIR;
-}
+#include "test_fixtures.h"
 
 static rs_golden *golden(void)
 {
     char err[512] = "";
     rs_golden *g = NULL;
-    rs_status st = rs_golden_create(data_dir(), &g, err, sizeof err);
+    rs_status st = rs_golden_create(test_data_dir(), &g, err, sizeof err);
     if (st != RS_OK)
         fail_msg("golden scenario: %s", err);
     return g;
@@ -38,17 +33,38 @@ static void run(rs_golden *g, uint64_t ticks)
         assert_int_equal(rs_golden_step(g), RS_OK);
 }
 
+/* Two fresh runs of the golden scenario for a test (its state), compared
+ * by the snapshot tests; destroyed after the test. */
+typedef struct golden_pair {
+    rs_golden *a, *b;
+} golden_pair;
+
+static int golden_pair_create(void **state)
+{
+    static golden_pair pair;
+    pair.a = golden();
+    pair.b = golden();
+    *state = &pair;
+    return 0;
+}
+
+static int golden_pair_destroy(void **state)
+{
+    golden_pair *pair = *state;
+    rs_golden_destroy(pair->a);
+    rs_golden_destroy(pair->b);
+    return 0;
+}
+
 static void test_snapshot_restore_then_continue_matches_uninterrupted_run(void **state)
 {
-    (void)state;
-    rs_golden *a = golden(), *b = golden();
+    const golden_pair *pair = *state;
+    rs_golden *a = pair->a, *b = pair->b;
     run(a, 700);
-    size_t n = rs_world_snapshot(rs_golden_world(a), NULL, 0);
-    uint8_t *snap = malloc(n);
+    size_t n;
+    uint8_t *snap = fixture_snapshot(rs_golden_world(a), &n);
     rs_input *inputs = malloc(900 * RS_GOLDEN_CARS * sizeof *inputs);
-    assert_non_null(snap);
     assert_non_null(inputs);
-    assert_int_equal(rs_world_snapshot(rs_golden_world(a), snap, n), n);
     /* The AI drivers keep state of their own outside the world, so b
      * replays the inputs a's drivers chose: the world alone must continue
      * bit for bit from its snapshot. */
@@ -75,42 +91,33 @@ static void test_snapshot_restore_then_continue_matches_uninterrupted_run(void *
     }
     free(inputs);
     free(snap);
-    rs_golden_destroy(a);
-    rs_golden_destroy(b);
 }
 
 static void test_golden_scenario_final_hash_matches_checked_in_value(void **state)
 {
-    (void)state;
-    rs_golden *g = golden();
+    rs_golden *g = ((const golden_pair *)*state)->a;
     run(g, RS_GOLDEN_TICKS);
     uint64_t h = rs_world_hash(rs_golden_world(g));
     print_message("golden final hash: %016llx (checked in: %016llx)\n", (unsigned long long)h,
                   (unsigned long long)RS_GOLDEN_HASH);
     assert_int_equal(h, RS_GOLDEN_HASH);
     /* The hash of snapshot bytes already taken is the world's hash. */
-    const rs_world *w = rs_golden_world(g);
-    size_t n = rs_world_snapshot(w, NULL, 0);
-    uint8_t *bytes = malloc(n);
-    assert_non_null(bytes);
-    assert_int_equal(rs_world_snapshot(w, bytes, n), n);
+    size_t n;
+    uint8_t *bytes = fixture_snapshot(rs_golden_world(g), &n);
     assert_int_equal(rs_snapshot_hash(bytes, n), h);
     bytes[n / 2] ^= 1u;
     assert_int_not_equal(rs_snapshot_hash(bytes, n), h);
     free(bytes);
-    rs_golden_destroy(g);
 }
 
 static void test_restore_refuses_every_truncation_and_leaves_world_unchanged(void **state)
 {
-    (void)state;
-    rs_golden *a = golden(), *b = golden();
+    const golden_pair *pair = *state;
+    rs_golden *a = pair->a, *b = pair->b;
     run(a, 120);
     run(b, 60);
-    size_t n = rs_world_snapshot(rs_golden_world(a), NULL, 0);
-    uint8_t *snap = malloc(n);
-    assert_non_null(snap);
-    rs_world_snapshot(rs_golden_world(a), snap, n);
+    size_t n;
+    uint8_t *snap = fixture_snapshot(rs_golden_world(a), &n);
     uint64_t before = rs_world_hash(rs_golden_world(b));
     for (size_t len = 0; len < n; len++)
         assert_int_not_equal(rs_world_restore(rs_golden_world(b), snap, len), RS_OK);
@@ -138,31 +145,23 @@ static void test_restore_refuses_every_truncation_and_leaves_world_unchanged(voi
     assert_int_equal(rs_world_hash(rs_golden_world(b)), rs_world_hash(rs_golden_world(a)));
     free(longer);
     free(snap);
-    rs_golden_destroy(a);
-    rs_golden_destroy(b);
 }
 
 static void test_snapshot_size_query_writes_nothing_into_a_small_buffer(void **state)
 {
-    (void)state;
-    rs_golden *g = golden();
+    rs_golden *g = ((const golden_pair *)*state)->a;
     size_t n = rs_world_snapshot(rs_golden_world(g), NULL, 0);
     uint8_t small[16];
     memset(small, 0xab, sizeof small);
     assert_int_equal(rs_world_snapshot(rs_golden_world(g), small, sizeof small), n);
     for (size_t i = 0; i < sizeof small; i++)
         assert_int_equal(small[i], 0xab);
-    rs_golden_destroy(g);
 }
 
 static void test_world_refuses_a_car_beyond_capacity(void **state)
 {
     (void)state;
-    char err[512] = "";
-    rs_car_params *p = NULL;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/cars/c5.json", data_dir());
-    assert_int_equal(rs_car_params_load(path, &p, err, sizeof err), RS_OK);
+    rs_car_params *p = fixture_car("c5");
     rs_world_def def = rs_world_default();
     def.max_cars = 2;
     rs_world *w = NULL;
@@ -195,13 +194,17 @@ static void test_quantised_inputs_clamp_out_of_range_and_nan(void **state)
     assert_int_equal(in.steer, -RS_STEER_MAX);
 }
 
+/* A test run with a fresh golden_pair as its state. */
+#define WITH_GOLDEN_PAIR(test) \
+    cmocka_unit_test_setup_teardown(test, golden_pair_create, golden_pair_destroy)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_snapshot_restore_then_continue_matches_uninterrupted_run),
-        cmocka_unit_test(test_golden_scenario_final_hash_matches_checked_in_value),
-        cmocka_unit_test(test_restore_refuses_every_truncation_and_leaves_world_unchanged),
-        cmocka_unit_test(test_snapshot_size_query_writes_nothing_into_a_small_buffer),
+        WITH_GOLDEN_PAIR(test_snapshot_restore_then_continue_matches_uninterrupted_run),
+        WITH_GOLDEN_PAIR(test_golden_scenario_final_hash_matches_checked_in_value),
+        WITH_GOLDEN_PAIR(test_restore_refuses_every_truncation_and_leaves_world_unchanged),
+        WITH_GOLDEN_PAIR(test_snapshot_size_query_writes_nothing_into_a_small_buffer),
         cmocka_unit_test(test_world_refuses_a_car_beyond_capacity),
         cmocka_unit_test(test_quantised_inputs_clamp_out_of_range_and_nan),
     };

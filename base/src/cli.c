@@ -16,25 +16,33 @@ static const char *program = "racesim";
 
 void rs_cli_set_program(const char *name) { program = name; }
 
+/* "<program> <cmd>: <message>" (or "<program>: <message>") to stderr. */
+static void vsay(const char *cmd, const char *fmt, va_list ap)
+{
+    if (cmd)
+        fprintf(stderr, "%s %s: ", program, cmd);
+    else
+        fprintf(stderr, "%s: ", program);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 int rs_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s %s: ", program, cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsay(cmd, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(see %s %s --help)\n", program, cmd);
+    fprintf(stderr, "(see %s%s%s --help)\n", program, cmd ? " " : "", cmd ? cmd : "");
     return RS_EXIT_USAGE;
 }
 
 int rs_fail(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s %s: ", program, cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsay(cmd, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return RS_EXIT_FAIL;
 }
 
@@ -75,4 +83,30 @@ int rs_parse_u32(const char *cmd, const char *opt, const char *text, uint32_t lo
                               (unsigned)lo, (unsigned)hi);
     *out = (uint32_t)v;
     return 0;
+}
+
+int rs_cli_parse_opts(const char *name, int argc, char **argv, const rs_cli_opt *opts,
+                      size_t n, void (*usage)(FILE *))
+{
+    rs_cli_set_program(name);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (rs_is_help(a)) {
+            usage(stdout);
+            return RS_EXIT_OK;
+        }
+        const char *v = rs_opt_value(NULL, argc, argv, &i);
+        if (!v)
+            return RS_EXIT_USAGE;
+        size_t k = 0;
+        while (k < n && strcmp(a, opts[k].name) != 0)
+            k++;
+        if (k == n)
+            return rs_usage_error(NULL, "unknown option '%s'", a);
+        if (!opts[k].u32)
+            *opts[k].text = v;
+        else if (rs_parse_u32(NULL, a, v, opts[k].lo, opts[k].hi, opts[k].u32))
+            return RS_EXIT_USAGE;
+    }
+    return -1;
 }

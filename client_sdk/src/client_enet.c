@@ -15,7 +15,6 @@
 #include "client_internal.h"
 #include "racesim/base/err.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,8 +93,7 @@ rs_client_status rs_client__enet_open(rs_client *c, const char *host, uint16_t p
     }
     c->enet = e;
     if (enet_address_set_host(&e->server, host) != 0) {
-        if (err && err_len)
-            snprintf(err, err_len, "host '%s' does not resolve", host);
+        rs_errf(err, err_len, "host '%s' does not resolve", host);
         return RS_CLIENT_ERR_NET;
     }
     e->server.port = port;

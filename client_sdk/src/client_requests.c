@@ -4,20 +4,9 @@
  * that its reply echoes; the replies arrive as events (client.c).
  */
 #include "client_internal.h"
+#include "racesim/base/text.h"
 
 #include <string.h>
-
-/* Copies s into dst when it fits (cap bytes with the NUL). */
-static bool fits(char *dst, size_t cap, const char *s)
-{
-    if (!s)
-        s = "";
-    size_t n = strlen(s);
-    if (n >= cap)
-        return false;
-    memcpy(dst, s, n + 1);
-    return true;
-}
 
 /* Sends m with a new request id stored at *id_field; 0 when it cannot. */
 static uint32_t send_request(rs_client *c, rs_msg *m, uint32_t *id_field)
@@ -36,35 +25,28 @@ uint32_t rs_client_request_leaderboard(rs_client *c, uint64_t track_hash, uint64
 {
     if (!c || count == 0 || count > RS_PROTO_LB_ROWS)
         return 0;
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_LEADERBOARD_REQUEST;
-    rs_msg_leaderboard_request *r = &m.u.leaderboard_request;
-    r->track_hash = track_hash;
-    r->base_hash = base_hash;
-    r->tune_key = tune_key;
-    r->offset = offset;
-    r->count = count;
-    return send_request(c, &m, &r->request_id);
+    rs_msg m = {.type = RS_MSG_LEADERBOARD_REQUEST,
+                .u.leaderboard_request = {.track_hash = track_hash,
+                                          .base_hash = base_hash,
+                                          .tune_key = tune_key,
+                                          .offset = offset,
+                                          .count = count}};
+    return send_request(c, &m, &m.u.leaderboard_request.request_id);
 }
 
 uint32_t rs_client_tune_save(rs_client *c, const char *name, const char *json)
 {
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_TUNE_SAVE;
-    if (!c || !name || !name[0] || !fits(m.u.tune_save.name, sizeof m.u.tune_save.name, name) ||
-        !json || !fits(m.u.tune_save.json, sizeof m.u.tune_save.json, json))
+    rs_msg m = {.type = RS_MSG_TUNE_SAVE};
+    if (!c || !name || !name[0] || !rs_str_copy(m.u.tune_save.name, sizeof m.u.tune_save.name, name) ||
+        !json || !rs_str_copy(m.u.tune_save.json, sizeof m.u.tune_save.json, json))
         return 0;
     return send_request(c, &m, &m.u.tune_save.request_id);
 }
 
 uint32_t rs_client_tune_load(rs_client *c, const char *name)
 {
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_TUNE_LOAD;
-    if (!c || !name || !name[0] || !fits(m.u.tune_load.name, sizeof m.u.tune_load.name, name))
+    rs_msg m = {.type = RS_MSG_TUNE_LOAD};
+    if (!c || !name || !name[0] || !rs_str_copy(m.u.tune_load.name, sizeof m.u.tune_load.name, name))
         return 0;
     return send_request(c, &m, &m.u.tune_load.request_id);
 }
@@ -73,31 +55,24 @@ uint32_t rs_client_tune_list(rs_client *c, uint64_t base_hash)
 {
     if (!c)
         return 0;
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_TUNE_LIST;
-    m.u.tune_list.base_hash = base_hash;
+    rs_msg m = {.type = RS_MSG_TUNE_LIST, .u.tune_list = {.base_hash = base_hash}};
     return send_request(c, &m, &m.u.tune_list.request_id);
 }
 
 uint32_t rs_client_tune_select(rs_client *c, const char *name)
 {
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_SELECT_TUNE;
-    if (!c || !fits(m.u.select_tune.name, sizeof m.u.select_tune.name, name))
+    rs_msg m = {.type = RS_MSG_SELECT_TUNE};
+    if (!c || !rs_str_copy(m.u.select_tune.name, sizeof m.u.select_tune.name, name))
         return 0;
     return send_request(c, &m, &m.u.select_tune.request_id);
 }
 
 uint32_t rs_client_admin(rs_client *c, const char *secret, uint8_t command, const char *arg)
 {
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_ADMIN;
+    rs_msg m = {.type = RS_MSG_ADMIN};
     if (!c || command >= RS_ADMIN_COMMAND_COUNT || !secret || !secret[0] ||
-        !fits(m.u.admin.secret, sizeof m.u.admin.secret, secret) ||
-        !fits(m.u.admin.arg, sizeof m.u.admin.arg, arg))
+        !rs_str_copy(m.u.admin.secret, sizeof m.u.admin.secret, secret) ||
+        !rs_str_copy(m.u.admin.arg, sizeof m.u.admin.arg, arg))
         return 0;
     m.u.admin.command = command;
     return send_request(c, &m, &m.u.admin.request_id);

@@ -118,64 +118,69 @@ static void gyroscopic_implicit(const double I[9], double dt, double w[3])
 static double wheel_steer(const rs_car *car, int i, double steer_ref);
 
 static int is_left(int i) { return (i & 1) == 0; }
-static const rs_axle_params *axle_of(const rs_car_params_data *d, int i) { return &d->axle[i >> 1]; }
+static const rs_axle_params *axle_of(const rs_car_params_data *def, int i)
+{
+    return &def->axle[i >> 1];
+}
 
 void rs_car_derive(rs_car *car)
 {
-    const rs_car_params_data *d = &car->params->d;
-    rs_car_derived *k = &car->k;
-    double xf = d->axle[0].x_m, xr = d->axle[1].x_m;
+    const rs_car_params_data *def = &car->params->def;
+    rs_car_derived *out = &car->derived;
+    double xf = def->axle[0].x_m, xr = def->axle[1].x_m;
     double wheelbase = xf - xr;
     /* Static axle loads from the lever rule: front carries m g b / L. */
-    double axle_load[2] = {d->mass_kg * GRAVITY * (-xr) / wheelbase,
-                           d->mass_kg * GRAVITY * xf / wheelbase};
+    double axle_load[2] = {def->mass_kg * GRAVITY * (-xr) / wheelbase,
+                           def->mass_kg * GRAVITY * xf / wheelbase};
     double unsprung = 0.0;
 
-    k->wheelbase_m = wheelbase;
+    out->wheelbase_m = wheelbase;
     for (int i = 0; i < 4; i++) {
-        const rs_axle_params *a = axle_of(d, i);
+        const rs_axle_params *a = axle_of(def, i);
         double corner = 0.5 * axle_load[i >> 1];
-        double tyre_sag = corner / a->tire.vertical_stiffness;
-        k->mount[i][0] = a->x_m;
-        k->mount[i][1] = is_left(i) ? 0.5 * a->track_m : -0.5 * a->track_m;
-        k->mount[i][2] = a->tire.unloaded_radius - tyre_sag - d->cg_height_m;
-        k->rc_z[i] = a->roll_centre_m - d->cg_height_m;
-        if (i == 2 + (d->drive == RS_DRIVE_FWD ? -2 : 0))
-            k->rolling_radius_m = a->tire.unloaded_radius - tyre_sag;
+        double tire_sag = corner / a->tire.vertical_stiffness;
+        out->mount[i][0] = a->x_m;
+        out->mount[i][1] = is_left(i) ? 0.5 * a->track_m : -0.5 * a->track_m;
+        out->mount[i][2] = a->tire.unloaded_radius - tire_sag - def->cg_height_m;
+        out->rc_z[i] = a->roll_centre_m - def->cg_height_m;
+        if (i == 2 + (def->drive == RS_DRIVE_FWD ? -2 : 0))
+            out->rolling_radius_m = a->tire.unloaded_radius - tire_sag;
         /* The spring carries the sprung part of the corner at design ride. */
-        k->preload_n[i] = corner - a->unsprung_mass_kg * GRAVITY;
-        rs_sincos(is_left(i) ? -a->camber_rad : a->camber_rad, &k->camber_sin[i], &k->camber_cos[i]);
+        out->preload_n[i] = corner - a->unsprung_mass_kg * GRAVITY;
+        rs_sincos(is_left(i) ? -a->camber_rad : a->camber_rad, &out->camber_sin[i],
+                  &out->camber_cos[i]);
         unsprung += a->unsprung_mass_kg;
     }
-    k->sprung_mass_kg = d->mass_kg - unsprung;
+    out->sprung_mass_kg = def->mass_kg - unsprung;
 
-    const double *I = d->inertia_kg_m2; /* xx yy zz xy xz yz: tensor entries */
+    const double *I = def->inertia_kg_m2; /* xx yy zz xy xz yz: tensor entries */
     double m[9] = {I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2]};
     for (int j = 0; j < 9; j++)
-        k->inertia[j] = m[j];
-    invert3(m, k->inv_inertia);
+        out->inertia[j] = m[j];
+    invert3(m, out->inv_inertia);
 
     /* Full lock: the inside front wheel reaches steer_max. With Ackermann
      * geometry the bicycle-model angle is a little smaller (low-speed
      * turning: R = L / tan(delta) for the rear-axle centre; docs/PHYSICS.md,
      * "Steering"). */
-    const rs_axle_params *f = &d->axle[0];
+    const rs_axle_params *f = &def->axle[0];
     if (f->steer_max_rad > 0.0) {
         double inner_r = wheelbase / rs_tan(f->steer_max_rad);
         double full_ack = rs_atan(wheelbase / (inner_r + 0.5 * f->track_m));
-        k->steer_ref_max_rad = f->steer_max_rad + d->ackermann * (full_ack - f->steer_max_rad);
+        out->steer_ref_max_rad = f->steer_max_rad + def->ackermann * (full_ack - f->steer_max_rad);
     } else {
-        k->steer_ref_max_rad = 0.0;
+        out->steer_ref_max_rad = 0.0;
     }
 
-    k->idle_rad_s = d->idle_rpm / RS_RPM_PER_RAD_S;
-    k->engage_start_rad_s = 1.1 * k->idle_rad_s;
-    k->engage_full_rad_s = (d->idle_rpm + 0.3 * (d->redline_rpm - d->idle_rpm)) / RS_RPM_PER_RAD_S;
-    k->cp_z = d->cp_height_m - d->cg_height_m;
-    if (d->drive == RS_DRIVE_FWD)
-        k->driven[0] = RS_WHEEL_FL, k->driven[1] = RS_WHEEL_FR;
+    out->idle_rad_s = def->idle_rpm / RS_RPM_PER_RAD_S;
+    out->engage_start_rad_s = 1.1 * out->idle_rad_s;
+    out->engage_full_rad_s =
+        (def->idle_rpm + 0.3 * (def->redline_rpm - def->idle_rpm)) / RS_RPM_PER_RAD_S;
+    out->cp_z = def->cp_height_m - def->cg_height_m;
+    if (def->drive == RS_DRIVE_FWD)
+        out->driven[0] = RS_WHEEL_FL, out->driven[1] = RS_WHEEL_FR;
     else
-        k->driven[0] = RS_WHEEL_RL, k->driven[1] = RS_WHEEL_RR;
+        out->driven[0] = RS_WHEEL_RL, out->driven[1] = RS_WHEEL_RR;
 }
 
 static void ground_at(const rs_world_def *w, double x, double y, rs_ground_hit *hit)
@@ -197,7 +202,7 @@ static void ground_at(const rs_world_def *w, double x, double y, rs_ground_hit *
 void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *spawn,
                  const rs_world_def *world)
 {
-    const rs_car_params_data *d = &params->d;
+    const rs_car_params_data *def = &params->def;
     rs_ground_hit hit;
     double c, s;
 
@@ -210,13 +215,13 @@ void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *s
     car->q[0] = c, car->q[3] = s;
     car->pos[0] = spawn->pos_m[0];
     car->pos[1] = spawn->pos_m[1];
-    car->pos[2] = hit.height_m + d->cg_height_m + spawn->pos_m[2];
+    car->pos[2] = hit.height_m + def->cg_height_m + spawn->pos_m[2];
     rs_sincos(spawn->yaw_rad, &s, &c);
     car->vel[0] = spawn->speed_m_s * c;
     car->vel[1] = spawn->speed_m_s * s;
 
     for (int i = 0; i < 4; i++) {
-        const rs_tire_params *t = &axle_of(d, i)->tire;
+        const rs_tire_params *t = &axle_of(def, i)->tire;
         car->wheel[i].omega = spawn->speed_m_s / t->unloaded_radius;
     }
     car->transmission = spawn->transmission <= RS_TRANSMISSION_MANUAL ? spawn->transmission
@@ -225,13 +230,14 @@ void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *s
     int gear = spawn->gear;
     if (gear < -1)
         gear = -1;
-    if (gear > (int)d->gears)
-        gear = (int)d->gears;
+    if (gear > (int)def->gears)
+        gear = (int)def->gears;
     car->gear = gear;
     car->shift_target = gear;
     car->auto_mode_gear = gear > 0 ? 1 : gear;
-    double wheel_w = 0.5 * (car->wheel[car->k.driven[0]].omega + car->wheel[car->k.driven[1]].omega);
-    car->omega_e = rs_max(car->k.idle_rad_s, rs_gear_ratio(d, gear) * wheel_w);
+    const int *driven = car->derived.driven;
+    double wheel_w = 0.5 * (car->wheel[driven[0]].omega + car->wheel[driven[1]].omega);
+    car->omega_e = rs_max(car->derived.idle_rad_s, rs_gear_ratio(def, gear) * wheel_w);
     car->input = rs_input_default();
     for (int i = 0; i < 4; i++) {
         car->steer_rad[i] = wheel_steer(car, i, 0.0);
@@ -243,17 +249,18 @@ void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *s
 
 static void start_shift(rs_car *car, int target, double forward_speed)
 {
-    const rs_car_params_data *d = &car->params->d;
-    if (target < -1 || target > (int)d->gears || target == car->shift_target)
+    const rs_car_params_data *def = &car->params->def;
+    if (target < -1 || target > (int)def->gears || target == car->shift_target)
         return;
     /* Reverse and forward gears only engage when (nearly) stopped: a real
      * gearbox refuses, and so do we. */
-    if ((target < 0 && forward_speed > 1.0) || (target > 0 && car->gear < 0 && forward_speed < -1.0))
+    if ((target < 0 && forward_speed > 1.0) ||
+        (target > 0 && car->gear < 0 && forward_speed < -1.0))
         return;
     car->shift_target = target;
     car->gear = 0;
-    car->shift_timer_s = d->shift_time_s;
-    car->shift_cooldown_s = d->shift_time_s + 0.3;
+    car->shift_timer_s = def->shift_time_s;
+    car->shift_cooldown_s = def->shift_time_s + 0.3;
     if (car->shift_timer_s <= 0.0)
         car->gear = target;
 }
@@ -271,7 +278,7 @@ static double forward_speed(const rs_car *car)
  * between two gears. */
 static void auto_gearbox(rs_car *car, double fwd)
 {
-    const rs_car_params_data *d = &car->params->d;
+    const rs_car_params_data *def = &car->params->def;
     int g = car->gear;
     if (car->auto_mode_gear != 1) {
         start_shift(car, car->auto_mode_gear, fwd);
@@ -286,16 +293,16 @@ static void auto_gearbox(rs_car *car, double fwd)
     /* Decide on road speed, not driven-wheel speed: wheelspin must not
      * shift the box up (a spinning car would end up in top gear at rest). */
     double thr = car->input.throttle / (double)RS_PEDAL_MAX;
-    double radius = car->k.rolling_radius_m;
-    double rpm = fwd / radius * rs_gear_ratio(d, g) * RS_RPM_PER_RAD_S;
-    double up = d->idle_rpm + (d->upshift_rpm - d->idle_rpm) * (0.35 + 0.65 * thr);
-    double down = d->idle_rpm + (d->downshift_rpm - d->idle_rpm) * (0.5 + 0.5 * thr);
-    if (g < (int)d->gears && rpm >= up) {
-        double after = rpm * d->gear_ratio[g] / d->gear_ratio[g - 1];
+    double radius = car->derived.rolling_radius_m;
+    double rpm = fwd / radius * rs_gear_ratio(def, g) * RS_RPM_PER_RAD_S;
+    double up = def->idle_rpm + (def->upshift_rpm - def->idle_rpm) * (0.35 + 0.65 * thr);
+    double down = def->idle_rpm + (def->downshift_rpm - def->idle_rpm) * (0.5 + 0.5 * thr);
+    if (g < (int)def->gears && rpm >= up) {
+        double after = rpm * def->gear_ratio[g] / def->gear_ratio[g - 1];
         if (after >= down * 1.05)
             start_shift(car, g + 1, fwd);
     } else if (g > 1 && rpm <= down) {
-        double after = rpm * d->gear_ratio[g - 2] / d->gear_ratio[g - 1];
+        double after = rpm * def->gear_ratio[g - 2] / def->gear_ratio[g - 1];
         if (after <= up * 0.95)
             start_shift(car, g - 1, fwd);
     }
@@ -325,7 +332,7 @@ void rs_car_tick_input(rs_car *car, double tick_dt)
     car->prev_buttons = in->buttons;
 
     /* Steering geometry changes only with the input: once per tick. */
-    double steer_ref = in->steer / (double)RS_STEER_MAX * car->k.steer_ref_max_rad;
+    double steer_ref = in->steer / (double)RS_STEER_MAX * car->derived.steer_ref_max_rad;
     for (int i = 0; i < 4; i++) {
         car->steer_rad[i] = wheel_steer(car, i, steer_ref);
         rs_sincos(car->steer_rad[i], &car->steer_sin[i], &car->steer_cos[i]);
@@ -370,33 +377,34 @@ static double carcass_damping_weight(double force, double peak, double vx, doubl
     return u;
 }
 
-static double tyre_vlow(const rs_tire_params *tp) { return tp->vxlow > 0.1 ? tp->vxlow : 1.0; }
+static double tire_vlow(const rs_tire_params *tp) { return tp->vxlow > 0.1 ? tp->vxlow : 1.0; }
 
 static double wheel_steer(const rs_car *car, int i, double steer_ref)
 {
-    const rs_car_params_data *d = &car->params->d;
-    const rs_axle_params *a = axle_of(d, i);
+    const rs_car_params_data *def = &car->params->def;
+    const rs_axle_params *a = axle_of(def, i);
     double toe = is_left(i) ? -a->toe_rad : a->toe_rad;
     if (a->steer_max_rad <= 0.0 || steer_ref == 0.0)
         return toe;
     /* Ackermann: each front wheel points at the turn centre on the rear-axle
      * line; the ackermann factor blends from parallel (0) to full (1). */
-    double L = car->k.wheelbase_m;
+    double L = car->derived.wheelbase_m;
     double r = L / rs_tan(rs_abs(steer_ref));
     int inside = (steer_ref > 0.0) == is_left(i);
     double half = 0.5 * a->track_m;
     double ack = rs_atan(L / (inside ? r - half : r + half));
-    double mag = rs_abs(steer_ref) + d->ackermann * (ack - rs_abs(steer_ref));
+    double mag = rs_abs(steer_ref) + def->ackermann * (ack - rs_abs(steer_ref));
     return (steer_ref > 0.0 ? mag : -mag) + toe;
 }
 
 static void wheel_kinematics(rs_car *car, const rs_world_def *world, const double R[9],
                              const double w_world[3], int i, wheel_frame *wf)
 {
-    const rs_car_params_data *d = &car->params->d;
-    const rs_tire_params *tp = &axle_of(d, i)->tire;
+    const rs_car_params_data *def = &car->params->def;
+    const rs_tire_params *tp = &axle_of(def, i)->tire;
     rs_wheel *wh = &car->wheel[i];
-    double local[3] = {car->k.mount[i][0], car->k.mount[i][1], car->k.mount[i][2] + wh->travel_m};
+    double local[3] = {car->derived.mount[i][0], car->derived.mount[i][1],
+                       car->derived.mount[i][2] + wh->travel_m};
     double centre[3], v[3], zb[3] = {R[2], R[5], R[8]};
     rs_ground_hit hit;
 
@@ -424,7 +432,7 @@ static void wheel_kinematics(rs_car *car, const rs_world_def *world, const doubl
 
     /* Wheel heading and spin axis (ISO-W: x along heading, y left). */
     double cs = car->steer_cos[i], sn = car->steer_sin[i];
-    double cg = car->k.camber_cos[i], sg = car->k.camber_sin[i];
+    double cg = car->derived.camber_cos[i], sg = car->derived.camber_sin[i];
     double head_b[3] = {cs, sn, 0.0}, axis_b[3] = {-sn * cg, cs * cg, sg};
     double head[3], axis[3];
     mat_mul(R, head_b, head);
@@ -444,10 +452,10 @@ static void wheel_kinematics(rs_car *car, const rs_world_def *world, const doubl
 
 /* Tyre forces at the current transient slips, and each wheel's linear
  * implicit spin response (see drivetrain.h). */
-static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt, int first,
+static void wheel_tire(rs_car *car, const rs_world_def *world, int i, double dt, int first,
                        double brake_nm, wheel_frame *wf, rs_wheel_response *resp)
 {
-    const rs_axle_params *a = axle_of(&car->params->d, i);
+    const rs_axle_params *a = axle_of(&car->params->def, i);
     const rs_tire_params *tp = &a->tire;
     rs_wheel *wh = &car->wheel[i];
     double iw = a->wheel_inertia_kg_m2;
@@ -512,7 +520,7 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
     double slope = wf->t.dfx_dkappa > 0.0 ? wf->t.dfx_dkappa : 0.0;
     double m_corner = wf->fz / GRAVITY;
     double cx = 2.0 * CARCASS_DAMPING_RATIO * rs_sqrt(rs_abs(wf->t.kxk) / sigma * m_corner) *
-                carcass_damping_weight(wf->t.fx, wf->t.mux * wf->fz, wf->vx, tyre_vlow(tp));
+                carcass_damping_weight(wf->t.fx, wf->t.mux * wf->fz, wf->vx, tire_vlow(tp));
     wf->f = wf->t.fx + slope * (wf->a - wh->kappa) + cx * (-wf->vx - vabs * wh->kappa);
     wf->g = slope * wf->b + cx * wf->re;
 
@@ -528,7 +536,7 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
      * force where its offsets put it above the peak. */
     wf->peak_x = rs_max(peak_x, rs_abs(wf->t.fx));
     wf->peak_y = rs_max(peak_y, rs_abs(wf->t.fy));
-    if (vabs < 2.0 * tyre_vlow(tp)) {
+    if (vabs < 2.0 * tire_vlow(tp)) {
         wf->kappa_lim = 3.0 * peak_x / (rs_abs(wf->t.kxk) + 1.0);
         wf->alpha_lim = 3.0 * peak_y / (rs_abs(wf->t.kya) + 1.0);
     } else {
@@ -539,7 +547,7 @@ static void wheel_tyre(rs_car *car, const rs_world_def *world, int i, double dt,
 
 static void lateral_slip(rs_car *car, int i, double dt, wheel_frame *wf)
 {
-    const rs_tire_params *tp = &axle_of(&car->params->d, i)->tire;
+    const rs_tire_params *tp = &axle_of(&car->params->def, i)->tire;
     rs_wheel *wh = &car->wheel[i];
     if (!wf->grounded || wf->fz <= 0.0) {
         wh->tan_alpha /= 1.0 + 20.0 * dt;
@@ -552,8 +560,9 @@ static void lateral_slip(rs_car *car, int i, double dt, wheel_frame *wf)
     double next = (wh->tan_alpha + dt * wf->vy / sigma) / (1.0 + dt * vabs / sigma);
     next = rs_clamp(next, -wf->alpha_lim, wf->alpha_lim);
     double slope = wf->t.dfy_dalpha < 0.0 ? wf->t.dfy_dalpha : 0.0;
-    double cy = 2.0 * CARCASS_DAMPING_RATIO * rs_sqrt(rs_abs(wf->t.kya) / sigma * (wf->fz / GRAVITY)) *
-                carcass_damping_weight(wf->t.fy, wf->t.muy * wf->fz, wf->vx, tyre_vlow(tp));
+    double cy = 2.0 * CARCASS_DAMPING_RATIO *
+                rs_sqrt(rs_abs(wf->t.kya) / sigma * (wf->fz / GRAVITY)) *
+                carcass_damping_weight(wf->t.fy, wf->t.muy * wf->fz, wf->vx, tire_vlow(tp));
     double fy = wf->t.fy + slope * (next - wh->tan_alpha) - cy * (wf->vy - vabs * wh->tan_alpha);
     wf->fy = rs_clamp(fy, -wf->peak_y, wf->peak_y);
     wh->tan_alpha = next;
@@ -571,151 +580,210 @@ static double suspension_force(const rs_axle_params *a, double preload, double t
     return f + a->arb_n_m * (travel - other_travel);
 }
 
-void rs_car_substep(rs_car *car, const rs_world_def *world, double dt, int first)
+/* The forces and torques on the body in one substep, body frame. Each stage
+ * adds its share in a fixed order: the sums must round the same everywhere. */
+typedef struct body_load {
+    double force[3], torque[3];
+} body_load;
+
+/* What the engine, clutch and driveline did in one substep. */
+typedef struct drive_step {
+    rs_driveline_out out;
+    double engine_nm;
+    double engagement;
+} drive_step;
+
+/* 1-2: kinematics, loads, tyre forces, spin responses. */
+static void wheels_and_tires(rs_car *car, const rs_world_def *world, const double R[9],
+                             const double w_world[3], double dt, int first, wheel_frame wf[4],
+                             rs_wheel_response resp[4])
 {
-    const rs_car_params_data *d = &car->params->d;
-    double R[9], w_world[3], gb[3], gw[3] = {0.0, 0.0, -GRAVITY};
-    double force[3] = {0.0, 0.0, 0.0}, torque[3] = {0.0, 0.0, 0.0}; /* body frame */
-    wheel_frame wf[4];
-    rs_wheel_response resp[4];
-
-    quat_matrix(car->q, R);
-    mat_mul(R, car->w, w_world);
-    mat_tmul(R, gw, gb);
-
-    /* Controls. */
+    const rs_car_params_data *def = &car->params->def;
     const rs_input *in = &car->input;
-    double throttle = in->throttle / (double)RS_PEDAL_MAX;
     double brake = in->brake / (double)RS_PEDAL_MAX;
     double handbrake = in->handbrake / (double)RS_PEDAL_MAX;
-
-    /* 1-2: kinematics, loads, tyre forces, spin responses. */
     for (int i = 0; i < 4; i++) {
-        const rs_axle_params *a = axle_of(d, i);
-        double bnm = 0.5 * d->brake_max_nm * a->brake_share * brake;
+        const rs_axle_params *a = axle_of(def, i);
+        double bnm = 0.5 * def->brake_max_nm * a->brake_share * brake;
         if (i >= 2)
-            bnm += 0.5 * d->handbrake_max_nm * handbrake;
+            bnm += 0.5 * def->handbrake_max_nm * handbrake;
         wheel_kinematics(car, world, R, w_world, i, &wf[i]);
-        wheel_tyre(car, world, i, dt, first, bnm, &wf[i], &resp[i]);
+        wheel_tire(car, world, i, dt, first, bnm, &wf[i], &resp[i]);
     }
+}
 
-    /* 3: drivetrain and wheel spin. */
+/* The clutch, 0 open .. 1 engaged: open during a shift; in manual mode the
+ * driver's pedal, else closing with engine speed from the bite point. */
+static double clutch_engagement(const rs_car *car, int shifting)
+{
+    const rs_car_derived *derived = &car->derived;
+    if (car->clutch_mode == RS_CLUTCH_MANUAL)
+        return shifting ? 0.0 : 1.0 - car->input.clutch / (double)RS_PEDAL_MAX;
+    if (shifting)
+        return 0.0;
+    return rs_clamp((car->omega_e - derived->engage_start_rad_s) /
+                        (derived->engage_full_rad_s - derived->engage_start_rad_s),
+                    0.0, 1.0);
+}
+
+/* 3: engine torque and the driveline solved with the wheels' spin
+ * responses. */
+static void drivetrain_step(const rs_car *car, double dt, const rs_wheel_response resp[4],
+                            drive_step *ds)
+{
+    const rs_car_params_data *def = &car->params->def;
+    double throttle = car->input.throttle / (double)RS_PEDAL_MAX;
     int shifting = car->shift_timer_s > 0.0;
     double thr_eff = shifting ? 0.0 : throttle;
-    double idle = rs_idle_throttle(d, car->omega_e);
+    double idle = rs_idle_throttle(def, car->omega_e);
     if (idle > thr_eff)
         thr_eff = idle;
-    double engine_nm = rs_engine_torque(d, car->omega_e, thr_eff);
-    double engagement;
-    if (car->clutch_mode == RS_CLUTCH_MANUAL)
-        engagement = shifting ? 0.0 : 1.0 - in->clutch / (double)RS_PEDAL_MAX;
-    else if (shifting)
-        engagement = 0.0;
-    else
-        engagement = rs_clamp((car->omega_e - car->k.engage_start_rad_s) /
-                                  (car->k.engage_full_rad_s - car->k.engage_start_rad_s),
-                              0.0, 1.0);
+    ds->engine_nm = rs_engine_torque(def, car->omega_e, thr_eff);
+    ds->engagement = clutch_engagement(car, shifting);
 
     rs_driveline_in dl;
-    rs_driveline_out out;
     dl.dt = dt;
     dl.omega_e = car->omega_e;
-    dl.engine_nm = engine_nm;
-    dl.ratio = rs_gear_ratio(d, car->gear);
-    dl.clutch_nm = engagement * d->clutch_max_nm;
+    dl.engine_nm = ds->engine_nm;
+    dl.ratio = rs_gear_ratio(def, car->gear);
+    dl.clutch_nm = ds->engagement * def->clutch_max_nm;
     dl.lsd_prev_nm = car->drive_prev_nm;
-    dl.driven[0] = car->k.driven[0];
-    dl.driven[1] = car->k.driven[1];
-    rs_driveline_solve(d, &dl, resp, &out);
+    dl.driven[0] = car->derived.driven[0];
+    dl.driven[1] = car->derived.driven[1];
+    rs_driveline_solve(def, &dl, resp, &ds->out);
+}
 
+/* 3-4: the solved wheel spins give the longitudinal forces and slips; then
+ * each wheel's lateral transient slip. Returns the power at the hubs. */
+static double wheel_spin(rs_car *car, double dt, const rs_driveline_out *out, wheel_frame wf[4])
+{
     double hub_power = 0.0;
     for (int i = 0; i < 4; i++) {
         rs_wheel *wh = &car->wheel[i];
-        double w = out.omega[i];
+        double w = out->omega[i];
         wf[i].fx = rs_clamp(wf[i].f + wf[i].g * w, -wf[i].peak_x, wf[i].peak_x);
         wh->kappa = rs_clamp(wf[i].a + wf[i].b * w, -wf[i].kappa_lim, wf[i].kappa_lim);
         wh->omega = w;
-        hub_power += out.drive_nm[i] * w;
+        hub_power += out->drive_nm[i] * w;
         /* 4: lateral transient slip. */
         lateral_slip(car, i, dt, &wf[i]);
     }
+    return hub_power;
+}
 
-    /* 5a: suspension. Tyre force components in the body's x-y plane go to
-     * the body at roll-centre height; along body z they load the wheel. */
-    double fsusp[4], fwheel_z[4];
+/* 5a: tyre force components in the body's x-y plane go to the body at
+ * roll-centre height; along body z they load the wheel (*fwheel_z). */
+static void tire_forces_on_body(const rs_car *car, const double R[9], const wheel_frame wf[4],
+                                double fwheel_z[4], body_load *load)
+{
+    const rs_car_derived *derived = &car->derived;
     for (int i = 0; i < 4; i++) {
         double ft[3], fb[3];
         for (int j = 0; j < 3; j++)
             ft[j] = wf[i].fx * wf[i].lng[j] + wf[i].fy * wf[i].lat[j] + wf[i].fz * wf[i].n[j];
         mat_tmul(R, ft, fb);
         fwheel_z[i] = fb[2];
-        double p[3] = {car->k.mount[i][0], car->k.mount[i][1], car->k.rc_z[i]};
+        double p[3] = {derived->mount[i][0], derived->mount[i][1], derived->rc_z[i]};
         double fxy[3] = {fb[0], fb[1], 0.0}, tq[3];
         cross3(p, fxy, tq);
-        force[0] += fb[0], force[1] += fb[1];
+        load->force[0] += fb[0], load->force[1] += fb[1];
         for (int j = 0; j < 3; j++)
-            torque[j] += tq[j];
+            load->torque[j] += tq[j];
         /* Aligning moment about the ground normal reaches the body through
          * the steering. */
-        double mz_w[3] = {wf[i].t.mz * wf[i].n[0], wf[i].t.mz * wf[i].n[1], wf[i].t.mz * wf[i].n[2]};
+        double mz_w[3] = {wf[i].t.mz * wf[i].n[0], wf[i].t.mz * wf[i].n[1],
+                          wf[i].t.mz * wf[i].n[2]};
         double mz_b[3];
         mat_tmul(R, mz_w, mz_b);
         for (int j = 0; j < 3; j++)
-            torque[j] += mz_b[j];
+            load->torque[j] += mz_b[j];
     }
-    for (int i = 0; i < 4; i++) {
-        const rs_axle_params *a = axle_of(d, i);
-        rs_wheel *wh = &car->wheel[i];
-        double mu = a->unsprung_mass_kg;
-        double other = car->wheel[i ^ 1].travel_m;
-        double c = wh->travel_v > 0.0 ? a->damper_bump_n_s_m : a->damper_rebound_n_s_m;
-        double ct = wf[i].grounded ? a->tire.vertical_damping : 0.0;
-        /* Implicit in the dampers (suspension and tyre): F(v+) = F0 - c v+. */
-        double f_now = fwheel_z[i] -
-                       suspension_force(a, car->k.preload_n[i], wh->travel_m, wh->travel_v, other) +
-                       mu * gb[2];
-        double f0 = f_now + (c + ct) * wh->travel_v;
-        double v_next = (wh->travel_v + dt * f0 / mu) / (1.0 + dt * (c + ct) / mu);
-        fsusp[i] = suspension_force(a, car->k.preload_n[i], wh->travel_m, v_next, other);
-        wh->travel_v = v_next;
-    }
+}
+
+/* 5a: wheel i's travel rate, implicit in the dampers (suspension and
+ * tyre), under fwheel_z (the tyre's force along body z) and gravity gb_z;
+ * returns the suspension force at the new rate. */
+static double suspension_travel(rs_car *car, int i, double dt, double gb_z,
+                                const wheel_frame *wf, double fwheel_z)
+{
+    const rs_axle_params *a = axle_of(&car->params->def, i);
+    double preload = car->derived.preload_n[i];
+    rs_wheel *wh = &car->wheel[i];
+    double mu = a->unsprung_mass_kg;
+    double other = car->wheel[i ^ 1].travel_m;
+    double c = wh->travel_v > 0.0 ? a->damper_bump_n_s_m : a->damper_rebound_n_s_m;
+    double ct = wf->grounded ? a->tire.vertical_damping : 0.0;
+    /* Implicit in the dampers (suspension and tyre): F(v+) = F0 - c v+. */
+    double f_now = fwheel_z - suspension_force(a, preload, wh->travel_m, wh->travel_v, other) +
+                   mu * gb_z;
+    double f0 = f_now + (c + ct) * wh->travel_v;
+    double v_next = (wh->travel_v + dt * f0 / mu) / (1.0 + dt * (c + ct) / mu);
+    double f = suspension_force(a, preload, wh->travel_m, v_next, other);
+    wh->travel_v = v_next;
+    return f;
+}
+
+/* 5a: the suspension forces on the body at the mounts; then the travel
+ * moves and the wheels' telemetry is kept. */
+static void suspension_on_body(rs_car *car, double dt, const wheel_frame wf[4],
+                               const double fsusp[4], body_load *load)
+{
+    const rs_car_derived *derived = &car->derived;
     for (int i = 0; i < 4; i++) {
         rs_wheel *wh = &car->wheel[i];
         double f[3] = {0.0, 0.0, fsusp[i]}, tq[3];
-        double p[3] = {car->k.mount[i][0], car->k.mount[i][1], car->k.mount[i][2] + wh->travel_m};
+        double p[3] = {derived->mount[i][0], derived->mount[i][1],
+                       derived->mount[i][2] + wh->travel_m};
         cross3(p, f, tq);
-        force[2] += fsusp[i];
+        load->force[2] += fsusp[i];
         for (int j = 0; j < 3; j++)
-            torque[j] += tq[j];
+            load->torque[j] += tq[j];
         wh->travel_m += dt * wh->travel_v;
         wh->fz = wf[i].fz, wh->fx = wf[i].fx, wh->fy = wf[i].fy;
         wh->grounded = (uint8_t)wf[i].grounded;
     }
+}
 
-    /* Aerodynamics: drag at the centre of pressure, downforce at each axle. */
+/* Aerodynamics: drag at the centre of pressure, downforce at each axle. */
+static void aero_on_body(const rs_car *car, const double R[9], body_load *load)
+{
+    const rs_car_params_data *def = &car->params->def;
     double vb[3];
     mat_tmul(R, car->vel, vb);
     double speed = rs_sqrt(dot3(vb, vb));
-    double q_dyn = 0.5 * d->air_density_kg_m3;
-    double drag = q_dyn * d->drag_cd_a_m2 * speed;
-    double fd[3] = {-drag * vb[0], -drag * vb[1], -drag * vb[2]}, cp[3] = {0.0, 0.0, car->k.cp_z};
+    double q_dyn = 0.5 * def->air_density_kg_m3;
+    double drag = q_dyn * def->drag_cd_a_m2 * speed;
+    double fd[3] = {-drag * vb[0], -drag * vb[1], -drag * vb[2]};
+    double cp[3] = {0.0, 0.0, car->derived.cp_z};
     double tq[3];
     cross3(cp, fd, tq);
     for (int j = 0; j < 3; j++)
-        force[j] += fd[j], torque[j] += tq[j];
+        load->force[j] += fd[j], load->torque[j] += tq[j];
     double vx2 = vb[0] * vb[0];
-    double down_f = q_dyn * d->lift_front_cl_a_m2 * vx2, down_r = q_dyn * d->lift_rear_cl_a_m2 * vx2;
-    force[2] -= down_f + down_r;
-    torque[1] += down_f * d->axle[0].x_m + down_r * d->axle[1].x_m; /* r x (0,0,-F): +x*F about y */
+    double down_f = q_dyn * def->lift_front_cl_a_m2 * vx2;
+    double down_r = q_dyn * def->lift_rear_cl_a_m2 * vx2;
+    load->force[2] -= down_f + down_r;
+    /* r x (0,0,-F): +x*F about y */
+    load->torque[1] += down_f * def->axle[0].x_m + down_r * def->axle[1].x_m;
+}
 
-    /* Gravity: total mass in x-y, sprung mass along z (the unsprung weight
-     * is carried by the wheels' own travel DOFs). */
-    force[0] += d->mass_kg * gb[0];
-    force[1] += d->mass_kg * gb[1];
-    force[2] += car->k.sprung_mass_kg * gb[2];
+/* Gravity: total mass in x-y, sprung mass along z (the unsprung weight is
+ * carried by the wheels' own travel DOFs). gb is gravity in the body frame. */
+static void gravity_on_body(const rs_car *car, const double gb[3], body_load *load)
+{
+    double mass = car->params->def.mass_kg;
+    load->force[0] += mass * gb[0];
+    load->force[1] += mass * gb[1];
+    load->force[2] += car->derived.sprung_mass_kg * gb[2];
+}
 
-    /* 5b: body, semi-implicit Euler. */
-    double acc_b[3] = {force[0] / d->mass_kg, force[1] / d->mass_kg, force[2] / car->k.sprung_mass_kg};
+/* 5b: body, semi-implicit Euler. */
+static void integrate_body(rs_car *car, const double R[9], double dt, const body_load *load)
+{
+    const rs_car_derived *derived = &car->derived;
+    double mass = car->params->def.mass_kg;
+    const double *force = load->force;
+    double acc_b[3] = {force[0] / mass, force[1] / mass, force[2] / derived->sprung_mass_kg};
     double acc[3];
     mat_mul(R, acc_b, acc);
     for (int j = 0; j < 3; j++) {
@@ -723,10 +791,10 @@ void rs_car_substep(rs_car *car, const rs_world_def *world, double dt, int first
         car->pos[j] += dt * car->vel[j];
     }
     double dw[3];
-    mat_mul(car->k.inv_inertia, torque, dw);
+    mat_mul(derived->inv_inertia, load->torque, dw);
     for (int j = 0; j < 3; j++)
         car->w[j] += dt * dw[j];
-    gyroscopic_implicit(car->k.inertia, dt, car->w);
+    gyroscopic_implicit(derived->inertia, dt, car->w);
     double *q = car->q, wx = car->w[0], wy = car->w[1], wz = car->w[2];
     double h = 0.5 * dt;
     double nq[4] = {q[0] + h * (-q[1] * wx - q[2] * wy - q[3] * wz),
@@ -736,10 +804,13 @@ void rs_car_substep(rs_car *car, const rs_world_def *world, double dt, int first
     double inv = 1.0 / rs_sqrt(nq[0] * nq[0] + nq[1] * nq[1] + nq[2] * nq[2] + nq[3] * nq[3]);
     for (int j = 0; j < 4; j++)
         q[j] = nq[j] * inv;
+}
 
-    /* Drivetrain state and timers. */
-    car->omega_e = out.omega_e > 0.0 ? out.omega_e : 0.0;
-    car->drive_prev_nm = out.wheel_side_nm;
+/* Drivetrain state and timers, and the substep's drivetrain telemetry. */
+static void drivetrain_state(rs_car *car, double dt, const drive_step *ds, double hub_power)
+{
+    car->omega_e = ds->out.omega_e > 0.0 ? ds->out.omega_e : 0.0;
+    car->drive_prev_nm = ds->out.wheel_side_nm;
     if (car->shift_timer_s > 0.0) {
         car->shift_timer_s -= dt;
         if (car->shift_timer_s <= 0.0) {
@@ -752,9 +823,36 @@ void rs_car_substep(rs_car *car, const rs_world_def *world, double dt, int first
         if (car->shift_cooldown_s < 0.0)
             car->shift_cooldown_s = 0.0;
     }
-    car->engine_nm = engine_nm;
-    car->clutch_engagement = engagement;
+    car->engine_nm = ds->engine_nm;
+    car->clutch_engagement = ds->engagement;
     car->drive_power_w = hub_power;
+}
+
+void rs_car_substep(rs_car *car, const rs_world_def *world, double dt, int first)
+{
+    double R[9], w_world[3], gb[3], gw[3] = {0.0, 0.0, -GRAVITY};
+    body_load load = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+    wheel_frame wf[4];
+    rs_wheel_response resp[4];
+    drive_step ds;
+    double fwheel_z[4], fsusp[4];
+
+    quat_matrix(car->q, R);
+    mat_mul(R, car->w, w_world);
+    mat_tmul(R, gw, gb);
+
+    /* The stages in the order the top of this file gives, and why. */
+    wheels_and_tires(car, world, R, w_world, dt, first, wf, resp);
+    drivetrain_step(car, dt, resp, &ds);
+    double hub_power = wheel_spin(car, dt, &ds.out, wf);
+    tire_forces_on_body(car, R, wf, fwheel_z, &load);
+    for (int i = 0; i < 4; i++)
+        fsusp[i] = suspension_travel(car, i, dt, gb[2], &wf[i], fwheel_z[i]);
+    suspension_on_body(car, dt, wf, fsusp, &load);
+    aero_on_body(car, R, &load);
+    gravity_on_body(car, gb, &load);
+    integrate_body(car, R, dt, &load);
+    drivetrain_state(car, dt, &ds, hub_power);
 }
 
 /* ------------------------------------------------------------- queries */

@@ -52,7 +52,7 @@ typedef struct rs_car_derived {
 
 typedef struct rs_car {
     const rs_car_params *params;
-    rs_car_derived k;
+    rs_car_derived derived;
     /* body state (snapshotted) */
     double pos[3];
     double q[4];        /* w x y z, body to world, unit */
@@ -63,7 +63,8 @@ typedef struct rs_car {
     double omega_e;
     double shift_timer_s;   /* > 0 while a shift is in progress */
     double shift_cooldown_s;/* automatic mode: minimum time between shifts */
-    double drive_prev_nm;   /* last substep's wheel-side drive torque (LSD ramp, friction regime guess) */
+    double drive_prev_nm;   /* last substep's wheel-side drive torque (LSD ramp, friction
+                               regime guess) */
     int32_t gear;           /* engaged gear: -1 R, 0 N, 1..n */
     int32_t shift_target;   /* gear being engaged while shift_timer_s > 0 */
     int32_t auto_mode_gear; /* automatic: driver's selection: -1 R, 0 N, 1 D */
@@ -78,7 +79,7 @@ typedef struct rs_car {
     double engine_nm, clutch_engagement, drive_power_w;
 } rs_car;
 
-/* Fills car->k from car->params (car->params must be set). */
+/* Fills car->derived from car->params (car->params must be set). */
 void rs_car_derive(rs_car *car);
 
 /* Sets up a car at rest on its suspension. */

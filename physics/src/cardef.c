@@ -22,6 +22,7 @@
 
 #include "carparams.h"
 #include "json.h"
+#include "racesim/base/err.h"
 
 /* -------------------------------------------------------------- field tables */
 
@@ -140,29 +141,14 @@ static double field_value(const void *base, const rule *r)
 
 /* ---------------------------------------------------------------- validation */
 
-/* Sticky validation state: the first bad field wins. */
-typedef struct checker {
-    char *err;
-    size_t err_len;
-    rs_status status;
-} checker;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static bool bad(checker *k, rs_status st, const char *path, const char *fmt, ...)
+bool rs_params_fail(rs_json_ctx *c, rs_status st, const char *path, const char *fmt, ...)
 {
-    if (k->status != RS_OK)
-        return false;
-    k->status = st;
-    if (k->err && k->err_len) {
-        char msg[200];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        snprintf(k->err, k->err_len, "%s: %s", path, msg);
-    }
+    size_t mark = rs_json_ctx_push_key(c, path);
+    va_list ap;
+    va_start(ap, fmt);
+    rs_json_vfail(c, st, fmt, ap);
+    va_end(ap);
+    rs_json_ctx_pop(c, mark);
     return false;
 }
 
@@ -178,7 +164,7 @@ static bool in_range(double v, double min, double max, bool min_open)
     return (min_open ? v > min : v >= min) && v <= max; /* false for NaN */
 }
 
-static bool check_range(checker *k, const char *path, double v, double min, double max,
+static bool check_range(rs_json_ctx *k, const char *path, double v, double min, double max,
                         bool min_open)
 {
     if (in_range(v, min, max, min_open))
@@ -188,11 +174,12 @@ static bool check_range(checker *k, const char *path, double v, double min, doub
     rs_json_format_number(min, lo);
     rs_json_format_number(max, hi);
     if (min_open)
-        return bad(k, RS_ERR_RANGE, path, "%s outside %s..%s (%s excluded)", a, lo, hi, lo);
-    return bad(k, RS_ERR_RANGE, path, "%s outside %s..%s", a, lo, hi);
+        return rs_params_fail(k, RS_ERR_RANGE, path, "%s outside %s..%s (%s excluded)", a, lo, hi,
+                              lo);
+    return rs_params_fail(k, RS_ERR_RANGE, path, "%s outside %s..%s", a, lo, hi);
 }
 
-static void check_rules(checker *k, const char *prefix, const rule *rules, size_t n,
+static void check_rules(rs_json_ctx *k, const char *prefix, const rule *rules, size_t n,
                         const void *base)
 {
     char path[96];
@@ -201,39 +188,39 @@ static void check_rules(checker *k, const char *prefix, const rule *rules, size_
                     rules[i].min, rules[i].max, rules[i].min_open);
 }
 
-static void check_name(checker *k, const rs_car_params_data *d)
+static void check_name(rs_json_ctx *k, const rs_car_params_data *def)
 {
-    const char *end = memchr(d->name, 0, sizeof d->name);
+    const char *end = memchr(def->name, 0, sizeof def->name);
     if (!end) {
-        bad(k, RS_ERR_RANGE, "name", "longer than %d bytes", RS_NAME_MAX - 1);
+        rs_params_fail(k, RS_ERR_RANGE, "name", "longer than %d bytes", RS_NAME_MAX - 1);
         return;
     }
-    size_t n = (size_t)(end - d->name);
+    size_t n = (size_t)(end - def->name);
     if (n == 0) {
-        bad(k, RS_ERR_RANGE, "name", "empty");
+        rs_params_fail(k, RS_ERR_RANGE, "name", "empty");
         return;
     }
     for (size_t i = 0; i < n; i++)
-        if ((unsigned char)d->name[i] < 0x20 || d->name[i] == 0x7f) {
-            bad(k, RS_ERR_RANGE, "name", "contains a control character");
+        if ((unsigned char)def->name[i] < 0x20 || def->name[i] == 0x7f) {
+            rs_params_fail(k, RS_ERR_RANGE, "name", "contains a control character");
             return;
         }
-    if (!rs_json_utf8_valid(d->name, n))
-        bad(k, RS_ERR_RANGE, "name", "not valid UTF-8");
+    if (!rs_json_utf8_valid(def->name, n))
+        rs_params_fail(k, RS_ERR_RANGE, "name", "not valid UTF-8");
 }
 
-static void check_inertia(checker *k, const rs_car_params_data *d)
+static void check_inertia(rs_json_ctx *k, const rs_car_params_data *def)
 {
-    const double *I = d->inertia_kg_m2;
+    const double *I = def->inertia_kg_m2;
     double xx = I[0], yy = I[1], zz = I[2], xy = I[3], xz = I[4], yz = I[5];
-    check_rules(k, "body.inertia_kg_m2", inertia_rules, COUNT(inertia_rules), d);
+    check_rules(k, "body.inertia_kg_m2", inertia_rules, COUNT(inertia_rules), def);
     if (k->status != RS_OK)
         return;
     /* Sylvester's criterion on [[xx xy xz] [xy yy yz] [xz yz zz]]. */
     double m2 = xx * yy - xy * xy;
     double det = xx * (yy * zz - yz * yz) - xy * (xy * zz - yz * xz) + xz * (xy * yz - yy * xz);
     if (!(m2 > 0.0 && det > 0.0)) {
-        bad(k, RS_ERR_RANGE, "body.inertia_kg_m2", "not positive definite");
+        rs_params_fail(k, RS_ERR_RANGE, "body.inertia_kg_m2", "not positive definite");
         return;
     }
     /* Each diagonal entry is an integral of two squared coordinates, so in
@@ -242,7 +229,7 @@ static void check_inertia(checker *k, const rs_car_params_data *d)
     for (int i = 0; i < 3; i++) {
         double a = I[i], b = I[(i + 1) % 3], c = I[(i + 2) % 3];
         if (a > b + c) {
-            bad(k, RS_ERR_RANGE, "body.inertia_kg_m2",
+            rs_params_fail(k, RS_ERR_RANGE, "body.inertia_kg_m2",
                 "%s exceeds the sum of the other two diagonal entries (not a rigid body)",
                 axis[i]);
             return;
@@ -252,7 +239,7 @@ static void check_inertia(checker *k, const rs_car_params_data *d)
 
 /* The tyre module validates its coefficients when it reads them; here only
  * the few the vehicle model itself divides by or builds geometry from. */
-static void check_tyre(checker *k, const char *axle_path, const rs_tire_params *t)
+static void check_tire(rs_json_ctx *k, const char *axle_path, const rs_tire_params *t)
 {
     char prefix[64], path[96];
     snprintf(prefix, sizeof prefix, "%s.tyre", axle_path);
@@ -264,9 +251,9 @@ static void check_tyre(checker *k, const char *axle_path, const rs_tire_params *
                 1e5, false);
 }
 
-static void check_axles(checker *k, const rs_car_params_data *d)
+static void check_axles(rs_json_ctx *k, const rs_car_params_data *def)
 {
-    const rs_axle_params *f = &d->axle[0], *r = &d->axle[1];
+    const rs_axle_params *f = &def->axle[0], *r = &def->axle[1];
     char path[96];
     if (!(f->x_m >= 0.1))
         check_range(k, "axles.front.x_m", f->x_m, 0.1, 10, false);
@@ -275,11 +262,13 @@ static void check_axles(checker *k, const rs_car_params_data *d)
     if (k->status != RS_OK)
         return;
     if (!(f->steer_max_rad > 0.0)) {
-        bad(k, RS_ERR_RANGE, "axles.front.steer_max_rad", "0 (the front axle must steer)");
+        rs_params_fail(k, RS_ERR_RANGE, "axles.front.steer_max_rad",
+                       "0 (the front axle must steer)");
         return;
     }
     if (r->steer_max_rad != 0.0) {
-        bad(k, RS_ERR_RANGE, "axles.rear.steer_max_rad", "must be 0 (rear steering is not modelled)");
+        rs_params_fail(k, RS_ERR_RANGE, "axles.rear.steer_max_rad",
+                       "must be 0 (rear steering is not modelled)");
         return;
     }
     double sum = f->brake_share + r->brake_share;
@@ -288,174 +277,179 @@ static void check_axles(checker *k, const rs_car_params_data *d)
         rs_json_format_number(f->brake_share, a);
         rs_json_format_number(r->brake_share, b);
         rs_json_format_number(sum, s);
-        bad(k, RS_ERR_RANGE, "axles.rear.brake_share",
-            "front %s + rear %s = %s, must be 1 (within 1e-9)", a, b, s);
+        rs_params_fail(k, RS_ERR_RANGE, "axles.rear.brake_share",
+                       "front %s + rear %s = %s, must be 1 (within 1e-9)", a, b, s);
         return;
     }
     /* The spring carries the sprung part of each corner, so the unsprung
      * mass must leave most of the static corner load to it. */
     double wheelbase = f->x_m - r->x_m;
-    double corner_kg[2] = {0.5 * d->mass_kg * -r->x_m / wheelbase,
-                           0.5 * d->mass_kg * f->x_m / wheelbase};
+    double corner_kg[2] = {0.5 * def->mass_kg * -r->x_m / wheelbase,
+                           0.5 * def->mass_kg * f->x_m / wheelbase};
     for (int i = 0; i < 2; i++) {
-        if (!(d->axle[i].unsprung_mass_kg < 0.5 * corner_kg[i])) {
+        if (!(def->axle[i].unsprung_mass_kg < 0.5 * corner_kg[i])) {
             char a[32], c[32];
-            rs_json_format_number(d->axle[i].unsprung_mass_kg, a);
+            rs_json_format_number(def->axle[i].unsprung_mass_kg, a);
             rs_json_format_number(corner_kg[i], c);
-            bad(k, RS_ERR_RANGE, join(path, sizeof path, axle_paths[i], "unsprung_mass_kg"),
-                "%s is not below half the corner's static mass %s", a, c);
+            rs_params_fail(k, RS_ERR_RANGE,
+                           join(path, sizeof path, axle_paths[i], "unsprung_mass_kg"),
+                           "%s is not below half the corner's static mass %s", a, c);
             return;
         }
     }
 }
 
-static void check_engine(checker *k, const rs_car_params_data *d)
+static void check_engine(rs_json_ctx *k, const rs_car_params_data *def)
 {
     const char *curve = "engine." CURVE_KEY;
     char path[96];
-    check_rules(k, "engine", engine_rules, COUNT(engine_rules), d);
+    check_rules(k, "engine", engine_rules, COUNT(engine_rules), def);
     if (k->status != RS_OK)
         return;
-    if (d->curve_points < 2 || d->curve_points > RS_MAX_CURVE_POINTS) {
-        bad(k, RS_ERR_RANGE, curve, "%lu points, expected 2..%d", (unsigned long)d->curve_points,
-            RS_MAX_CURVE_POINTS);
+    if (def->curve_points < 2 || def->curve_points > RS_MAX_CURVE_POINTS) {
+        rs_params_fail(k, RS_ERR_RANGE, curve, "%lu points, expected 2..%d",
+                       (unsigned long)def->curve_points, RS_MAX_CURVE_POINTS);
         return;
     }
     double peak = 0.0;
-    for (uint32_t i = 0; i < d->curve_points; i++) {
+    for (uint32_t i = 0; i < def->curve_points; i++) {
         snprintf(path, sizeof path, "%s[%lu]", curve, (unsigned long)i);
-        if (!check_range(k, path, d->curve_rpm[i], 0, 30000, false) ||
-            !check_range(k, path, d->curve_nm[i], 0, 5000, false))
+        if (!check_range(k, path, def->curve_rpm[i], 0, 30000, false) ||
+            !check_range(k, path, def->curve_nm[i], 0, 5000, false))
             return;
-        if (i > 0 && !(d->curve_rpm[i] > d->curve_rpm[i - 1])) {
+        if (i > 0 && !(def->curve_rpm[i] > def->curve_rpm[i - 1])) {
             char a[32], b[32];
-            rs_json_format_number(d->curve_rpm[i], a);
-            rs_json_format_number(d->curve_rpm[i - 1], b);
-            bad(k, RS_ERR_RANGE, path, "rpm %s not above the previous point's %s", a, b);
+            rs_json_format_number(def->curve_rpm[i], a);
+            rs_json_format_number(def->curve_rpm[i - 1], b);
+            rs_params_fail(k, RS_ERR_RANGE, path, "rpm %s not above the previous point's %s", a, b);
             return;
         }
-        if (d->curve_nm[i] > peak)
-            peak = d->curve_nm[i];
+        if (def->curve_nm[i] > peak)
+            peak = def->curve_nm[i];
     }
     if (!(peak > 0.0)) {
-        bad(k, RS_ERR_RANGE, curve, "no positive torque");
+        rs_params_fail(k, RS_ERR_RANGE, curve, "no positive torque");
         return;
     }
     char a[32], b[32], c[32], e[32];
-    rs_json_format_number(d->idle_rpm, a);
-    rs_json_format_number(d->redline_rpm, b);
-    if (!(d->redline_rpm > d->idle_rpm)) {
-        bad(k, RS_ERR_RANGE, "engine.redline_rpm", "%s must be above idle_rpm %s", b, a);
+    rs_json_format_number(def->idle_rpm, a);
+    rs_json_format_number(def->redline_rpm, b);
+    if (!(def->redline_rpm > def->idle_rpm)) {
+        rs_params_fail(k, RS_ERR_RANGE, "engine.redline_rpm", "%s must be above idle_rpm %s", b, a);
         return;
     }
-    double first = d->curve_rpm[0], last = d->curve_rpm[d->curve_points - 1];
-    if (first > d->idle_rpm || last < d->redline_rpm) {
+    double first = def->curve_rpm[0], last = def->curve_rpm[def->curve_points - 1];
+    if (first > def->idle_rpm || last < def->redline_rpm) {
         rs_json_format_number(first, c);
         rs_json_format_number(last, e);
-        bad(k, RS_ERR_RANGE, curve, "covers %s..%s rpm, must span idle_rpm..redline_rpm (%s..%s)",
-            c, e, a, b);
+        rs_params_fail(k, RS_ERR_RANGE, curve,
+                       "covers %s..%s rpm, must span idle_rpm..redline_rpm (%s..%s)", c, e, a, b);
         return;
     }
-    if (d->clutch_max_nm < peak) {
+    if (def->clutch_max_nm < peak) {
         /* Checked here because it needs the curve; reported on the clutch. */
-        check_rules(k, "clutch", clutch_rules, COUNT(clutch_rules), d);
-        rs_json_format_number(d->clutch_max_nm, c);
+        check_rules(k, "clutch", clutch_rules, COUNT(clutch_rules), def);
+        rs_json_format_number(def->clutch_max_nm, c);
         rs_json_format_number(peak, e);
-        bad(k, RS_ERR_RANGE, "clutch.max_nm", "%s below the engine's peak torque %s (always slips)",
-            c, e);
+        rs_params_fail(k, RS_ERR_RANGE, "clutch.max_nm",
+                       "%s below the engine's peak torque %s (always slips)", c, e);
     }
 }
 
-static void check_gearbox(checker *k, const rs_car_params_data *d)
+static void check_gearbox(rs_json_ctx *k, const rs_car_params_data *def)
 {
     const char *ratios = "gearbox." RATIOS_KEY;
     char path[96], a[32], b[32];
-    if (d->gears < 1 || d->gears > RS_MAX_GEARS) {
-        bad(k, RS_ERR_RANGE, ratios, "%lu gears, expected 1..%d", (unsigned long)d->gears,
-            RS_MAX_GEARS);
+    if (def->gears < 1 || def->gears > RS_MAX_GEARS) {
+        rs_params_fail(k, RS_ERR_RANGE, ratios, "%lu gears, expected 1..%d",
+                       (unsigned long)def->gears, RS_MAX_GEARS);
         return;
     }
-    for (uint32_t i = 0; i < d->gears; i++) {
+    for (uint32_t i = 0; i < def->gears; i++) {
         snprintf(path, sizeof path, "%s[%lu]", ratios, (unsigned long)i);
-        if (!check_range(k, path, d->gear_ratio[i], 0.1, 10, false))
+        if (!check_range(k, path, def->gear_ratio[i], 0.1, 10, false))
             return;
-        if (i > 0 && !(d->gear_ratio[i] < d->gear_ratio[i - 1])) {
-            rs_json_format_number(d->gear_ratio[i], a);
-            rs_json_format_number(d->gear_ratio[i - 1], b);
-            bad(k, RS_ERR_RANGE, path, "%s not below the previous gear's %s (ratios must decrease)",
-                a, b);
+        if (i > 0 && !(def->gear_ratio[i] < def->gear_ratio[i - 1])) {
+            rs_json_format_number(def->gear_ratio[i], a);
+            rs_json_format_number(def->gear_ratio[i - 1], b);
+            rs_params_fail(k, RS_ERR_RANGE, path,
+                           "%s not below the previous gear's %s (ratios must decrease)", a, b);
             return;
         }
     }
-    check_rules(k, "gearbox", gearbox_rules, COUNT(gearbox_rules), d);
+    check_rules(k, "gearbox", gearbox_rules, COUNT(gearbox_rules), def);
     if (k->status != RS_OK)
         return;
-    rs_json_format_number(d->downshift_rpm, a);
-    if (!(d->downshift_rpm > d->idle_rpm)) {
-        rs_json_format_number(d->idle_rpm, b);
-        bad(k, RS_ERR_RANGE, "gearbox.downshift_rpm", "%s must be above engine.idle_rpm %s", a, b);
+    rs_json_format_number(def->downshift_rpm, a);
+    if (!(def->downshift_rpm > def->idle_rpm)) {
+        rs_json_format_number(def->idle_rpm, b);
+        rs_params_fail(k, RS_ERR_RANGE, "gearbox.downshift_rpm",
+                       "%s must be above engine.idle_rpm %s", a, b);
         return;
     }
-    rs_json_format_number(d->upshift_rpm, b);
-    if (!(d->downshift_rpm < d->upshift_rpm)) {
-        bad(k, RS_ERR_RANGE, "gearbox.downshift_rpm", "%s must be below upshift_rpm %s", a, b);
+    rs_json_format_number(def->upshift_rpm, b);
+    if (!(def->downshift_rpm < def->upshift_rpm)) {
+        rs_params_fail(k, RS_ERR_RANGE, "gearbox.downshift_rpm", "%s must be below upshift_rpm %s",
+                       a, b);
         return;
     }
-    if (!(d->upshift_rpm <= d->redline_rpm)) {
-        rs_json_format_number(d->redline_rpm, a);
-        bad(k, RS_ERR_RANGE, "gearbox.upshift_rpm", "%s above engine.redline_rpm %s", b, a);
+    if (!(def->upshift_rpm <= def->redline_rpm)) {
+        rs_json_format_number(def->redline_rpm, a);
+        rs_params_fail(k, RS_ERR_RANGE, "gearbox.upshift_rpm", "%s above engine.redline_rpm %s", b,
+                       a);
     }
 }
 
-static void check_differential(checker *k, const rs_car_params_data *d)
+static void check_differential(rs_json_ctx *k, const rs_car_params_data *def)
 {
-    if (d->drive > RS_DRIVE_FWD) {
-        bad(k, RS_ERR_RANGE, "drive", "%lu is not rwd (0) or fwd (1)", (unsigned long)d->drive);
+    if (def->drive > RS_DRIVE_FWD) {
+        rs_params_fail(k, RS_ERR_RANGE, "drive", "%lu is not rwd (0) or fwd (1)",
+                       (unsigned long)def->drive);
         return;
     }
-    if (d->diff > RS_DIFF_LSD) {
-        bad(k, RS_ERR_RANGE, "differential.type", "%lu is not open (0), locked (1) or lsd (2)",
-            (unsigned long)d->diff);
+    if (def->diff > RS_DIFF_LSD) {
+        rs_params_fail(k, RS_ERR_RANGE, "differential.type",
+                       "%lu is not open (0), locked (1) or lsd (2)", (unsigned long)def->diff);
         return;
     }
-    if (d->diff == RS_DIFF_LSD) {
-        check_rules(k, "differential", lsd_rules, COUNT(lsd_rules), d);
+    if (def->diff == RS_DIFF_LSD) {
+        check_rules(k, "differential", lsd_rules, COUNT(lsd_rules), def);
         return;
     }
     /* Unused fields are zero, so equal cars have equal blocks and hashes. */
     char path[96];
     for (size_t i = 0; i < COUNT(lsd_rules); i++)
-        if (field_value(d, &lsd_rules[i]) != 0.0) {
-            bad(k, RS_ERR_RANGE, join(path, sizeof path, "differential", lsd_rules[i].key),
-                "must be 0 unless type is lsd");
+        if (field_value(def, &lsd_rules[i]) != 0.0) {
+            rs_params_fail(k, RS_ERR_RANGE,
+                           join(path, sizeof path, "differential", lsd_rules[i].key),
+                           "must be 0 unless type is lsd");
             return;
         }
 }
 
-rs_status rs_car_params_validate(const rs_car_params_data *d, char *err, size_t err_len)
+rs_status rs_car_params_validate(const rs_car_params_data *def, char *err, size_t err_len)
 {
-    checker k = {err, err_len, RS_OK};
-    if (err && err_len)
-        err[0] = 0;
-    if (!d) {
-        bad(&k, RS_ERR_ARG, "car", "no parameters");
+    /* Sticky: the first bad field wins. */
+    rs_json_ctx k = rs_json_ctx_init(NULL, err, err_len);
+    if (!def) {
+        rs_params_fail(&k, RS_ERR_ARG, "car", "no parameters");
         return k.status;
     }
-    check_name(&k, d);
-    check_rules(&k, "body", body_rules, COUNT(body_rules), d);
-    check_inertia(&k, d);
+    check_name(&k, def);
+    check_rules(&k, "body", body_rules, COUNT(body_rules), def);
+    check_inertia(&k, def);
     for (int i = 0; i < 2; i++) {
-        check_rules(&k, axle_paths[i], axle_rules, COUNT(axle_rules), &d->axle[i]);
-        check_tyre(&k, axle_paths[i], &d->axle[i].tire);
+        check_rules(&k, axle_paths[i], axle_rules, COUNT(axle_rules), &def->axle[i]);
+        check_tire(&k, axle_paths[i], &def->axle[i].tire);
     }
-    check_axles(&k, d);
-    check_rules(&k, "steering", steering_rules, COUNT(steering_rules), d);
-    check_rules(&k, "aero", aero_rules, COUNT(aero_rules), d);
-    check_engine(&k, d);
-    check_rules(&k, "clutch", clutch_rules, COUNT(clutch_rules), d);
-    check_gearbox(&k, d);
-    check_differential(&k, d);
-    check_rules(&k, "brakes", brakes_rules, COUNT(brakes_rules), d);
+    check_axles(&k, def);
+    check_rules(&k, "steering", steering_rules, COUNT(steering_rules), def);
+    check_rules(&k, "aero", aero_rules, COUNT(aero_rules), def);
+    check_engine(&k, def);
+    check_rules(&k, "clutch", clutch_rules, COUNT(clutch_rules), def);
+    check_gearbox(&k, def);
+    check_differential(&k, def);
+    check_rules(&k, "brakes", brakes_rules, COUNT(brakes_rules), def);
     return k.status;
 }
 
@@ -541,7 +535,7 @@ static bool is_absolute(const char *p)
 
 /* Loads the tyre named relative to the car file; its message is passed
  * through after the field path. */
-static void read_tyre(rs_json_ctx *c, const rs_json *axle, rs_tire_params *out)
+static void read_tire(rs_json_ctx *c, const rs_json *axle, rs_tire_params *out)
 {
     const char *rel = NULL;
     if (!rs_json_get_string(c, axle, "tyre", 1024, &rel))
@@ -567,21 +561,21 @@ static void read_tyre(rs_json_ctx *c, const rs_json *axle, rs_tire_params *out)
     rs_json_ctx_pop(c, mark);
 }
 
-static void read_body(rs_json_ctx *c, const rs_json *root, rs_car_params_data *d)
+static void read_body(rs_json_ctx *c, const rs_json *root, rs_car_params_data *def)
 {
     static const char *const extra[] = {"inertia_kg_m2"};
     size_t mark, mark2;
     const rs_json *body =
         open_section(c, root, "body", body_rules, COUNT(body_rules), extra, COUNT(extra), &mark);
-    read_rules(c, body, body_rules, COUNT(body_rules), d);
+    read_rules(c, body, body_rules, COUNT(body_rules), def);
     const rs_json *inertia = open_section(c, body, "inertia_kg_m2", inertia_rules,
                                           COUNT(inertia_rules), NULL, 0, &mark2);
-    read_rules(c, inertia, inertia_rules, COUNT(inertia_rules), d);
+    read_rules(c, inertia, inertia_rules, COUNT(inertia_rules), def);
     rs_json_ctx_pop(c, mark2);
     rs_json_ctx_pop(c, mark);
 }
 
-static void read_axles(rs_json_ctx *c, const rs_json *root, rs_car_params_data *d)
+static void read_axles(rs_json_ctx *c, const rs_json *root, rs_car_params_data *def)
 {
     const rs_json *axles = rs_json_get_object(c, root, "axles");
     size_t mark = rs_json_ctx_push_key(c, "axles");
@@ -591,20 +585,20 @@ static void read_axles(rs_json_ctx *c, const rs_json *root, rs_car_params_data *
         size_t mark2;
         const rs_json *a = open_section(c, axles, axle_names[i], axle_rules, COUNT(axle_rules),
                                         extra, COUNT(extra), &mark2);
-        read_rules(c, a, axle_rules, COUNT(axle_rules), &d->axle[i]);
-        read_tyre(c, a, &d->axle[i].tire);
+        read_rules(c, a, axle_rules, COUNT(axle_rules), &def->axle[i]);
+        read_tire(c, a, &def->axle[i].tire);
         rs_json_ctx_pop(c, mark2);
     }
     rs_json_ctx_pop(c, mark);
 }
 
-static void read_engine(rs_json_ctx *c, const rs_json *root, rs_car_params_data *d)
+static void read_engine(rs_json_ctx *c, const rs_json *root, rs_car_params_data *def)
 {
     static const char *const extra[] = {CURVE_KEY};
     size_t mark;
     const rs_json *eng = open_section(c, root, "engine", engine_rules, COUNT(engine_rules), extra,
                                       COUNT(extra), &mark);
-    read_rules(c, eng, engine_rules, COUNT(engine_rules), d);
+    read_rules(c, eng, engine_rules, COUNT(engine_rules), def);
     const rs_json *curve = rs_json_get_array(c, eng, CURVE_KEY, 2, RS_MAX_CURVE_POINTS);
     size_t mark2 = rs_json_ctx_push_key(c, CURVE_KEY);
     size_t n = rs_json_count(curve);
@@ -612,17 +606,17 @@ static void read_engine(rs_json_ctx *c, const rs_json *root, rs_car_params_data 
         const rs_json *pt = rs_json_at(curve, i);
         size_t mark3 = rs_json_ctx_push_index(c, i);
         if (rs_json_as_array(c, pt, 2, 2)) {
-            rs_json_as_number(c, rs_json_at(pt, 0), -DBL_MAX, DBL_MAX, &d->curve_rpm[i]);
-            rs_json_as_number(c, rs_json_at(pt, 1), -DBL_MAX, DBL_MAX, &d->curve_nm[i]);
+            rs_json_as_number(c, rs_json_at(pt, 0), -DBL_MAX, DBL_MAX, &def->curve_rpm[i]);
+            rs_json_as_number(c, rs_json_at(pt, 1), -DBL_MAX, DBL_MAX, &def->curve_nm[i]);
         }
         rs_json_ctx_pop(c, mark3);
     }
-    d->curve_points = (uint32_t)n;
+    def->curve_points = (uint32_t)n;
     rs_json_ctx_pop(c, mark2);
     rs_json_ctx_pop(c, mark);
 }
 
-static void read_gearbox(rs_json_ctx *c, const rs_json *root, rs_car_params_data *d)
+static void read_gearbox(rs_json_ctx *c, const rs_json *root, rs_car_params_data *def)
 {
     static const char *const extra[] = {RATIOS_KEY};
     size_t mark;
@@ -633,24 +627,24 @@ static void read_gearbox(rs_json_ctx *c, const rs_json *root, rs_car_params_data
     size_t n = rs_json_count(ratios);
     for (size_t i = 0; i < n; i++) {
         size_t mark3 = rs_json_ctx_push_index(c, i);
-        rs_json_as_number(c, rs_json_at(ratios, i), -DBL_MAX, DBL_MAX, &d->gear_ratio[i]);
+        rs_json_as_number(c, rs_json_at(ratios, i), -DBL_MAX, DBL_MAX, &def->gear_ratio[i]);
         rs_json_ctx_pop(c, mark3);
     }
-    d->gears = (uint32_t)n;
+    def->gears = (uint32_t)n;
     rs_json_ctx_pop(c, mark2);
-    read_rules(c, box, gearbox_rules, COUNT(gearbox_rules), d);
+    read_rules(c, box, gearbox_rules, COUNT(gearbox_rules), def);
     rs_json_ctx_pop(c, mark);
 }
 
-static void read_differential(rs_json_ctx *c, const rs_json *root, rs_car_params_data *d)
+static void read_differential(rs_json_ctx *c, const rs_json *root, rs_car_params_data *def)
 {
     static const char *const extra[] = {"type"};
     size_t mark;
     const rs_json *diff = open_section(c, root, "differential", lsd_rules, COUNT(lsd_rules), extra,
                                        COUNT(extra), &mark);
-    d->diff = read_choice(c, diff, "type", diff_names, COUNT(diff_names));
-    if (d->diff == RS_DIFF_LSD) {
-        read_rules(c, diff, lsd_rules, COUNT(lsd_rules), d);
+    def->diff = read_choice(c, diff, "type", diff_names, COUNT(diff_names));
+    if (def->diff == RS_DIFF_LSD) {
+        read_rules(c, diff, lsd_rules, COUNT(lsd_rules), def);
     } else {
         for (size_t i = 0; i < COUNT(lsd_rules); i++) {
             if (c->status == RS_OK && rs_json_get(diff, lsd_rules[i].key)) {
@@ -663,8 +657,8 @@ static void read_differential(rs_json_ctx *c, const rs_json *root, rs_car_params
     rs_json_ctx_pop(c, mark);
 }
 
-/* Reads the whole definition into d (zeroed by the caller). */
-static void read_car(rs_json_ctx *c, const rs_json *root, rs_car_params_data *d)
+/* Reads the whole definition into def (zeroed by the caller). */
+static void read_car(rs_json_ctx *c, const rs_json *root, rs_car_params_data *def)
 {
     static const char *const top[] = {"name",   "source",  "body",         "axles",
                                       "steering", "aero",  "engine",       "clutch",
@@ -673,28 +667,28 @@ static void read_car(rs_json_ctx *c, const rs_json *root, rs_car_params_data *d)
     const char *name = NULL, *source = NULL;
     rs_json_check_keys(c, root, top, COUNT(top));
     if (rs_json_get_string(c, root, "name", RS_NAME_MAX - 1, &name))
-        memcpy(d->name, name, strlen(name) + 1);
+        memcpy(def->name, name, strlen(name) + 1);
     if (rs_json_get_string(c, root, "source", SOURCE_MAX, &source) && source[0] == 0) {
         size_t mark = rs_json_ctx_push_key(c, "source");
         rs_json_fail(c, RS_ERR_RANGE, "empty (say where the figures come from)");
         rs_json_ctx_pop(c, mark);
     }
-    read_body(c, root, d);
-    read_axles(c, root, d);
-    read_section(c, root, "steering", steering_rules, COUNT(steering_rules), d);
-    read_section(c, root, "aero", aero_rules, COUNT(aero_rules), d);
-    read_engine(c, root, d);
-    read_section(c, root, "clutch", clutch_rules, COUNT(clutch_rules), d);
-    read_gearbox(c, root, d);
-    read_differential(c, root, d);
-    d->drive = read_choice(c, root, "drive", drive_names, COUNT(drive_names));
-    read_section(c, root, "brakes", brakes_rules, COUNT(brakes_rules), d);
+    read_body(c, root, def);
+    read_axles(c, root, def);
+    read_section(c, root, "steering", steering_rules, COUNT(steering_rules), def);
+    read_section(c, root, "aero", aero_rules, COUNT(aero_rules), def);
+    read_engine(c, root, def);
+    read_section(c, root, "clutch", clutch_rules, COUNT(clutch_rules), def);
+    read_gearbox(c, root, def);
+    read_differential(c, root, def);
+    def->drive = read_choice(c, root, "drive", drive_names, COUNT(drive_names));
+    read_section(c, root, "brakes", brakes_rules, COUNT(brakes_rules), def);
 }
 
 rs_status rs_car_params_load(const char *path, rs_car_params **out, char *err, size_t err_len)
 {
     rs_json_doc *doc = NULL;
-    rs_car_params_data *d = NULL;
+    rs_car_params_data *def = NULL;
     rs_tune_rules rules;
     char scratch[1];
     if (!err || !err_len) {
@@ -706,48 +700,51 @@ rs_status rs_car_params_load(const char *path, rs_car_params **out, char *err, s
         return RS_ERR_ARG;
     *out = NULL;
     if (!path) {
-        snprintf(err, err_len, "no path");
+        rs_errf(err, err_len, "no path");
         return RS_ERR_ARG;
     }
     rs_status st = rs_json_load(path, &doc, err, err_len);
     if (st != RS_OK)
         goto fail;
-    d = calloc(1, sizeof *d); /* zeroed: unused array slots and padding too */
-    if (!d) {
+    def = calloc(1, sizeof *def); /* zeroed: unused array slots and padding too */
+    if (!def) {
         st = RS_ERR_NOMEM;
-        snprintf(err, err_len, "%s: out of memory", path);
+        rs_errf(err, err_len, "%s: out of memory", path);
         goto fail;
     }
     rs_json_ctx c = rs_json_ctx_init(path, err, err_len);
-    read_car(&c, rs_json_root(doc), d);
+    read_car(&c, rs_json_root(doc), def);
     if (c.status == RS_OK) {
         char msg[256];
-        rs_status vs = rs_car_params_validate(d, msg, sizeof msg);
+        rs_status vs = rs_car_params_validate(def, msg, sizeof msg);
         if (vs != RS_OK)
             rs_json_fail(&c, vs, "%s", msg);
     }
     /* The tuning rules are checked against the validated stock car. */
-    rs_tune_rules_read(&c, rs_json_get(rs_json_root(doc), "adjustable"), d, &rules);
+    rs_tune_rules_read(&c, rs_json_get(rs_json_root(doc), "adjustable"), def, &rules);
     st = c.status;
     if (st != RS_OK)
         goto fail;
-    st = rs_car_params_wrap(d, out);
+    st = rs_car_params_wrap(def, out);
     if (st != RS_OK) {
-        snprintf(err, err_len, "%s: cannot build the parameter block (%s)", path,
-                 st == RS_ERR_NOMEM ? "out of memory" : "internal error");
+        rs_errf(err, err_len, "%s: cannot build the parameter block (%s)", path,
+                st == RS_ERR_NOMEM ? "out of memory" : "internal error");
         goto fail;
     }
     (*out)->rules = rules;
-    free(d);
+    free(def);
     rs_json_free(doc);
     return RS_OK;
 
 fail:
-    free(d);
+    free(def);
     rs_json_free(doc);
     return st;
 }
 
-const char *rs_car_params_name(const rs_car_params *params) { return params ? params->d.name : ""; }
+const char *rs_car_params_name(const rs_car_params *params)
+{
+    return params ? params->def.name : "";
+}
 
 void rs_car_params_destroy(rs_car_params *params) { free(params); }

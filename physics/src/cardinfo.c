@@ -41,13 +41,7 @@ double rs_tire_peak_mu(const rs_tire_params *tp, double fz_n)
     if (!(fz_n > 0.0))
         return 0.0;
     double peak[2] = {0.0, 0.0};
-    rs_tire_in in;
-    memset(&in, 0, sizeof in);
-    in.fz_n = fz_n;
-    in.vx_m_s = 20.0;
-    in.grip_scale = 1.0;
-    in.mode = RS_TIRE_STEADY;
-    in.want_moments = 0;
+    rs_tire_in in = rs_line_steady_tire_in(fz_n);
     /* Both cornering directions (the small offsets of a real tyre make
      * them differ slightly); the mean of the two peaks. */
     for (int side = 0; side < 2; side++) {
@@ -75,35 +69,35 @@ rs_status rs_car_params_info(const rs_car_params *params, rs_car_info *out)
 {
     if (!params || !out)
         return RS_ERR_ARG;
-    const rs_car_params_data *d = &params->d;
+    const rs_car_params_data *def = &params->def;
     rs_car car;
     memset(&car, 0, sizeof car);
     car.params = params;
     rs_car_derive(&car);
 
     memset(out, 0, sizeof *out);
-    out->mass_kg = d->mass_kg;
-    out->wheelbase_m = car.k.wheelbase_m;
-    out->track_front_m = d->axle[0].track_m;
-    out->track_rear_m = d->axle[1].track_m;
-    out->length_m = d->length_m;
-    out->width_m = d->width_m;
-    out->height_m = d->height_m;
-    out->cg_height_m = d->cg_height_m;
-    out->steer_lock_rad = car.k.steer_ref_max_rad;
-    out->redline_rpm = d->redline_rpm;
-    out->drag_cd_a_m2 = d->drag_cd_a_m2;
-    out->downforce_cl_a_m2 = d->lift_front_cl_a_m2 + d->lift_rear_cl_a_m2;
-    out->air_density_kg_m3 = d->air_density_kg_m3;
-    out->gears = d->gears;
+    out->mass_kg = def->mass_kg;
+    out->wheelbase_m = car.derived.wheelbase_m;
+    out->track_front_m = def->axle[0].track_m;
+    out->track_rear_m = def->axle[1].track_m;
+    out->length_m = def->length_m;
+    out->width_m = def->width_m;
+    out->height_m = def->height_m;
+    out->cg_height_m = def->cg_height_m;
+    out->steer_lock_rad = car.derived.steer_ref_max_rad;
+    out->redline_rpm = def->redline_rpm;
+    out->drag_cd_a_m2 = def->drag_cd_a_m2;
+    out->downforce_cl_a_m2 = def->lift_front_cl_a_m2 + def->lift_rear_cl_a_m2;
+    out->air_density_kg_m3 = def->air_density_kg_m3;
+    out->gears = def->gears;
 
     /* Peak of the full-throttle power curve, sampled finely between idle and
      * redline (the curve is piecewise linear in torque, so power peaks
      * between its points as often as on them). */
     for (int i = 0; i <= POWER_STEPS; i++) {
-        double rpm = d->idle_rpm + (d->redline_rpm - d->idle_rpm) * (double)i / POWER_STEPS;
+        double rpm = def->idle_rpm + (def->redline_rpm - def->idle_rpm) * (double)i / POWER_STEPS;
         double omega = rpm / RS_RPM_PER_RAD_S;
-        double p = rs_engine_torque(d, omega, 1.0) * omega;
+        double p = rs_engine_torque(def, omega, 1.0) * omega;
         if (p > out->max_power_w) {
             out->max_power_w = p;
             out->max_power_rpm = rpm;
@@ -112,20 +106,20 @@ rs_status rs_car_params_info(const rs_car_params *params, rs_car_info *out)
 
     /* Static axle loads by the lever rule (as rs_car_derive); each tyre is
      * tested at its corner's share. The weaker axle limits the car. */
-    double xf = d->axle[0].x_m, xr = d->axle[1].x_m;
+    double xf = def->axle[0].x_m, xr = def->axle[1].x_m;
     double wheelbase = xf - xr;
-    double axle_load[2] = {d->mass_kg * GRAVITY * (-xr) / wheelbase,
-                           d->mass_kg * GRAVITY * xf / wheelbase};
+    double axle_load[2] = {def->mass_kg * GRAVITY * (-xr) / wheelbase,
+                           def->mass_kg * GRAVITY * xf / wheelbase};
     double mu = 0.0;
     for (int a = 0; a < 2; a++) {
-        double m = rs_tire_peak_mu(&d->axle[a].tire, 0.5 * axle_load[a]);
+        double m = rs_tire_peak_mu(&def->axle[a].tire, 0.5 * axle_load[a]);
         if (a == 0 || m < mu)
             mu = m;
     }
     out->tire_mu = mu;
 
     /* Full brake torque at the rolling radius, per unit of weight. */
-    double radius = car.k.rolling_radius_m;
-    out->brake_mu_limit = d->brake_max_nm / radius / (d->mass_kg * GRAVITY);
+    double radius = car.derived.rolling_radius_m;
+    out->brake_mu_limit = def->brake_max_nm / radius / (def->mass_kg * GRAVITY);
     return RS_OK;
 }

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "racesim/base/err.h"
 #include "racesim/physics.h"
 #include "tire.h"
 #include "tune_rules.h"
@@ -36,7 +37,8 @@ typedef struct rs_axle_params {
     double wheel_inertia_kg_m2; /* spin inertia of one wheel (tyre, rim, hub, brake disc) */
     double camber_rad;          /* static camber, negative = top leaning inboard */
     double toe_rad;             /* static toe, positive = toe-in */
-    double steer_max_rad;       /* 0 for a non-steered axle; max road-wheel angle of the inside wheel */
+    double steer_max_rad;       /* 0 for a non-steered axle; max road-wheel angle of the
+                                   inside wheel */
     double brake_share;         /* this axle's share of the brake torque (front + rear = 1) */
     rs_tire_params tire;
 } rs_axle_params;
@@ -53,7 +55,8 @@ typedef struct rs_car_params_data {
     /* aero (air density included in the coefficients below is not assumed) */
     double air_density_kg_m3;
     double drag_cd_a_m2;        /* Cd * frontal area */
-    double lift_front_cl_a_m2;  /* downforce coefficient * area at the front axle (positive = down) */
+    double lift_front_cl_a_m2;  /* downforce coefficient * area at the front axle
+                                   (positive = down) */
     double lift_rear_cl_a_m2;
     double cp_height_m;         /* drag acts at this height above ground */
     /* engine */
@@ -87,7 +90,7 @@ typedef struct rs_car_params_data {
 } rs_car_params_data;
 
 struct rs_car_params {
-    rs_car_params_data d;
+    rs_car_params_data def;
     uint64_t hash; /* of the canonical block, computed at creation */
     /* What a tune may change (the car file's "adjustable" section). Not part
      * of the canonical block or the hash: a car rebuilt from a block has no
@@ -97,12 +100,20 @@ struct rs_car_params {
 
 /* Checks every field's range; names the first bad field in err. Used by both
  * the JSON loader and the block reader. */
-rs_status rs_car_params_validate(const rs_car_params_data *d, char *err, size_t err_len);
+rs_status rs_car_params_validate(const rs_car_params_data *def, char *err, size_t err_len);
 
-/* Serialises d canonically (every field above, in order). */
-void rs_car_params_write(const rs_car_params_data *d, rs_writer *w);
+/* Serialises def canonically (every field above, in order). */
+void rs_car_params_write(const rs_car_params_data *def, rs_writer *w);
 
 /* Allocates an rs_car_params around validated data and computes its hash. */
-rs_status rs_car_params_wrap(const rs_car_params_data *d, rs_car_params **out);
+rs_status rs_car_params_wrap(const rs_car_params_data *def, rs_car_params **out);
+
+struct rs_json_ctx;
+
+/* Records a problem with the field at path (below c's own path, json.h)
+ * unless one is recorded already: validation and the block reader name the
+ * first bad field the way the JSON loader does. Returns false. */
+bool rs_params_fail(struct rs_json_ctx *c, rs_status st, const char *path, const char *fmt, ...)
+    RS_PRINTF(4, 5);
 
 #endif

@@ -44,7 +44,7 @@ void rs_collide_car_read(rs_collide_car *cc, rs_reader *r)
 
 void rs_collide_box_at(const rs_car *car, const double pos_xy[2], rs_box2 *out)
 {
-    const rs_car_params_data *d = &car->params->d;
+    const rs_car_params_data *def = &car->params->def;
     const double *q = car->q;
     /* Column 0 of the rotation matrix: the body x axis in world. */
     double hx = 1.0 - 2.0 * (q[2] * q[2] + q[3] * q[3]);
@@ -61,13 +61,13 @@ void rs_collide_box_at(const rs_car *car, const double pos_xy[2], rs_box2 *out)
             hx = 1.0, hy = 0.0, len = 1.0;
     }
     hx /= len, hy /= len;
-    double off = 0.5 * (d->axle[0].x_m + d->axle[1].x_m);
+    double off = 0.5 * (def->axle[0].x_m + def->axle[1].x_m);
     out->ax[0] = hx, out->ax[1] = hy;
     out->ay[0] = -hy, out->ay[1] = hx;
     out->c[0] = pos_xy[0] + off * hx;
     out->c[1] = pos_xy[1] + off * hy;
-    out->h[0] = 0.5 * d->length_m;
-    out->h[1] = 0.5 * d->width_m;
+    out->h[0] = 0.5 * def->length_m;
+    out->h[1] = 0.5 * def->width_m;
 }
 
 void rs_collide_footprint(const rs_car *car, rs_box2 *out)
@@ -77,9 +77,9 @@ void rs_collide_footprint(const rs_car *car, rs_box2 *out)
 
 void rs_cbody_init(rs_cbody *b, rs_car *car)
 {
-    const double *q = car->q, *Ii = car->k.inv_inertia;
+    const double *q = car->q, *Ii = car->derived.inv_inertia;
     b->car = car;
-    b->inv_m = 1.0 / car->params->d.mass_kg;
+    b->inv_m = 1.0 / car->params->def.mass_kg;
     /* Row 2 of the rotation matrix (body to world) is R^T e_z. */
     b->ez_b[0] = 2.0 * (q[1] * q[3] - q[0] * q[2]);
     b->ez_b[1] = 2.0 * (q[2] * q[3] + q[0] * q[1]);
@@ -141,8 +141,8 @@ static double inv_mass_along(const rs_cbody *b, const double r[2], const double 
  * dKE = lin + quad / 2, both summed into out[0], out[1]. */
 static void energy_terms(const rs_car *car, const double v0[3], const double w0[3], double out[2])
 {
-    const double *I = car->k.inertia;
-    double m = car->params->d.mass_kg;
+    const double *I = car->derived.inertia;
+    double m = car->params->def.mass_kg;
     double dv[3], dw[3], Idw[3];
     for (int k = 0; k < 3; k++)
         dv[k] = car->vel[k] - v0[k], dw[k] = car->w[k] - w0[k];

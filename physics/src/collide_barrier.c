@@ -54,10 +54,8 @@ static void collect(void *ctx, uint32_t index)
         cl->idx[cl->n++] = index;
 }
 
-enum { SEPARATED = 0, TOUCHING = 1, PENETRATING = 2 };
-
 typedef struct wall_contact {
-    int state;
+    int state;    /* RS_CONTACT_* */
     double n[2];  /* unit, towards the car */
     double depth; /* how far the car must move along n */
     int np;       /* contact points (1 or 2) */
@@ -157,7 +155,7 @@ static void wall_test(const rs_track *tr, const cand_list *cl, uint32_t si, cons
     double A[2] = {s->ax, s->ay}, B[2] = {s->bx, s->by};
     double ab[2] = {B[0] - A[0], B[1] - A[1]};
     double len = rs_sqrt(dot2(ab, ab));
-    out->state = SEPARATED;
+    out->state = RS_CONTACT_SEPARATED;
     if (len < 1e-9)
         return; /* a zero-length wall stops nothing */
     double t[2] = {ab[0] / len, ab[1] / len};
@@ -191,12 +189,9 @@ static void wall_test(const rs_track *tr, const cand_list *cl, uint32_t si, cons
         m[k + 1][0] = sgn * u[0], m[k + 1][1] = sgn * u[1];
         sep = rs_min(sep, rs_min(hi, lo));
     }
-    if (sep <= -RS_COLLIDE_TOUCH_M)
+    out->state = rs_contact_state(sep);
+    if (out->state != RS_CONTACT_PENETRATING)
         return;
-    out->state = TOUCHING;
-    if (sep <= 0.0)
-        return;
-    out->state = PENETRATING;
 
     /* Box axes are contact normals only at a segment end inside the box
      * whose normal cone admits them. */
@@ -370,8 +365,8 @@ void rs_collide_barrier_pass(rs_car *car, uint16_t car_id1, const double prev_po
                     const rs_barrier_seg *s = &track->bseg[cl.idx[k]];
                     wall_contact c;
                     wall_test(track, &cl, cl.idx[k], &box, sh, prev_pos, &c);
-                    deep[k] = c.state == PENETRATING;
-                    touched = touched || c.state != SEPARATED;
+                    deep[k] = c.state == RS_CONTACT_PENETRATING;
+                    touched = touched || c.state != RS_CONTACT_SEPARATED;
                     if (!deep[k])
                         continue;
                     any = true;
@@ -398,7 +393,7 @@ void rs_collide_barrier_pass(rs_car *car, uint16_t car_id1, const double prev_po
                     rs_collide_box_at(car, car->pos, &box);
                     sh[0] = prev_pos[0] - car->pos[0], sh[1] = prev_pos[1] - car->pos[1];
                     wall_test(track, &cl, cl.idx[k], &box, sh, prev_pos, &c);
-                    if (c.state == PENETRATING) {
+                    if (c.state == RS_CONTACT_PENETRATING) {
                         car->pos[0] += c.depth * c.n[0];
                         car->pos[1] += c.depth * c.n[1];
                     }

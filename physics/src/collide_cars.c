@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block.h"
 #include "detmath.h"
 
 #define AABB_MARGIN_M 0.05 /* broadphase boxes: touching distance plus room for
@@ -51,51 +52,41 @@ struct rs_collide_scratch {
     uint8_t *flags;        /* per car: F_* */
 };
 
+/* The arrays, sized by max_cars and nbuckets, after the struct in one block
+ * (block.h). */
+static void scratch_layout(void *obj, rs_block *b)
+{
+    rs_collide_scratch *s = obj;
+    size_t n = s->max_cars, nb = s->nbuckets;
+    s->aabb = rs_block_take(b, 4 * n, sizeof *s->aabb);
+    s->range = rs_block_take(b, 4 * n, sizeof *s->range);
+    s->bucket_start = rs_block_take(b, nb + 1, sizeof *s->bucket_start);
+    s->fill = rs_block_take(b, nb, sizeof *s->fill);
+    s->entry_car = rs_block_take(b, 4 * n, sizeof *s->entry_car);
+    s->entry_cell = rs_block_take(b, 8 * n, sizeof *s->entry_cell);
+    s->cand = rs_block_take(b, n, sizeof *s->cand);
+    s->pre = rs_block_take(b, 3 * n, sizeof *s->pre);
+    s->flags = rs_block_take(b, n, sizeof *s->flags);
+}
+
 rs_status rs_collide_scratch_create(uint32_t max_cars, rs_collide_scratch **out)
 {
     *out = NULL;
     if (max_cars == 0 || max_cars > 65535)
         return RS_ERR_ARG;
-    rs_collide_scratch *s = calloc(1, sizeof *s);
-    if (!s)
-        return RS_ERR_NOMEM;
-    s->max_cars = max_cars;
-    s->nbuckets = 16;
-    while (s->nbuckets < 2 * max_cars)
-        s->nbuckets *= 2;
-    size_t n = max_cars;
-    s->aabb = malloc(4 * n * sizeof *s->aabb);
-    s->range = malloc(4 * n * sizeof *s->range);
-    s->bucket_start = malloc(((size_t)s->nbuckets + 1) * sizeof *s->bucket_start);
-    s->fill = malloc((size_t)s->nbuckets * sizeof *s->fill);
-    s->entry_car = malloc(4 * n * sizeof *s->entry_car);
-    s->entry_cell = malloc(8 * n * sizeof *s->entry_cell);
-    s->cand = malloc(n * sizeof *s->cand);
-    s->pre = malloc(3 * n * sizeof *s->pre);
-    s->flags = malloc(n);
-    if (!s->aabb || !s->range || !s->bucket_start || !s->fill || !s->entry_car ||
-        !s->entry_cell || !s->cand || !s->pre || !s->flags) {
-        rs_collide_scratch_destroy(s);
-        return RS_ERR_NOMEM;
-    }
-    *out = s;
-    return RS_OK;
+    rs_collide_scratch head;
+    memset(&head, 0, sizeof head);
+    head.max_cars = max_cars;
+    head.nbuckets = 16;
+    while (head.nbuckets < 2 * max_cars)
+        head.nbuckets *= 2;
+    *out = rs_block_alloc(&head, sizeof head, scratch_layout);
+    return *out ? RS_OK : RS_ERR_NOMEM;
 }
 
 void rs_collide_scratch_destroy(rs_collide_scratch *s)
 {
-    if (!s)
-        return;
-    free(s->aabb);
-    free(s->range);
-    free(s->bucket_start);
-    free(s->fill);
-    free(s->entry_car);
-    free(s->entry_cell);
-    free(s->cand);
-    free(s->pre);
-    free(s->flags);
-    free(s);
+    free(s); /* the arrays are in the same block */
 }
 
 void rs_collide_scratch_set_brute_force(rs_collide_scratch *s, bool on) { s->brute_force = on; }
@@ -233,10 +224,8 @@ uint32_t rs_collide_candidate_pairs(const rs_car *cars, uint32_t n, rs_collide_s
 
 /* ----------------------------------------------------------- narrowphase */
 
-enum { SEPARATED = 0, TOUCHING = 1, PENETRATING = 2 };
-
 typedef struct pair_contact {
-    int state;
+    int state;    /* RS_CONTACT_* */
     double n[2];  /* unit, from car j towards car i */
     double depth;
     int np;       /* contact points (1 or 2) */
@@ -327,13 +316,9 @@ static void box_box(const rs_box2 *bi, const rs_box2 *bj, const double rel_shift
         }
         sep = k == 0 ? o2 : rs_min(sep, o2);
     }
-    out->state = SEPARATED;
-    if (sep <= -RS_COLLIDE_TOUCH_M)
+    out->state = rs_contact_state(sep);
+    if (out->state != RS_CONTACT_PENETRATING)
         return;
-    out->state = TOUCHING;
-    if (sep <= 0.0)
-        return;
-    out->state = PENETRATING;
 
     int best = -1;
     double best_t = 0.0;
@@ -381,11 +366,11 @@ static void resolve_pair(rs_car *cars, uint32_t i, uint32_t j, double dt, rs_col
     rs_collide_footprint(cj, &bj);
     double rel_shift[2] = {-(ci->vel[0] - cj->vel[0]) * dt, -(ci->vel[1] - cj->vel[1]) * dt};
     box_box(&bi, &bj, rel_shift, &c);
-    if (c.state == SEPARATED)
+    if (c.state == RS_CONTACT_SEPARATED)
         return;
     s->flags[i] |= F_TOUCHED;
     s->flags[j] |= F_TOUCHED;
-    if (c.state != PENETRATING)
+    if (c.state != RS_CONTACT_PENETRATING)
         return;
 
     rs_cbody a, b;

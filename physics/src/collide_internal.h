@@ -36,6 +36,18 @@ static inline double rs_box2_radius(const rs_box2 *b, const double d[2])
     return b->h[0] * (px < 0.0 ? -px : px) + b->h[1] * (py < 0.0 ? -py : py);
 }
 
+/* How two shapes stand after a separating-axis test, from sep, their least
+ * overlap over the axes (negative: the gap): apart by more than
+ * RS_COLLIDE_TOUCH_M, touching within it, or overlapping. */
+enum { RS_CONTACT_SEPARATED = 0, RS_CONTACT_TOUCHING = 1, RS_CONTACT_PENETRATING = 2 };
+
+static inline int rs_contact_state(double sep)
+{
+    if (sep <= -RS_COLLIDE_TOUCH_M)
+        return RS_CONTACT_SEPARATED;
+    return sep <= 0.0 ? RS_CONTACT_TOUCHING : RS_CONTACT_PENETRATING;
+}
+
 /* One contact point of a manifold. The caller fills p, n, e and mu;
  * rs_collide_solve fills jn and closing. */
 typedef struct rs_cpoint {

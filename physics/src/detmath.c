@@ -563,6 +563,26 @@ double rs_tan(double x)
     return div_dd(nh, nl, dh, dl);
 }
 
+/* ------------------------------------------------------- polynomials */
+
+/* The odd polynomials of atan and asin, c[0] + c[1] z + ... + c[11] z^11,
+ * are evaluated in Estrin's grouping: three blocks of four coefficients and
+ * the powers z^4, z^8 that join them. The grouping fixes the rounding, so it
+ * lives here once; each caller joins the blocks (asin adds a 13th term). */
+typedef struct { double z4, z8, q0, q1, q2; } estrin12;
+
+static inline estrin12 estrin12_parts(double z, const double c[12])
+{
+    estrin12 e;
+    double z2 = z * z;
+    e.z4 = z2 * z2;
+    e.z8 = e.z4 * e.z4;
+    e.q0 = (c[0] + z * c[1]) + z2 * (c[2] + z * c[3]);
+    e.q1 = (c[4] + z * c[5]) + z2 * (c[6] + z * c[7]);
+    e.q2 = (c[8] + z * c[9]) + z2 * (c[10] + z * c[11]);
+    return e;
+}
+
 /* -------------------------------------------------------------- atan */
 
 /* atan(u) = u + u^3 (A1 + A2 u^2 + ... + A12 u^22) on [0, 1/2],
@@ -580,15 +600,12 @@ double rs_tan(double x)
 #define A11 (-0x1.c17b854b22d42p-6)
 #define A12 0x1.4b7de689060d6p-7
 
+static const double ATAN_C[12] = {A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12};
+
 static inline double atan_poly(double z)
 {
-    double z2 = z * z;
-    double z4 = z2 * z2;
-    double z8 = z4 * z4;
-    double q0 = (A1 + z * A2) + z2 * (A3 + z * A4);
-    double q1 = (A5 + z * A6) + z2 * (A7 + z * A8);
-    double q2 = (A9 + z * A10) + z2 * (A11 + z * A12);
-    return (q0 + z4 * q1) + z8 * q2;
+    estrin12 e = estrin12_parts(z, ATAN_C);
+    return (e.q0 + e.z4 * e.q1) + e.z8 * e.q2;
 }
 
 /* base + atan(u) for |u| <= 1/2, base = hi + lo a multiple of pi/4. The sum
@@ -660,16 +677,13 @@ double rs_atan2(double y, double x)
 #define B12 (-0x1.57fd8c9d3facap-6)
 #define B13 0x1.0b46c0e39a510p-5
 
+static const double ASIN_C[12] = {B1, B2, B3, B4, B5, B6, B7, B8, B9, B10, B11, B12};
+
 /* x^3 (B1 + ... + B13 z^12) given x and z = x^2. */
 static inline double asin_tail(double x, double z)
 {
-    double z2 = z * z;
-    double z4 = z2 * z2;
-    double z8 = z4 * z4;
-    double q0 = (B1 + z * B2) + z2 * (B3 + z * B4);
-    double q1 = (B5 + z * B6) + z2 * (B7 + z * B8);
-    double q2 = (B9 + z * B10) + z2 * (B11 + z * B12);
-    double p = (q0 + z4 * q1) + z8 * (q2 + z4 * B13);
+    estrin12 e = estrin12_parts(z, ASIN_C);
+    double p = (e.q0 + e.z4 * e.q1) + e.z8 * (e.q2 + e.z4 * B13);
     return (x * z) * p;
 }
 

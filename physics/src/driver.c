@@ -428,96 +428,135 @@ static double rate_limit(double prev, double want, double rate)
     return rs_clamp(want, prev - rate, prev + rate);
 }
 
-rs_input rs_driver_update(rs_driver *d, const rs_world *world, rs_car_id car)
+/* What the driver sees of its car this tick: read once, then every stage of
+ * rs_driver_update reads it through a pointer. */
+typedef struct tick_view {
+    rs_car_state st;
+    double tick_dt;
+    double ch, sh;          /* cosine and sine of the heading */
+    double v;               /* forward speed */
+    double vlat;            /* sideways speed, + = left */
+    double speed;           /* |velocity| */
+    seg_hit self;           /* the nearest line segment */
+    line_pos here;
+    double dpsi;            /* heading against the line's direction, rad */
+    bool before_start;
+    double pace;            /* share of the planned speed it drives at */
+} tick_view;
+
+/* The input being decided: steering, then pedals (trimmed on wheel slip),
+ * then the gear. */
+typedef struct controls {
+    double steer, throttle, brake;
+    int gear;
+} controls;
+
+/* Reads the car, finds it on the line and reads the race. False when the
+ * car is not in the world. */
+static bool observe(rs_driver *d, const rs_world *world, rs_car_id car, tick_view *t)
 {
     const rs_racing_line *l = d->line;
-    const rs_line_perf *pf = &l->perf;
-    rs_car_state st;
-    if (rs_world_car_state(world, car, &st) != RS_OK)
-        return make_input(0.0, 0.0, 1.0, RS_GEAR_KEEP);
-    double tick_dt = 1.0 / (double)world->def.tick_hz;
-    double ch, sh;
-    rs_sincos(st.yaw_rad, &sh, &ch);
-    double v = st.forward_speed_m_s;
-    double vlat = -sh * st.vel_m_s[0] + ch * st.vel_m_s[1];
-    double speed = st.speed_m_s;
-    double yaw_rate = st.angvel_rad_s[2];
+    if (rs_world_car_state(world, car, &t->st) != RS_OK)
+        return false;
+    t->tick_dt = 1.0 / (double)world->def.tick_hz;
+    rs_sincos(t->st.yaw_rad, &t->sh, &t->ch);
+    t->v = t->st.forward_speed_m_s;
+    t->vlat = -t->sh * t->st.vel_m_s[0] + t->ch * t->st.vel_m_s[1];
+    t->speed = t->st.speed_m_s;
 
-    seg_hit self;
     bool first = !d->located;
-    locate(d, st.pos_m[0], st.pos_m[1], &self);
+    locate(d, t->st.pos_m[0], t->st.pos_m[1], &t->self);
     /* Start from where the car is (a grid slot beside the line) and merge
      * onto the line gradually, with the cars around in view. */
     if (first)
-        d->pass_offset = self.lat;
-    line_pos here = {self.j, self.t};
-    uint32_t jn = next_of(l, self.j);
-    double line_heading = rs_atan2(l->y[jn] - l->y[self.j], l->x[jn] - l->x[self.j]);
-    double dpsi = rs_wrap_angle(st.yaw_rad - line_heading);
+        d->pass_offset = t->self.lat;
+    t->here = (line_pos){t->self.j, t->self.t};
+    uint32_t jn = next_of(l, t->self.j);
+    double line_heading = rs_atan2(l->y[jn] - l->y[t->self.j], l->x[jn] - l->x[t->self.j]);
+    t->dpsi = rs_wrap_angle(t->st.yaw_rad - line_heading);
 
     rs_race_car_state race;
     bool finished = rs_world_race_state(world, car, &race) == RS_OK &&
                     race.status == RS_RACE_FINISHED;
-    bool before_start = rs_world_race_time_us(world) < 0;
-    double pace = finished ? FINISHED_PACE * d->pace : d->pace; /* a cool-down lap */
+    t->before_start = rs_world_race_time_us(world) < 0;
+    t->pace = finished ? FINISHED_PACE * d->pace : d->pace; /* a cool-down lap */
+    return true;
+}
 
-    /* ---- traffic */
-    traffic tr;
-    double follow_dec = FOLLOW_BRAKE * rs_line_table(pf->brake_dec, rs_abs(v));
-    double range = rs_clamp(v * v / (2.0 * follow_dec) + 20.0, TRAFFIC_MIN_M, TRAFFIC_MAX_M);
-    scan_traffic(d, world, car, &st, &self, range, &tr);
-    double w = l->info.width_m;
-    double pass_target = 0.0;
-    double follow_speed = 1e9;
-    double need = w + PASS_GAP_M + 0.4; /* clear of the in-path test */
-    if (d->pass_car) {
-        /* Committed to a pass: stay on the chosen side until the car is
-         * behind us, out of view, pulling away, or it has taken too long. */
-        d->pass_ticks++;
-        bool done = !tr.mark || tr.mark_ds < -(l->info.length_m + 3.0) ||
-                    d->pass_ticks > PASS_MAX_TICKS ||
-                    (tr.mark_ds > PASS_ABORT_M && tr.mark_speed > v + 1.0);
-        if (done)
-            d->pass_car = 0;
-        else
-            pass_target = tr.mark_lat + (double)d->pass_side * need;
+/* ---- traffic */
+
+/* Committed to a pass: stays on the chosen side until the car is behind
+ * us, out of view, pulling away, or it has taken too long. Returns the
+ * offset from the line the pass asks for (0 without one). */
+static double keep_pass(rs_driver *d, const traffic *tr, double v, double need)
+{
+    if (!d->pass_car)
+        return 0.0;
+    d->pass_ticks++;
+    bool done = !tr->mark || tr->mark_ds < -(d->line->info.length_m + 3.0) ||
+                d->pass_ticks > PASS_MAX_TICKS ||
+                (tr->mark_ds > PASS_ABORT_M && tr->mark_speed > v + 1.0);
+    if (done) {
+        d->pass_car = 0;
+        return 0.0;
     }
-    if (tr.lead) {
-        double closing = v - tr.lead_speed;
-        double horizon = d->pass_eagerness * (1.5 * rs_max(closing, 0.0) + 0.4 * v) + 6.0;
-        if (!d->pass_car && tr.lead_gap_m < horizon && closing > -1.0) {
-            bool left = tr.lead_room_left >= need, right = tr.lead_room_right >= need;
-            if (left || right) {
-                d->pass_car = tr.lead_id;
-                d->pass_side = (int8_t)(left && (!right || tr.lead_room_left >= tr.lead_room_right)
-                                            ? 1 : -1);
-                d->pass_ticks = 0;
-                pass_target = tr.lead_lat + (double)d->pass_side * need;
-            }
+    return tr->mark_lat + (double)d->pass_side * need;
+}
+
+/* The car ahead in the driver's path: catching it, commit to the side with
+ * room (setting *pass_target); and return the speed that keeps a safe gap
+ * behind it (1e9: no car ahead). */
+static double follow_lead(rs_driver *d, const traffic *tr, double v, double follow_dec,
+                          double need, double *pass_target)
+{
+    if (!tr->lead)
+        return 1e9;
+    double closing = v - tr->lead_speed;
+    double horizon = d->pass_eagerness * (1.5 * rs_max(closing, 0.0) + 0.4 * v) + 6.0;
+    if (!d->pass_car && tr->lead_gap_m < horizon && closing > -1.0) {
+        bool left = tr->lead_room_left >= need, right = tr->lead_room_right >= need;
+        if (left || right) {
+            d->pass_car = tr->lead_id;
+            d->pass_side = (int8_t)(left && (!right || tr->lead_room_left >= tr->lead_room_right)
+                                        ? 1 : -1);
+            d->pass_ticks = 0;
+            *pass_target = tr->lead_lat + (double)d->pass_side * need;
         }
-        /* Follow: the speed from which most of the planned braking stops
-         * us at the gap we keep behind it, were it to brake as hard:
-         * v^2 = v_lead^2 + 2 a (gap - keep). Closer than that, back off. */
-        double keep = 3.0 + 0.25 * v;
-        double lead_v = rs_max(tr.lead_speed, 0.0);
-        double room = tr.lead_gap_m - keep;
-        if (room >= 0.0)
-            follow_speed = rs_sqrt(lead_v * lead_v + 2.0 * follow_dec * room);
-        else
-            follow_speed = lead_v + 0.5 * room;
-        /* Creep up to a stopped car rather than wait behind it for ever:
-         * close enough, the pass logic finds a way round. */
-        if (tr.lead_gap_m > CREEP_GAP_M)
-            follow_speed = rs_max(follow_speed, CREEP_M_S);
     }
+    /* Follow: the speed from which most of the planned braking stops
+     * us at the gap we keep behind it, were it to brake as hard:
+     * v^2 = v_lead^2 + 2 a (gap - keep). Closer than that, back off. */
+    double follow_speed;
+    double keep = 3.0 + 0.25 * v;
+    double lead_v = rs_max(tr->lead_speed, 0.0);
+    double room = tr->lead_gap_m - keep;
+    if (room >= 0.0)
+        follow_speed = rs_sqrt(lead_v * lead_v + 2.0 * follow_dec * room);
+    else
+        follow_speed = lead_v + 0.5 * room;
+    /* Creep up to a stopped car rather than wait behind it for ever:
+     * close enough, the pass logic finds a way round. */
+    if (tr->lead_gap_m > CREEP_GAP_M)
+        follow_speed = rs_max(follow_speed, CREEP_M_S);
+    return follow_speed;
+}
+
+/* Clean running, the only time the understeer estimate learns: racing, no
+ * car beside it or close ahead, on the line, on the track, not sliding. */
+static bool clean_running(const rs_driver *d, const tick_view *t, const traffic *tr)
+{
     bool inside = true;
     for (int i = 0; i < 4; i++)
-        inside = inside && st.wheels[i].inside_limits;
-    bool clean = d->mode == RS_DRIVER_RACING && tr.min_offset < -1e8 && tr.max_offset > 1e8 &&
-                 (!tr.lead || tr.lead_gap_m > 30.0) && rs_abs(d->pass_offset) < 0.3 && inside &&
-                 rs_abs(vlat) < 0.1 * rs_abs(v) + 0.5;
-    /* The track's room beside the line, here and a little ahead, bounds
-     * the room the cars alongside leave. */
+        inside = inside && t->st.wheels[i].inside_limits;
+    return d->mode == RS_DRIVER_RACING && tr->min_offset < -1e8 && tr->max_offset > 1e8 &&
+           (!tr->lead || tr->lead_gap_m > 30.0) && rs_abs(d->pass_offset) < 0.3 && inside &&
+           rs_abs(t->vlat) < 0.1 * rs_abs(t->v) + 0.5;
+}
+
+/* The track's room beside the line, here and a little ahead: the offsets
+ * from the line the car's centre may take. */
+static void room_ahead(const rs_racing_line *l, line_pos here, double *lo, double *hi)
+{
     double room_lo = lerp_at(l, l->lo, here) - lerp_at(l, l->off, here);
     double room_hi = lerp_at(l, l->hi, here) - lerp_at(l, l->off, here);
     for (int k = 1; k <= 3; k++) {
@@ -525,33 +564,72 @@ rs_input rs_driver_update(rs_driver *d, const rs_world *world, rs_car_id car)
         room_lo = rs_max(room_lo, lerp_at(l, l->lo, soon) - lerp_at(l, l->off, soon));
         room_hi = rs_min(room_hi, lerp_at(l, l->hi, soon) - lerp_at(l, l->off, soon));
     }
-    tr.min_offset = rs_max(tr.min_offset, room_lo);
-    tr.max_offset = rs_min(tr.max_offset, room_hi);
-    pass_target = rs_clamp(pass_target, tr.min_offset, tr.max_offset);
-    if (tr.min_offset > tr.max_offset) {
+    *lo = room_lo;
+    *hi = room_hi;
+}
+
+/* Moves the passing offset towards pass_target, inside the room the track
+ * and the cars alongside leave. Returns follow_speed, lowered when the car
+ * is squeezed and must drop back. */
+static double move_pass_offset(rs_driver *d, const tick_view *t, traffic *tr,
+                               double pass_target, double follow_speed)
+{
+    /* The track's room bounds the room the cars alongside leave. */
+    double room_lo, room_hi;
+    room_ahead(d->line, t->here, &room_lo, &room_hi);
+    tr->min_offset = rs_max(tr->min_offset, room_lo);
+    tr->max_offset = rs_min(tr->max_offset, room_hi);
+    pass_target = rs_clamp(pass_target, tr->min_offset, tr->max_offset);
+    if (tr->min_offset > tr->max_offset) {
         /* Squeezed between a car alongside and the edge or another car:
          * take the middle and drop back behind the one ahead. */
-        pass_target = 0.5 * (tr.min_offset + tr.max_offset);
-        if (tr.side_speed < 1e8)
-            follow_speed = rs_min(follow_speed, rs_max(tr.side_speed - 3.0, 0.0));
+        pass_target = 0.5 * (tr->min_offset + tr->max_offset);
+        if (tr->side_speed < 1e8)
+            follow_speed = rs_min(follow_speed, rs_max(tr->side_speed - 3.0, 0.0));
     }
     double rate = (rs_abs(pass_target) > rs_abs(d->pass_offset) ? PASS_RATE_M_S : RETURN_RATE_M_S) *
-                  tick_dt;
+                  t->tick_dt;
     d->pass_offset = rate_limit(d->pass_offset, pass_target, rate);
     /* Never aim off the track: where the room beside the line shrinks, the
      * offset shrinks with it at once. */
     if (room_lo <= room_hi)
         d->pass_offset = rs_clamp(d->pass_offset, room_lo, room_hi);
+    return follow_speed;
+}
 
-    /* ---- mode changes */
+/* Looks at the cars around: keeps, starts or ends a pass, moves the passing
+ * offset, and returns the speed the traffic allows (1e9: no limit). *clean
+ * says whether this is clean running (clean_running). */
+static double plan_traffic(rs_driver *d, const rs_world *world, rs_car_id car,
+                           const tick_view *t, bool *clean)
+{
+    const rs_racing_line *l = d->line;
+    traffic tr;
+    double follow_dec = FOLLOW_BRAKE * rs_line_table(l->perf.brake_dec, rs_abs(t->v));
+    double range = rs_clamp(t->v * t->v / (2.0 * follow_dec) + 20.0, TRAFFIC_MIN_M, TRAFFIC_MAX_M);
+    scan_traffic(d, world, car, &t->st, &t->self, range, &tr);
+    double need = l->info.width_m + PASS_GAP_M + 0.4; /* clear of the in-path test */
+    double pass_target = keep_pass(d, &tr, t->v, need);
+    double follow_speed = follow_lead(d, &tr, t->v, follow_dec, need, &pass_target);
+    /* Before the track's room bounds the offsets: a car alongside, not the
+     * edge, is what makes running unclean. */
+    *clean = clean_running(d, t, &tr);
+    return move_pass_offset(d, t, &tr, pass_target, follow_speed);
+}
+
+/* ---- mode changes */
+
+static void update_mode(rs_driver *d, const tick_view *t)
+{
     d->mode_ticks++;
-    bool fits = forward_turn_fits(l, here, self.lat, dpsi);
-    if (before_start) {
+    bool fits = forward_turn_fits(d->line, t->here, t->self.lat, t->dpsi);
+    if (t->before_start) {
         d->stuck_ticks = 0;
         d->wrong_ticks = 0;
     } else if (d->mode == RS_DRIVER_RACING || d->mode == RS_DRIVER_REJOINING) {
-        d->stuck_ticks = (rs_abs(v) < 1.0 && d->throttle > 0.2) ? d->stuck_ticks + 1 : 0;
-        d->wrong_ticks = (rs_abs(dpsi) > MISALIGNED_RAD && speed < 6.0) ? d->wrong_ticks + 1 : 0;
+        d->stuck_ticks = (rs_abs(t->v) < 1.0 && d->throttle > 0.2) ? d->stuck_ticks + 1 : 0;
+        d->wrong_ticks =
+            (rs_abs(t->dpsi) > MISALIGNED_RAD && t->speed < 6.0) ? d->wrong_ticks + 1 : 0;
         /* Rejoining already turns at full lock towards the line; only a
          * wall (stuck) sends it back to reversing. */
         bool misaligned = d->wrong_ticks > MISALIGNED_TICKS && d->mode == RS_DRIVER_RACING;
@@ -559,168 +637,264 @@ rs_input rs_driver_update(rs_driver *d, const rs_world *world, rs_car_id car)
             set_mode(d, RS_DRIVER_REVERSING);
             /* Reversing with the wheels turned towards dpsi's sign turns the
              * nose the other way: back towards the racing direction. */
-            d->reverse_steer = dpsi >= 0.0 ? 1.0 : -1.0;
+            d->reverse_steer = t->dpsi >= 0.0 ? 1.0 : -1.0;
         } else if (misaligned) {
             set_mode(d, RS_DRIVER_REJOINING);
         } else if (d->mode == RS_DRIVER_REJOINING &&
-                   ((rs_abs(dpsi) < 0.35 && rs_abs(self.lat) < 2.5 && v > 4.0) ||
+                   ((rs_abs(t->dpsi) < 0.35 && rs_abs(t->self.lat) < 2.5 && t->v > 4.0) ||
                     d->mode_ticks > REJOIN_MAX_TICKS)) {
             set_mode(d, RS_DRIVER_RACING);
         }
     } else if (d->mode == RS_DRIVER_REVERSING) {
         /* Backed away from the wall and turned far enough that a forward
          * turn at full lock finishes the job (a three-point turn). */
-        bool turned = (rs_abs(dpsi) < MISALIGNED_RAD || fits) && d->mode_ticks > 60;
-        bool blocked = d->mode_ticks > 60 && rs_abs(v) < 0.3;
+        bool turned = (rs_abs(t->dpsi) < MISALIGNED_RAD || fits) && d->mode_ticks > 60;
+        bool blocked = d->mode_ticks > 60 && rs_abs(t->v) < 0.3;
         if (turned || blocked || d->mode_ticks > REVERSE_MAX_TICKS)
             set_mode(d, RS_DRIVER_REJOINING);
     }
+}
 
-    double steer, throttle = 0.0, brake = 0.0;
-    int gear = 1;
+/* ---- reversing */
 
-    if (d->mode == RS_DRIVER_REVERSING) {
-        gear = RS_GEAR_REVERSE;
-        if (v > 0.5) {
-            brake = 1.0;
-        } else {
-            throttle = v > -3.0 ? 0.45 : 0.0;
-            brake = v < -4.0 ? 0.3 : 0.0;
-        }
-        steer = rate_limit(d->steer, d->reverse_steer, STEER_RATE);
-        d->steer = steer;
-        d->throttle = throttle;
+static void drive_reverse(rs_driver *d, const tick_view *t, controls *c)
+{
+    double v = t->v;
+    c->gear = RS_GEAR_REVERSE;
+    c->throttle = 0.0;
+    c->brake = 0.0;
+    if (v > 0.5) {
+        c->brake = 1.0;
     } else {
-        /* ---- steering: pure pursuit from the rear axle */
-        double rx = st.pos_m[0] + l->rear_x_m * ch, ry = st.pos_m[1] + l->rear_x_m * sh;
-        double look = rs_clamp(LOOK_TIME_S * d->look_scale * rs_abs(v), LOOK_MIN_M, LOOK_MAX_M);
-        if (d->mode == RS_DRIVER_REJOINING)
-            look = LOOK_MIN_M + 2.0;
-        line_pos tp = advance(l, here, look);
-        double off = lerp_at(l, l->off, tp);
-        double shifted = rs_clamp(off + d->pass_offset, lerp_at(l, l->lo, tp), lerp_at(l, l->hi, tp));
-        double nx = lerp_at(l, l->nx, tp), ny = lerp_at(l, l->ny, tp);
-        double cx = lerp_at(l, l->cx, tp), cy = lerp_at(l, l->cy, tp);
-        double tx = cx + shifted * nx - rx, ty = cy + shifted * ny - ry;
-        double bx = ch * tx + sh * ty, by = -sh * tx + ch * ty;
-        double dist2 = bx * bx + by * by;
-        double k_pp = dist2 > 1e-6 ? 2.0 * by / dist2 : 0.0;
-        double L = l->info.wheelbase_m;
-        double delta = rs_atan(L * k_pp);
-        /* Steady-state slip angles: the front needs alpha_f, the rear
-         * turns the car by alpha_r, each about (lateral force / load) over
-         * the tyre's cornering-stiffness coefficient; with the aero load
-         * spread like the weight, force / load = a_y / (g + q v^2). */
-        double self_err = self.lat - d->pass_offset;
-        double n_lat = v * v * k_pp / (pf->g + pf->q_down * v * v);
-        double n_max = rs_line_table(pf->lat_acc, rs_abs(v)) / (pf->g + pf->q_down * v * v);
-        n_lat = rs_clamp(n_lat, -n_max, n_max);
-        delta += n_lat * (pf->slip_per_load[0] - pf->slip_per_load[1]);
-        /* The rest of the understeer (load transfer, the tyres' growing
-         * slip near their limit) rises faster than the lateral force: a
-         * term in n |n| / n_max, its gain learnt from how far the car runs
-         * wide in corners, only in clean running (no car beside it, on the
-         * line, on the track, not sliding). */
-        double shape = n_max > 0.0 ? n_lat * rs_abs(n_lat) / n_max : 0.0;
-        delta += d->understeer * shape;
-        if (clean && v > 8.0 && rs_abs(n_lat) > 0.3 * n_max)
-            d->understeer = rs_clamp(d->understeer - US_LEARN * self_err * shape * tick_dt,
-                                     US_MIN, US_MAX);
-        /* Stanley's cross-track term (Thrun et al., "Stanley: the robot
-         * that won the DARPA Grand Challenge", 2006), softened at speed. */
-        delta -= rs_atan(LAT_GAIN * self_err / (rs_abs(v) + 5.0));
-        if (bx < 0.0) /* target behind: turn towards it at full lock */
-            delta = by >= 0.0 ? l->info.steer_lock_rad : -l->info.steer_lock_rad;
-        /* Yaw-rate feedback: a real car needs more than the kinematic angle
-         * (understeer) and must be caught when it yaws too much. */
-        if (v > 3.0) {
-            double r_des = v * k_pp;
-            delta += YAW_GAIN_S * (r_des - yaw_rate) * rs_min(v / 10.0, 3.0);
-        }
-        /* Counter-steer a slide: point the front wheels along the travel. */
-        double beta = v > 2.0 ? rs_atan2(vlat, v) : 0.0;
-        bool sliding = rs_abs(beta) > SLIDE_BETA_RAD && speed > 5.0;
-        bool spinning = (rs_abs(beta) > SPIN_BETA_RAD || v < -1.0) && speed > 5.0;
-        if (sliding)
-            delta = delta + (rs_abs(beta) - SLIDE_BETA_RAD) * rs_sign(beta);
-        double want = rs_clamp(delta / l->info.steer_lock_rad, -1.0, 1.0);
-        steer = rate_limit(d->steer, want, STEER_RATE);
-        d->steer = steer;
-
-        /* ---- speed */
-        line_pos sp = advance(l, here, rs_max(v, 0.0) * SPEED_LOOK_S + 1.0);
-        line_pos sp2 = advance(l, sp, 5.0);
-        double vt = pace * lerp_at(l, l->v, sp);
-        double vt2 = pace * lerp_at(l, l->v, sp2);
-        double a_ff = (vt2 * vt2 - vt * vt) / 10.0;
-        /* Off the line a corner is tighter (or longer): a little slower
-         * there, in proportion to how much the line turns. */
-        double kap = rs_abs(lerp_at(l, l->kappa, sp));
-        vt *= 1.0 - rs_min(OFFLINE_SLOW * kap * rs_abs(d->pass_offset), 0.15);
-        if (d->mode == RS_DRIVER_REJOINING)
-            vt = rs_min(vt, REJOIN_SPEED_M_S), a_ff = rs_min(a_ff, 0.0);
-        if (vt > follow_speed) {
-            vt = rs_max(follow_speed, 0.0);
-            a_ff = rs_min(a_ff, 0.0);
-        }
-        d->status.target_speed_m_s = vt;
-        /* The integral catches what the plan leaves out (cornering drag of
-         * slipping tyres, shift gaps); it only builds while the car is
-         * short of the target and the pedals are not saturated. */
-        double err = vt - v;
-        if (err > 0.0 && err < 3.0 && d->throttle < 0.99 && !before_start)
-            d->speed_int = rs_min(d->speed_int + SPEED_INT_GAIN * err * tick_dt, SPEED_INT_MAX);
-        else if (err < 0.0)
-            d->speed_int = rs_max(d->speed_int + 4.0 * SPEED_INT_GAIN * err * tick_dt, 0.0);
-        double a_cmd = a_ff + SPEED_GAIN * err + d->speed_int;
-        double resist = pf->q_drag * v * v + pf->roll * (pf->g + pf->q_down * v * v);
-        double drive = rs_max(rs_line_table(pf->force, rs_max(v, 0.0)), 0.5);
-        if (a_cmd + resist >= 0.0)
-            throttle = rs_clamp((a_cmd + resist) / drive, 0.0, 1.0);
-        else
-            brake = rs_clamp((-a_cmd - resist) / pf->brake_acc, 0.0, 1.0);
-        if (before_start)
-            throttle = 0.0, brake = 1.0;
-        /* Rolling backwards (after reversing, or pushed): stop before the
-         * gearbox can take a forward gear. */
-        if (v < -0.5)
-            throttle = 0.0, brake = 1.0;
-
-        /* ---- traction control and anti-lock on the wheels' slip */
-        double slip_max = 0.0, slip_min = 0.0;
-        for (int i = 0; i < 2; i++) {
-            double s = st.wheels[l->driven[i]].slip_ratio;
-            slip_max = rs_max(slip_max, s);
-        }
-        for (int i = 0; i < 4; i++)
-            slip_min = rs_min(slip_min, st.wheels[i].slip_ratio);
-        if (speed > 3.0 && slip_max > TC_SLIP)
-            d->tc = rs_max(d->tc * 0.8, 0.1);
-        else
-            d->tc = rs_min(d->tc + 0.05, 1.0);
-        if (speed > 3.0 && slip_min < -ABS_SLIP)
-            d->abs_gain = rs_max(d->abs_gain * 0.75, 0.2);
-        else
-            d->abs_gain = rs_min(d->abs_gain + 0.05, 1.0);
-        throttle *= d->tc;
-        brake *= d->abs_gain;
-        if (sliding)
-            throttle *= 0.5;
-        if (spinning) {
-            throttle = 0.0;
-            brake = d->abs_gain;
-        }
-        d->throttle = throttle;
-        gear = choose_gear(l, st.gear, rs_max(v, 0.0), st.engine_rpm);
+        c->throttle = v > -3.0 ? 0.45 : 0.0;
+        c->brake = v < -4.0 ? 0.3 : 0.0;
     }
+    c->steer = rate_limit(d->steer, d->reverse_steer, STEER_RATE);
+    d->steer = c->steer;
+    d->throttle = c->throttle;
+}
 
+/* ---- steering: pure pursuit from the rear axle */
+
+/* The curvature of the arc from the rear axle through the target point,
+ * the line's point a speed-dependent distance ahead shifted by the passing
+ * offset; (*bx, *by) is that point in the body frame. */
+static double pursuit_curvature(const rs_driver *d, const tick_view *t, double *bx, double *by)
+{
+    const rs_racing_line *l = d->line;
+    double ch = t->ch, sh = t->sh;
+    double rx = t->st.pos_m[0] + l->rear_x_m * ch, ry = t->st.pos_m[1] + l->rear_x_m * sh;
+    double look = rs_clamp(LOOK_TIME_S * d->look_scale * rs_abs(t->v), LOOK_MIN_M, LOOK_MAX_M);
+    if (d->mode == RS_DRIVER_REJOINING)
+        look = LOOK_MIN_M + 2.0;
+    line_pos tp = advance(l, t->here, look);
+    double off = lerp_at(l, l->off, tp);
+    double shifted = rs_clamp(off + d->pass_offset, lerp_at(l, l->lo, tp), lerp_at(l, l->hi, tp));
+    double nx = lerp_at(l, l->nx, tp), ny = lerp_at(l, l->ny, tp);
+    double cx = lerp_at(l, l->cx, tp), cy = lerp_at(l, l->cy, tp);
+    double tx = cx + shifted * nx - rx, ty = cy + shifted * ny - ry;
+    double x = ch * tx + sh * ty, y = -sh * tx + ch * ty;
+    *bx = x;
+    *by = y;
+    double dist2 = x * x + y * y;
+    return dist2 > 1e-6 ? 2.0 * y / dist2 : 0.0;
+}
+
+/* Adds to delta the steady slip angles the car needs on an arc of
+ * curvature k_pp, and learns the understeer part in clean running. */
+static double add_steady_slip(rs_driver *d, const tick_view *t, double k_pp, bool clean,
+                              double delta)
+{
+    const rs_line_perf *pf = &d->line->perf;
+    double v = t->v;
+    /* Steady-state slip angles: the front needs alpha_f, the rear
+     * turns the car by alpha_r, each about (lateral force / load) over
+     * the tyre's cornering-stiffness coefficient; with the aero load
+     * spread like the weight, force / load = a_y / (g + q v^2). */
+    double self_err = t->self.lat - d->pass_offset;
+    double n_lat = v * v * k_pp / (pf->g + pf->q_down * v * v);
+    double n_max = rs_line_table(pf->lat_acc, rs_abs(v)) / (pf->g + pf->q_down * v * v);
+    n_lat = rs_clamp(n_lat, -n_max, n_max);
+    delta += n_lat * (pf->slip_per_load[0] - pf->slip_per_load[1]);
+    /* The rest of the understeer (load transfer, the tyres' growing
+     * slip near their limit) rises faster than the lateral force: a
+     * term in n |n| / n_max, its gain learnt from how far the car runs
+     * wide in corners, only in clean running (no car beside it, on the
+     * line, on the track, not sliding). */
+    double shape = n_max > 0.0 ? n_lat * rs_abs(n_lat) / n_max : 0.0;
+    delta += d->understeer * shape;
+    if (clean && v > 8.0 && rs_abs(n_lat) > 0.3 * n_max)
+        d->understeer = rs_clamp(d->understeer - US_LEARN * self_err * shape * t->tick_dt,
+                                 US_MIN, US_MAX);
+    return delta;
+}
+
+/* Whether the car slides (counter-steer, less throttle) or spins (off the
+ * throttle, on the brakes). */
+typedef struct slide {
+    bool sliding, spinning;
+} slide;
+
+/* The steering input, rate-limited; fills *s for the pedals. */
+static double steer_on_line(rs_driver *d, const tick_view *t, bool clean, slide *s)
+{
+    const rs_racing_line *l = d->line;
+    double v = t->v;
+    double bx, by;
+    double k_pp = pursuit_curvature(d, t, &bx, &by);
+    double L = l->info.wheelbase_m;
+    double delta = rs_atan(L * k_pp);
+    delta = add_steady_slip(d, t, k_pp, clean, delta);
+    /* Stanley's cross-track term (Thrun et al., "Stanley: the robot
+     * that won the DARPA Grand Challenge", 2006), softened at speed. */
+    double self_err = t->self.lat - d->pass_offset;
+    delta -= rs_atan(LAT_GAIN * self_err / (rs_abs(v) + 5.0));
+    if (bx < 0.0) /* target behind: turn towards it at full lock */
+        delta = by >= 0.0 ? l->info.steer_lock_rad : -l->info.steer_lock_rad;
+    /* Yaw-rate feedback: a real car needs more than the kinematic angle
+     * (understeer) and must be caught when it yaws too much. */
+    if (v > 3.0) {
+        double r_des = v * k_pp;
+        delta += YAW_GAIN_S * (r_des - t->st.angvel_rad_s[2]) * rs_min(v / 10.0, 3.0);
+    }
+    /* Counter-steer a slide: point the front wheels along the travel. */
+    double beta = v > 2.0 ? rs_atan2(t->vlat, v) : 0.0;
+    s->sliding = rs_abs(beta) > SLIDE_BETA_RAD && t->speed > 5.0;
+    s->spinning = (rs_abs(beta) > SPIN_BETA_RAD || v < -1.0) && t->speed > 5.0;
+    if (s->sliding)
+        delta = delta + (rs_abs(beta) - SLIDE_BETA_RAD) * rs_sign(beta);
+    double want = rs_clamp(delta / l->info.steer_lock_rad, -1.0, 1.0);
+    d->steer = rate_limit(d->steer, want, STEER_RATE);
+    return d->steer;
+}
+
+/* ---- speed */
+
+/* The speed to drive at, a little ahead on the profile, and the profile's
+ * own acceleration there (*a_ff, the feed-forward). */
+static double target_speed(rs_driver *d, const tick_view *t, double follow_speed, double *a_ff)
+{
+    const rs_racing_line *l = d->line;
+    line_pos sp = advance(l, t->here, rs_max(t->v, 0.0) * SPEED_LOOK_S + 1.0);
+    line_pos sp2 = advance(l, sp, 5.0);
+    double vt = t->pace * lerp_at(l, l->v, sp);
+    double vt2 = t->pace * lerp_at(l, l->v, sp2);
+    *a_ff = (vt2 * vt2 - vt * vt) / 10.0;
+    /* Off the line a corner is tighter (or longer): a little slower
+     * there, in proportion to how much the line turns. */
+    double kap = rs_abs(lerp_at(l, l->kappa, sp));
+    vt *= 1.0 - rs_min(OFFLINE_SLOW * kap * rs_abs(d->pass_offset), 0.15);
+    if (d->mode == RS_DRIVER_REJOINING)
+        vt = rs_min(vt, REJOIN_SPEED_M_S), *a_ff = rs_min(*a_ff, 0.0);
+    if (vt > follow_speed) {
+        vt = rs_max(follow_speed, 0.0);
+        *a_ff = rs_min(*a_ff, 0.0);
+    }
+    return vt;
+}
+
+/* Throttle or brake from the speed error: feed-forward, proportional and
+ * integral, through the engine's drive force and the brakes' deceleration. */
+static void set_pedals(rs_driver *d, const tick_view *t, double vt, double a_ff, controls *c)
+{
+    const rs_line_perf *pf = &d->line->perf;
+    double v = t->v;
+    c->throttle = 0.0;
+    c->brake = 0.0;
+    /* The integral catches what the plan leaves out (cornering drag of
+     * slipping tyres, shift gaps); it only builds while the car is
+     * short of the target and the pedals are not saturated. */
+    double err = vt - v;
+    if (err > 0.0 && err < 3.0 && d->throttle < 0.99 && !t->before_start)
+        d->speed_int = rs_min(d->speed_int + SPEED_INT_GAIN * err * t->tick_dt, SPEED_INT_MAX);
+    else if (err < 0.0)
+        d->speed_int = rs_max(d->speed_int + 4.0 * SPEED_INT_GAIN * err * t->tick_dt, 0.0);
+    double a_cmd = a_ff + SPEED_GAIN * err + d->speed_int;
+    double resist = pf->q_drag * v * v + pf->roll * (pf->g + pf->q_down * v * v);
+    double drive = rs_max(rs_line_table(pf->force, rs_max(v, 0.0)), 0.5);
+    if (a_cmd + resist >= 0.0)
+        c->throttle = rs_clamp((a_cmd + resist) / drive, 0.0, 1.0);
+    else
+        c->brake = rs_clamp((-a_cmd - resist) / pf->brake_acc, 0.0, 1.0);
+    if (t->before_start)
+        c->throttle = 0.0, c->brake = 1.0;
+    /* Rolling backwards (after reversing, or pushed): stop before the
+     * gearbox can take a forward gear. */
+    if (v < -0.5)
+        c->throttle = 0.0, c->brake = 1.0;
+}
+
+/* ---- traction control and anti-lock on the wheels' slip */
+
+static void trim_on_slip(rs_driver *d, const tick_view *t, const slide *s, controls *c)
+{
+    const rs_racing_line *l = d->line;
+    double slip_max = 0.0, slip_min = 0.0;
+    for (int i = 0; i < 2; i++) {
+        double slip = t->st.wheels[l->driven[i]].slip_ratio;
+        slip_max = rs_max(slip_max, slip);
+    }
+    for (int i = 0; i < 4; i++)
+        slip_min = rs_min(slip_min, t->st.wheels[i].slip_ratio);
+    if (t->speed > 3.0 && slip_max > TC_SLIP)
+        d->tc = rs_max(d->tc * 0.8, 0.1);
+    else
+        d->tc = rs_min(d->tc + 0.05, 1.0);
+    if (t->speed > 3.0 && slip_min < -ABS_SLIP)
+        d->abs_gain = rs_max(d->abs_gain * 0.75, 0.2);
+    else
+        d->abs_gain = rs_min(d->abs_gain + 0.05, 1.0);
+    c->throttle *= d->tc;
+    c->brake *= d->abs_gain;
+    if (s->sliding)
+        c->throttle *= 0.5;
+    if (s->spinning) {
+        c->throttle = 0.0;
+        c->brake = d->abs_gain;
+    }
+}
+
+/* Racing or rejoining: steering, pedals and gear from the line. */
+static void drive_on_line(rs_driver *d, const tick_view *t, bool clean, double follow_speed,
+                          controls *c)
+{
+    slide s;
+    c->steer = steer_on_line(d, t, clean, &s);
+    double a_ff;
+    double vt = target_speed(d, t, follow_speed, &a_ff);
+    d->status.target_speed_m_s = vt;
+    set_pedals(d, t, vt, a_ff, c);
+    trim_on_slip(d, t, &s, c);
+    d->throttle = c->throttle;
+    c->gear = choose_gear(d->line, t->st.gear, rs_max(t->v, 0.0), t->st.engine_rpm);
+}
+
+static void publish_status(rs_driver *d, const tick_view *t)
+{
+    const rs_racing_line *l = d->line;
     d->status.mode = d->mode;
-    d->status.line_index = self.j;
-    d->status.line_s_m = l->s[self.j] + self.t * l->seg[self.j];
-    d->status.lateral_error_m = self.lat - d->pass_offset;
+    d->status.line_index = t->self.j;
+    d->status.line_s_m = l->s[t->self.j] + t->self.t * l->seg[t->self.j];
+    d->status.lateral_error_m = t->self.lat - d->pass_offset;
     d->status.pass_offset_m = d->pass_offset;
     d->status.recoveries = d->recoveries;
     if (d->mode == RS_DRIVER_REVERSING)
         d->status.target_speed_m_s = 0.0;
-    return make_input(steer, throttle, brake, gear);
+}
+
+rs_input rs_driver_update(rs_driver *d, const rs_world *world, rs_car_id car)
+{
+    tick_view t;
+    if (!observe(d, world, car, &t))
+        return make_input(0.0, 0.0, 1.0, RS_GEAR_KEEP);
+    bool clean;
+    double follow_speed = plan_traffic(d, world, car, &t, &clean);
+    update_mode(d, &t);
+    controls c;
+    if (d->mode == RS_DRIVER_REVERSING)
+        drive_reverse(d, &t, &c);
+    else
+        drive_on_line(d, &t, clean, follow_speed, &c);
+    publish_status(d, &t);
+    return make_input(c.steer, c.throttle, c.brake, c.gear);
 }

@@ -7,6 +7,8 @@
 #ifndef RS_DRIVER_INTERNAL_H
 #define RS_DRIVER_INTERNAL_H
 
+#include <string.h>
+
 #include "racesim/driver.h"
 #include "tire.h"
 
@@ -38,6 +40,20 @@ typedef struct rs_line_perf {
 
 /* Table lookup with linear interpolation, clamped to the table's ends. */
 double rs_line_table(const double *table, double v);
+
+/* The operating point the driver's tyre figures are taken at: steady state
+ * at load fz_n and 20 m/s, full grip, no slip, no camber (the caller sets
+ * the slip it sweeps). */
+static inline rs_tire_in rs_line_steady_tire_in(double fz_n)
+{
+    rs_tire_in in;
+    memset(&in, 0, sizeof in);
+    in.fz_n = fz_n;
+    in.vx_m_s = 20.0;
+    in.grip_scale = 1.0;
+    in.mode = RS_TIRE_STEADY;
+    return in;
+}
 
 /* Peak |Fy| / Fz of a tyre at load fz_n (pure cornering, zero camber, the
  * mean of both directions); 0 for no load. In cardinfo.c. */

@@ -13,52 +13,53 @@
 #include "detmath.h"
 
 
-static double curve_torque(const rs_car_params_data *d, double rpm)
+static double curve_torque(const rs_car_params_data *def, double rpm)
 {
-    uint32_t n = d->curve_points;
-    if (rpm <= d->curve_rpm[0])
-        return d->curve_nm[0];
-    if (rpm >= d->curve_rpm[n - 1])
-        return d->curve_nm[n - 1];
+    uint32_t n = def->curve_points;
+    if (rpm <= def->curve_rpm[0])
+        return def->curve_nm[0];
+    if (rpm >= def->curve_rpm[n - 1])
+        return def->curve_nm[n - 1];
     uint32_t i = 1;
-    while (d->curve_rpm[i] < rpm)
+    while (def->curve_rpm[i] < rpm)
         i++;
-    double r0 = d->curve_rpm[i - 1], r1 = d->curve_rpm[i];
+    double r0 = def->curve_rpm[i - 1], r1 = def->curve_rpm[i];
     double t = (rpm - r0) / (r1 - r0);
-    return d->curve_nm[i - 1] + t * (d->curve_nm[i] - d->curve_nm[i - 1]);
+    return def->curve_nm[i - 1] + t * (def->curve_nm[i] - def->curve_nm[i - 1]);
 }
 
-double rs_engine_torque(const rs_car_params_data *d, double omega_e, double throttle)
+double rs_engine_torque(const rs_car_params_data *def, double omega_e, double throttle)
 {
     double rpm = omega_e * RS_RPM_PER_RAD_S;
     /* Soft rev limiter: fuel is cut progressively over the last 100 rpm, so
      * the engine settles at the limiter instead of bouncing off it. */
-    double cut = rs_clamp((d->redline_rpm + 100.0 - rpm) / 100.0, 0.0, 1.0);
+    double cut = rs_clamp((def->redline_rpm + 100.0 - rpm) / 100.0, 0.0, 1.0);
     double thr = rs_clamp(throttle, 0.0, 1.0) * cut;
     /* Engine braking: friction and pumping losses rise with engine speed. */
-    double span = d->redline_rpm - d->idle_rpm;
-    double f = rs_clamp((rpm - d->idle_rpm) / span, 0.0, 1.5);
-    double brake = d->engine_brake_idle_nm + f * (d->engine_brake_nm - d->engine_brake_idle_nm);
+    double span = def->redline_rpm - def->idle_rpm;
+    double f = rs_clamp((rpm - def->idle_rpm) / span, 0.0, 1.5);
+    double brake =
+        def->engine_brake_idle_nm + f * (def->engine_brake_nm - def->engine_brake_idle_nm);
     if (rpm < 0.0)
         brake = -brake; /* losses always oppose rotation */
-    else if (rpm < d->idle_rpm * 0.5)
-        brake *= rpm / (d->idle_rpm * 0.5);
-    return thr * curve_torque(d, rpm) - (1.0 - thr) * brake;
+    else if (rpm < def->idle_rpm * 0.5)
+        brake *= rpm / (def->idle_rpm * 0.5);
+    return thr * curve_torque(def, rpm) - (1.0 - thr) * brake;
 }
 
-double rs_idle_throttle(const rs_car_params_data *d, double omega_e)
+double rs_idle_throttle(const rs_car_params_data *def, double omega_e)
 {
     /* Proportional idle governor: fully open 20 % below idle. */
     double rpm = omega_e * RS_RPM_PER_RAD_S;
-    return rs_clamp((d->idle_rpm - rpm) / (0.2 * d->idle_rpm) + 0.02, 0.0, 1.0);
+    return rs_clamp((def->idle_rpm - rpm) / (0.2 * def->idle_rpm) + 0.02, 0.0, 1.0);
 }
 
-double rs_gear_ratio(const rs_car_params_data *d, int gear)
+double rs_gear_ratio(const rs_car_params_data *def, int gear)
 {
-    if (gear > 0 && (uint32_t)gear <= d->gears)
-        return d->gear_ratio[gear - 1] * d->final_drive;
+    if (gear > 0 && (uint32_t)gear <= def->gears)
+        return def->gear_ratio[gear - 1] * def->final_drive;
     if (gear < 0)
-        return -d->reverse_ratio * d->final_drive;
+        return -def->reverse_ratio * def->final_drive;
     return 0.0;
 }
 
@@ -80,7 +81,7 @@ typedef struct carrier {
     int mode;          /* 0 open, 1 locked, 2 LSD slipping with bias */
 } carrier;
 
-static carrier carrier_response(const rs_car_params_data *d, const rs_wheel_response *L,
+static carrier carrier_response(const rs_car_params_data *def, const rs_wheel_response *L,
                                 const rs_wheel_response *R, double torque_guess)
 {
     carrier c = {0.0, 0.0, 0.0, 0};
@@ -89,16 +90,16 @@ static carrier carrier_response(const rs_car_params_data *d, const rs_wheel_resp
     if (qs == 0.0) /* both wheels held by their brakes: the carrier is rigid */
         return c;
     double P_lock = (L->p * R->q + R->p * L->q) / qs, Q_lock = L->q * R->q / qs;
-    if (d->diff == RS_DIFF_OPEN) {
+    if (def->diff == RS_DIFF_OPEN) {
         c.P = P_open, c.Q = Q_open, c.mode = 0;
-    } else if (d->diff == RS_DIFF_LOCKED) {
+    } else if (def->diff == RS_DIFF_LOCKED) {
         c.P = P_lock, c.Q = Q_lock, c.mode = 1;
     } else {
         /* Locked split: T_L - T_R needed to keep both wheels at one speed. */
         double tl = (R->p - L->p + R->q * torque_guess) / qs;
         double diff = 2.0 * tl - torque_guess;
-        double ramp = torque_guess >= 0.0 ? d->diff_power_ramp : d->diff_coast_ramp;
-        double limit = d->diff_preload_nm + ramp * rs_abs(torque_guess);
+        double ramp = torque_guess >= 0.0 ? def->diff_power_ramp : def->diff_coast_ramp;
+        double limit = def->diff_preload_nm + ramp * rs_abs(torque_guess);
         if (rs_abs(diff) <= limit) {
             c.P = P_lock, c.Q = Q_lock, c.mode = 1;
         } else {
@@ -147,13 +148,13 @@ static void friction_regimes(const rs_wheel_response in[4], const double guess_n
     }
 }
 
-void rs_driveline_solve(const rs_car_params_data *d, const rs_driveline_in *in,
+void rs_driveline_solve(const rs_car_params_data *def, const rs_driveline_in *in,
                         const rs_wheel_response resp[4], rs_driveline_out *out)
 {
-    const double ie = d->engine_inertia_kg_m2;
+    const double ie = def->engine_inertia_kg_m2;
     const int il = in->driven[0], ir = in->driven[1];
     double G = in->ratio;
-    double eta = d->driveline_efficiency;
+    double eta = def->driveline_efficiency;
     double t_cl = 0.0, t_w = 0.0;
     int locked = 0;
     double guess[4] = {0.0, 0.0, 0.0, 0.0};
@@ -163,7 +164,7 @@ void rs_driveline_solve(const rs_car_params_data *d, const rs_driveline_in *in,
     guess[il] = guess[ir] = 0.5 * in->lsd_prev_nm;
     friction_regimes(resp, guess, eff, dir);
     const rs_wheel_response *L = &eff[il], *R = &eff[ir];
-    carrier c = carrier_response(d, L, R, in->lsd_prev_nm);
+    carrier c = carrier_response(def, L, R, in->lsd_prev_nm);
 
     if (G != 0.0 && in->clutch_nm > 0.0) {
         /* Clutch torque that makes engine speed equal G * carrier speed at
@@ -180,7 +181,7 @@ void rs_driveline_solve(const rs_car_params_data *d, const rs_driveline_in *in,
             locked = t_lock == t_cl;
             double carrier_speed = c.P + c.Q * G * e * t_cl;
             double e2 = t_cl * G * carrier_speed >= 0.0 ? eta : 1.0 / eta;
-            carrier c2 = carrier_response(d, L, R, G * e2 * t_cl);
+            carrier c2 = carrier_response(def, L, R, G * e2 * t_cl);
             if (e2 == e && c2.mode == c.mode && c2.split_bias == c.split_bias)
                 break;
             e = e2;

@@ -21,15 +21,15 @@
 /* Engine torque at speed omega_e (rad/s) and effective throttle in [0, 1]:
  * throttle * full-load curve - (1 - throttle) * engine braking, with the soft
  * rev limiter applied. */
-double rs_engine_torque(const rs_car_params_data *d, double omega_e, double throttle);
+double rs_engine_torque(const rs_car_params_data *def, double omega_e, double throttle);
 
 /* The idle controller's throttle: opens as the engine falls below idle so
  * the engine does not stall. */
-double rs_idle_throttle(const rs_car_params_data *d, double omega_e);
+double rs_idle_throttle(const rs_car_params_data *def, double omega_e);
 
 /* Overall signed ratio (gearbox * final drive) for a gear: negative in
  * reverse, 0 in neutral. */
-double rs_gear_ratio(const rs_car_params_data *d, int gear);
+double rs_gear_ratio(const rs_car_params_data *def, int gear);
 
 typedef struct rs_wheel_response {
     double p, q;         /* free response: omega+ = p + q * T_drive */
@@ -56,7 +56,7 @@ typedef struct rs_driveline_out {
 } rs_driveline_out;
 
 /* One implicit driveline substep. Deterministic; never fails. */
-void rs_driveline_solve(const rs_car_params_data *d, const rs_driveline_in *in,
+void rs_driveline_solve(const rs_car_params_data *def, const rs_driveline_in *in,
                         const rs_wheel_response resp[4], rs_driveline_out *out);
 
 /* Applies a friction torque of capacity B to a wheel whose free response to

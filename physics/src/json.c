@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "racesim/base/err.h"
+#include "racesim/base/text.h"
+
 /* ------------------------------------------------------------------ arena */
 
 typedef struct arena_block {
@@ -114,21 +117,18 @@ static uint32_t column_now(const parser *p)
     return col > UINT32_MAX ? UINT32_MAX : (uint32_t)col;
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
+RS_PRINTF(4, 5)
 static bool fail_at(parser *p, uint32_t line, uint32_t column, const char *fmt, ...)
 {
     char msg[160];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    rs_verrf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (p->status == RS_OK) {
         p->status = RS_ERR_PARSE;
-        if (p->err && p->err_len)
-            snprintf(p->err, p->err_len, "%s:%u:%u: %s", p->name, (unsigned)line,
-                     (unsigned)column, msg);
+        rs_errf(p->err, p->err_len, "%s:%u:%u: %s", p->name, (unsigned)line, (unsigned)column,
+                msg);
     }
     return false;
 }
@@ -137,8 +137,7 @@ static bool fail_nomem(parser *p)
 {
     if (p->status == RS_OK) {
         p->status = RS_ERR_NOMEM;
-        if (p->err && p->err_len)
-            snprintf(p->err, p->err_len, "%s: out of memory", p->name);
+        rs_errf(p->err, p->err_len, "%s: out of memory", p->name);
     }
     return false;
 }
@@ -217,17 +216,6 @@ static bool close_container(parser *p, size_t base, rs_json *out)
 
 /* ---------------------------------------------------------------- strings */
 
-static int hex_digit(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Reads the 4 hex digits of a \u escape whose backslash is at p->pos. */
 static bool read_u_escape(parser *p, unsigned *out)
 {
@@ -236,7 +224,7 @@ static bool read_u_escape(parser *p, unsigned *out)
         return fail_at(p, p->line, col, "\\u escape needs 4 hex digits");
     unsigned v = 0;
     for (size_t i = 2; i < 6; i++) {
-        int d = hex_digit(p->s[p->pos + i]);
+        int d = rs_hex_digit(p->s[p->pos + i]);
         if (d < 0)
             return fail_at(p, p->line, col, "\\u escape needs 4 hex digits");
         v = v * 16u + (unsigned)d;
@@ -546,43 +534,36 @@ static bool check_duplicates(parser *p, const rs_json_member *m, size_t n)
     return fail_at(p, m[dup].key_line, m[dup].key_column, "duplicate key \"%.60s\"", m[dup].key);
 }
 
-static bool parse_array(parser *p, rs_json *out, unsigned depth)
+/* An object member's key, the ':' after it and the whitespace up to the
+ * value. */
+static bool parse_key(parser *p, rs_json_member *m)
 {
-    size_t base = p->stack_len;
-    out->kind = RS_JSON_ARRAY;
-    p->pos++; /* '[' */
+    if (!at(p, '"'))
+        return fail_expected(p, "a string key");
+    m->key_line = p->line;
+    m->key_column = column_now(p);
+    if (!parse_string(p, &m->key, &m->key_len))
+        return false;
     skip_ws(p);
-    if (at(p, ']')) {
-        p->pos++;
-        return close_container(p, base, out);
-    }
-    for (;;) {
-        rs_json_member m;
-        memset(&m, 0, sizeof m);
-        skip_ws(p);
-        if (at(p, ']'))
-            return fail_at(p, p->line, column_now(p), "trailing comma before ']'");
-        if (!parse_value(p, &m.value, depth + 1) || !push_child(p, &m))
-            return false;
-        skip_ws(p);
-        if (at(p, ',')) {
-            p->pos++;
-        } else if (at(p, ']')) {
-            p->pos++;
-            return close_container(p, base, out);
-        } else {
-            return fail_expected(p, "',' or ']'");
-        }
-    }
+    if (!at(p, ':'))
+        return fail_expected(p, "':' after the key");
+    p->pos++;
+    skip_ws(p);
+    return true;
 }
 
-static bool parse_object(parser *p, rs_json *out, unsigned depth)
+/* Parses the array or object whose '[' or '{' is at p->pos. The two differ
+ * only in the key before each object member and in the keys having to be
+ * unique. */
+static bool parse_container(parser *p, rs_json *out, unsigned depth)
 {
+    bool object = p->s[p->pos] == '{';
+    char close = object ? '}' : ']';
     size_t base = p->stack_len;
-    out->kind = RS_JSON_OBJECT;
-    p->pos++; /* '{' */
+    out->kind = object ? RS_JSON_OBJECT : RS_JSON_ARRAY;
+    p->pos++;
     skip_ws(p);
-    if (at(p, '}')) {
+    if (at(p, close)) {
         p->pos++;
         return close_container(p, base, out);
     }
@@ -590,30 +571,22 @@ static bool parse_object(parser *p, rs_json *out, unsigned depth)
         rs_json_member m;
         memset(&m, 0, sizeof m);
         skip_ws(p);
-        if (at(p, '}'))
-            return fail_at(p, p->line, column_now(p), "trailing comma before '}'");
-        if (!at(p, '"'))
-            return fail_expected(p, "a string key");
-        m.key_line = p->line;
-        m.key_column = column_now(p);
-        if (!parse_string(p, &m.key, &m.key_len))
+        if (at(p, close))
+            return fail_at(p, p->line, column_now(p), "trailing comma before '%c'", close);
+        if (object && !parse_key(p, &m))
             return false;
-        skip_ws(p);
-        if (!at(p, ':'))
-            return fail_expected(p, "':' after the key");
-        p->pos++;
-        skip_ws(p);
         if (!parse_value(p, &m.value, depth + 1) || !push_child(p, &m))
             return false;
         skip_ws(p);
         if (at(p, ',')) {
             p->pos++;
-        } else if (at(p, '}')) {
+        } else if (at(p, close)) {
             p->pos++;
-            return check_duplicates(p, p->stack + base, p->stack_len - base) &&
-                   close_container(p, base, out);
+            if (object && !check_duplicates(p, p->stack + base, p->stack_len - base))
+                return false;
+            return close_container(p, base, out);
         } else {
-            return fail_expected(p, "',' or '}'");
+            return fail_expected(p, object ? "',' or '}'" : "',' or ']'");
         }
     }
 }
@@ -632,9 +605,8 @@ static bool parse_value(parser *p, rs_json *out, unsigned depth)
                        (unsigned)RS_JSON_MAX_DEPTH);
     switch (c) {
     case '[':
-        return parse_array(p, out, depth);
     case '{':
-        return parse_object(p, out, depth);
+        return parse_container(p, out, depth);
     case '"':
         out->kind = RS_JSON_STRING;
         return parse_string(p, &out->str, &out->len);
@@ -662,9 +634,8 @@ rs_status rs_json_parse(const char *text, size_t len, const char *name, rs_json_
         err[0] = 0;
     *out = NULL;
     if (p.len > RS_JSON_MAX_BYTES) {
-        if (err && err_len)
-            snprintf(err, err_len, "%s: document larger than %u bytes", p.name,
-                     (unsigned)RS_JSON_MAX_BYTES);
+        rs_errf(err, err_len, "%s: document larger than %u bytes", p.name,
+                (unsigned)RS_JSON_MAX_BYTES);
         return RS_ERR_PARSE;
     }
     rs_json_doc *doc = calloc(1, sizeof *doc);
@@ -883,16 +854,56 @@ void rs_json_format_number(double v, char buf[32])
     buf[n] = 0;
 }
 
+/* One byte of a string literal as it is written: escaped or not. */
+static size_t quoted_byte(unsigned char c, char out[8])
+{
+    if (c == '"' || c == '\\') {
+        out[0] = '\\';
+        out[1] = (char)c;
+        return 2;
+    }
+    if (c < 0x20)
+        return (size_t)snprintf(out, 8, "\\u%04x", c);
+    out[0] = (char)c;
+    return 1;
+}
+
+/* Appends n bytes at *len of out (cap bytes, room kept for the NUL),
+ * counting the bytes that do not fit too. */
+static void quote_put(char *out, size_t cap, size_t *len, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++, (*len)++)
+        if (*len + 1 < cap)
+            out[*len] = p[i];
+}
+
+size_t rs_json_quote(const char *s, char *out, size_t cap)
+{
+    char piece[8];
+    size_t n = 0;
+    quote_put(out, cap, &n, "\"", 1);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        quote_put(out, cap, &n, piece, quoted_byte(*c, piece));
+    quote_put(out, cap, &n, "\"", 1);
+    if (cap)
+        out[n < cap ? n : cap - 1] = 0;
+    return n;
+}
+
+void rs_json_fput_string(FILE *f, const char *s)
+{
+    char piece[8];
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        fwrite(piece, 1, quoted_byte(*c, piece), f);
+    fputc('"', f);
+}
+
 /* ------------------------------------------------------------ field reader */
 
 rs_json_ctx rs_json_ctx_init(const char *file, char *err, size_t err_len)
 {
-    rs_json_ctx c;
-    memset(&c, 0, sizeof c);
-    c.file = file;
-    c.err = err;
-    c.err_len = err_len;
-    c.status = RS_OK;
+    rs_json_ctx c = {.file = file, .err = err, .err_len = err_len, .status = RS_OK};
     if (err && err_len)
         err[0] = 0;
     return c;
@@ -936,7 +947,7 @@ void rs_json_ctx_pop(rs_json_ctx *c, size_t mark)
     }
 }
 
-bool rs_json_fail(rs_json_ctx *c, rs_status status, const char *fmt, ...)
+bool rs_json_vfail(rs_json_ctx *c, rs_status status, const char *fmt, va_list ap)
 {
     if (c->status != RS_OK)
         return false;
@@ -944,14 +955,20 @@ bool rs_json_fail(rs_json_ctx *c, rs_status status, const char *fmt, ...)
     if (!c->err || !c->err_len)
         return false;
     char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    rs_verrf(msg, sizeof msg, fmt, ap);
     const char *file = c->file ? c->file : "";
     const char *sep1 = c->file ? ": " : "";
     const char *sep2 = c->path_len ? ": " : "";
-    snprintf(c->err, c->err_len, "%s%s%s%s%s", file, sep1, c->path, sep2, msg);
+    rs_errf(c->err, c->err_len, "%s%s%s%s%s", file, sep1, c->path, sep2, msg);
+    return false;
+}
+
+bool rs_json_fail(rs_json_ctx *c, rs_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rs_json_vfail(c, status, fmt, ap);
+    va_end(ap);
     return false;
 }
 
@@ -1043,85 +1060,67 @@ bool rs_json_check_keys(rs_json_ctx *c, const rs_json *obj, const char *const *a
     return true;
 }
 
-/* Looks key up in obj with the usual messages; NULL when absent (the caller
- * decides whether that is an error). */
-static bool member(rs_json_ctx *c, const rs_json *obj, const char *key, const rs_json **out)
+/* The member key of obj (NULL when absent, which the check that follows
+ * reports as missing) with key pushed on the path, so that the check's
+ * message names it; the caller pops. When obj is not an object the error is
+ * recorded here, and the sticky status makes the check a no-op. */
+static const rs_json *field(rs_json_ctx *c, const rs_json *obj, const char *key)
 {
-    *out = NULL;
     if (!rs_json_as_kind(c, obj, RS_JSON_OBJECT))
-        return false;
-    *out = rs_json_get(obj, key);
-    return true;
+        return NULL;
+    rs_json_ctx_push_key(c, key);
+    return rs_json_get(obj, key);
+}
+
+/* Pops the path back to mark and passes the check's result on. */
+static bool popped(rs_json_ctx *c, size_t mark, bool ok)
+{
+    rs_json_ctx_pop(c, mark);
+    return ok;
 }
 
 const rs_json *rs_json_get_object(rs_json_ctx *c, const rs_json *obj, const char *key)
 {
-    const rs_json *v;
-    if (!member(c, obj, key, &v))
-        return NULL;
-    size_t mark = rs_json_ctx_push_key(c, key);
-    bool ok = rs_json_as_kind(c, v, RS_JSON_OBJECT);
-    rs_json_ctx_pop(c, mark);
-    return ok ? v : NULL;
+    size_t mark = c->path_len;
+    const rs_json *v = field(c, obj, key);
+    return popped(c, mark, rs_json_as_kind(c, v, RS_JSON_OBJECT)) ? v : NULL;
 }
 
 const rs_json *rs_json_get_array(rs_json_ctx *c, const rs_json *obj, const char *key,
                                  size_t min_count, size_t max_count)
 {
-    const rs_json *v;
-    if (!member(c, obj, key, &v))
-        return NULL;
-    size_t mark = rs_json_ctx_push_key(c, key);
-    bool ok = rs_json_as_array(c, v, min_count, max_count);
-    rs_json_ctx_pop(c, mark);
-    return ok ? v : NULL;
+    size_t mark = c->path_len;
+    const rs_json *v = field(c, obj, key);
+    return popped(c, mark, rs_json_as_array(c, v, min_count, max_count)) ? v : NULL;
 }
 
 bool rs_json_get_number(rs_json_ctx *c, const rs_json *obj, const char *key, double min,
                         double max, double *out)
 {
-    const rs_json *v;
-    if (!member(c, obj, key, &v))
-        return false;
-    size_t mark = rs_json_ctx_push_key(c, key);
-    bool ok = rs_json_as_number(c, v, min, max, out);
-    rs_json_ctx_pop(c, mark);
-    return ok;
+    size_t mark = c->path_len;
+    return popped(c, mark, rs_json_as_number(c, field(c, obj, key), min, max, out));
 }
 
 bool rs_json_get_integer(rs_json_ctx *c, const rs_json *obj, const char *key, int64_t min,
                          int64_t max, int64_t *out)
 {
-    const rs_json *v;
-    if (!member(c, obj, key, &v))
-        return false;
-    size_t mark = rs_json_ctx_push_key(c, key);
-    bool ok = rs_json_as_integer(c, v, min, max, out);
-    rs_json_ctx_pop(c, mark);
-    return ok;
+    size_t mark = c->path_len;
+    return popped(c, mark, rs_json_as_integer(c, field(c, obj, key), min, max, out));
 }
 
 bool rs_json_get_bool(rs_json_ctx *c, const rs_json *obj, const char *key, bool *out)
 {
-    const rs_json *v;
-    if (!member(c, obj, key, &v))
+    size_t mark = c->path_len;
+    const rs_json *v = field(c, obj, key);
+    if (!popped(c, mark, rs_json_as_kind(c, v, RS_JSON_BOOL)))
         return false;
-    size_t mark = rs_json_ctx_push_key(c, key);
-    bool ok = rs_json_as_kind(c, v, RS_JSON_BOOL);
-    rs_json_ctx_pop(c, mark);
-    if (ok)
-        *out = v->boolean;
-    return ok;
+    *out = v->boolean;
+    return true;
 }
 
 bool rs_json_get_string(rs_json_ctx *c, const rs_json *obj, const char *key, size_t max_len,
                         const char **out)
 {
-    const rs_json *v;
-    if (!member(c, obj, key, &v))
-        return false;
-    size_t mark = rs_json_ctx_push_key(c, key);
-    bool ok = rs_json_as_string(c, v, max_len, out);
-    rs_json_ctx_pop(c, mark);
-    return ok;
+    size_t mark = c->path_len;
+    return popped(c, mark, rs_json_as_string(c, field(c, obj, key), max_len, out));
 }

@@ -25,10 +25,13 @@
 #ifndef RS_JSON_H
 #define RS_JSON_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "racesim/base/err.h"
 #include "racesim/base/file.h"
 #include "racesim/physics.h"
 
@@ -117,6 +120,14 @@ const rs_json *rs_json_get(const rs_json *obj, const char *key);
  * NUL. For messages. */
 void rs_json_format_number(double v, char buf[32]);
 
+/* s as a JSON string literal, quotes included: '"' and '\\' escaped,
+ * control characters as \u00XX, every other byte as it is (s is UTF-8).
+ * rs_json_quote writes at most cap bytes including the NUL, like snprintf,
+ * and returns the literal's whole length; out may be NULL when cap is 0.
+ * Every tool and file writer here quotes strings with these. */
+size_t rs_json_quote(const char *s, char *out, size_t cap);
+void rs_json_fput_string(FILE *f, const char *s);
+
 /* True when the len bytes at s are well-formed UTF-8 (RFC 3629: no overlong
  * forms, no surrogates, nothing above U+10FFFF). */
 bool rs_json_utf8_valid(const void *s, size_t len);
@@ -151,10 +162,9 @@ void rs_json_ctx_pop(rs_json_ctx *c, size_t mark);
 /* Records an error "file: path: message" (printf-style) unless one is
  * already recorded. Returns false, so that "return rs_json_fail(...)" reads
  * naturally. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-bool rs_json_fail(rs_json_ctx *c, rs_status status, const char *fmt, ...);
+bool rs_json_fail(rs_json_ctx *c, rs_status status, const char *fmt, ...) RS_PRINTF(3, 4);
+/* The same with a va_list, for wrappers that set the path first. */
+bool rs_json_vfail(rs_json_ctx *c, rs_status status, const char *fmt, va_list ap) RS_PRINTF(3, 0);
 
 /* Checks that every key of obj is one of the count names in allowed (typo
  * safety). Error (RS_ERR_PARSE): "path.key: unknown field". */

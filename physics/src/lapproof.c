@@ -14,13 +14,14 @@
  * part of the physics library, and a public getter would only serve it.
  */
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "racesim/base/err.h"
 #include "racesim/lapproof.h"
 #include "racesim/track.h"
 
+#include "block.h"
 #include "bytes.h"
 #include "world.h"
 
@@ -67,15 +68,21 @@ static lap_mark mark_of(const rs_world *world, uint32_t c)
 
 void rs_lap_recorder_destroy(rs_lap_recorder *rec)
 {
-    if (!rec)
-        return;
-    free(rec->cur_snap);
-    free(rec->start_snap);
-    free(rec->start_tick);
-    free(rec->has_start);
-    free(rec->mark);
-    free(rec->ring);
-    free(rec);
+    free(rec); /* the arrays are in the same block */
+}
+
+/* The snapshots, per-car marks and the input ring after the struct in one
+ * block (block.h). */
+static void recorder_layout(void *obj, rs_block *b)
+{
+    rs_lap_recorder *rec = obj;
+    size_t cars = rec->cars;
+    rec->cur_snap = rs_block_take(b, rec->snap_len, 1);
+    rec->start_snap = rs_block_take(b, cars, rec->snap_len);
+    rec->start_tick = rs_block_take(b, cars, sizeof *rec->start_tick);
+    rec->has_start = rs_block_take(b, cars, sizeof *rec->has_start);
+    rec->mark = rs_block_take(b, cars, sizeof *rec->mark);
+    rec->ring = rs_block_take(b, (size_t)rec->max_ticks * cars, sizeof *rec->ring);
 }
 
 rs_status rs_lap_recorder_create(const rs_world *world, uint32_t max_lap_ticks,
@@ -90,23 +97,14 @@ rs_status rs_lap_recorder_create(const rs_world *world, uint32_t max_lap_ticks,
         world->def.ground != rs_track_ground || world->def.ground_ctx != world->def.track ||
         max_lap_ticks == 0 || max_lap_ticks > MAX_LAP_TICKS)
         return RS_ERR_ARG;
-    rs_lap_recorder *rec = calloc(1, sizeof *rec);
+    rs_lap_recorder head;
+    memset(&head, 0, sizeof head);
+    head.cars = world->count;
+    head.max_ticks = max_lap_ticks;
+    head.snap_len = rs_world_snapshot(world, NULL, 0);
+    rs_lap_recorder *rec = rs_block_alloc(&head, sizeof head, recorder_layout);
     if (!rec)
         return RS_ERR_NOMEM;
-    rec->cars = world->count;
-    rec->max_ticks = max_lap_ticks;
-    rec->snap_len = rs_world_snapshot(world, NULL, 0);
-    rec->cur_snap = malloc(rec->snap_len);
-    rec->start_snap = malloc(rec->snap_len * rec->cars);
-    rec->start_tick = calloc(rec->cars, sizeof *rec->start_tick);
-    rec->has_start = calloc(rec->cars, sizeof *rec->has_start);
-    rec->mark = calloc(rec->cars, sizeof *rec->mark);
-    rec->ring = calloc((size_t)max_lap_ticks * rec->cars, sizeof *rec->ring);
-    if (!rec->cur_snap || !rec->start_snap || !rec->start_tick || !rec->has_start || !rec->mark ||
-        !rec->ring) {
-        rs_lap_recorder_destroy(rec);
-        return RS_ERR_NOMEM;
-    }
     for (uint32_t c = 0; c < rec->cars; c++)
         rec->mark[c] = mark_of(world, c);
     *out = rec;
@@ -378,28 +376,19 @@ rs_status rs_lap_proof_car_hash(const uint8_t *proof, size_t len, uint32_t i, ui
 /* ------------------------------------------------------------- verifying */
 
 /* Appends "; "-separated text to msg. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
+RS_PRINTF(3, 4)
 static void say(char *msg, size_t msg_len, const char *fmt, ...)
 {
-    if (!msg || !msg_len)
+    if (!msg || !msg_len || !memchr(msg, 0, msg_len))
         return;
-    const char *end = memchr(msg, 0, msg_len);
-    if (!end)
-        return;
-    size_t used = (size_t)(end - msg);
-    if (used + 1 >= msg_len)
-        return;
-    if (used) {
-        snprintf(msg + used, msg_len - used, "; ");
-        used = strlen(msg);
-    }
+    if (msg[0])
+        rs_errf_append(msg, msg_len, "; ");
+    size_t used = strlen(msg);
     if (used + 1 >= msg_len)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg + used, msg_len - used, fmt, ap);
+    rs_verrf(msg + used, msg_len - used, fmt, ap);
     va_end(ap);
 }
 

@@ -29,6 +29,8 @@
 #include <string.h>
 
 #include "carparams.h"
+#include "json.h"
+#include "racesim/base/err.h"
 
 #define BLOCK_MAGIC "RSCP"
 #define BLOCK_VERSION 1u
@@ -37,10 +39,10 @@ static const char *const axle_paths[2] = {"axles.front", "axles.rear"};
 
 /* ------------------------------------------------------------------- writer */
 
-static size_t name_len(const rs_car_params_data *d)
+static size_t name_len(const rs_car_params_data *def)
 {
-    const char *end = memchr(d->name, 0, sizeof d->name);
-    return end ? (size_t)(end - d->name) : sizeof d->name - 1;
+    const char *end = memchr(def->name, 0, sizeof def->name);
+    return end ? (size_t)(end - def->name) : sizeof def->name - 1;
 }
 
 static void write_f64s(rs_writer *w, const double *v, size_t n)
@@ -71,109 +73,91 @@ static void write_axle(rs_writer *w, const rs_axle_params *a)
     rs_tire_params_write(&a->tire, w);
 }
 
-void rs_car_params_write(const rs_car_params_data *d, rs_writer *w)
+void rs_car_params_write(const rs_car_params_data *def, rs_writer *w)
 {
     /* Counts are clamped to the arrays so that even unvalidated data never
      * makes this read out of bounds; wrap validates before writing. */
-    uint32_t points = d->curve_points <= RS_MAX_CURVE_POINTS ? d->curve_points : RS_MAX_CURVE_POINTS;
-    uint32_t gears = d->gears <= RS_MAX_GEARS ? d->gears : RS_MAX_GEARS;
-    size_t n = name_len(d);
+    uint32_t points =
+        def->curve_points <= RS_MAX_CURVE_POINTS ? def->curve_points : RS_MAX_CURVE_POINTS;
+    uint32_t gears = def->gears <= RS_MAX_GEARS ? def->gears : RS_MAX_GEARS;
+    size_t n = name_len(def);
 
     rs_write_bytes(w, BLOCK_MAGIC, 4);
     rs_write_u32(w, BLOCK_VERSION);
     rs_write_u32(w, RS_PHYSICS_VERSION);
     rs_write_u8(w, (uint8_t)n);
-    rs_write_bytes(w, d->name, n);
+    rs_write_bytes(w, def->name, n);
 
-    rs_write_f64(w, d->mass_kg);
-    write_f64s(w, d->inertia_kg_m2, 6);
-    rs_write_f64(w, d->cg_height_m);
-    rs_write_f64(w, d->length_m);
-    rs_write_f64(w, d->width_m);
-    rs_write_f64(w, d->height_m);
-    write_axle(w, &d->axle[0]);
-    write_axle(w, &d->axle[1]);
-    rs_write_f64(w, d->ackermann);
+    rs_write_f64(w, def->mass_kg);
+    write_f64s(w, def->inertia_kg_m2, 6);
+    rs_write_f64(w, def->cg_height_m);
+    rs_write_f64(w, def->length_m);
+    rs_write_f64(w, def->width_m);
+    rs_write_f64(w, def->height_m);
+    write_axle(w, &def->axle[0]);
+    write_axle(w, &def->axle[1]);
+    rs_write_f64(w, def->ackermann);
 
-    rs_write_f64(w, d->air_density_kg_m3);
-    rs_write_f64(w, d->drag_cd_a_m2);
-    rs_write_f64(w, d->lift_front_cl_a_m2);
-    rs_write_f64(w, d->lift_rear_cl_a_m2);
-    rs_write_f64(w, d->cp_height_m);
+    rs_write_f64(w, def->air_density_kg_m3);
+    rs_write_f64(w, def->drag_cd_a_m2);
+    rs_write_f64(w, def->lift_front_cl_a_m2);
+    rs_write_f64(w, def->lift_rear_cl_a_m2);
+    rs_write_f64(w, def->cp_height_m);
 
     rs_write_u32(w, points);
-    write_f64s(w, d->curve_rpm, points);
-    write_f64s(w, d->curve_nm, points);
-    rs_write_f64(w, d->idle_rpm);
-    rs_write_f64(w, d->redline_rpm);
-    rs_write_f64(w, d->engine_inertia_kg_m2);
-    rs_write_f64(w, d->engine_brake_nm);
-    rs_write_f64(w, d->engine_brake_idle_nm);
+    write_f64s(w, def->curve_rpm, points);
+    write_f64s(w, def->curve_nm, points);
+    rs_write_f64(w, def->idle_rpm);
+    rs_write_f64(w, def->redline_rpm);
+    rs_write_f64(w, def->engine_inertia_kg_m2);
+    rs_write_f64(w, def->engine_brake_nm);
+    rs_write_f64(w, def->engine_brake_idle_nm);
 
-    rs_write_f64(w, d->clutch_max_nm);
+    rs_write_f64(w, def->clutch_max_nm);
     rs_write_u32(w, gears);
-    write_f64s(w, d->gear_ratio, gears);
-    rs_write_f64(w, d->reverse_ratio);
-    rs_write_f64(w, d->final_drive);
-    rs_write_f64(w, d->driveline_efficiency);
-    rs_write_f64(w, d->shift_time_s);
-    rs_write_f64(w, d->upshift_rpm);
-    rs_write_f64(w, d->downshift_rpm);
+    write_f64s(w, def->gear_ratio, gears);
+    rs_write_f64(w, def->reverse_ratio);
+    rs_write_f64(w, def->final_drive);
+    rs_write_f64(w, def->driveline_efficiency);
+    rs_write_f64(w, def->shift_time_s);
+    rs_write_f64(w, def->upshift_rpm);
+    rs_write_f64(w, def->downshift_rpm);
 
-    rs_write_u32(w, d->drive);
-    rs_write_u32(w, d->diff);
-    rs_write_f64(w, d->diff_preload_nm);
-    rs_write_f64(w, d->diff_power_ramp);
-    rs_write_f64(w, d->diff_coast_ramp);
+    rs_write_u32(w, def->drive);
+    rs_write_u32(w, def->diff);
+    rs_write_f64(w, def->diff_preload_nm);
+    rs_write_f64(w, def->diff_power_ramp);
+    rs_write_f64(w, def->diff_coast_ramp);
 
-    rs_write_f64(w, d->brake_max_nm);
-    rs_write_f64(w, d->handbrake_max_nm);
+    rs_write_f64(w, def->brake_max_nm);
+    rs_write_f64(w, def->handbrake_max_nm);
 }
 
-static size_t block_size(const rs_car_params_data *d)
+static size_t block_size(const rs_car_params_data *def)
 {
     rs_writer w = rs_writer_init(NULL, 0);
-    rs_car_params_write(d, &w);
+    rs_car_params_write(def, &w);
     return w.len;
 }
 
 /* ------------------------------------------------------------------- reader */
 
-/* A strict reader: the first problem wins and names the field it met. */
+/* A strict reader: the first problem wins and names the field it met
+ * ("car block: field: what", rs_params_fail). */
 typedef struct block_in {
     rs_reader r;
-    rs_status status;
-    char *err;
-    size_t err_len;
+    rs_json_ctx fields;
 } block_in;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static bool block_fail(block_in *b, rs_status st, const char *field, const char *fmt, ...)
-{
-    if (b->status != RS_OK)
-        return false;
-    b->status = st;
-    if (b->err && b->err_len) {
-        char msg[224];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        snprintf(b->err, b->err_len, "car block: %s: %s", field, msg);
-    }
-    return false;
-}
 
 /* Makes sure n more bytes are there; a short block is RS_ERR_BUFFER. */
 static bool need(block_in *b, size_t n, const char *field)
 {
-    if (b->status != RS_OK)
+    if (b->fields.status != RS_OK)
         return false;
     if (b->r.len - b->r.pos < n)
-        return block_fail(b, RS_ERR_BUFFER, field, "truncated: the block ends at byte %zu, "
-                          "this field needs %zu", b->r.len, b->r.pos + n);
+        return rs_params_fail(&b->fields, RS_ERR_BUFFER, field,
+                              "truncated: the block ends at byte %zu, this field needs %zu",
+                              b->r.len, b->r.pos + n);
     return true;
 }
 
@@ -188,9 +172,9 @@ static void read_f64(block_in *b, double *out, const char *field)
         return;
     *out = rs_read_f64(&b->r);
     if (b->r.error)
-        block_fail(b, RS_ERR_FORMAT, field, "not a finite number");
+        rs_params_fail(&b->fields, RS_ERR_FORMAT, field, "not a finite number");
     else if (*out == 0.0 && (b->r.buf[b->r.pos - 1] & 0x80))
-        block_fail(b, RS_ERR_FORMAT, field, "negative zero (not canonical)");
+        rs_params_fail(&b->fields, RS_ERR_FORMAT, field, "negative zero (not canonical)");
 }
 
 static void read_f64_at(block_in *b, double *out, const char *prefix, const char *key)
@@ -215,12 +199,12 @@ static void read_f64_array(block_in *b, double *out, uint32_t n, const char *pat
 static uint32_t read_count(block_in *b, uint32_t min, uint32_t max, const char *field)
 {
     uint32_t n = read_u32(b, field);
-    if (b->status == RS_OK && (n < min || n > max)) {
-        block_fail(b, RS_ERR_FORMAT, field, "count %lu outside %lu..%lu", (unsigned long)n,
-                   (unsigned long)min, (unsigned long)max);
+    if (b->fields.status == RS_OK && (n < min || n > max)) {
+        rs_params_fail(&b->fields, RS_ERR_FORMAT, field, "count %lu outside %lu..%lu",
+                       (unsigned long)n, (unsigned long)min, (unsigned long)max);
         return 0;
     }
-    return b->status == RS_OK ? n : 0;
+    return b->fields.status == RS_OK ? n : 0;
 }
 
 static void read_header(block_in *b)
@@ -228,43 +212,43 @@ static void read_header(block_in *b)
     uint8_t magic[4];
     size_t have = b->r.len < 4 ? b->r.len : 4;
     if (have && memcmp(b->r.buf, BLOCK_MAGIC, have) != 0) {
-        block_fail(b, RS_ERR_FORMAT, "magic", "not a car parameter block");
+        rs_params_fail(&b->fields, RS_ERR_FORMAT, "magic", "not a car parameter block");
         return;
     }
     if (!need(b, 4, "magic"))
         return;
     rs_read_bytes(&b->r, magic, 4);
     uint32_t version = read_u32(b, "block version");
-    if (b->status == RS_OK && version != BLOCK_VERSION) {
-        block_fail(b, RS_ERR_FORMAT, "block version", "%lu, this build reads %lu",
-                   (unsigned long)version, (unsigned long)BLOCK_VERSION);
+    if (b->fields.status == RS_OK && version != BLOCK_VERSION) {
+        rs_params_fail(&b->fields, RS_ERR_FORMAT, "block version", "%lu, this build reads %lu",
+                       (unsigned long)version, (unsigned long)BLOCK_VERSION);
         return;
     }
     uint32_t physics = read_u32(b, "physics version");
-    if (b->status == RS_OK && physics != RS_PHYSICS_VERSION)
-        block_fail(b, RS_ERR_FORMAT, "physics version", "%lu, this build is %lu",
-                   (unsigned long)physics, (unsigned long)RS_PHYSICS_VERSION);
+    if (b->fields.status == RS_OK && physics != RS_PHYSICS_VERSION)
+        rs_params_fail(&b->fields, RS_ERR_FORMAT, "physics version", "%lu, this build is %lu",
+                       (unsigned long)physics, (unsigned long)RS_PHYSICS_VERSION);
 }
 
-static void read_name(block_in *b, rs_car_params_data *d)
+static void read_name(block_in *b, rs_car_params_data *def)
 {
     if (!need(b, 1, "name"))
         return;
     uint8_t n = rs_read_u8(&b->r);
     if (n == 0 || n >= RS_NAME_MAX) {
-        block_fail(b, RS_ERR_FORMAT, "name", "length %u outside 1..%d", (unsigned)n,
-                   RS_NAME_MAX - 1);
+        rs_params_fail(&b->fields, RS_ERR_FORMAT, "name", "length %u outside 1..%d", (unsigned)n,
+                       RS_NAME_MAX - 1);
         return;
     }
     if (!need(b, n, "name"))
         return;
-    rs_read_bytes(&b->r, d->name, n);
-    d->name[n] = 0;
-    if (memchr(d->name, 0, n))
-        block_fail(b, RS_ERR_FORMAT, "name", "contains a NUL byte");
+    rs_read_bytes(&b->r, def->name, n);
+    def->name[n] = 0;
+    if (memchr(def->name, 0, n))
+        rs_params_fail(&b->fields, RS_ERR_FORMAT, "name", "contains a NUL byte");
 }
 
-static size_t tyre_block_size(void)
+static size_t tire_block_size(void)
 {
     rs_tire_params zero;
     memset(&zero, 0, sizeof zero);
@@ -296,7 +280,7 @@ static void read_axle(block_in *b, rs_axle_params *a, const char *path)
     snprintf(field, sizeof field, "%s.tyre", path);
     /* The tyre's part has a fixed size: checking it first makes a short
      * block RS_ERR_BUFFER whatever the tyre reader reports. */
-    if (!need(b, tyre_block_size(), field))
+    if (!need(b, tire_block_size(), field))
         return;
     char msg[192];
     rs_status st = rs_tire_params_read(&b->r, &a->tire, msg, sizeof msg);
@@ -304,75 +288,73 @@ static void read_axle(block_in *b, rs_axle_params *a, const char *path)
     if (st == RS_ERR_BUFFER)
         st = RS_ERR_FORMAT;
     if (st != RS_OK)
-        block_fail(b, st, field, "%s", msg);
+        rs_params_fail(&b->fields, st, field, "%s", msg);
     else if (b->r.error)
-        block_fail(b, RS_ERR_FORMAT, field, "unreadable tyre parameters");
+        rs_params_fail(&b->fields, RS_ERR_FORMAT, field, "unreadable tyre parameters");
 }
 
-/* Decodes a block into d (zeroed here) without validating ranges. */
-static rs_status decode(const uint8_t *block, size_t len, rs_car_params_data *d, char *err,
+/* Decodes a block into def (zeroed here) without validating ranges. */
+static rs_status decode(const uint8_t *block, size_t len, rs_car_params_data *def, char *err,
                         size_t err_len)
 {
-    block_in b = {rs_reader_init(block, len), RS_OK, err, err_len};
-    memset(d, 0, sizeof *d);
-    if (err && err_len)
-        err[0] = 0;
+    block_in b = {rs_reader_init(block, len), rs_json_ctx_init("car block", err, err_len)};
+    memset(def, 0, sizeof *def);
 
     read_header(&b);
-    read_name(&b, d);
+    read_name(&b, def);
 
-    read_f64(&b, &d->mass_kg, "body.mass_kg");
-    read_f64_array(&b, d->inertia_kg_m2, 6, "body.inertia_kg_m2", "");
-    read_f64(&b, &d->cg_height_m, "body.cg_height_m");
-    read_f64(&b, &d->length_m, "body.length_m");
-    read_f64(&b, &d->width_m, "body.width_m");
-    read_f64(&b, &d->height_m, "body.height_m");
-    read_axle(&b, &d->axle[0], axle_paths[0]);
-    read_axle(&b, &d->axle[1], axle_paths[1]);
-    read_f64(&b, &d->ackermann, "steering.ackermann");
+    read_f64(&b, &def->mass_kg, "body.mass_kg");
+    read_f64_array(&b, def->inertia_kg_m2, 6, "body.inertia_kg_m2", "");
+    read_f64(&b, &def->cg_height_m, "body.cg_height_m");
+    read_f64(&b, &def->length_m, "body.length_m");
+    read_f64(&b, &def->width_m, "body.width_m");
+    read_f64(&b, &def->height_m, "body.height_m");
+    read_axle(&b, &def->axle[0], axle_paths[0]);
+    read_axle(&b, &def->axle[1], axle_paths[1]);
+    read_f64(&b, &def->ackermann, "steering.ackermann");
 
-    read_f64(&b, &d->air_density_kg_m3, "aero.air_density_kg_m3");
-    read_f64(&b, &d->drag_cd_a_m2, "aero.drag_cd_a_m2");
-    read_f64(&b, &d->lift_front_cl_a_m2, "aero.downforce_front_cl_a_m2");
-    read_f64(&b, &d->lift_rear_cl_a_m2, "aero.downforce_rear_cl_a_m2");
-    read_f64(&b, &d->cp_height_m, "aero.cp_height_m");
+    read_f64(&b, &def->air_density_kg_m3, "aero.air_density_kg_m3");
+    read_f64(&b, &def->drag_cd_a_m2, "aero.drag_cd_a_m2");
+    read_f64(&b, &def->lift_front_cl_a_m2, "aero.downforce_front_cl_a_m2");
+    read_f64(&b, &def->lift_rear_cl_a_m2, "aero.downforce_rear_cl_a_m2");
+    read_f64(&b, &def->cp_height_m, "aero.cp_height_m");
 
-    d->curve_points = read_count(&b, 2, RS_MAX_CURVE_POINTS, "engine.torque_curve_rpm_nm");
-    read_f64_array(&b, d->curve_rpm, d->curve_points, "engine.torque_curve_rpm_nm", "[0]");
-    read_f64_array(&b, d->curve_nm, d->curve_points, "engine.torque_curve_rpm_nm", "[1]");
-    read_f64(&b, &d->idle_rpm, "engine.idle_rpm");
-    read_f64(&b, &d->redline_rpm, "engine.redline_rpm");
-    read_f64(&b, &d->engine_inertia_kg_m2, "engine.inertia_kg_m2");
-    read_f64(&b, &d->engine_brake_nm, "engine.engine_brake_nm");
-    read_f64(&b, &d->engine_brake_idle_nm, "engine.engine_brake_idle_nm");
+    def->curve_points = read_count(&b, 2, RS_MAX_CURVE_POINTS, "engine.torque_curve_rpm_nm");
+    read_f64_array(&b, def->curve_rpm, def->curve_points, "engine.torque_curve_rpm_nm", "[0]");
+    read_f64_array(&b, def->curve_nm, def->curve_points, "engine.torque_curve_rpm_nm", "[1]");
+    read_f64(&b, &def->idle_rpm, "engine.idle_rpm");
+    read_f64(&b, &def->redline_rpm, "engine.redline_rpm");
+    read_f64(&b, &def->engine_inertia_kg_m2, "engine.inertia_kg_m2");
+    read_f64(&b, &def->engine_brake_nm, "engine.engine_brake_nm");
+    read_f64(&b, &def->engine_brake_idle_nm, "engine.engine_brake_idle_nm");
 
-    read_f64(&b, &d->clutch_max_nm, "clutch.max_nm");
-    d->gears = read_count(&b, 1, RS_MAX_GEARS, "gearbox.ratios");
-    read_f64_array(&b, d->gear_ratio, d->gears, "gearbox.ratios", "");
-    read_f64(&b, &d->reverse_ratio, "gearbox.reverse_ratio");
-    read_f64(&b, &d->final_drive, "gearbox.final_drive");
-    read_f64(&b, &d->driveline_efficiency, "gearbox.efficiency");
-    read_f64(&b, &d->shift_time_s, "gearbox.shift_time_s");
-    read_f64(&b, &d->upshift_rpm, "gearbox.upshift_rpm");
-    read_f64(&b, &d->downshift_rpm, "gearbox.downshift_rpm");
+    read_f64(&b, &def->clutch_max_nm, "clutch.max_nm");
+    def->gears = read_count(&b, 1, RS_MAX_GEARS, "gearbox.ratios");
+    read_f64_array(&b, def->gear_ratio, def->gears, "gearbox.ratios", "");
+    read_f64(&b, &def->reverse_ratio, "gearbox.reverse_ratio");
+    read_f64(&b, &def->final_drive, "gearbox.final_drive");
+    read_f64(&b, &def->driveline_efficiency, "gearbox.efficiency");
+    read_f64(&b, &def->shift_time_s, "gearbox.shift_time_s");
+    read_f64(&b, &def->upshift_rpm, "gearbox.upshift_rpm");
+    read_f64(&b, &def->downshift_rpm, "gearbox.downshift_rpm");
 
-    d->drive = read_u32(&b, "drive");
-    d->diff = read_u32(&b, "differential.type");
-    read_f64(&b, &d->diff_preload_nm, "differential.preload_nm");
-    read_f64(&b, &d->diff_power_ramp, "differential.power_ramp");
-    read_f64(&b, &d->diff_coast_ramp, "differential.coast_ramp");
+    def->drive = read_u32(&b, "drive");
+    def->diff = read_u32(&b, "differential.type");
+    read_f64(&b, &def->diff_preload_nm, "differential.preload_nm");
+    read_f64(&b, &def->diff_power_ramp, "differential.power_ramp");
+    read_f64(&b, &def->diff_coast_ramp, "differential.coast_ramp");
 
-    read_f64(&b, &d->brake_max_nm, "brakes.max_nm");
-    read_f64(&b, &d->handbrake_max_nm, "brakes.handbrake_max_nm");
+    read_f64(&b, &def->brake_max_nm, "brakes.max_nm");
+    read_f64(&b, &def->handbrake_max_nm, "brakes.handbrake_max_nm");
 
-    if (b.status == RS_OK && b.r.pos != len)
-        block_fail(&b, RS_ERR_FORMAT, "end", "%zu trailing bytes", len - b.r.pos);
-    return b.status;
+    if (b.fields.status == RS_OK && b.r.pos != len)
+        rs_params_fail(&b.fields, RS_ERR_FORMAT, "end", "%zu trailing bytes", len - b.r.pos);
+    return b.fields.status;
 }
 
 /* -------------------------------------------------------------- public API */
 
-rs_status rs_car_params_wrap(const rs_car_params_data *d, rs_car_params **out)
+rs_status rs_car_params_wrap(const rs_car_params_data *def, rs_car_params **out)
 {
     uint8_t *buf = NULL, *again = NULL;
     rs_car_params *p = NULL;
@@ -380,10 +362,10 @@ rs_status rs_car_params_wrap(const rs_car_params_data *d, rs_car_params **out)
     if (!out)
         return RS_ERR_ARG;
     *out = NULL;
-    st = rs_car_params_validate(d, NULL, 0);
+    st = rs_car_params_validate(def, NULL, 0);
     if (st != RS_OK)
         return st;
-    size_t size = block_size(d);
+    size_t size = block_size(def);
     buf = malloc(size);
     again = malloc(size);
     p = calloc(1, sizeof *p);
@@ -392,18 +374,18 @@ rs_status rs_car_params_wrap(const rs_car_params_data *d, rs_car_params **out)
         goto fail;
     }
     rs_writer w = rs_writer_init(buf, size);
-    rs_car_params_write(d, &w);
+    rs_car_params_write(def, &w);
     if (w.overflow || w.nonfinite || w.len != size) {
         st = RS_ERR_RANGE;
         goto fail;
     }
     /* Keep what the block decodes to (and prove it encodes back to the same
      * bytes), so everybody simulates with identical values. */
-    st = decode(buf, size, &p->d, NULL, 0);
+    st = decode(buf, size, &p->def, NULL, 0);
     if (st != RS_OK)
         goto fail;
     rs_writer w2 = rs_writer_init(again, size);
-    rs_car_params_write(&p->d, &w2);
+    rs_car_params_write(&p->def, &w2);
     if (w2.overflow || w2.len != size || memcmp(buf, again, size) != 0) {
         st = RS_ERR_FORMAT;
         goto fail;
@@ -439,7 +421,7 @@ static rs_status check_canonical(const rs_car_params *params, const uint8_t *blo
 rs_status rs_car_params_from_block(const uint8_t *block, size_t len, rs_car_params **out,
                                    char *err, size_t err_len)
 {
-    rs_car_params_data *d = NULL;
+    rs_car_params_data *def = NULL;
     rs_status st;
     if (err && err_len)
         err[0] = 0;
@@ -447,30 +429,27 @@ rs_status rs_car_params_from_block(const uint8_t *block, size_t len, rs_car_para
         return RS_ERR_ARG;
     *out = NULL;
     if (!block && len) {
-        if (err && err_len)
-            snprintf(err, err_len, "car block: no bytes");
+        rs_errf(err, err_len, "car block: no bytes");
         return RS_ERR_ARG;
     }
-    d = malloc(sizeof *d);
-    if (!d) {
+    def = malloc(sizeof *def);
+    if (!def) {
         st = RS_ERR_NOMEM;
         goto fail;
     }
-    st = decode(block, len, d, err, err_len);
+    st = decode(block, len, def, err, err_len);
     if (st != RS_OK)
         goto fail;
     char msg[224];
-    st = rs_car_params_validate(d, msg, sizeof msg);
+    st = rs_car_params_validate(def, msg, sizeof msg);
     if (st != RS_OK) {
-        if (err && err_len)
-            snprintf(err, err_len, "car block: %s", msg);
+        rs_errf(err, err_len, "car block: %s", msg);
         goto fail;
     }
-    st = rs_car_params_wrap(d, out);
+    st = rs_car_params_wrap(def, out);
     if (st != RS_OK) {
-        if (err && err_len)
-            snprintf(err, err_len, "car block: cannot rebuild the parameters (%s)",
-                     st == RS_ERR_NOMEM ? "out of memory" : "does not round-trip");
+        rs_errf(err, err_len, "car block: cannot rebuild the parameters (%s)",
+                st == RS_ERR_NOMEM ? "out of memory" : "does not round-trip");
         goto fail;
     }
     /* Only the canonical encoding is accepted (no -0.0 anywhere, including
@@ -479,12 +458,11 @@ rs_status rs_car_params_from_block(const uint8_t *block, size_t len, rs_car_para
     if (st != RS_OK) {
         rs_car_params_destroy(*out);
         *out = NULL;
-        if (err && err_len)
-            snprintf(err, err_len, "car block: %s",
-                     st == RS_ERR_NOMEM ? "out of memory" : "not in canonical form");
+        rs_errf(err, err_len, "car block: %s",
+                st == RS_ERR_NOMEM ? "out of memory" : "not in canonical form");
     }
 fail:
-    free(d);
+    free(def);
     return st;
 }
 
@@ -492,10 +470,10 @@ size_t rs_car_params_block(const rs_car_params *params, uint8_t *buf, size_t cap
 {
     if (!params)
         return 0;
-    size_t size = block_size(&params->d);
+    size_t size = block_size(&params->def);
     if (buf && cap >= size) {
         rs_writer w = rs_writer_init(buf, cap);
-        rs_car_params_write(&params->d, &w);
+        rs_car_params_write(&params->def, &w);
     }
     return size;
 }

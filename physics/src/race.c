@@ -501,23 +501,45 @@ bool rs_race_consistent(const rs_race *race, const rs_race_car *cars, uint32_t n
 
 /* ---------------------------------------------------------------- bytes */
 
-static void write_i64(rs_writer *w, int64_t v) { rs_write_u64(w, (uint64_t)v); }
+/* Both directions of a car's canonical bytes come from one field list, as
+ * in the wire codec, so the writer and the reader cannot drift apart: with
+ * w set the fields are written, with r set they are read (and checked). */
+typedef struct race_io {
+    rs_writer *w;
+    rs_reader *r;
+} race_io;
 
-/* Two's complement without relying on the implementation-defined
- * unsigned-to-signed conversion. */
-static int64_t read_i64(rs_reader *r)
+/* An unsigned field of 1, 2 or 4 bytes. */
+static uint32_t io_uint(race_io *io, uint32_t v, unsigned bytes)
 {
-    uint64_t u = rs_read_u64(r);
-    return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
+    if (io->r) {
+        if (bytes == 1)
+            return rs_read_u8(io->r);
+        return bytes == 2 ? rs_read_u16(io->r) : rs_read_u32(io->r);
+    }
+    if (bytes == 1)
+        rs_write_u8(io->w, (uint8_t)v);
+    else if (bytes == 2)
+        rs_write_u16(io->w, (uint16_t)v);
+    else
+        rs_write_u32(io->w, v);
+    return v;
 }
 
-/* A stored time: -1 (none) or a race clock value in range. */
-static int64_t read_time(rs_reader *r, bool may_be_negative)
+/* A signed 64-bit field; when is_time, -1 (none) or a race clock value in
+ * range, which the reader checks. */
+static int64_t io_i64(race_io *io, int64_t v, bool is_time)
 {
-    int64_t v = read_i64(r);
-    int64_t lo = may_be_negative ? -TIME_MAX_US : -1;
-    if (v < lo || v > TIME_MAX_US)
-        r->error = true;
+    if (io->w) {
+        rs_write_u64(io->w, (uint64_t)v);
+        return v;
+    }
+    /* Two's complement without relying on the implementation-defined
+     * unsigned-to-signed conversion. */
+    uint64_t u = rs_read_u64(io->r);
+    v = u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
+    if (is_time && (v < -1 || v > TIME_MAX_US))
+        io->r->error = true;
     return v;
 }
 
@@ -526,59 +548,44 @@ static int64_t read_time(rs_reader *r, bool may_be_negative)
  * i64 cross_us[RS_MAX_SECTORS], i64 lap_start_us, u32 laps_completed,
  * i64 last_lap_us, i64 best_lap_us, i64 finish_us, u32 finish_position,
  * u32 position: 200 bytes. */
+static void race_car_fields(rs_race_car *rc, race_io *io)
+{
+    rc->status = (uint8_t)io_uint(io, rc->status, 1);
+    rc->invalid_reason = (uint8_t)io_uint(io, rc->invalid_reason, 1);
+    rc->reversed_mask = (uint16_t)io_uint(io, rc->reversed_mask, 2);
+    rc->progress = io_i64(io, rc->progress, false);
+    rc->progress_max = io_i64(io, rc->progress_max, false);
+    /* Crossings before lights out are never timed, but the grid's "never"
+     * is -1, so the same range as the other times applies. */
+    rc->progress_max_us = io_i64(io, rc->progress_max_us, true);
+    for (uint32_t i = 0; i < RS_MAX_SECTORS; i++)
+        rc->cross_us[i] = io_i64(io, rc->cross_us[i], true);
+    rc->lap_start_us = io_i64(io, rc->lap_start_us, true);
+    rc->laps_completed = io_uint(io, rc->laps_completed, 4);
+    rc->last_lap_us = io_i64(io, rc->last_lap_us, true);
+    rc->best_lap_us = io_i64(io, rc->best_lap_us, true);
+    rc->finish_us = io_i64(io, rc->finish_us, true);
+    rc->finish_position = io_uint(io, rc->finish_position, 4);
+    rc->position = io_uint(io, rc->position, 4);
+}
+
 void rs_race_car_write(const rs_race_car *rc, rs_writer *w)
 {
-    rs_write_u8(w, rc->status);
-    rs_write_u8(w, rc->invalid_reason);
-    rs_write_u16(w, rc->reversed_mask);
-    write_i64(w, rc->progress);
-    write_i64(w, rc->progress_max);
-    write_i64(w, rc->progress_max_us);
-    for (uint32_t i = 0; i < RS_MAX_SECTORS; i++)
-        write_i64(w, rc->cross_us[i]);
-    write_i64(w, rc->lap_start_us);
-    rs_write_u32(w, rc->laps_completed);
-    write_i64(w, rc->last_lap_us);
-    write_i64(w, rc->best_lap_us);
-    write_i64(w, rc->finish_us);
-    rs_write_u32(w, rc->finish_position);
-    rs_write_u32(w, rc->position);
+    rs_race_car copy = *rc; /* the field list assigns what it writes back */
+    race_io io = {w, NULL};
+    race_car_fields(&copy, &io);
 }
 
 void rs_race_car_read(rs_race_car *rc, rs_reader *r)
 {
-    rc->status = rs_read_u8(r);
-    rc->invalid_reason = rs_read_u8(r);
-    rc->reversed_mask = rs_read_u16(r);
-    rc->progress = read_i64(r);
-    rc->progress_max = read_i64(r);
-    /* Crossings before lights out are never timed, but the grid's "never"
-     * is -1, so the same range as the other times applies. */
-    rc->progress_max_us = read_time(r, false);
-    for (uint32_t i = 0; i < RS_MAX_SECTORS; i++)
-        rc->cross_us[i] = read_time(r, false);
-    rc->lap_start_us = read_time(r, false);
-    rc->laps_completed = rs_read_u32(r);
-    rc->last_lap_us = read_time(r, false);
-    rc->best_lap_us = read_time(r, false);
-    rc->finish_us = read_time(r, false);
-    rc->finish_position = rs_read_u32(r);
-    rc->position = rs_read_u32(r);
+    race_io io = {NULL, r};
+    race_car_fields(rc, &io);
     rc->finish_pending = 0;
     if (rc->status > RS_RACE_FINISHED || rc->invalid_reason > RS_LAP_TRACK_LIMITS ||
         rc->progress_max < 0 || rc->progress_max > PROGRESS_LIMIT ||
         rc->progress > rc->progress_max || rc->progress < -PROGRESS_LIMIT ||
         (rc->status == RS_RACE_GRID) != (rc->progress_max == 0) || rc->position == 0)
         r->error = true;
-}
-
-size_t rs_race_car_size(void)
-{
-    rs_race_car probe;
-    rs_race_car_init(&probe, 0);
-    rs_writer w = rs_writer_init(NULL, 0);
-    rs_race_car_write(&probe, &w);
-    return w.len;
 }
 
 /* Layout: u32 laps, u32 finishers, u8 over: 9 bytes. */
@@ -599,11 +606,22 @@ void rs_race_read(rs_race *race, rs_reader *r)
         r->error = true;
 }
 
-size_t rs_race_size(void)
+/* Both layouts have a fixed size: measured on a fresh race and car with a
+ * writer that only counts, so the sizes cannot disagree with the writers. */
+static size_t measured_size(bool car)
 {
-    rs_race probe;
-    rs_race_init(&probe, 0);
+    rs_race race;
+    rs_race_car rc;
+    rs_race_init(&race, 0);
+    rs_race_car_init(&rc, 0);
     rs_writer w = rs_writer_init(NULL, 0);
-    rs_race_write(&probe, &w);
+    if (car)
+        rs_race_car_write(&rc, &w);
+    else
+        rs_race_write(&race, &w);
     return w.len;
 }
+
+size_t rs_race_car_size(void) { return measured_size(true); }
+
+size_t rs_race_size(void) { return measured_size(false); }

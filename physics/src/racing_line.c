@@ -183,7 +183,8 @@ static void relax(rs_racing_line *l, uint32_t sweeps)
 static double menger(double ax, double ay, double bx, double by, double cx, double cy)
 {
     double abx = bx - ax, aby = by - ay, bcx = cx - bx, bcy = cy - by, cax = ax - cx, cay = ay - cy;
-    double den = rs_sqrt((abx * abx + aby * aby) * (bcx * bcx + bcy * bcy) * (cax * cax + cay * cay));
+    double den =
+        rs_sqrt((abx * abx + aby * aby) * (bcx * bcx + bcy * bcy) * (cax * cax + cay * cay));
     return den > 0.0 ? 2.0 * (abx * bcy - aby * bcx) / den : 0.0;
 }
 
@@ -227,7 +228,7 @@ static void mu_table_init(mu_table *t, const rs_tire_params *tp, double fz0)
 }
 
 /* Friction force one tyre can give at load fz. */
-static double tyre_force(const mu_table *t, double fz)
+static double tire_force(const mu_table *t, double fz)
 {
     if (fz <= 0.0)
         return 0.0;
@@ -256,17 +257,17 @@ double rs_line_table(const double *table, double v)
  * load transfer (m_axle a h / track) moves load to the outer tyre, which
  * the tyres' load sensitivity makes cost grip. Solved by damped fixed-point
  * iteration (the capacity falls as the acceleration grows). */
-static double lateral_limit(const rs_car_params_data *d, const mu_table mt[2], const double fz[2],
+static double lateral_limit(const rs_car_params_data *def, const mu_table mt[2], const double fz[2],
                             const double share[2])
 {
     double a = 10.0;
     for (int it = 0; it < 12; it++) {
         double lim = 1e9;
         for (int x = 0; x < 2; x++) {
-            double m_axle = d->mass_kg * share[x];
+            double m_axle = def->mass_kg * share[x];
             double half = 0.5 * fz[x];
-            double dfz = rs_min(m_axle * a * d->cg_height_m / d->axle[x].track_m, half);
-            double cap = tyre_force(&mt[x], half + dfz) + tyre_force(&mt[x], half - dfz);
+            double dfz = rs_min(m_axle * a * def->cg_height_m / def->axle[x].track_m, half);
+            double cap = tire_force(&mt[x], half + dfz) + tire_force(&mt[x], half - dfz);
             lim = rs_min(lim, cap / m_axle);
         }
         a = 0.5 * (a + lim);
@@ -277,54 +278,54 @@ static double lateral_limit(const rs_car_params_data *d, const mu_table mt[2], c
 static void perf_init(rs_line_perf *p, const rs_car_params *car, const rs_car_info *info,
                       double grip_use)
 {
-    const rs_car_params_data *d = &car->d;
+    const rs_car_params_data *def = &car->def;
     rs_car tmp;
     memset(&tmp, 0, sizeof tmp);
     tmp.params = car;
     rs_car_derive(&tmp);
-    double m = d->mass_kg;
-    double rho = d->air_density_kg_m3;
-    int drv = d->drive == RS_DRIVE_FWD ? 0 : 1;
-    double wheelbase = d->axle[0].x_m - d->axle[1].x_m;
-    double share[2] = {-d->axle[1].x_m / wheelbase, d->axle[0].x_m / wheelbase};
-    double cl[2] = {d->lift_front_cl_a_m2, d->lift_rear_cl_a_m2};
+    double m = def->mass_kg;
+    double rho = def->air_density_kg_m3;
+    int drv = def->drive == RS_DRIVE_FWD ? 0 : 1;
+    double wheelbase = def->axle[0].x_m - def->axle[1].x_m;
+    double share[2] = {-def->axle[1].x_m / wheelbase, def->axle[0].x_m / wheelbase};
+    double cl[2] = {def->lift_front_cl_a_m2, def->lift_rear_cl_a_m2};
     double g = RS_LINE_GRAVITY;
 
     p->g = g;
     p->q_down = 0.5 * rho * (cl[0] + cl[1]) / m;
-    p->q_drag = 0.5 * rho * d->drag_cd_a_m2 / m;
+    p->q_drag = 0.5 * rho * def->drag_cd_a_m2 / m;
     p->roll = ROLLING_COEF;
     p->brake_acc = info->brake_mu_limit * g;
 
     mu_table mt[2];
     for (int x = 0; x < 2; x++)
-        mu_table_init(&mt[x], &d->axle[x].tire, 0.5 * m * g * share[x]);
-    double beta = d->axle[0].brake_share;
-    double h_l = d->cg_height_m / wheelbase;
+        mu_table_init(&mt[x], &def->axle[x].tire, 0.5 * m * g * share[x]);
+    double beta = def->axle[0].brake_share;
+    double h_l = def->cg_height_m / wheelbase;
 
     /* Best gear at each road speed; below the clutch's full-engagement
      * speed the clutch slips and the engine holds that speed. */
-    double r = tmp.k.rolling_radius_m;
-    double engage = tmp.k.engage_full_rad_s;
+    double r = tmp.derived.rolling_radius_m;
+    double engage = tmp.derived.engage_full_rad_s;
     p->top_speed = 0.0;
     for (int k = 0; k <= RS_LINE_FORCE_STEPS; k++) {
         double v = (double)k * RS_LINE_FORCE_DV;
         double best = 0.0;
         p->best_gear[k] = 1;
-        for (uint32_t gi = 1; gi <= d->gears; gi++) {
-            double ratio = rs_gear_ratio(d, (int)gi);
+        for (uint32_t gi = 1; gi <= def->gears; gi++) {
+            double ratio = rs_gear_ratio(def, (int)gi);
             double omega = v / r * ratio;
-            if (omega * RS_RPM_PER_RAD_S > SHIFT_RPM_SHARE * d->redline_rpm)
+            if (omega * RS_RPM_PER_RAD_S > SHIFT_RPM_SHARE * def->redline_rpm)
                 continue;
-            double torque = rs_engine_torque(d, rs_max(omega, engage), 1.0);
-            double f = torque * ratio * d->driveline_efficiency / r / m;
+            double torque = rs_engine_torque(def, rs_max(omega, engage), 1.0);
+            double f = torque * ratio * def->driveline_efficiency / r / m;
             if (f > best) {
                 best = f;
                 p->best_gear[k] = (uint8_t)gi;
             }
         }
         if (best == 0.0)
-            p->best_gear[k] = (uint8_t)d->gears; /* beyond every gear's redline */
+            p->best_gear[k] = (uint8_t)def->gears; /* beyond every gear's redline */
         p->force[k] = best;
         if (p->top_speed == 0.0 && k > 0 &&
             best <= p->q_drag * v * v + ROLLING_COEF * (g + p->q_down * v * v))
@@ -334,19 +335,20 @@ static void perf_init(rs_line_perf *p, const rs_car_params *car, const rs_car_in
         double fz[2];
         for (int x = 0; x < 2; x++)
             fz[x] = m * g * share[x] + 0.5 * rho * cl[x] * v * v;
-        p->lat_acc[k] = grip_use * lateral_limit(d, mt, fz, share);
-        p->trac_acc[k] = grip_use * 2.0 * tyre_force(&mt[drv], 0.5 * fz[drv]) / m;
+        p->lat_acc[k] = grip_use * lateral_limit(def, mt, fz, share);
+        p->trac_acc[k] = grip_use * 2.0 * tire_force(&mt[drv], 0.5 * fz[drv]) / m;
         /* Braking with a fixed balance: an axle locks when its share of
          * the brake force passes its grip; braking moves m a h / L of load
          * forward. front: beta m a <= mu_f (Fzf + m a h/L), rear:
          * (1 - beta) m a <= mu_r (Fzr - m a h/L), mu at the static loads. */
-        double mu_f = tyre_force(&mt[0], 0.5 * fz[0]) / (0.5 * fz[0]);
-        double mu_r = tyre_force(&mt[1], 0.5 * fz[1]) / (0.5 * fz[1]);
+        double mu_f = tire_force(&mt[0], 0.5 * fz[0]) / (0.5 * fz[0]);
+        double mu_r = tire_force(&mt[1], 0.5 * fz[1]) / (0.5 * fz[1]);
         double den_f = beta * m - mu_f * m * h_l;
         double lim_f = den_f > 0.0 ? mu_f * fz[0] / den_f : 1e9;
         double lim_r = mu_r * fz[1] / ((1.0 - beta) * m + mu_r * m * h_l);
-        double tyres = 2.0 * (tyre_force(&mt[0], 0.5 * fz[0]) + tyre_force(&mt[1], 0.5 * fz[1])) / m;
-        p->brake_dec[k] = rs_min(p->brake_acc, grip_use * rs_min(tyres, rs_min(lim_f, lim_r)));
+        double tires =
+            2.0 * (tire_force(&mt[0], 0.5 * fz[0]) + tire_force(&mt[1], 0.5 * fz[1])) / m;
+        p->brake_dec[k] = rs_min(p->brake_acc, grip_use * rs_min(tires, rs_min(lim_f, lim_r)));
     }
     if (p->top_speed == 0.0)
         p->top_speed = RS_LINE_FORCE_STEPS * RS_LINE_FORCE_DV;
@@ -357,19 +359,14 @@ static void perf_init(rs_line_perf *p, const rs_car_params *car, const rs_car_in
      * kinematic steering angle. */
     for (int x = 0; x < 2; x++) {
         double fz = mt[x].fz0;
-        rs_tire_in in;
+        rs_tire_in in = rs_line_steady_tire_in(fz);
         rs_tire_out o;
-        memset(&in, 0, sizeof in);
-        in.fz_n = fz;
-        in.vx_m_s = 20.0;
-        in.grip_scale = 1.0;
-        in.mode = RS_TIRE_STEADY;
         /* A central difference: the tyre's offsets cancel. */
         in.tan_alpha = -0.005;
-        rs_tire_eval(&d->axle[x].tire, &in, &o);
+        rs_tire_eval(&def->axle[x].tire, &in, &o);
         double fy_neg = o.fy;
         in.tan_alpha = 0.005;
-        rs_tire_eval(&d->axle[x].tire, &in, &o);
+        rs_tire_eval(&def->axle[x].tire, &in, &o);
         double coef = rs_abs(fy_neg - o.fy) / (0.01 * fz);
         p->slip_per_load[x] = coef > 1.0 ? 1.0 / coef : 1.0;
     }
@@ -497,9 +494,9 @@ rs_status rs_racing_line_build_points(const rs_track_point *points, uint32_t cou
     rs_car_params_info(car, &l->info);
     l->half_width_m = 0.5 * l->info.width_m + o.edge_margin_m;
     l->centre_length = total;
-    l->rear_x_m = car->d.axle[1].x_m;
-    l->driven[0] = car->d.drive == RS_DRIVE_FWD ? RS_WHEEL_FL : RS_WHEEL_RL;
-    l->driven[1] = car->d.drive == RS_DRIVE_FWD ? RS_WHEEL_FR : RS_WHEEL_RR;
+    l->rear_x_m = car->def.axle[1].x_m;
+    l->driven[0] = car->def.drive == RS_DRIVE_FWD ? RS_WHEEL_FL : RS_WHEEL_RL;
+    l->driven[1] = car->def.drive == RS_DRIVE_FWD ? RS_WHEEL_FR : RS_WHEEL_RR;
     resample(l, points, count, cum);
     free(cum);
     for (uint32_t j = 0; j < n; j++) {

@@ -217,7 +217,7 @@ rs_status rs_world_restore(rs_world *world, const uint8_t *buf, size_t len)
             rs_snapshot_read_car(&tmp, &r);
             rs_race_car_read(&rc, &r);
             rs_collide_car_read(&cc, &r);
-            if (r.error || !valid_car(&tmp, dst->params->d.gears))
+            if (r.error || !valid_car(&tmp, dst->params->def.gears))
                 return RS_ERR_FORMAT;
             world->race_tmp[c] = rc;
             if (pass == 1) {

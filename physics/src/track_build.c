@@ -888,91 +888,99 @@ static bool inside_limits(const rs_track *t, double x, double y)
     return hit.inside_limits;
 }
 
-static bool build_lines(build *b)
+/* The ends of a line given by its station: square to the centre line there,
+ * past the widest kerb of this segment and its neighbours, so the ends are
+ * outside the limits whichever segment is nearest them. */
+static bool line_at_station(build *b, const rs_track_line_spec *ls, char *path, rs_seg2 *ln)
 {
-    const rs_track_spec *s = b->spec;
-    rs_track *t = b->t;
-    char path[48];
-    t->nlines = s->nlines;
-    for (uint32_t k = 0; k < s->nlines; k++) {
-        const rs_track_line_spec *ls = &s->line[k];
-        rs_timing_line *tl = &t->line[k];
-        line_path(k, path, sizeof path);
-        rs_seg2 ln;
-        if (ls->by_station) {
-            if (ls->s >= t->length) {
-                char a[32], l[32];
-                rs_json_format_number(ls->s, a);
-                rs_json_format_number(t->length, l);
-                strcat(path, ".s_m");
-                return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                     "station %s m is not before the track length %s m", a, l);
-            }
-            rs_track_sample sm;
-            rs_track_sample_at(t, ls->s, &sm);
-            uint32_t lo = 0, hi = t->n - 1;
-            while (lo < hi) { /* the segment containing s */
-                uint32_t mid = lo + (hi - lo + 1) / 2;
-                if (t->node[mid].s <= ls->s)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            /* Past the widest kerb of this segment and its neighbours, so the
-             * ends are outside the limits whichever segment is nearest them. */
-            double kerb[2] = {0.0, 0.0};
-            for (uint32_t d = 0; d < 3; d++) {
-                const rs_track_node *q = &t->node[(lo + t->n - 1 + d) % t->n];
-                kerb[0] = rs_max(kerb[0], q->kerb_w[0]);
-                kerb[1] = rs_max(kerb[1], q->kerb_w[1]);
-            }
-            double sn, cs;
-            rs_sincos(sm.heading_rad, &sn, &cs);
-            double nx = -sn, ny = cs;
-            double dl = sm.width_left_m + kerb[RS_SIDE_LEFT] + RS_TRACK_LINE_OVERHANG_M;
-            double dr = sm.width_right_m + kerb[RS_SIDE_RIGHT] + RS_TRACK_LINE_OVERHANG_M;
-            ln.ax = sm.x_m + dl * nx, ln.ay = sm.y_m + dl * ny;
-            ln.bx = sm.x_m - dr * nx, ln.by = sm.y_m - dr * ny;
-        } else {
-            ln.ax = ls->a[0], ln.ay = ls->a[1], ln.bx = ls->b[0], ln.by = ls->b[1];
-        }
-        if (!(rs_abs(ln.bx - ln.ax) + rs_abs(ln.by - ln.ay) > 0.0))
-            return rs_track_fail(b->c, RS_ERR_RANGE, path, "a and b are the same point");
-        double station = 0.0;
-        uint32_t seg = 0;
-        if (!line_crossing(b, k, &ln, &station, &seg))
-            return false;
-        const rs_track_node *p = &t->node[seg];
-        /* a must be on the left: swap if the file gave them the other way. */
-        if (cross2(p->tx, p->ty, ln.ax - p->x, ln.ay - p->y) <
-            cross2(p->tx, p->ty, ln.bx - p->x, ln.by - p->y)) {
-            double x = ln.ax, y = ln.ay;
-            ln.ax = ln.bx, ln.ay = ln.by, ln.bx = x, ln.by = y;
-        }
-        if (inside_limits(t, ln.ax, ln.ay) || inside_limits(t, ln.bx, ln.by))
-            return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                 "an end of the line lies inside the track limits: a timing "
-                                 "line must span the track from beyond one edge (and kerb) to "
-                                 "beyond the other");
-        double nx = ln.ay - ln.by, ny = -(ln.ax - ln.bx);
-        double nl = rs_sqrt(nx * nx + ny * ny);
-        nx /= nl, ny /= nl;
-        if (dot2(nx, ny, p->tx, p->ty) < 0.5)
-            return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                 "the line meets the centre line more than 60 degrees from "
-                                 "square");
-        tl->ax = ln.ax, tl->ay = ln.ay, tl->bx = ln.bx, tl->by = ln.by;
-        tl->s = station;
-        tl->nx = nx, tl->ny = ny;
+    const rs_track *t = b->t;
+    if (ls->s >= t->length) {
+        char a[32], l[32];
+        rs_json_format_number(ls->s, a);
+        rs_json_format_number(t->length, l);
+        strcat(path, ".s_m");
+        return rs_track_fail(b->c, RS_ERR_RANGE, path,
+                             "station %s m is not before the track length %s m", a, l);
     }
-    /* Racing order: each line at least RS_TRACK_LINE_MIN_GAP_M after the
-     * previous one, counted from the start line, and the last one that far
-     * before the start line comes round again. */
+    rs_track_sample sm;
+    rs_track_sample_at(t, ls->s, &sm);
+    uint32_t lo = 0, hi = t->n - 1;
+    while (lo < hi) { /* the segment containing s */
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (t->node[mid].s <= ls->s)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    double kerb[2] = {0.0, 0.0};
+    for (uint32_t d = 0; d < 3; d++) {
+        const rs_track_node *q = &t->node[(lo + t->n - 1 + d) % t->n];
+        kerb[0] = rs_max(kerb[0], q->kerb_w[0]);
+        kerb[1] = rs_max(kerb[1], q->kerb_w[1]);
+    }
+    double sn, cs;
+    rs_sincos(sm.heading_rad, &sn, &cs);
+    double nx = -sn, ny = cs;
+    double dl = sm.width_left_m + kerb[RS_SIDE_LEFT] + RS_TRACK_LINE_OVERHANG_M;
+    double dr = sm.width_right_m + kerb[RS_SIDE_RIGHT] + RS_TRACK_LINE_OVERHANG_M;
+    ln->ax = sm.x_m + dl * nx, ln->ay = sm.y_m + dl * ny;
+    ln->bx = sm.x_m - dr * nx, ln->by = sm.y_m - dr * ny;
+    return true;
+}
+
+/* Places timing line k: its ends (a on the left), station and normal. */
+static bool place_line(build *b, uint32_t k)
+{
+    rs_track *t = b->t;
+    const rs_track_line_spec *ls = &b->spec->line[k];
+    char path[48];
+    line_path(k, path, sizeof path);
+    rs_seg2 ln = {ls->a[0], ls->a[1], ls->b[0], ls->b[1]};
+    if (ls->by_station && !line_at_station(b, ls, path, &ln))
+        return false;
+    if (!(rs_abs(ln.bx - ln.ax) + rs_abs(ln.by - ln.ay) > 0.0))
+        return rs_track_fail(b->c, RS_ERR_RANGE, path, "a and b are the same point");
+    double station = 0.0;
+    uint32_t seg = 0;
+    if (!line_crossing(b, k, &ln, &station, &seg))
+        return false;
+    const rs_track_node *p = &t->node[seg];
+    /* a must be on the left: swap if the file gave them the other way. */
+    if (cross2(p->tx, p->ty, ln.ax - p->x, ln.ay - p->y) <
+        cross2(p->tx, p->ty, ln.bx - p->x, ln.by - p->y)) {
+        double x = ln.ax, y = ln.ay;
+        ln.ax = ln.bx, ln.ay = ln.by, ln.bx = x, ln.by = y;
+    }
+    if (inside_limits(t, ln.ax, ln.ay) || inside_limits(t, ln.bx, ln.by))
+        return rs_track_fail(b->c, RS_ERR_RANGE, path,
+                             "an end of the line lies inside the track limits: a timing "
+                             "line must span the track from beyond one edge (and kerb) to "
+                             "beyond the other");
+    double nx = ln.ay - ln.by, ny = -(ln.ax - ln.bx);
+    double nl = rs_sqrt(nx * nx + ny * ny);
+    nx /= nl, ny /= nl;
+    if (dot2(nx, ny, p->tx, p->ty) < 0.5)
+        return rs_track_fail(b->c, RS_ERR_RANGE, path,
+                             "the line meets the centre line more than 60 degrees from "
+                             "square");
+    rs_timing_line *tl = &t->line[k];
+    tl->ax = ln.ax, tl->ay = ln.ay, tl->bx = ln.bx, tl->by = ln.by;
+    tl->s = station;
+    tl->nx = nx, tl->ny = ny;
+    return true;
+}
+
+/* Racing order: each line at least RS_TRACK_LINE_MIN_GAP_M after the
+ * previous one, counted from the start line, and the last one that far
+ * before the start line comes round again. */
+static bool check_line_order(build *b)
+{
+    const rs_track *t = b->t;
     double prev = 0.0;
     for (uint32_t k = 1; k <= t->nlines; k++) {
         double rel = k < t->nlines ? ahead(t->line[0].s, t->line[k].s, t->length) : t->length;
         if (!(rel >= prev + RS_TRACK_LINE_MIN_GAP_M)) {
-            char a[32], p2[32];
+            char a[32], p2[32], path[48];
             rs_json_format_number(k < t->nlines ? t->line[k].s : t->line[0].s, a);
             rs_json_format_number(rel - prev, p2);
             line_path(k < t->nlines ? k : k - 1, path, sizeof path);
@@ -986,6 +994,15 @@ static bool build_lines(build *b)
         prev = rel;
     }
     return true;
+}
+
+static bool build_lines(build *b)
+{
+    b->t->nlines = b->spec->nlines;
+    for (uint32_t k = 0; k < b->t->nlines; k++)
+        if (!place_line(b, k))
+            return false;
+    return check_line_order(b);
 }
 
 /* -------------------------------------------------------------------- grid */

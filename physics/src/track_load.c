@@ -7,7 +7,6 @@
  * checked by the builder, track_build.c, with the same kind of message.
  */
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,24 +22,13 @@ bool rs_track_fail(rs_json_ctx *c, rs_status status, const char *path, const cha
 {
     if (c->status != RS_OK)
         return false;
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     rs_json_ctx_pop(c, 0);
     rs_json_ctx_push_key(c, path);
-    return rs_json_fail(c, status, "%s", msg);
-}
-
-void rs_track_spec_free(rs_track_spec *spec)
-{
-    free(spec->pts);
-    free(spec->kerb);
-    free(spec->zone);
-    free(spec->wall);
-    free(spec->wall_xy);
-    memset(spec, 0, sizeof *spec);
+    va_list ap;
+    va_start(ap, fmt);
+    rs_json_vfail(c, status, fmt, ap);
+    va_end(ap);
+    return false;
 }
 
 /* ------------------------------------------------------------ small readers */
@@ -431,6 +419,16 @@ static bool read_header(rs_json_ctx *c, const rs_json *root, rs_track_spec *s)
     return rs_json_get_number(c, root, "length_m", 1.0, 1e7, &s->length_m);
 }
 
+/* The arrays the readers above allocate. */
+static void spec_free(rs_track_spec *spec)
+{
+    free(spec->pts);
+    free(spec->kerb);
+    free(spec->zone);
+    free(spec->wall);
+    free(spec->wall_xy);
+}
+
 static rs_status parse_doc(const rs_json_doc *doc, const char *name, rs_track **out, char *err,
                            size_t err_len)
 {
@@ -442,7 +440,7 @@ static rs_status parse_doc(const rs_json_doc *doc, const char *name, rs_track **
         read_surfaces(&c, root, &spec) && read_barriers(&c, root, &spec) &&
         read_timing(&c, root, &spec) && read_grid(&c, root, &spec))
         rs_track_build(&spec, &c, out);
-    rs_track_spec_free(&spec);
+    spec_free(&spec);
     return c.status;
 }
 

@@ -191,11 +191,7 @@ bool rs_track_point_at(const rs_track *t, uint32_t i, rs_track_point *out)
     if (i >= t->n)
         return false;
     const rs_track_node *p = &t->node[i];
-    out->x_m = p->x;
-    out->y_m = p->y;
-    out->width_right_m = p->w[RS_SIDE_RIGHT];
-    out->width_left_m = p->w[RS_SIDE_LEFT];
-    out->s_m = p->s;
+    *out = (rs_track_point){p->x, p->y, p->w[RS_SIDE_RIGHT], p->w[RS_SIDE_LEFT], p->s};
     return true;
 }
 
@@ -206,9 +202,7 @@ bool rs_track_line_at(const rs_track *t, uint32_t i, rs_track_line *out)
     if (i >= t->nlines)
         return false;
     const rs_timing_line *l = &t->line[i];
-    out->a_m[0] = l->ax, out->a_m[1] = l->ay;
-    out->b_m[0] = l->bx, out->b_m[1] = l->by;
-    out->s_m = l->s;
+    *out = (rs_track_line){{l->ax, l->ay}, {l->bx, l->by}, l->s};
     return true;
 }
 
@@ -218,15 +212,11 @@ bool rs_track_grid_slot(const rs_track *t, uint32_t i, rs_car_spawn *out)
 {
     if (i >= t->ngrid)
         return false;
+    /* At rest in neutral with the automatic gearbox and clutch: the defaults. */
     *out = rs_car_spawn_default();
     out->pos_m[0] = t->grid[i].x;
     out->pos_m[1] = t->grid[i].y;
-    out->pos_m[2] = 0.0;
     out->yaw_rad = t->grid[i].yaw;
-    out->speed_m_s = 0.0;
-    out->gear = 0;
-    out->transmission = RS_TRANSMISSION_AUTO;
-    out->clutch_mode = RS_CLUTCH_AUTO;
     return true;
 }
 

@@ -71,8 +71,6 @@ typedef struct rs_track_spec {
     rs_grid_slot grid[RS_TRACK_MAX_GRID];
 } rs_track_spec;
 
-void rs_track_spec_free(rs_track_spec *spec);
-
 /* Builds the track from a shape-checked spec: derives the geometry, checks
  * it (messages through c, naming the field) and computes the hash. On error
  * returns the status with *out NULL; the spec stays the caller's. */
@@ -80,10 +78,8 @@ rs_status rs_track_build(const rs_track_spec *spec, rs_json_ctx *c, rs_track **o
 
 /* Records "file: path: message" with path given whole ("centre_line[3]"),
  * replacing the context's current path. Returns false. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-bool rs_track_fail(rs_json_ctx *c, rs_status status, const char *path, const char *fmt, ...);
+bool rs_track_fail(rs_json_ctx *c, rs_status status, const char *path, const char *fmt, ...)
+    RS_PRINTF(4, 5);
 
 /* The nearest centre-line segment to (x, y) within max_reach (projection
  * clamped to the segment, ties to the lowest index). */

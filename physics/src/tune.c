@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "racesim/tune.h"
+#include "racesim/base/err.h"
 
 #include "bytes.h"
 #include "carparams.h"
@@ -39,9 +40,7 @@ typedef struct problems {
     rs_status status;
 } problems;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
+RS_PRINTF(4, 5)
 static void problem(problems *pr, rs_status st, const char *path, const char *fmt, ...)
 {
     if (pr->count++ == 0)
@@ -51,7 +50,7 @@ static void problem(problems *pr, rs_status st, const char *path, const char *fm
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    rs_verrf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     char item[400];
     snprintf(item, sizeof item, "%s%s: %s", pr->count > 1 ? "; " : "", path, msg);
@@ -105,7 +104,7 @@ static void read_ratios(problems *pr, const rs_json *v, const rs_car_params *bas
 {
     const char *path = rs_tune_param_path(RS_TUNE_GEAR_RATIOS);
     const rs_tune_range *r = &base->rules.range[RS_TUNE_GEAR_RATIOS];
-    uint32_t gears = base->d.gears;
+    uint32_t gears = base->def.gears;
     if (rs_json_kind_of(v) != RS_JSON_ARRAY) {
         problem(pr, RS_ERR_PARSE, path, "expected an array, found %s",
                 rs_json_kind_name(rs_json_kind_of(v)));
@@ -222,7 +221,7 @@ rs_status rs_tune_apply(const rs_car_params *base, const char *tune_json, size_t
                         size_t err_len)
 {
     rs_json_doc *doc = NULL;
-    rs_car_params_data *d = NULL;
+    rs_car_params_data *def = NULL;
     problems pr = {err, err_len, 0, false, 0, RS_OK};
     rs_status st;
     if (err && err_len)
@@ -235,8 +234,7 @@ rs_status rs_tune_apply(const rs_car_params *base, const char *tune_json, size_t
     if (!name)
         name = "tune";
     if (!base || (!tune_json && len)) {
-        if (err && err_len)
-            snprintf(err, err_len, "%s: no car or no tune text", name);
+        rs_errf(err, err_len, "%s: no car or no tune text", name);
         return RS_ERR_ARG;
     }
     st = rs_json_parse(tune_json ? tune_json : "", len, name, &doc, err, err_len);
@@ -245,7 +243,7 @@ rs_status rs_tune_apply(const rs_car_params *base, const char *tune_json, size_t
     const rs_json *root = rs_json_root(doc);
     /* The name leads the list once; the items follow it. */
     if (err && err_len) {
-        snprintf(err, err_len, "%s: ", name);
+        rs_errf(err, err_len, "%s: ", name);
         pr.used = strlen(err);
     }
     overrides o;
@@ -257,47 +255,40 @@ rs_status rs_tune_apply(const rs_car_params *base, const char *tune_json, size_t
         read_overrides(&pr, root, base, &o);
     if (pr.count) {
         st = pr.status;
-        goto fail;
+        goto done;
     }
-    d = malloc(sizeof *d);
-    if (!d) {
+    def = malloc(sizeof *def);
+    if (!def) {
         st = RS_ERR_NOMEM;
-        if (err && err_len)
-            snprintf(err, err_len, "%s: out of memory", name);
-        goto fail;
+        rs_errf(err, err_len, "%s: out of memory", name);
+        goto done;
     }
-    *d = base->d;
+    *def = base->def;
     for (int p = 0; p < RS_TUNE_PARAM_COUNT; p++)
         if (o.set[p] && p != RS_TUNE_GEAR_RATIOS)
-            rs_tune_param_set(d, (rs_tune_param)p, o.value[p]);
+            rs_tune_param_set(def, (rs_tune_param)p, o.value[p]);
     if (o.set[RS_TUNE_GEAR_RATIOS])
-        memcpy(d->gear_ratio, o.ratio, sizeof o.ratio[0] * o.gears);
+        memcpy(def->gear_ratio, o.ratio, sizeof o.ratio[0] * o.gears);
     /* Every override is inside a range the validator accepts, but the car
      * as a whole is checked again: the validator has the last word. */
     char msg[256];
-    st = rs_car_params_validate(d, msg, sizeof msg);
+    st = rs_car_params_validate(def, msg, sizeof msg);
     if (st != RS_OK) {
-        if (err && err_len)
-            snprintf(err, err_len, "%s: the tuned car is not valid: %s", name, msg);
-        goto fail;
+        rs_errf(err, err_len, "%s: the tuned car is not valid: %s", name, msg);
+        goto done;
     }
-    st = rs_car_params_wrap(d, out);
+    st = rs_car_params_wrap(def, out);
     if (st != RS_OK) {
-        if (err && err_len)
-            snprintf(err, err_len, "%s: cannot build the tuned car (%s)", name, rs_status_str(st));
-        goto fail;
+        rs_errf(err, err_len, "%s: cannot build the tuned car (%s)", name, rs_status_str(st));
+        goto done;
     }
     (*out)->rules = base->rules;
     if (tune_hash)
         *tune_hash = overrides_hash(&o);
     if (err && err_len)
         err[0] = 0;
-    free(d);
-    rs_json_free(doc);
-    return RS_OK;
-
-fail:
-    free(d);
+done:
+    free(def);
     rs_json_free(doc);
     return st;
 }
@@ -319,12 +310,10 @@ typedef struct text {
     size_t len;
 } text;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
+RS_PRINTF(2, 3)
 static void put(text *t, const char *fmt, ...)
 {
-    char tmp[256];
+    char tmp[512];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
@@ -344,14 +333,12 @@ static void put_number(text *t, double v)
     put(t, "%s", num);
 }
 
-/* A JSON string; names are validated UTF-8 without control characters, so
- * only the quote and the backslash need escaping. */
+/* A name as a JSON string: at most 2 + 6 * 63 bytes quoted. */
 static void put_string(text *t, const char *s)
 {
-    put(t, "\"");
-    for (; *s; s++)
-        put(t, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);
-    put(t, "\"");
+    char quoted[2 + 6 * RS_NAME_MAX];
+    rs_json_quote(s, quoted, sizeof quoted);
+    put(t, "%s", quoted);
 }
 
 size_t rs_tune_rules_json(const rs_car_params *car, char *buf, size_t cap)
@@ -364,7 +351,7 @@ size_t rs_tune_rules_json(const rs_car_params *car, char *buf, size_t cap)
         put(&t, "{}");
     } else {
         put(&t, "{\"car\":\"%016llx\",\"name\":", (unsigned long long)car->hash);
-        put_string(&t, car->d.name);
+        put_string(&t, car->def.name);
         put(&t, ",\"adjustable\":[");
         bool first = true;
         for (int i = 0; i < RS_TUNE_PARAM_COUNT; i++) {
@@ -379,13 +366,13 @@ size_t rs_tune_rules_json(const rs_car_params *car, char *buf, size_t cap)
             put(&t, ",\"stock\":");
             if (p == RS_TUNE_GEAR_RATIOS) {
                 put(&t, "[");
-                for (uint32_t g = 0; g < car->d.gears; g++) {
+                for (uint32_t g = 0; g < car->def.gears; g++) {
                     put(&t, g ? "," : "");
-                    put_number(&t, car->d.gear_ratio[g]);
+                    put_number(&t, car->def.gear_ratio[g]);
                 }
                 put(&t, "]");
             } else {
-                put_number(&t, rs_tune_param_get(&car->d, p));
+                put_number(&t, rs_tune_param_get(&car->def, p));
             }
             put(&t, "}");
             first = false;

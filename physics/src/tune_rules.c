@@ -7,6 +7,8 @@
  * car file may narrow them, never widen them, so every legal tune is also a
  * car the validator accepts field by field.
  */
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,30 +19,41 @@
 typedef struct param_info {
     const char *path;
     double min, max; /* the validator's absolute range */
+    size_t field;    /* where the double lives in rs_car_params_data, or NOT_ONE_FIELD */
 } param_info;
 
+/* The gear ratios (one range for every gear) and the ride-height offset
+ * (which moves several fields) are not one double of the car data. */
+#define NOT_ONE_FIELD SIZE_MAX
+#define FIELD(m) offsetof(rs_car_params_data, m)
+#define FRONT(m) offsetof(rs_car_params_data, axle[0].m)
+#define REAR(m) offsetof(rs_car_params_data, axle[1].m)
+
 static const param_info params[RS_TUNE_PARAM_COUNT] = {
-    [RS_TUNE_GEAR_RATIOS] = {"gearbox.ratios", 0.1, 10},
-    [RS_TUNE_FINAL_DRIVE] = {"gearbox.final_drive", 0.5, 20},
-    [RS_TUNE_BRAKE_BIAS_FRONT] = {"brakes.bias_front", 0, 1},
-    [RS_TUNE_SPRING_FRONT] = {"axles.front.spring_n_m", 1000, 1e6},
-    [RS_TUNE_SPRING_REAR] = {"axles.rear.spring_n_m", 1000, 1e6},
-    [RS_TUNE_BUMP_FRONT] = {"axles.front.damper_bump_n_s_m", 0, 2e5},
-    [RS_TUNE_BUMP_REAR] = {"axles.rear.damper_bump_n_s_m", 0, 2e5},
-    [RS_TUNE_REBOUND_FRONT] = {"axles.front.damper_rebound_n_s_m", 0, 2e5},
-    [RS_TUNE_REBOUND_REAR] = {"axles.rear.damper_rebound_n_s_m", 0, 2e5},
-    [RS_TUNE_ARB_FRONT] = {"axles.front.arb_n_m", 0, 1e6},
-    [RS_TUNE_ARB_REAR] = {"axles.rear.arb_n_m", 0, 1e6},
-    [RS_TUNE_CAMBER_FRONT] = {"axles.front.camber_rad", -0.2, 0.2},
-    [RS_TUNE_CAMBER_REAR] = {"axles.rear.camber_rad", -0.2, 0.2},
-    [RS_TUNE_TOE_FRONT] = {"axles.front.toe_rad", -0.1, 0.1},
-    [RS_TUNE_TOE_REAR] = {"axles.rear.toe_rad", -0.1, 0.1},
-    [RS_TUNE_DOWNFORCE_FRONT] = {"aero.downforce_front_cl_a_m2", -5, 10},
-    [RS_TUNE_DOWNFORCE_REAR] = {"aero.downforce_rear_cl_a_m2", -5, 10},
-    [RS_TUNE_DIFF_PRELOAD] = {"differential.preload_nm", 0, 5000},
-    [RS_TUNE_DIFF_POWER_RAMP] = {"differential.power_ramp", 0, 5},
-    [RS_TUNE_DIFF_COAST_RAMP] = {"differential.coast_ramp", 0, 5},
-    [RS_TUNE_RIDE_HEIGHT] = {"suspension.ride_height_offset_m", -0.05, 0.05},
+    [RS_TUNE_GEAR_RATIOS] = {"gearbox.ratios", 0.1, 10, NOT_ONE_FIELD},
+    [RS_TUNE_FINAL_DRIVE] = {"gearbox.final_drive", 0.5, 20, FIELD(final_drive)},
+    [RS_TUNE_BRAKE_BIAS_FRONT] = {"brakes.bias_front", 0, 1, FRONT(brake_share)},
+    [RS_TUNE_SPRING_FRONT] = {"axles.front.spring_n_m", 1000, 1e6, FRONT(spring_n_m)},
+    [RS_TUNE_SPRING_REAR] = {"axles.rear.spring_n_m", 1000, 1e6, REAR(spring_n_m)},
+    [RS_TUNE_BUMP_FRONT] = {"axles.front.damper_bump_n_s_m", 0, 2e5, FRONT(damper_bump_n_s_m)},
+    [RS_TUNE_BUMP_REAR] = {"axles.rear.damper_bump_n_s_m", 0, 2e5, REAR(damper_bump_n_s_m)},
+    [RS_TUNE_REBOUND_FRONT] = {"axles.front.damper_rebound_n_s_m", 0, 2e5,
+                               FRONT(damper_rebound_n_s_m)},
+    [RS_TUNE_REBOUND_REAR] = {"axles.rear.damper_rebound_n_s_m", 0, 2e5,
+                              REAR(damper_rebound_n_s_m)},
+    [RS_TUNE_ARB_FRONT] = {"axles.front.arb_n_m", 0, 1e6, FRONT(arb_n_m)},
+    [RS_TUNE_ARB_REAR] = {"axles.rear.arb_n_m", 0, 1e6, REAR(arb_n_m)},
+    [RS_TUNE_CAMBER_FRONT] = {"axles.front.camber_rad", -0.2, 0.2, FRONT(camber_rad)},
+    [RS_TUNE_CAMBER_REAR] = {"axles.rear.camber_rad", -0.2, 0.2, REAR(camber_rad)},
+    [RS_TUNE_TOE_FRONT] = {"axles.front.toe_rad", -0.1, 0.1, FRONT(toe_rad)},
+    [RS_TUNE_TOE_REAR] = {"axles.rear.toe_rad", -0.1, 0.1, REAR(toe_rad)},
+    [RS_TUNE_DOWNFORCE_FRONT] = {"aero.downforce_front_cl_a_m2", -5, 10,
+                                 FIELD(lift_front_cl_a_m2)},
+    [RS_TUNE_DOWNFORCE_REAR] = {"aero.downforce_rear_cl_a_m2", -5, 10, FIELD(lift_rear_cl_a_m2)},
+    [RS_TUNE_DIFF_PRELOAD] = {"differential.preload_nm", 0, 5000, FIELD(diff_preload_nm)},
+    [RS_TUNE_DIFF_POWER_RAMP] = {"differential.power_ramp", 0, 5, FIELD(diff_power_ramp)},
+    [RS_TUNE_DIFF_COAST_RAMP] = {"differential.coast_ramp", 0, 5, FIELD(diff_coast_ramp)},
+    [RS_TUNE_RIDE_HEIGHT] = {"suspension.ride_height_offset_m", -0.05, 0.05, NOT_ONE_FIELD},
 };
 
 const char *rs_tune_param_path(rs_tune_param p)
@@ -54,71 +67,46 @@ void rs_tune_param_limits(rs_tune_param p, double *min, double *max)
     *max = params[p].max;
 }
 
-/* Where a scalar parameter lives in the struct (NULL for the gear ratios). */
-static double *slot(rs_car_params_data *d, rs_tune_param p)
+static bool is_one_field(rs_tune_param p)
 {
-    switch (p) {
-    case RS_TUNE_FINAL_DRIVE: return &d->final_drive;
-    case RS_TUNE_BRAKE_BIAS_FRONT: return &d->axle[0].brake_share;
-    case RS_TUNE_SPRING_FRONT: return &d->axle[0].spring_n_m;
-    case RS_TUNE_SPRING_REAR: return &d->axle[1].spring_n_m;
-    case RS_TUNE_BUMP_FRONT: return &d->axle[0].damper_bump_n_s_m;
-    case RS_TUNE_BUMP_REAR: return &d->axle[1].damper_bump_n_s_m;
-    case RS_TUNE_REBOUND_FRONT: return &d->axle[0].damper_rebound_n_s_m;
-    case RS_TUNE_REBOUND_REAR: return &d->axle[1].damper_rebound_n_s_m;
-    case RS_TUNE_ARB_FRONT: return &d->axle[0].arb_n_m;
-    case RS_TUNE_ARB_REAR: return &d->axle[1].arb_n_m;
-    case RS_TUNE_CAMBER_FRONT: return &d->axle[0].camber_rad;
-    case RS_TUNE_CAMBER_REAR: return &d->axle[1].camber_rad;
-    case RS_TUNE_TOE_FRONT: return &d->axle[0].toe_rad;
-    case RS_TUNE_TOE_REAR: return &d->axle[1].toe_rad;
-    case RS_TUNE_DOWNFORCE_FRONT: return &d->lift_front_cl_a_m2;
-    case RS_TUNE_DOWNFORCE_REAR: return &d->lift_rear_cl_a_m2;
-    case RS_TUNE_DIFF_PRELOAD: return &d->diff_preload_nm;
-    case RS_TUNE_DIFF_POWER_RAMP: return &d->diff_power_ramp;
-    case RS_TUNE_DIFF_COAST_RAMP: return &d->diff_coast_ramp;
-    case RS_TUNE_GEAR_RATIOS:
-    case RS_TUNE_RIDE_HEIGHT:
-    case RS_TUNE_PARAM_COUNT: break;
-    }
-    return NULL;
+    return (unsigned)p < RS_TUNE_PARAM_COUNT && params[p].field != NOT_ONE_FIELD;
 }
 
-double rs_tune_param_get(const rs_car_params_data *d, rs_tune_param p)
+double rs_tune_param_get(const rs_car_params_data *def, rs_tune_param p)
 {
-    double *s = slot((rs_car_params_data *)(uintptr_t)d, p);
-    return s ? *s : 0.0;
+    if (!is_one_field(p))
+        return 0.0;
+    return *(const double *)((const char *)def + params[p].field);
 }
 
 /* Raising the car by v on its spring perches: the body (centre of mass,
  * roll centres, aero centre of pressure) sits v higher over the same
  * wheels, so the wheel has v more travel before the bump stop and v less
  * before the droop limit. Springs, preloads and tyres are unchanged. */
-static void raise_ride_height(rs_car_params_data *d, double v)
+static void raise_ride_height(rs_car_params_data *def, double v)
 {
-    d->cg_height_m += v;
-    d->cp_height_m += v;
+    def->cg_height_m += v;
+    def->cp_height_m += v;
     for (int a = 0; a < 2; a++) {
-        d->axle[a].roll_centre_m += v;
-        d->axle[a].bump_travel_m += v;
-        d->axle[a].droop_travel_m -= v;
+        def->axle[a].roll_centre_m += v;
+        def->axle[a].bump_travel_m += v;
+        def->axle[a].droop_travel_m -= v;
     }
 }
 
-void rs_tune_param_set(rs_car_params_data *d, rs_tune_param p, double v)
+void rs_tune_param_set(rs_car_params_data *def, rs_tune_param p, double v)
 {
     if (p == RS_TUNE_RIDE_HEIGHT) {
-        raise_ride_height(d, v);
+        raise_ride_height(def, v);
         return;
     }
-    double *s = slot(d, p);
-    if (!s)
+    if (!is_one_field(p))
         return;
-    *s = v;
+    *(double *)((char *)def + params[p].field) = v;
     /* The validator wants the shares to add up to 1; 1 - v + v is within
      * an ulp of it for every v in 0..1. */
     if (p == RS_TUNE_BRAKE_BIAS_FRONT)
-        d->axle[1].brake_share = 1.0 - v;
+        def->axle[1].brake_share = 1.0 - v;
 }
 
 /* ------------------------------------------------------------------- paths */
@@ -227,7 +215,7 @@ static void check_range(rs_json_ctx *c, rs_tune_param p, const rs_tune_range *r,
     }
 }
 
-void rs_tune_rules_read(rs_json_ctx *c, const rs_json *obj, const rs_car_params_data *d,
+void rs_tune_rules_read(rs_json_ctx *c, const rs_json *obj, const rs_car_params_data *def,
                         rs_tune_rules *out)
 {
     memset(out, 0, sizeof *out);
@@ -251,13 +239,13 @@ void rs_tune_rules_read(rs_json_ctx *c, const rs_json *obj, const rs_car_params_
             rs_json_as_number(c, rs_json_at(v, 1), -1e300, 1e300, &r.max);
         }
         if (c->status == RS_OK && p == RS_TUNE_GEAR_RATIOS) {
-            for (uint32_t g = 0; g < d->gears && c->status == RS_OK; g++)
-                check_range(c, p, &r, d->gear_ratio[g]);
+            for (uint32_t g = 0; g < def->gears && c->status == RS_OK; g++)
+                check_range(c, p, &r, def->gear_ratio[g]);
         } else if (c->status == RS_OK) {
-            if (p >= RS_TUNE_DIFF_PRELOAD && d->diff != RS_DIFF_LSD)
+            if (p >= RS_TUNE_DIFF_PRELOAD && def->diff != RS_DIFF_LSD)
                 rs_json_fail(c, RS_ERR_RANGE, "only adjustable when the differential is \"lsd\"");
             else
-                check_range(c, p, &r, rs_tune_param_get(d, p));
+                check_range(c, p, &r, rs_tune_param_get(def, p));
         }
         out->range[p] = r;
         rs_json_ctx_pop(c, mark2);

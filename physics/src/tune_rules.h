@@ -64,25 +64,25 @@ struct rs_json;
  * valid index. */
 const char *rs_tune_param_path(rs_tune_param p);
 
-/* The stock value of a scalar parameter (not RS_TUNE_GEAR_RATIOS) in d;
+/* The stock value of a scalar parameter (not RS_TUNE_GEAR_RATIOS) in def;
  * 0 for the ride-height offset, which is relative to the design. */
-double rs_tune_param_get(const struct rs_car_params_data *d, rs_tune_param p);
+double rs_tune_param_get(const struct rs_car_params_data *def, rs_tune_param p);
 
 /* Writes a scalar parameter (brake bias sets both axles' shares; the
  * ride-height offset moves everything that hangs on it, once: call it on
  * stock data). */
-void rs_tune_param_set(struct rs_car_params_data *d, rs_tune_param p, double v);
+void rs_tune_param_set(struct rs_car_params_data *def, rs_tune_param p, double v);
 
 /* The absolute range the car validator allows for the parameter, which
  * every legal range must lie inside. */
 void rs_tune_param_limits(rs_tune_param p, double *min, double *max);
 
 /* Reads a car file's "adjustable" section (obj; NULL means absent: nothing
- * adjustable) into *out, for the stock data d. Each leaf is [min, max]; the
+ * adjustable) into *out, for the stock data def. Each leaf is [min, max]; the
  * range must be ordered, inside the validator's limits and contain the stock
  * value. Errors go to the sticky field reader c (first one wins). */
 void rs_tune_rules_read(struct rs_json_ctx *c, const struct rs_json *obj,
-                        const struct rs_car_params_data *d, rs_tune_rules *out);
+                        const struct rs_car_params_data *def, rs_tune_rules *out);
 
 /* Checks the keys of obj (a tune or an "adjustable" section, at the root
  * when prefix is "") against the table: every key must be a parameter's path

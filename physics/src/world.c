@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block.h"
 #include "detmath.h"
 #include "racesim/track.h"
 
@@ -95,9 +96,24 @@ rs_car_spawn rs_car_spawn_default(void)
  * already generous (lines are metres apart), plus hits. */
 static uint32_t event_capacity(uint32_t max_cars) { return 64u + 16u * max_cars; }
 
+/* The per-slot arrays, the event buffer and the hashing buffer after the
+ * struct in one block (block.h): all are sized by the definition. */
+static void world_layout(void *obj, rs_block *b)
+{
+    rs_world *w = obj;
+    size_t n = w->def.max_cars;
+    w->cars = rs_block_take(b, n, sizeof *w->cars);
+    w->race_cars = rs_block_take(b, n, sizeof *w->race_cars);
+    w->race_tmp = rs_block_take(b, n, sizeof *w->race_tmp);
+    w->contact = rs_block_take(b, n, sizeof *w->contact);
+    w->prev_pos = rs_block_take(b, n, sizeof *w->prev_pos);
+    w->saved_input = rs_block_take(b, n, sizeof *w->saved_input);
+    w->events.buf = rs_block_take(b, w->events.cap, sizeof *w->events.buf);
+    w->scratch = rs_block_take(b, w->scratch_len, 1);
+}
+
 rs_status rs_world_create(const rs_world_def *def, rs_world **out)
 {
-    rs_world *w = NULL;
     *out = NULL;
     if (!def || def->tick_hz < 1 || def->tick_hz > 10000 || def->substeps < 1 ||
         def->substeps > 64 || def->max_cars < 1 || def->max_cars > 65535)
@@ -108,53 +124,35 @@ rs_status rs_world_create(const rs_world_def *def, rs_world **out)
             !(p->rolling_drag_coef >= 0.0 && p->rolling_drag_coef <= 2.0))
             return RS_ERR_RANGE;
     }
-    w = calloc(1, sizeof *w);
-    if (!w)
-        goto fail;
-    w->def = *def;
+    rs_world head;
+    memset(&head, 0, sizeof head);
+    head.def = *def;
     if (def->track && !def->ground) {
-        w->def.ground = rs_track_ground;
-        w->def.ground_ctx = def->track;
+        head.def.ground = rs_track_ground;
+        head.def.ground_ctx = def->track;
     }
-    w->cars = calloc(def->max_cars, sizeof *w->cars);
-    w->race_cars = calloc(def->max_cars, sizeof *w->race_cars);
-    w->race_tmp = calloc(def->max_cars, sizeof *w->race_tmp);
-    w->contact = calloc(def->max_cars, sizeof *w->contact);
-    w->prev_pos = calloc(def->max_cars, sizeof *w->prev_pos);
-    w->saved_input = calloc(def->max_cars, sizeof *w->saved_input);
-    w->events.cap = event_capacity(def->max_cars);
-    w->events.buf = calloc(w->events.cap, sizeof *w->events.buf);
-    if (!w->cars || !w->race_cars || !w->race_tmp || !w->contact || !w->prev_pos || !w->saved_input ||
-        !w->events.buf)
-        goto fail;
-    if (rs_collide_scratch_create(def->max_cars, &w->collide_scratch) != RS_OK)
-        goto fail;
-    rs_race_init(&w->race, def->laps);
-    w->scratch_len = rs_world_snapshot(w, NULL, 0) + (size_t)def->max_cars * rs_snapshot_car_size();
-    w->scratch = malloc(w->scratch_len);
-    if (!w->scratch)
-        goto fail;
+    rs_race_init(&head.race, def->laps);
+    head.events.cap = event_capacity(def->max_cars);
+    /* The snapshot of the empty world is its fixed header. */
+    head.scratch_len =
+        rs_world_snapshot(&head, NULL, 0) + (size_t)def->max_cars * rs_snapshot_car_size();
+    rs_world *w = rs_block_alloc(&head, sizeof head, world_layout);
+    if (!w)
+        return RS_ERR_NOMEM;
+    if (rs_collide_scratch_create(def->max_cars, &w->collide_scratch) != RS_OK) {
+        free(w);
+        return RS_ERR_NOMEM;
+    }
     *out = w;
     return RS_OK;
-fail:
-    rs_world_destroy(w);
-    return RS_ERR_NOMEM;
 }
 
 void rs_world_destroy(rs_world *world)
 {
     if (!world)
         return;
-    free(world->cars);
-    free(world->race_cars);
-    free(world->race_tmp);
-    free(world->contact);
-    free(world->prev_pos);
-    free(world->saved_input);
-    free(world->events.buf);
     rs_collide_scratch_destroy(world->collide_scratch);
-    free(world->scratch);
-    free(world);
+    free(world); /* the arrays are in the same block */
 }
 
 rs_status rs_world_add_car(rs_world *world, const rs_car_params *params,

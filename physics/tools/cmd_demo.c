@@ -231,16 +231,10 @@ int rs_cmd_demo(int argc, char **argv)
     uint32_t n_cars = 0;
     double seconds = 20.0;
     int rc;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (rs_is_help(a)) {
-            help();
-            return RS_EXIT_OK;
-        }
-        if (strncmp(a, "--", 2) != 0)
-            return rs_usage_error(CMD, "unexpected argument '%s'", a);
-        if (!(v = rs_opt_value(CMD, argc, argv, &i)))
-            return RS_EXIT_USAGE;
+    static const char *const options[] = {"--cars", "--seconds", "--data", NULL};
+    rs_cmd_args args = {CMD, help, options, NULL, 0, argc, argv, 0, 0};
+    const char *a, *v;
+    while ((rc = rs_cmd_next(&args, &a, &v)) == RS_CMD_MORE) {
         if (strcmp(a, "--cars") == 0) {
             if ((rc = rs_parse_u32(CMD, a, v, 1, MAX_DEMO_CARS, &n_cars)))
                 return rc;
@@ -249,12 +243,12 @@ int rs_cmd_demo(int argc, char **argv)
                 return rc;
             if (seconds < 1.0 || seconds > 120.0)
                 return rs_usage_error(CMD, "--seconds must be in 1..120");
-        } else if (strcmp(a, "--data") == 0) {
-            data = v;
         } else {
-            return rs_usage_error(CMD, "unknown option '%s'", a);
+            data = v; /* --data */
         }
     }
+    if (rc != RS_CMD_END)
+        return rc;
 
     def_entry defs[MAX_DEFS];
     int n_defs = 0;

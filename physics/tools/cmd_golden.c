@@ -35,20 +35,19 @@ int rs_cmd_golden(int argc, char **argv)
 {
     const char *data = RS_DATA_DIR;
     int trace = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (rs_is_help(a)) {
-            help();
-            return RS_EXIT_OK;
-        } else if (strcmp(a, "--trace") == 0) {
+    static const char *const flags[] = {"--trace", NULL};
+    static const char *const options[] = {"--data", NULL};
+    rs_cmd_args args = {CMD, help, options, flags, 0, argc, argv, 0, 0};
+    const char *a, *v;
+    int rc;
+    while ((rc = rs_cmd_next(&args, &a, &v)) == RS_CMD_MORE) {
+        if (strcmp(a, "--trace") == 0)
             trace = 1;
-        } else if (strcmp(a, "--data") == 0) {
-            if (!(data = rs_opt_value(CMD, argc, argv, &i)))
-                return RS_EXIT_USAGE;
-        } else {
-            return rs_usage_error(CMD, "unexpected argument '%s'", a);
-        }
+        else
+            data = v; /* --data */
     }
+    if (rc != RS_CMD_END)
+        return rc;
 
     rs_golden *g = NULL;
     char err[512];

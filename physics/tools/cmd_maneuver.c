@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "json.h"
 #include "maneuvers.h"
 
 #define CMD "maneuver"
@@ -54,21 +55,6 @@ static void num(const char *key, double v, const char *fmt, int comma)
         putchar(',');
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 int rs_cmd_maneuver(int argc, char **argv)
 {
     const char *name = NULL, *car_path = NULL, *tune = NULL;
@@ -77,21 +63,14 @@ int rs_cmd_maneuver(int argc, char **argv)
     uint32_t u;
     int rc;
 
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (rs_is_help(a)) {
-            help();
-            return RS_EXIT_OK;
-        }
-        if (strncmp(a, "--", 2) != 0) {
-            if (name)
-                return rs_usage_error(CMD, "unexpected argument '%s'", a);
-            name = a;
-            continue;
-        }
-        if (!(v = rs_opt_value(CMD, argc, argv, &i)))
-            return RS_EXIT_USAGE;
-        if (strcmp(a, "--car") == 0)
+    static const char *const options[] = {"--car", "--tune", "--tick-hz", "--substeps",
+                                          "--radius", NULL};
+    rs_cmd_args args = {CMD, help, options, NULL, 1, argc, argv, 0, 0};
+    const char *a, *v;
+    while ((rc = rs_cmd_next(&args, &a, &v)) == RS_CMD_MORE) {
+        if (!a)
+            name = v;
+        else if (strcmp(a, "--car") == 0)
             car_path = v;
         else if (strcmp(a, "--tune") == 0)
             tune = v;
@@ -103,15 +82,15 @@ int rs_cmd_maneuver(int argc, char **argv)
             if ((rc = rs_parse_u32(CMD, a, v, 1, 64, &u)))
                 return rc;
             cfg.substeps = u;
-        } else if (strcmp(a, "--radius") == 0) {
+        } else { /* --radius */
             if ((rc = rs_parse_double(CMD, a, v, &radius)))
                 return rc;
             if (radius < 5.0 || radius > 10000.0)
                 return rs_usage_error(CMD, "--radius must be in 5..10000 m");
-        } else {
-            return rs_usage_error(CMD, "unknown option '%s'", a);
         }
     }
+    if (rc != RS_CMD_END)
+        return rc;
     if (!name)
         return rs_usage_error(CMD, "missing maneuver NAME (accel, brake, skidpad, coastdown, standstill)");
     if (strcmp(name, "accel") && strcmp(name, "brake") && strcmp(name, "skidpad") &&
@@ -129,7 +108,7 @@ int rs_cmd_maneuver(int argc, char **argv)
         return rs_fail(CMD, "%s (%s)", err, rs_status_str(st));
 
     printf("{\"maneuver\":\"%s\",\"car\":", name);
-    json_string(rs_car_params_name(car));
+    rs_json_fput_string(stdout, rs_car_params_name(car));
     printf(",\"tick_hz\":%u,\"substeps\":%u,", cfg.tick_hz, cfg.substeps);
     if (strcmp(name, "accel") == 0) {
         rs_mv_accel r;
@@ -189,7 +168,7 @@ int rs_cmd_maneuver(int argc, char **argv)
     if (st != RS_OK) {
         /* Close the object so stdout stays one valid JSON value. */
         printf("\"error\":");
-        json_string(err);
+        rs_json_fput_string(stdout, err);
         printf("}\n");
         fflush(stdout);
         return rs_fail(CMD, "%s", err);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "json.h"
 #include "racesim/driver.h"
 #include "racesim/physics.h"
 #include "racesim/track.h"
@@ -52,21 +53,6 @@ static void help(void)
            RS_DATA_DIR);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 /* One completed lap as the world reported it. */
 typedef struct lap_rec {
     int64_t time_us;
@@ -98,50 +84,42 @@ static int parse_args(int argc, char **argv, race_opts *o, int *done)
     o->seed = 1;
     o->pace = 0.96;
     *done = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int rc;
-        if (rs_is_help(a)) {
-            help();
-            *done = 1;
-            return RS_EXIT_OK;
-        } else if (strcmp(a, "--ghost") == 0) {
+    static const char *const flags[] = {"--ghost", "--table", NULL};
+    static const char *const options[] = {"--track", "--car", "--cars", "--laps", "--seed",
+                                          "--max-time", "--pace", NULL};
+    rs_cmd_args args = {CMD, help, options, flags, 0, argc, argv, 0, 0};
+    const char *a, *v;
+    int next;
+    while ((next = rs_cmd_next(&args, &a, &v)) == RS_CMD_MORE) {
+        int rc = 0;
+        if (strcmp(a, "--ghost") == 0)
             o->ghost = true;
-        } else if (strcmp(a, "--table") == 0) {
+        else if (strcmp(a, "--table") == 0)
             o->table = true;
-        } else if (strcmp(a, "--track") == 0 || strcmp(a, "--car") == 0 ||
-                   strcmp(a, "--cars") == 0 || strcmp(a, "--laps") == 0 ||
-                   strcmp(a, "--max-time") == 0 || strcmp(a, "--seed") == 0 ||
-                   strcmp(a, "--pace") == 0) {
-            if (!(v = rs_opt_value(CMD, argc, argv, &i)))
-                return RS_EXIT_USAGE;
-            if (strcmp(a, "--track") == 0)
-                o->track_path = v;
-            else if (strcmp(a, "--car") == 0)
-                o->car_path = v;
-            else if (strcmp(a, "--cars") == 0 &&
-                     (rc = rs_parse_u32(CMD, a, v, 1, RS_TRACK_MAX_GRID, &o->cars)) != 0)
-                return rc;
-            else if (strcmp(a, "--laps") == 0 &&
-                     (rc = rs_parse_u32(CMD, a, v, 1, 1000, &o->laps)) != 0)
-                return rc;
-            else if (strcmp(a, "--seed") == 0 &&
-                     (rc = rs_parse_u32(CMD, a, v, 0, UINT32_MAX, &o->seed)) != 0)
-                return rc;
-            else if (strcmp(a, "--max-time") == 0) {
-                if ((rc = rs_parse_double(CMD, a, v, &o->max_time_s)) != 0)
-                    return rc;
-                if (!(o->max_time_s > 0.0 && o->max_time_s <= 1e6))
-                    return rs_usage_error(CMD, "--max-time: '%s' is not in (0, 1e6] seconds", v);
-            } else if (strcmp(a, "--pace") == 0) {
-                if ((rc = rs_parse_double(CMD, a, v, &o->pace)) != 0)
-                    return rc;
-                if (!(o->pace >= 0.5 && o->pace <= 1.0))
-                    return rs_usage_error(CMD, "--pace: '%s' is not in 0.5..1", v);
-            }
-        } else {
-            return rs_usage_error(CMD, "unexpected argument '%s'", a);
+        else if (strcmp(a, "--track") == 0)
+            o->track_path = v;
+        else if (strcmp(a, "--car") == 0)
+            o->car_path = v;
+        else if (strcmp(a, "--cars") == 0)
+            rc = rs_parse_u32(CMD, a, v, 1, RS_TRACK_MAX_GRID, &o->cars);
+        else if (strcmp(a, "--laps") == 0)
+            rc = rs_parse_u32(CMD, a, v, 1, 1000, &o->laps);
+        else if (strcmp(a, "--seed") == 0)
+            rc = rs_parse_u32(CMD, a, v, 0, UINT32_MAX, &o->seed);
+        else if (strcmp(a, "--max-time") == 0) {
+            if (!(rc = rs_parse_double(CMD, a, v, &o->max_time_s)) &&
+                !(o->max_time_s > 0.0 && o->max_time_s <= 1e6))
+                return rs_usage_error(CMD, "--max-time: '%s' is not in (0, 1e6] seconds", v);
+        } else { /* --pace */
+            if (!(rc = rs_parse_double(CMD, a, v, &o->pace)) && !(o->pace >= 0.5 && o->pace <= 1.0))
+                return rs_usage_error(CMD, "--pace: '%s' is not in 0.5..1", v);
         }
+        if (rc)
+            return rc;
+    }
+    if (next != RS_CMD_END) {
+        *done = next == RS_EXIT_OK;
+        return next;
     }
     if (!o->track_path)
         return rs_usage_error(CMD, "--track FILE is required");
@@ -200,9 +178,9 @@ static void print_result(const race *r, const race_opts *o, bool over, uint64_t 
     char hash[17];
     snprintf(hash, sizeof hash, "%016" PRIx64, rs_world_hash(r->world));
     printf("{\"track\":");
-    json_string(stdout, rs_track_name(r->track));
+    rs_json_fput_string(stdout, rs_track_name(r->track));
     printf(",\"car\":");
-    json_string(stdout, rs_car_params_name(r->car));
+    rs_json_fput_string(stdout, rs_car_params_name(r->car));
     printf(",\"physics_version\":%u,\"cars\":%u,\"laps\":%u,\"ghost\":%s,\"seed\":%u",
            (unsigned)RS_PHYSICS_VERSION, (unsigned)r->cars, (unsigned)o->laps,
            o->ghost ? "true" : "false", (unsigned)o->seed);

@@ -35,24 +35,23 @@ int rs_cmd_run(int argc, char **argv)
 {
     const char *path = NULL, *out_path = NULL;
     int trace = 0, quiet = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (rs_is_help(a)) {
-            help();
-            return RS_EXIT_OK;
-        } else if (strcmp(a, "--out") == 0) {
-            if (!(out_path = rs_opt_value(CMD, argc, argv, &i)))
-                return RS_EXIT_USAGE;
-        } else if (strcmp(a, "--trace") == 0) {
+    static const char *const flags[] = {"--trace", "--quiet", NULL};
+    static const char *const options[] = {"--out", NULL};
+    rs_cmd_args args = {CMD, help, options, flags, 1, argc, argv, 0, 0};
+    const char *a, *v;
+    int rc;
+    while ((rc = rs_cmd_next(&args, &a, &v)) == RS_CMD_MORE) {
+        if (!a)
+            path = v;
+        else if (strcmp(a, "--out") == 0)
+            out_path = v;
+        else if (strcmp(a, "--trace") == 0)
             trace = 1;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strncmp(a, "--", 2) == 0 || path) {
-            return rs_usage_error(CMD, "unexpected argument '%s'", a);
-        } else {
-            path = a;
-        }
+        else
+            quiet = 1; /* --quiet */
     }
+    if (rc != RS_CMD_END)
+        return rc;
     if (!path)
         return rs_usage_error(CMD, "missing SCENARIO.json");
     if (quiet && (out_path || trace))

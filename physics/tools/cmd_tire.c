@@ -91,16 +91,12 @@ int rs_cmd_tire(int argc, char **argv)
     uint32_t steps = 101;
     int rc;
 
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (rs_is_help(a)) {
-            help();
-            return RS_EXIT_OK;
-        }
-        if (strncmp(a, "--", 2) != 0)
-            return rs_usage_error(CMD, "unexpected argument '%s'", a);
-        if (!(v = rs_opt_value(CMD, argc, argv, &i)))
-            return RS_EXIT_USAGE;
+    static const char *const options[] = {"--tir",   "--sweep", "--out",  "--fz",   "--kappa",
+                                          "--alpha", "--gamma", "--vx",   "--from", "--to",
+                                          "--steps", NULL};
+    rs_cmd_args args = {CMD, help, options, NULL, 0, argc, argv, 0, 0};
+    const char *a, *v;
+    while ((rc = rs_cmd_next(&args, &a, &v)) == RS_CMD_MORE) {
         if (strcmp(a, "--tir") == 0)
             tir = v;
         else if (strcmp(a, "--sweep") == 0)
@@ -134,13 +130,13 @@ int rs_cmd_tire(int argc, char **argv)
             if ((rc = rs_parse_double(CMD, a, v, &to)))
                 return rc;
             have_to = 1;
-        } else if (strcmp(a, "--steps") == 0) {
+        } else { /* --steps */
             if ((rc = rs_parse_u32(CMD, a, v, 2, 1000000, &steps)))
                 return rc;
-        } else {
-            return rs_usage_error(CMD, "unknown option '%s'", a);
         }
     }
+    if (rc != RS_CMD_END)
+        return rc;
 
     if (!tir)
         return rs_usage_error(CMD, "--tir FILE is required");

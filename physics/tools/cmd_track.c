@@ -9,11 +9,13 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "json.h"
 #include "racesim/track.h"
 #include "track_import.h"
 #include "track_design.h"
 
 #define CMD "track"
+#define IMPORT CMD " import"
 
 #define DESIGN_USAGE "       racesim track design ...          (racesim track design --help)\n"
 #define DESIGN_NAME ", design"
@@ -34,25 +36,24 @@ static void help(FILE *f)
             "        (naming the field) when it does not load.\n");
 }
 
-static void import_help(FILE *f)
+static void import_help(void)
 {
-    fprintf(f,
-            "usage: racesim track import FILE.csv OUT.json [--name NAME] [--kerb-width M]\n"
-            "                            [--kerb-radius M] [--barrier-offset M] [--grid N]\n"
-            "\n"
-            "Converts a racetrack-database CSV (x_m,y_m,w_tr_right_m,w_tr_left_m; a '#'\n"
-            "header line is skipped) into racesim track JSON and checks that it loads.\n"
-            "\n"
-            "  --name NAME          display name (default: the file name without\n"
-            "                       extension and without a \"_track\" suffix)\n"
-            "  --kerb-width M       kerb width at tight corners, 0..5 m (default 1; 0 = none)\n"
-            "  --kerb-radius M      kerbs where the centre-line radius is below M (default 100)\n"
-            "  --barrier-offset M   generated barriers M beyond each edge, 1..200 (default 10;\n"
-            "                       reduced where the circuit is too tight for it)\n"
-            "  --grid N             grid slots wanted, 1..24 (default 24; fewer on a short\n"
-            "                       circuit)\n"
-            "\n"
-            "Prints {\"out\": OUT.json, \"name\", \"length_m\", \"points\", \"grid_slots\", \"hash\"}.\n");
+    printf("usage: racesim track import FILE.csv OUT.json [--name NAME] [--kerb-width M]\n"
+           "                            [--kerb-radius M] [--barrier-offset M] [--grid N]\n"
+           "\n"
+           "Converts a racetrack-database CSV (x_m,y_m,w_tr_right_m,w_tr_left_m; a '#'\n"
+           "header line is skipped) into racesim track JSON and checks that it loads.\n"
+           "\n"
+           "  --name NAME          display name (default: the file name without\n"
+           "                       extension and without a \"_track\" suffix)\n"
+           "  --kerb-width M       kerb width at tight corners, 0..5 m (default 1; 0 = none)\n"
+           "  --kerb-radius M      kerbs where the centre-line radius is below M (default 100)\n"
+           "  --barrier-offset M   generated barriers M beyond each edge, 1..200 (default 10;\n"
+           "                       reduced where the circuit is too tight for it)\n"
+           "  --grid N             grid slots wanted, 1..24 (default 24; fewer on a short\n"
+           "                       circuit)\n"
+           "\n"
+           "Prints {\"out\": OUT.json, \"name\", \"length_m\", \"points\", \"grid_slots\", \"hash\"}.\n");
 }
 
 static void check_help(FILE *f)
@@ -66,20 +67,6 @@ static void check_help(FILE *f)
             "error, naming the file and field, when the file does not load.\n");
 }
 
-static void print_json_string(const char *s)
-{
-    putchar('"');
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            printf("\\%c", *c);
-        else if (*c < 0x20)
-            printf("\\u%04x", *c);
-        else
-            putchar(*c);
-    }
-    putchar('"');
-}
-
 static void print_track(const char *file, const rs_track *t)
 {
     uint32_t points = 0;
@@ -89,9 +76,9 @@ static void print_track(const char *file, const rs_track *t)
             points += b.points;
     }
     printf("{\"file\": ");
-    print_json_string(file);
+    rs_json_fput_string(stdout, file);
     printf(", \"name\": ");
-    print_json_string(rs_track_name(t));
+    rs_json_fput_string(stdout, rs_track_name(t));
     printf(", \"length_m\": %.3f, \"points\": %u, \"lines\": [", rs_track_length(t),
            (unsigned)rs_track_point_count(t));
     for (uint32_t i = 0; i < rs_track_line_count(t); i++) {
@@ -128,66 +115,54 @@ static int cmd_import(int argc, char **argv)
     rs_track_import_options o = rs_track_import_default();
     const char *files[2] = {NULL, NULL};
     int nfiles = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v;
+    static const char *const options[] = {"--name", "--kerb-width", "--kerb-radius",
+                                          "--barrier-offset", "--grid", NULL};
+    rs_cmd_args args = {IMPORT, import_help, options, NULL, 2, argc, argv, 0, 0};
+    const char *a, *v;
+    int next;
+    while ((next = rs_cmd_next(&args, &a, &v)) == RS_CMD_MORE) {
         int rc = 0;
-        if (rs_is_help(a)) {
-            import_help(stdout);
-            return RS_EXIT_OK;
+        if (!a) {
+            files[nfiles++] = v;
         } else if (strcmp(a, "--name") == 0) {
-            if (!(v = rs_opt_value(CMD " import", argc, argv, &i)))
-                return RS_EXIT_USAGE;
             size_t n = strlen(v);
             if (n == 0 || n > 63)
-                return rs_usage_error(CMD " import", "--name: 1..63 bytes");
+                return rs_usage_error(IMPORT, "--name: 1..63 bytes");
             o.name = v;
         } else if (strcmp(a, "--kerb-width") == 0) {
-            if (!(v = rs_opt_value(CMD " import", argc, argv, &i)))
-                return RS_EXIT_USAGE;
-            rc = rs_parse_double(CMD " import", a, v, &o.kerb_width_m);
-            if (!rc && !(o.kerb_width_m >= 0.0 && o.kerb_width_m <= 5.0))
-                return rs_usage_error(CMD " import", "--kerb-width: %s outside 0..5", v);
+            if (!(rc = rs_parse_double(IMPORT, a, v, &o.kerb_width_m)) &&
+                !(o.kerb_width_m >= 0.0 && o.kerb_width_m <= 5.0))
+                return rs_usage_error(IMPORT, "--kerb-width: %s outside 0..5", v);
         } else if (strcmp(a, "--kerb-radius") == 0) {
-            if (!(v = rs_opt_value(CMD " import", argc, argv, &i)))
-                return RS_EXIT_USAGE;
-            rc = rs_parse_double(CMD " import", a, v, &o.kerb_radius_m);
-            if (!rc && !(o.kerb_radius_m >= 0.0))
-                return rs_usage_error(CMD " import", "--kerb-radius: %s must be >= 0", v);
+            if (!(rc = rs_parse_double(IMPORT, a, v, &o.kerb_radius_m)) &&
+                !(o.kerb_radius_m >= 0.0))
+                return rs_usage_error(IMPORT, "--kerb-radius: %s must be >= 0", v);
         } else if (strcmp(a, "--barrier-offset") == 0) {
-            if (!(v = rs_opt_value(CMD " import", argc, argv, &i)))
-                return RS_EXIT_USAGE;
-            rc = rs_parse_double(CMD " import", a, v, &o.barrier_offset_m);
-            if (!rc && !(o.barrier_offset_m >= 1.0 && o.barrier_offset_m <= 200.0))
-                return rs_usage_error(CMD " import", "--barrier-offset: %s outside 1..200", v);
-        } else if (strcmp(a, "--grid") == 0) {
-            if (!(v = rs_opt_value(CMD " import", argc, argv, &i)))
-                return RS_EXIT_USAGE;
-            rc = rs_parse_u32(CMD " import", a, v, 1, 24, &o.max_grid);
-        } else if (a[0] == '-' && a[1] != 0) {
-            return rs_usage_error(CMD " import", "unknown option %s", a);
-        } else if (nfiles < 2) {
-            files[nfiles++] = a;
-        } else {
-            return rs_usage_error(CMD " import", "unexpected argument %s", a);
+            if (!(rc = rs_parse_double(IMPORT, a, v, &o.barrier_offset_m)) &&
+                !(o.barrier_offset_m >= 1.0 && o.barrier_offset_m <= 200.0))
+                return rs_usage_error(IMPORT, "--barrier-offset: %s outside 1..200", v);
+        } else { /* --grid */
+            rc = rs_parse_u32(IMPORT, a, v, 1, 24, &o.max_grid);
         }
         if (rc)
             return rc;
     }
+    if (next != RS_CMD_END)
+        return next;
     if (nfiles != 2)
-        return rs_usage_error(CMD " import", "expected FILE.csv and OUT.json");
+        return rs_usage_error(IMPORT, "expected FILE.csv and OUT.json");
     char err[640];
     rs_status st = rs_track_import_file(files[0], files[1], &o, err, sizeof err);
     if (st != RS_OK)
-        return rs_fail(CMD " import", "%s", err);
+        return rs_fail(IMPORT, "%s", err);
     rs_track *t = NULL;
     st = rs_track_load(files[1], &t, err, sizeof err);
     if (st != RS_OK) /* cannot happen: the import loaded it before writing */
-        return rs_fail(CMD " import", "%s", err);
+        return rs_fail(IMPORT, "%s", err);
     printf("{\"out\": ");
-    print_json_string(files[1]);
+    rs_json_fput_string(stdout, files[1]);
     printf(", \"name\": ");
-    print_json_string(rs_track_name(t));
+    rs_json_fput_string(stdout, rs_track_name(t));
     printf(", \"length_m\": %.3f, \"points\": %u, \"grid_slots\": %u, \"hash\": \"%016llx\"}\n",
            rs_track_length(t), (unsigned)rs_track_point_count(t),
            (unsigned)rs_track_grid_count(t), (unsigned long long)rs_track_hash(t));

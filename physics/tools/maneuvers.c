@@ -7,8 +7,10 @@
  */
 #include "maneuvers.h"
 
-#include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
+
+#include "racesim/base/err.h"
 
 #include "carparams.h"
 #include "detmath.h"
@@ -35,6 +37,7 @@ typedef struct sim {
     char *err;
     size_t err_len;
     const char *name; /* maneuver name, for messages */
+    rs_status status; /* RS_OK until a step fails; sticky, like the message */
 } sim;
 
 static rs_status sim_open(sim *s, const char *name, const rs_car_params *car,
@@ -48,7 +51,7 @@ static rs_status sim_open(sim *s, const char *name, const rs_car_params *car,
     memset(s, 0, sizeof *s);
     s->err = err, s->err_len = err_len, s->name = name;
     if (!car) {
-        snprintf(err, err_len, "%s: no car parameters", name);
+        rs_errf(err, err_len, "%s: no car parameters", name);
         return RS_ERR_ARG;
     }
     def.tick_hz = c.tick_hz;
@@ -56,12 +59,12 @@ static rs_status sim_open(sim *s, const char *name, const rs_car_params *car,
     def.max_cars = 1;
     st = rs_world_create(&def, &s->w);
     if (st != RS_OK) {
-        snprintf(err, err_len, "%s: cannot create world: %s", name, rs_status_str(st));
+        rs_errf(err, err_len, "%s: cannot create world: %s", name, rs_status_str(st));
         return st;
     }
     st = rs_world_add_car(s->w, car, spawn, &s->id);
     if (st != RS_OK) {
-        snprintf(err, err_len, "%s: cannot add car: %s", name, rs_status_str(st));
+        rs_errf(err, err_len, "%s: cannot add car: %s", name, rs_status_str(st));
         rs_world_destroy(s->w);
         s->w = NULL;
         return st;
@@ -72,30 +75,38 @@ static rs_status sim_open(sim *s, const char *name, const rs_car_params *car,
     return RS_OK;
 }
 
-static rs_status sim_step(sim *s, const rs_input *in)
+/* One tick with input in. False once a step has failed (its status and
+ * message are kept), so a maneuver's loops stop at the first failure and
+ * sim_close reports it. */
+static bool sim_step(sim *s, const rs_input *in)
 {
+    if (s->status != RS_OK)
+        return false;
     rs_status st = rs_world_set_input(s->w, s->id, in);
     if (st == RS_OK)
         st = rs_world_step(s->w);
     if (st != RS_OK) {
+        s->status = st;
         if (st == RS_ERR_NONFINITE)
-            snprintf(s->err, s->err_len, "%s: the car's state became NaN/Inf at t = %.4f s", s->name,
-                     s->t + s->dt);
+            rs_errf(s->err, s->err_len, "%s: the car's state became NaN/Inf at t = %.4f s",
+                    s->name, s->t + s->dt);
         else
-            snprintf(s->err, s->err_len, "%s: step failed at t = %.4f s: %s", s->name, s->t + s->dt,
-                     rs_status_str(st));
-        return st;
+            rs_errf(s->err, s->err_len, "%s: step failed at t = %.4f s: %s", s->name,
+                    s->t + s->dt, rs_status_str(st));
+        return false;
     }
     s->t += s->dt;
     s->prev = s->st;
     rs_world_car_state(s->w, s->id, &s->st);
-    return RS_OK;
+    return true;
 }
 
-static void sim_close(sim *s)
+/* Ends the run: the world is destroyed, the result is the run's status. */
+static rs_status sim_close(sim *s)
 {
     rs_world_destroy(s->w);
     s->w = NULL;
+    return s->status;
 }
 
 /* Horizontal distance moved in the last tick. */
@@ -111,18 +122,6 @@ static double cross_time(double ta, double dt, double a, double b, double level)
 {
     double f = (b != a) ? (level - a) / (b - a) : 1.0;
     return ta + rs_clamp(f, 0.0, 1.0) * dt;
-}
-
-static rs_car_spawn spawn_at_rest(void)
-{
-    rs_car_spawn sp = rs_car_spawn_default();
-    sp.pos_m[0] = sp.pos_m[1] = sp.pos_m[2] = 0.0;
-    sp.yaw_rad = 0.0;
-    sp.speed_m_s = 0.0;
-    sp.gear = 0;
-    sp.transmission = RS_TRANSMISSION_AUTO;
-    sp.clutch_mode = RS_CLUTCH_AUTO;
-    return sp;
 }
 
 static rs_input input_of(double steer, double throttle, double brake)
@@ -151,18 +150,18 @@ double rs_mv_speed_pi_update(rs_mv_speed_pi *c, double target_m_s, double speed_
     return rs_clamp(c->feedforward + c->integral + c->kp * e, 0.0, 1.0);
 }
 
-static int driven_axle(const rs_car_params_data *d)
+static int driven_axle(const rs_car_params_data *def)
 {
-    return d->drive == RS_DRIVE_FWD ? 0 : 1;
+    return def->drive == RS_DRIVE_FWD ? 0 : 1;
 }
 
 int rs_mv_cruise_gear(const rs_car_params *car, double speed_m_s)
 {
-    const rs_car_params_data *d = &car->d;
-    double r = d->axle[driven_axle(d)].tire.unloaded_radius;
-    double want = d->idle_rpm + 0.4 * (d->upshift_rpm - d->idle_rpm);
-    for (int g = (int)d->gears; g >= 1; g--) {
-        double rpm = speed_m_s / r * d->gear_ratio[g - 1] * d->final_drive * RS_RPM_PER_RAD_S;
+    const rs_car_params_data *def = &car->def;
+    double r = def->axle[driven_axle(def)].tire.unloaded_radius;
+    double want = def->idle_rpm + 0.4 * (def->upshift_rpm - def->idle_rpm);
+    for (int g = (int)def->gears; g >= 1; g--) {
+        double rpm = speed_m_s / r * def->gear_ratio[g - 1] * def->final_drive * RS_RPM_PER_RAD_S;
         if (rpm >= want)
             return g;
     }
@@ -171,9 +170,9 @@ int rs_mv_cruise_gear(const rs_car_params *car, double speed_m_s)
 
 double rs_mv_steer_for_curvature(const rs_car_params *car, double curvature_1_m)
 {
-    const rs_car_params_data *d = &car->d;
-    double L = d->axle[0].x_m - d->axle[1].x_m;
-    double gain = d->axle[0].steer_max_rad > 0.0 ? d->axle[0].steer_max_rad : 0.5;
+    const rs_car_params_data *def = &car->def;
+    double L = def->axle[0].x_m - def->axle[1].x_m;
+    double gain = def->axle[0].steer_max_rad > 0.0 ? def->axle[0].steer_max_rad : 0.5;
     return rs_clamp(rs_atan(L * curvature_1_m) / gain, -1.0, 1.0);
 }
 
@@ -202,11 +201,11 @@ static double peak_slip(const rs_tire_params *t, double fz, double sign)
     return best_k;
 }
 
-static void static_corner_loads(const rs_car_params_data *d, double load[2])
+static void static_corner_loads(const rs_car_params_data *def, double load[2])
 {
-    double L = d->axle[0].x_m - d->axle[1].x_m;
-    load[0] = 0.5 * d->mass_kg * G * (-d->axle[1].x_m) / L;
-    load[1] = 0.5 * d->mass_kg * G * d->axle[0].x_m / L;
+    double L = def->axle[0].x_m - def->axle[1].x_m;
+    load[0] = 0.5 * def->mass_kg * G * (-def->axle[1].x_m) / L;
+    load[1] = 0.5 * def->mass_kg * G * def->axle[0].x_m / L;
 }
 
 /* The slip-limiting pedal law shared by the launch and braking drivers:
@@ -228,10 +227,10 @@ static double slip_limiter_update(slip_limiter *c, double excess, double dt)
 /* Steering that keeps a car on the line y = lane_y heading +x: curvature
  * feedback on lateral offset and heading, gains scheduled on speed (a
  * damped response of 0.5 rad/s), as a driver holds a drag strip lane. */
-static double lane_keep(const rs_car_params_data *d, const rs_car_state *c, double lane_y)
+static double lane_keep(const rs_car_params_data *def, const rs_car_state *c, double lane_y)
 {
-    double L = d->axle[0].x_m - d->axle[1].x_m;
-    double gain = d->axle[0].steer_max_rad > 0.0 ? d->axle[0].steer_max_rad : 0.5;
+    double L = def->axle[0].x_m - def->axle[1].x_m;
+    double gain = def->axle[0].steer_max_rad > 0.0 ? def->axle[0].steer_max_rad : 0.5;
     double v = c->forward_speed_m_s > 3.0 ? c->forward_speed_m_s : 3.0;
     double wn = 0.5;
     double kappa = -(wn / v) * (wn / v) * (c->pos_m[1] - lane_y) -
@@ -241,20 +240,20 @@ static double lane_keep(const rs_car_params_data *d, const rs_car_state *c, doub
 
 void rs_mv_launch_init(rs_mv_launch *drv, const rs_car_params *car, double lane_y_m)
 {
-    const rs_car_params_data *d = &car->d;
+    const rs_car_params_data *def = &car->def;
     double load[2];
-    static_corner_loads(d, load);
+    static_corner_loads(def, load);
     drv->car = car;
     drv->lane_y_m = lane_y_m;
-    drv->driven_axle = driven_axle(d);
-    drv->peak_slip = peak_slip(&d->axle[drv->driven_axle].tire, load[drv->driven_axle], 1.0);
+    drv->driven_axle = driven_axle(def);
+    drv->peak_slip = peak_slip(&def->axle[drv->driven_axle].tire, load[drv->driven_axle], 1.0);
     drv->integral = 1.0;
     drv->throttle = 1.0;
 }
 
 rs_input rs_mv_launch_input(rs_mv_launch *drv, const rs_car_state *s, double dt)
 {
-    const rs_car_params_data *d = &drv->car->d;
+    const rs_car_params_data *def = &drv->car->def;
     double excess = -1e9;
     for (int w = 2 * drv->driven_axle; w < 2 * drv->driven_axle + 2; w++) {
         double e = (s->wheels[w].slip_ratio - drv->peak_slip) / drv->peak_slip;
@@ -264,7 +263,7 @@ rs_input rs_mv_launch_input(rs_mv_launch *drv, const rs_car_state *s, double dt)
     slip_limiter tc = {drv->integral};
     drv->throttle = slip_limiter_update(&tc, excess, dt);
     drv->integral = tc.integral;
-    return input_of(lane_keep(d, s, drv->lane_y_m), drv->throttle, 0.0);
+    return input_of(lane_keep(def, s, drv->lane_y_m), drv->throttle, 0.0);
 }
 
 /* ------------------------------------------------------------------ accel */
@@ -273,7 +272,7 @@ rs_status rs_mv_run_accel(const rs_car_params *car, const rs_mv_config *cfg, rs_
                           char *err, size_t err_len)
 {
     sim s;
-    rs_car_spawn sp = spawn_at_rest();
+    rs_car_spawn sp = rs_car_spawn_default(); /* at rest at the origin, automatic */
     rs_status st;
     double dist = 0.0, t0, vmax = 0.0, vsec[8] = {0};
     unsigned ticks_per_s, n_sec = 0, same_gear_s = 0;
@@ -290,16 +289,15 @@ rs_status rs_mv_run_accel(const rs_car_params *car, const rs_mv_config *cfg, rs_
     /* Settle on the suspension with the brake held. */
     rs_input hold = input_of(0.0, 0.0, 1.0);
     for (unsigned k = 0; k < ticks_per_s; k++)
-        if ((st = sim_step(&s, &hold)) != RS_OK)
-            goto done;
+        sim_step(&s, &hold);
 
     rs_mv_launch driver;
     rs_mv_launch_init(&driver, car, 0.0);
     t0 = s.t;
-    for (unsigned long k = 1; s.t - t0 < 300.0; k++) {
+    for (unsigned long k = 1; s.status == RS_OK && s.t - t0 < 300.0; k++) {
         rs_input go = rs_mv_launch_input(&driver, &s.st, s.dt);
-        if ((st = sim_step(&s, &go)) != RS_OK)
-            goto done;
+        if (!sim_step(&s, &go))
+            break;
         double ta = s.t - s.dt - t0;
         double v0 = s.prev.forward_speed_m_s, v1 = s.st.forward_speed_m_s;
         double d0 = dist;
@@ -325,8 +323,8 @@ rs_status rs_mv_run_accel(const rs_car_params *car, const rs_mv_config *cfg, rs_
          * below top gear (the gearbox has yet to shift up: not the top
          * speed). */
         if (k % ticks_per_s == 0) {
-            const rs_car_params_data *d = &car->d;
-            int limited = s.st.gear < (int)d->gears && s.st.engine_rpm >= d->upshift_rpm;
+            const rs_car_params_data *def = &car->def;
+            int limited = s.st.gear < (int)def->gears && s.st.engine_rpm >= def->upshift_rpm;
             same_gear_s = s.st.gear == last_gear && !s.st.shifting ? same_gear_s + 1 : 0;
             last_gear = s.st.gear;
             vsec[n_sec % 8] = v1;
@@ -337,10 +335,7 @@ rs_status rs_mv_run_accel(const rs_car_params *car, const rs_mv_config *cfg, rs_
             n_sec++;
         }
     }
-    st = RS_OK;
-done:
-    sim_close(&s);
-    return st;
+    return sim_close(&s);
 }
 
 /* ------------------------------------------------------------------ brake */
@@ -350,7 +345,7 @@ static rs_status brake_run(const rs_car_params *car, const rs_mv_config *cfg, in
                            double *v0_out, char *err, size_t err_len)
 {
     sim s;
-    rs_car_spawn sp = spawn_at_rest();
+    rs_car_spawn sp = rs_car_spawn_default(); /* at rest at the origin, automatic */
     rs_status st;
     const double v_target = 100.0 * KMH;
 
@@ -363,8 +358,8 @@ static rs_status brake_run(const rs_car_params *car, const rs_mv_config *cfg, in
     rs_mv_speed_pi pi = rs_mv_speed_pi_default();
     while (s.t < 3.0) {
         rs_input in = input_of(0.0, rs_mv_speed_pi_update(&pi, v_target, s.st.forward_speed_m_s, s.dt), 0.0);
-        if ((st = sim_step(&s, &in)) != RS_OK)
-            goto done;
+        if (!sim_step(&s, &in))
+            return sim_close(&s);
     }
 
     double v0 = s.st.forward_speed_m_s, t0 = s.t, dist = 0.0;
@@ -374,8 +369,8 @@ static rs_status brake_run(const rs_car_params *car, const rs_mv_config *cfg, in
     for (;;) {
         rs_input in = input_of(0.0, 0.0, pedal);
         in.gear = RS_GEAR_NEUTRAL;
-        if ((st = sim_step(&s, &in)) != RS_OK)
-            goto done;
+        if (!sim_step(&s, &in))
+            return sim_close(&s);
         dist += sim_step_dist(&s);
         if (s.st.forward_speed_m_s < 0.01 || s.t - t0 > 60.0)
             break;
@@ -393,10 +388,7 @@ static rs_status brake_run(const rs_car_params *car, const rs_mv_config *cfg, in
     /* Normalise to exactly 100 km/h (d scales with v0^2 at constant decel). */
     *dist_out = dist * (v_target / v0) * (v_target / v0);
     *time_out = (s.t - t0) * (v_target / v0);
-    st = RS_OK;
-done:
-    sim_close(&s);
-    return st;
+    return sim_close(&s);
 }
 
 rs_status rs_mv_run_brake(const rs_car_params *car, const rs_mv_config *cfg, rs_mv_brake *out,
@@ -407,12 +399,12 @@ rs_status rs_mv_run_brake(const rs_car_params *car, const rs_mv_config *cfg, rs_
 
     memset(out, 0, sizeof *out);
     if (!car) {
-        snprintf(err, err_len, "brake: no car parameters");
+        rs_errf(err, err_len, "brake: no car parameters");
         return RS_ERR_ARG;
     }
-    static_corner_loads(&car->d, load);
-    target[0] = peak_slip(&car->d.axle[0].tire, load[0], -1.0);
-    target[1] = peak_slip(&car->d.axle[1].tire, load[1], -1.0);
+    static_corner_loads(&car->def, load);
+    target[0] = peak_slip(&car->def.axle[0].tire, load[0], -1.0);
+    target[1] = peak_slip(&car->def.axle[1].tire, load[1], -1.0);
     out->target_slip_front = target[0];
     out->target_slip_rear = target[1];
 
@@ -431,7 +423,7 @@ rs_status rs_mv_run_skidpad(const rs_car_params *car, const rs_mv_config *cfg, d
                             rs_mv_skidpad *out, char *err, size_t err_len)
 {
     sim s;
-    rs_car_spawn sp = spawn_at_rest();
+    rs_car_spawn sp = rs_car_spawn_default(); /* at rest at the origin, automatic */
     rs_status st;
     const double R = radius_m > 0.0 ? radius_m : 45.72;
     const double a0 = 0.4 * G, a_rate = 0.01 * G;
@@ -440,14 +432,14 @@ rs_status rs_mv_run_skidpad(const rs_car_params *car, const rs_mv_config *cfg, d
     out->radius_m = R;
     out->limit = "time";
     if (!car) {
-        snprintf(err, err_len, "skidpad: no car parameters");
+        rs_errf(err, err_len, "skidpad: no car parameters");
         return RS_ERR_ARG;
     }
-    const rs_car_params_data *d = &car->d;
-    const double L = d->axle[0].x_m - d->axle[1].x_m;
+    const rs_car_params_data *def = &car->def;
+    const double L = def->axle[0].x_m - def->axle[1].x_m;
     /* Steering input 1 is roughly the front axle's maximum road-wheel angle;
      * the integrating curvature loop absorbs the remaining gain error. */
-    const double gain = d->axle[0].steer_max_rad > 0.0 ? d->axle[0].steer_max_rad : 0.5;
+    const double gain = def->axle[0].steer_max_rad > 0.0 ? def->axle[0].steer_max_rad : 0.5;
 
     /* Start on the circle (centre at (0, R), travelling +x, turning left). */
     double v_start = rs_sqrt(a0 * R);
@@ -501,13 +493,10 @@ rs_status rs_mv_run_skidpad(const rs_car_params *car, const rs_mv_config *cfg, d
         double a_t = a0 + a_rate * s.t;
         double thr = rs_mv_speed_pi_update(&pi, rs_sqrt(a_t * R), c->forward_speed_m_s, s.dt);
         rs_input in = input_of(steer, thr, 0.0);
-        if ((st = sim_step(&s, &in)) != RS_OK)
-            goto done;
+        if (!sim_step(&s, &in))
+            break;
     }
-    st = RS_OK;
-done:
-    sim_close(&s);
-    return st;
+    return sim_close(&s);
 }
 
 /* -------------------------------------------------------------- coastdown */
@@ -516,7 +505,7 @@ rs_status rs_mv_run_coastdown(const rs_car_params *car, const rs_mv_config *cfg,
                               rs_mv_coastdown *out, char *err, size_t err_len)
 {
     sim s;
-    rs_car_spawn sp = spawn_at_rest();
+    rs_car_spawn sp = rs_car_spawn_default(); /* at rest at the origin, automatic */
     rs_status st;
     rs_input zero;
 
@@ -526,9 +515,7 @@ rs_status rs_mv_run_coastdown(const rs_car_params *car, const rs_mv_config *cfg,
     sp.gear = 0;
     if ((st = sim_open(&s, "coastdown", car, cfg, &sp, err, err_len)) != RS_OK)
         return st;
-    while (s.t < 900.0) {
-        if ((st = sim_step(&s, &zero)) != RS_OK)
-            goto done;
+    while (s.t < 900.0 && sim_step(&s, &zero)) {
         out->dist_m += sim_step_dist(&s);
         if (s.st.speed_m_s < 0.01) {
             out->stopped = 1;
@@ -537,10 +524,7 @@ rs_status rs_mv_run_coastdown(const rs_car_params *car, const rs_mv_config *cfg,
     }
     out->time_s = s.t;
     out->final_speed_m_s = s.st.speed_m_s;
-    st = RS_OK;
-done:
-    sim_close(&s);
-    return st;
+    return sim_close(&s);
 }
 
 /* ------------------------------------------------------------- standstill */
@@ -549,14 +533,12 @@ static rs_status park(const rs_car_params *car, const rs_mv_config *cfg, const r
                       double seconds, double *drift, double *vmax, char *err, size_t err_len)
 {
     sim s;
-    rs_car_spawn sp = spawn_at_rest();
+    rs_car_spawn sp = rs_car_spawn_default(); /* at rest at the origin, automatic */
     rs_status st;
     if ((st = sim_open(&s, "standstill", car, cfg, &sp, err, err_len)) != RS_OK)
         return st;
     double x0 = s.st.pos_m[0], y0 = s.st.pos_m[1];
-    while (s.t < seconds - 0.5 * s.dt) {
-        if ((st = sim_step(&s, in)) != RS_OK)
-            goto done;
+    while (s.t < seconds - 0.5 * s.dt && sim_step(&s, in)) {
         double dx = s.st.pos_m[0] - x0, dy = s.st.pos_m[1] - y0;
         double dd = rs_sqrt(dx * dx + dy * dy);
         if (dd > *drift)
@@ -564,10 +546,7 @@ static rs_status park(const rs_car_params *car, const rs_mv_config *cfg, const r
         if (s.st.speed_m_s > *vmax)
             *vmax = s.st.speed_m_s;
     }
-    st = RS_OK;
-done:
-    sim_close(&s);
-    return st;
+    return sim_close(&s);
 }
 
 rs_status rs_mv_run_standstill(const rs_car_params *car, const rs_mv_config *cfg,

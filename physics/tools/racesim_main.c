@@ -5,6 +5,7 @@
  * its own cmd_*.c file; this file dispatches and holds the shared argument
  * helpers (cmd.h).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,44 @@ static void usage(FILE *f)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nphysics version %u. Exit status: 0 ok, 1 failure, 2 usage error.\n",
             (unsigned)RS_PHYSICS_VERSION);
+}
+
+static bool listed(const char *const *names, const char *name)
+{
+    for (; names && *names; names++)
+        if (strcmp(*names, name) == 0)
+            return true;
+    return false;
+}
+
+int rs_cmd_next(rs_cmd_args *args, const char **opt, const char **val)
+{
+    if (args->next >= args->argc)
+        return RS_CMD_END;
+    const char *a = args->argv[args->next];
+    *opt = NULL;
+    *val = a;
+    if (rs_is_help(a)) {
+        args->help();
+        return RS_EXIT_OK;
+    }
+    if (a[0] != '-' || a[1] == '\0') { /* a lone "-" is a file name (stdin) */
+        args->next++;
+        if (args->positional++ >= args->max_positional)
+            return rs_usage_error(args->cmd, "unexpected argument '%s'", a);
+        return RS_CMD_MORE;
+    }
+    *opt = a;
+    *val = NULL;
+    if (listed(args->flags, a)) {
+        args->next++;
+        return RS_CMD_MORE;
+    }
+    if (!listed(args->options, a))
+        return rs_usage_error(args->cmd, "unknown option '%s'", a);
+    *val = rs_opt_value(args->cmd, args->argc, args->argv, &args->next);
+    args->next++;
+    return *val ? RS_CMD_MORE : RS_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "racesim/base/err.h"
 
 typedef struct sc_step {
     uint64_t tick;        /* first tick (0-based) the step applies to */
@@ -412,7 +413,7 @@ rs_status rs_scenario_run(const rs_scenario *sc, const rs_scenario_output *out, 
         err[0] = '\0';
     params = calloc(sc->n_cars, sizeof *params);
     if (!params) {
-        snprintf(err, err_len, "out of memory");
+        rs_errf(err, err_len, "out of memory");
         return RS_ERR_NOMEM;
     }
     /* One parameter object per distinct file, shared by the cars using it. */
@@ -425,7 +426,7 @@ rs_status rs_scenario_run(const rs_scenario *sc, const rs_scenario_output *out, 
         if (!params[i]) {
             char why[512];
             if ((st = rs_car_params_load(sc->cars[i].path, &params[i], why, sizeof why)) != RS_OK) {
-                snprintf(err, err_len, "cars[%u].car: %s", i, why);
+                rs_errf(err, err_len, "cars[%u].car: %s", i, why);
                 goto done;
             }
         }
@@ -436,13 +437,13 @@ rs_status rs_scenario_run(const rs_scenario *sc, const rs_scenario_output *out, 
     def.substeps = sc->substeps;
     def.max_cars = sc->n_cars;
     if ((st = rs_world_create(&def, &world)) != RS_OK) {
-        snprintf(err, err_len, "cannot create the world: %s", rs_status_str(st));
+        rs_errf(err, err_len, "cannot create the world: %s", rs_status_str(st));
         goto done;
     }
     for (uint32_t i = 0; i < sc->n_cars; i++) {
         rs_car_id id;
         if ((st = rs_world_add_car(world, params[i], &sc->cars[i].spawn, &id)) != RS_OK) {
-            snprintf(err, err_len, "cars[%u]: cannot add the car: %s", i, rs_status_str(st));
+            rs_errf(err, err_len, "cars[%u]: cannot add the car: %s", i, rs_status_str(st));
             goto done;
         }
     }
@@ -455,8 +456,8 @@ rs_status rs_scenario_run(const rs_scenario *sc, const rs_scenario_output *out, 
             rs_world_set_input(world, (rs_car_id){(uint16_t)(i + 1)}, &in);
         }
         if ((st = rs_world_step(world)) != RS_OK) {
-            snprintf(err, err_len, "tick %" PRIu64 " (t = %.4f s): %s", n + 1,
-                     (double)(n + 1) / sc->tick_hz, rs_status_str(st));
+            rs_errf(err, err_len, "tick %" PRIu64 " (t = %.4f s): %s", n + 1,
+                    (double)(n + 1) / sc->tick_hz, rs_status_str(st));
             goto done;
         }
         if (tel) {
@@ -476,7 +477,7 @@ rs_status rs_scenario_run(const rs_scenario *sc, const rs_scenario_output *out, 
     st = RS_OK;
     goto done;
 write_error:
-    snprintf(err, err_len, "error writing output: %s", strerror(errno));
+    rs_errf(err, err_len, "error writing output: %s", strerror(errno));
     st = RS_ERR_IO;
 done:
     rs_world_destroy(world);

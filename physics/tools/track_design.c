@@ -180,14 +180,9 @@ static uint32_t ceil_count(double x)
     return n;
 }
 
-static bool fail(char *err, size_t err_len, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
 /* Writes a message into err; returns false so that "return fail(...)" reads
  * naturally. */
+RS_PRINTF(3, 4)
 static bool fail(char *err, size_t err_len, const char *fmt, ...)
 {
     va_list ap;
@@ -930,21 +925,30 @@ static bool sample(const char *file, const td_spec *sp, td_build *b, char *err, 
     return true;
 }
 
-/* Chord station at a design arc-length station in [0, arc_total]. */
-static double station_at(const td_build *b, double arc)
+/* The last point at or before v along the line: by design arc-length
+ * station (by_arc) or by chord station; pt[0] is at 0 <= v on both. */
+static uint32_t point_before(const td_build *b, double v, bool by_arc)
 {
-    uint32_t lo = 0, hi = b->n; /* pt[lo].arc <= arc < arc of hi (n = the closing point) */
-    if (arc <= 0.0)
-        return 0.0;
-    if (arc >= b->arc_total)
-        return b->length;
+    uint32_t lo = 0, hi = b->n;
     while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;
-        if (b->pt[mid].arc <= arc)
+        if ((by_arc ? b->pt[mid].arc : b->pt[mid].s) <= v)
             lo = mid;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* Chord station at a design arc-length station in [0, arc_total]. */
+static double station_at(const td_build *b, double arc)
+{
+    if (arc <= 0.0)
+        return 0.0;
+    if (arc >= b->arc_total)
+        return b->length;
+    /* pt[lo].arc <= arc < arc of hi (n = the closing point) */
+    uint32_t lo = point_before(b, arc, true), hi = lo + 1;
     double a1 = hi == b->n ? b->arc_total : b->pt[hi].arc;
     double s1 = hi == b->n ? b->length : b->pt[hi].s;
     double f = a1 > b->pt[lo].arc ? (arc - b->pt[lo].arc) / (a1 - b->pt[lo].arc) : 0.0;
@@ -954,18 +958,11 @@ static double station_at(const td_build *b, double arc)
 /* The centre line at chord station s: position and unit tangent. */
 static void centre_at(const td_build *b, double s, double *x, double *y, double *tx, double *ty)
 {
-    uint32_t lo = 0, hi = b->n;
     while (s < 0.0)
         s += b->length;
     while (s >= b->length)
         s -= b->length;
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (b->pt[mid].s <= s)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    uint32_t lo = point_before(b, s, false);
     const td_point *p = &b->pt[lo], *q = &b->pt[(lo + 1) % b->n];
     double dx = q->x - p->x, dy = q->y - p->y, l = rs_sqrt(dx * dx + dy * dy);
     double f = (s - p->s) / l;
@@ -1355,21 +1352,6 @@ static void put_num(FILE *f, double v)
     fputs(buf, f);
 }
 
-static void put_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 static void put_zone_list(FILE *f, const td_out_zone *z, uint32_t n, bool kerb)
 {
     fputs("[", f);
@@ -1397,7 +1379,7 @@ static bool write_track(const char *out_path, const td_spec *sp, const td_build 
     if (!f)
         return fail(err, err_len, "%s: cannot write the track file", out_path);
     fputs("{\n  \"format\": \"racesim-track\",\n  \"version\": 1,\n  \"name\": ", f);
-    put_string(f, sp->name);
+    rs_json_fput_string(f, sp->name);
     fputs(",\n  \"length_m\": ", f);
     put_num(f, round_mm(b->length));
     fputs(",\n  \"centre_line\": [", f);
@@ -1609,7 +1591,7 @@ static void print_summary(const char *out_path, const rs_td_info *info)
 {
     char a[32], b2[32];
     printf("{\n  \"file\": ");
-    put_string(stdout, out_path);
+    rs_json_fput_string(stdout, out_path);
     rs_json_format_number(info->length_m, a);
     printf(",\n  \"length_m\": %s,\n  \"points\": %u,\n", a, (unsigned)info->points);
     rs_json_format_number(round_unit(info->heading_sum_deg, 1e6), a);
@@ -1632,7 +1614,7 @@ static void print_summary(const char *out_path, const rs_td_info *info)
         rs_json_format_number(round_unit(c->angle_deg, 100.0), ang);
         rs_json_format_number(round_unit(c->min_radius_m, 10.0), r);
         printf("%s\n    {\"name\": ", i ? "," : "");
-        put_string(stdout, c->name);
+        rs_json_fput_string(stdout, c->name);
         printf(", \"pieces\": [%u, %u], \"s_m\": %s, \"angle_deg\": %s, \"min_radius_m\": %s}",
                (unsigned)c->first_piece, (unsigned)c->last_piece, s, ang, r);
     }

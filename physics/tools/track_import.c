@@ -54,18 +54,6 @@ rs_track_import_options rs_track_import_default(void)
     return o;
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static rs_status set_error(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    rs_verrf(err, err_len, fmt, ap);
-    va_end(ap);
-    return RS_ERR_PARSE;
-}
-
 /* ------------------------------------------------------------------- CSV */
 
 typedef struct csv_points {
@@ -129,9 +117,11 @@ static rs_status parse_csv(const char *text, size_t len, const char *name, csv_p
             continue; /* blank, comment, or the "# x_m,y_m,..." header */
         if (out->n == 0 && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
             continue; /* a header without '#' */
-        if (e - s > LINE_MAX_CHARS)
-            return set_error(err, err_len, "%s:%u: line longer than %d characters", name, line_no,
-                        LINE_MAX_CHARS);
+        if (e - s > LINE_MAX_CHARS) {
+            rs_errf(err, err_len, "%s:%u: line longer than %d characters", name, line_no,
+                    LINE_MAX_CHARS);
+            return RS_ERR_PARSE;
+        }
         double v[4];
         int k = 0;
         const char *f = s;
@@ -147,12 +137,13 @@ static rs_status parse_csv(const char *text, size_t len, const char *name, csv_p
                 break;
             f = c + 1;
         }
-        if (!ok || k != 4)
-            return set_error(err, err_len,
-                        "%s:%u: expected 4 numbers x_m,y_m,w_tr_right_m,w_tr_left_m", name,
-                        line_no);
+        if (!ok || k != 4) {
+            rs_errf(err, err_len, "%s:%u: expected 4 numbers x_m,y_m,w_tr_right_m,w_tr_left_m",
+                    name, line_no);
+            return RS_ERR_PARSE;
+        }
         if (!push_point(out, v)) {
-            set_error(err, err_len, "%s: out of memory", name);
+            rs_errf(err, err_len, "%s: out of memory", name);
             return RS_ERR_NOMEM;
         }
     }
@@ -162,9 +153,10 @@ static rs_status parse_csv(const char *text, size_t len, const char *name, csv_p
         if (dx * dx + dy * dy <= DUP_CLOSE_M * DUP_CLOSE_M)
             out->n--;
     }
-    if (out->n < 3)
-        return set_error(err, err_len, "%s: needs at least 3 distinct points, found %zu", name,
-                    out->n);
+    if (out->n < 3) {
+        rs_errf(err, err_len, "%s: needs at least 3 distinct points, found %zu", name, out->n);
+        return RS_ERR_PARSE;
+    }
     return RS_OK;
 }
 
@@ -276,9 +268,7 @@ typedef struct sbuf {
     bool oom;
 } sbuf;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
+RS_PRINTF(2, 3)
 static void put(sbuf *b, const char *fmt, ...)
 {
     if (b->oom)
@@ -314,20 +304,6 @@ static const char *num(double v, char buf[32])
 {
     rs_json_format_number(v + 0.0, buf); /* -0 prints as 0 */
     return buf;
-}
-
-static void put_string(sbuf *b, const char *s)
-{
-    put(b, "\"");
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            put(b, "\\%c", *c);
-        else if (*c < 0x20)
-            put(b, "\\u%04x", *c);
-        else
-            put(b, "%c", *c);
-    }
-    put(b, "\"");
 }
 
 /* Rounded to 0.1 m, for readable sector stations. */
@@ -416,9 +392,9 @@ static void put_kerbs(sbuf *b, const geom *g, const rs_track_import_options *o)
 static char *emit(const geom *g, const plan *p, const rs_track_import_options *o)
 {
     sbuf b = {NULL, 0, 0, false};
-    char x[32], y[32], z[32], w[32];
-    put(&b, "{\n  \"format\": \"racesim-track\",\n  \"version\": 1,\n  \"name\": ");
-    put_string(&b, p->name);
+    char x[32], y[32], z[32], w[32], name[2 + 6 * sizeof p->name];
+    rs_json_quote(p->name, name, sizeof name);
+    put(&b, "{\n  \"format\": \"racesim-track\",\n  \"version\": 1,\n  \"name\": %s", name);
     put(&b, ",\n  \"length_m\": %s,\n  \"centre_line\": [", num(g->length, x));
     for (size_t i = 0; i < g->n; i++) {
         const double *v = &g->v[4 * i];
@@ -513,7 +489,7 @@ rs_status rs_track_import_csv(const char *csv, size_t len, const char *csv_name,
         goto done;
     if (!geom_build(&g, &pts)) {
         st = RS_ERR_NOMEM;
-        set_error(err, err_len, "%s: out of memory", csv_name);
+        rs_errf(err, err_len, "%s: out of memory", csv_name);
         goto done;
     }
     plan p;
@@ -522,7 +498,7 @@ rs_status rs_track_import_csv(const char *csv, size_t len, const char *csv_name,
         size_t n = strlen(o.name);
         if (n == 0 || n > 63 || !rs_json_utf8_valid(o.name, n)) {
             st = RS_ERR_ARG;
-            set_error(err, err_len, "name must be 1..63 bytes of UTF-8");
+            rs_errf(err, err_len, "name must be 1..63 bytes of UTF-8");
             goto done;
         }
         memcpy(p.name, o.name, n + 1);
@@ -537,7 +513,8 @@ rs_status rs_track_import_csv(const char *csv, size_t len, const char *csv_name,
         p.grid++;
     if (p.grid == 0) {
         st = RS_ERR_RANGE;
-        set_error(err, err_len, "%s: the circuit is too short for a grid (%.1f m)", csv_name, g.length);
+        rs_errf(err, err_len, "%s: the circuit is too short for a grid (%.1f m)", csv_name,
+                g.length);
         goto done;
     }
     char msg[512];
@@ -547,7 +524,7 @@ rs_status rs_track_import_csv(const char *csv, size_t len, const char *csv_name,
         char *json = emit(&g, &p, &o);
         if (!json) {
             st = RS_ERR_NOMEM;
-            set_error(err, err_len, "%s: out of memory", csv_name);
+            rs_errf(err, err_len, "%s: out of memory", csv_name);
             goto done;
         }
         rs_track *t = NULL;
@@ -582,7 +559,7 @@ rs_status rs_track_import_csv(const char *csv, size_t len, const char *csv_name,
         if (!fixed)
             break;
     }
-    set_error(err, err_len, "%s: the imported track does not load: %s", csv_name, msg);
+    rs_errf(err, err_len, "%s: the imported track does not load: %s", csv_name, msg);
     if (st == RS_OK)
         st = RS_ERR_RANGE;
 done:
@@ -608,7 +585,7 @@ rs_status rs_track_import_file(const char *csv_path, const char *json_path,
     FILE *out = fopen(json_path, "wb");
     if (!out) {
         free(json);
-        set_error(err, err_len, "%s: cannot create: %s", json_path, strerror(errno));
+        rs_errf(err, err_len, "%s: cannot create: %s", json_path, strerror(errno));
         return RS_ERR_IO;
     }
     size_t n = strlen(json);
@@ -616,7 +593,7 @@ rs_status rs_track_import_file(const char *csv_path, const char *json_path,
     bad = fclose(out) != 0 || bad;
     free(json);
     if (bad) {
-        set_error(err, err_len, "%s: write error", json_path);
+        rs_errf(err, err_len, "%s: write error", json_path);
         return RS_ERR_IO;
     }
     return RS_OK;

@@ -56,8 +56,8 @@ struct rs_proto_assembler {
     uint16_t count;
     uint32_t received;    /* distinct chunks so far */
     uint64_t content_hash;
-    uint8_t *buf;         /* max_total bytes */
-    uint8_t *have;        /* one flag per possible chunk */
+    uint8_t *buf;         /* max_total bytes, right after the struct */
+    uint8_t *have;        /* one flag per possible chunk, after buf */
 };
 
 rs_proto_status rs_proto_assembler_create(uint32_t max_total, rs_proto_assembler **out)
@@ -67,26 +67,19 @@ rs_proto_status rs_proto_assembler_create(uint32_t max_total, rs_proto_assembler
     *out = NULL;
     if (max_total == 0 || max_total > RS_PROTO_BLOB_MAX)
         return RS_PROTO_ARG;
-    rs_proto_assembler *a = calloc(1, sizeof *a);
+    /* The struct, the data and one flag per chunk in one block. */
+    rs_proto_assembler *a = calloc(1, sizeof *a + max_total + rs_proto_chunk_count(max_total));
     if (!a)
         return RS_PROTO_NOMEM;
     a->max_total = max_total;
-    a->buf = malloc(max_total);
-    a->have = calloc(rs_proto_chunk_count(max_total), 1);
-    if (!a->buf || !a->have) {
-        rs_proto_assembler_destroy(a);
-        return RS_PROTO_NOMEM;
-    }
+    a->buf = (uint8_t *)(a + 1);
+    a->have = a->buf + max_total;
     *out = a;
     return RS_PROTO_OK;
 }
 
 void rs_proto_assembler_destroy(rs_proto_assembler *a)
 {
-    if (!a)
-        return;
-    free(a->buf);
-    free(a->have);
     free(a);
 }
 

@@ -27,6 +27,16 @@ bool rs_proto_input_valid(const rs_input *in)
            (in->buttons & ~RS_BUTTONS_ALL) == 0;
 }
 
+/* The fields a delta carries whole when they change (steer travels as a
+ * difference): one list for making and applying deltas. */
+#define PLAIN_FIELDS(X)                \
+    X(RS_DELTA_THROTTLE, throttle)     \
+    X(RS_DELTA_BRAKE, brake)           \
+    X(RS_DELTA_CLUTCH, clutch)         \
+    X(RS_DELTA_HANDBRAKE, handbrake)   \
+    X(RS_DELTA_GEAR, gear)             \
+    X(RS_DELTA_BUTTONS, buttons)
+
 rs_proto_input_delta rs_delta_make(const rs_input *old, const rs_input *now)
 {
     rs_proto_input_delta d;
@@ -35,18 +45,13 @@ rs_proto_input_delta rs_delta_make(const rs_input *old, const rs_input *now)
         d.mask |= RS_DELTA_STEER;
         d.steer_delta = (int32_t)now->steer - (int32_t)old->steer;
     }
-#define FIELD(bit, f)              \
-    if (now->f != old->f) {        \
-        d.mask |= bit;             \
-        d.f = now->f;              \
+#define CHANGED(bit, f)     \
+    if (now->f != old->f) { \
+        d.mask |= bit;      \
+        d.f = now->f;       \
     }
-    FIELD(RS_DELTA_THROTTLE, throttle)
-    FIELD(RS_DELTA_BRAKE, brake)
-    FIELD(RS_DELTA_CLUTCH, clutch)
-    FIELD(RS_DELTA_HANDBRAKE, handbrake)
-    FIELD(RS_DELTA_GEAR, gear)
-    FIELD(RS_DELTA_BUTTONS, buttons)
-#undef FIELD
+    PLAIN_FIELDS(CHANGED)
+#undef CHANGED
     return d;
 }
 
@@ -59,18 +64,11 @@ bool rs_delta_apply(const rs_input *old, const rs_proto_input_delta *d, rs_input
             return false;
         r.steer = (int16_t)s;
     }
-    if (d->mask & RS_DELTA_THROTTLE)
-        r.throttle = d->throttle;
-    if (d->mask & RS_DELTA_BRAKE)
-        r.brake = d->brake;
-    if (d->mask & RS_DELTA_CLUTCH)
-        r.clutch = d->clutch;
-    if (d->mask & RS_DELTA_HANDBRAKE)
-        r.handbrake = d->handbrake;
-    if (d->mask & RS_DELTA_GEAR)
-        r.gear = d->gear;
-    if (d->mask & RS_DELTA_BUTTONS)
-        r.buttons = d->buttons;
+#define APPLY(bit, f)     \
+    if (d->mask & (bit))  \
+        r.f = d->f;
+    PLAIN_FIELDS(APPLY)
+#undef APPLY
     if (!rs_proto_input_valid(&r))
         return false;
     *out = r;
@@ -148,22 +146,37 @@ void rs_c_delta_block(rs_codec *c, rs_proto_input_delta *d, uint32_t n, const ch
                 c_value(c, &d[i], bit, field);
 }
 
+/* A frame the inputs helpers can work on: within the limits, and with a
+ * baseline when it says it is relative to one. */
+static bool frame_ok(const rs_msg_frame *f, const rs_input *baseline)
+{
+    return f->tick_count >= 1 && f->tick_count <= RS_PROTO_FRAME_MAX_TICKS &&
+           f->car_count <= RS_PROTO_MAX_CARS && (baseline || f->baseline_back == 0);
+}
+
+/* What input i of a frame (tick-major: i = tick * cars + car) changes from:
+ * the same car's input in the tick before, or, in the first tick, its
+ * baseline (neutral without one). */
+static const rs_input *input_before(const rs_msg_frame *f, const rs_input *inputs,
+                                    const rs_input *baseline, const rs_input *neutral,
+                                    uint32_t i)
+{
+    if (i >= f->car_count)
+        return &inputs[i - f->car_count];
+    return baseline ? &baseline[i] : neutral;
+}
+
 rs_proto_status rs_proto_frame_set_inputs(rs_msg_frame *f, const rs_input *baseline,
                                           const rs_input *inputs)
 {
-    if (!f || !inputs || f->tick_count < 1 || f->tick_count > RS_PROTO_FRAME_MAX_TICKS ||
-        f->car_count > RS_PROTO_MAX_CARS || (!baseline && f->baseline_back != 0))
+    if (!f || !inputs || !frame_ok(f, baseline))
         return RS_PROTO_ARG;
     rs_input neutral = rs_proto_input_neutral();
-    for (uint32_t t = 0; t < f->tick_count; t++) {
-        for (uint32_t c = 0; c < f->car_count; c++) {
-            const rs_input *now = &inputs[t * f->car_count + c];
-            const rs_input *old = t > 0 ? &inputs[(t - 1) * f->car_count + c]
-                                        : (baseline ? &baseline[c] : &neutral);
-            if (!rs_proto_input_valid(now) || !rs_proto_input_valid(old))
-                return RS_PROTO_RANGE;
-            f->deltas[t][c] = rs_delta_make(old, now);
-        }
+    for (uint32_t i = 0; i < (uint32_t)f->tick_count * f->car_count; i++) {
+        const rs_input *old = input_before(f, inputs, baseline, &neutral, i);
+        if (!rs_proto_input_valid(&inputs[i]) || !rs_proto_input_valid(old))
+            return RS_PROTO_RANGE;
+        f->deltas[i / f->car_count][i % f->car_count] = rs_delta_make(old, &inputs[i]);
     }
     return RS_PROTO_OK;
 }
@@ -171,17 +184,13 @@ rs_proto_status rs_proto_frame_set_inputs(rs_msg_frame *f, const rs_input *basel
 rs_proto_status rs_proto_frame_get_inputs(const rs_msg_frame *f, const rs_input *baseline,
                                           rs_input *out)
 {
-    if (!f || !out || f->tick_count < 1 || f->tick_count > RS_PROTO_FRAME_MAX_TICKS ||
-        f->car_count > RS_PROTO_MAX_CARS || (!baseline && f->baseline_back != 0))
+    if (!f || !out || !frame_ok(f, baseline))
         return RS_PROTO_ARG;
     rs_input neutral = rs_proto_input_neutral();
-    for (uint32_t t = 0; t < f->tick_count; t++) {
-        for (uint32_t c = 0; c < f->car_count; c++) {
-            const rs_input *old = t > 0 ? &out[(t - 1) * f->car_count + c]
-                                        : (baseline ? &baseline[c] : &neutral);
-            if (!rs_delta_apply(old, &f->deltas[t][c], &out[t * f->car_count + c]))
-                return RS_PROTO_RANGE;
-        }
+    for (uint32_t i = 0; i < (uint32_t)f->tick_count * f->car_count; i++) {
+        const rs_input *old = input_before(f, out, baseline, &neutral, i);
+        if (!rs_delta_apply(old, &f->deltas[i / f->car_count][i % f->car_count], &out[i]))
+            return RS_PROTO_RANGE;
     }
     return RS_PROTO_OK;
 }

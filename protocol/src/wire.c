@@ -62,33 +62,6 @@ static bool live(const rs_codec *c)
     return c->status == RS_PROTO_OK;
 }
 
-void rs_c_u8(rs_codec *c, uint8_t *v, uint8_t lo, uint8_t hi, const char *field)
-{
-    if (!live(c))
-        return;
-    if (c->writing) {
-        if (*v < lo || *v > hi) {
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
-            return;
-        }
-        put(c, v, 1);
-        return;
-    }
-    const uint8_t *p = take(c, 1, field);
-    *v = p ? p[0] : 0;
-    if (p && (*v < lo || *v > hi))
-        rs_codec_fail(c, RS_PROTO_RANGE, field);
-}
-
-void rs_c_bool(rs_codec *c, bool *v, const char *field)
-{
-    /* Reading must not look at *v: it may hold any bytes. */
-    uint8_t b = c->writing && *v ? 1 : 0;
-    rs_c_u8(c, &b, 0, 1, field);
-    if (!c->writing)
-        *v = b != 0;
-}
-
 void rs_c_u64(rs_codec *c, uint64_t *v, const char *field)
 {
     if (!live(c))
@@ -148,24 +121,88 @@ static uint64_t varint_get(rs_codec *c, const char *field)
     return 0;
 }
 
-void rs_c_varu64(rs_codec *c, uint64_t *v, uint64_t lo, uint64_t hi, const char *field)
+static uint64_t zigzag(int64_t v)
+{
+    return v < 0 ? ~((uint64_t)v << 1) : (uint64_t)v << 1;
+}
+
+static int64_t unzigzag(uint64_t u)
+{
+    /* (u >> 1) fits in int64; odd codes are the negatives -1, -2, ... */
+    int64_t half = (int64_t)(u >> 1);
+    return (u & 1) ? -half - 1 : half;
+}
+
+/* A signed value as the unsigned one of the same rank (INT64_MIN -> 0,
+ * 0 -> 2^63), so that one range check serves every integer field. */
+static uint64_t ordered(int64_t v)
+{
+    return (uint64_t)v ^ (UINT64_C(1) << 63);
+}
+
+static int64_t unordered(uint64_t u)
+{
+    uint64_t x = u ^ (UINT64_C(1) << 63);
+    /* Two's complement without the implementation-defined conversion. */
+    return x <= (uint64_t)INT64_MAX ? (int64_t)x : -(int64_t)~x - 1;
+}
+
+/* How an integer field travels. */
+typedef enum wire_int { WIRE_BYTE, WIRE_VARINT, WIRE_ZIGZAG } wire_int;
+
+/* Every integer field: a writer refuses a value outside lo..hi, a reader
+ * fails on one and yields 0 (as for any read after a failure). Signed
+ * fields pass their value and range through ordered(). */
+static void integer(rs_codec *c, uint64_t *v, uint64_t lo, uint64_t hi, wire_int how,
+                    const char *field)
 {
     if (!live(c))
         return;
     if (c->writing) {
         if (*v < lo || *v > hi) {
             rs_codec_fail(c, RS_PROTO_RANGE, field);
-            return;
+        } else if (how == WIRE_BYTE) {
+            uint8_t b = (uint8_t)*v;
+            put(c, &b, 1);
+        } else {
+            varint_put(c, how == WIRE_ZIGZAG ? zigzag(unordered(*v)) : *v);
         }
-        varint_put(c, *v);
         return;
     }
-    uint64_t x = varint_get(c, field);
-    *v = rs_codec_ok(c) ? x : 0;
-    if (rs_codec_ok(c) && (x < lo || x > hi)) {
-        rs_codec_fail(c, RS_PROTO_RANGE, field);
-        *v = 0;
+    uint64_t x;
+    if (how == WIRE_BYTE) {
+        const uint8_t *p = take(c, 1, field);
+        x = p ? p[0] : 0;
+    } else {
+        x = varint_get(c, field);
+        if (how == WIRE_ZIGZAG)
+            x = ordered(unzigzag(x));
     }
+    if (rs_codec_ok(c) && (x < lo || x > hi))
+        rs_codec_fail(c, RS_PROTO_RANGE, field);
+    *v = rs_codec_ok(c) ? x : 0;
+}
+
+void rs_c_u8(rs_codec *c, uint8_t *v, uint8_t lo, uint8_t hi, const char *field)
+{
+    uint64_t x = c->writing ? *v : 0;
+    integer(c, &x, lo, hi, WIRE_BYTE, field);
+    if (!c->writing)
+        *v = (uint8_t)x;
+}
+
+void rs_c_bool(rs_codec *c, bool *v, const char *field)
+{
+    /* Reading must not look at *v: it may hold any bytes. */
+    uint8_t b = c->writing && *v ? 1 : 0;
+    rs_c_u8(c, &b, 0, 1, field);
+    if (!c->writing)
+        *v = b != 0;
+}
+
+void rs_c_varu64(rs_codec *c, uint64_t *v, uint64_t lo, uint64_t hi, const char *field)
+{
+    integer(c, v, lo, hi, WIRE_VARINT, field);
 }
 
 void rs_c_varu32(rs_codec *c, uint32_t *v, uint32_t lo, uint32_t hi, const char *field)
@@ -184,37 +221,12 @@ void rs_c_varu16(rs_codec *c, uint16_t *v, uint16_t lo, uint16_t hi, const char 
         *v = (uint16_t)x;
 }
 
-static uint64_t zigzag(int64_t v)
-{
-    return v < 0 ? ~((uint64_t)v << 1) : (uint64_t)v << 1;
-}
-
-static int64_t unzigzag(uint64_t u)
-{
-    /* (u >> 1) fits in int64; odd codes are the negatives -1, -2, ... */
-    int64_t half = (int64_t)(u >> 1);
-    return (u & 1) ? -half - 1 : half;
-}
-
 void rs_c_vari64(rs_codec *c, int64_t *v, int64_t lo, int64_t hi, const char *field)
 {
-    if (!live(c))
-        return;
-    if (c->writing) {
-        if (*v < lo || *v > hi) {
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
-            return;
-        }
-        varint_put(c, zigzag(*v));
-        return;
-    }
-    uint64_t u = varint_get(c, field);
-    int64_t x = rs_codec_ok(c) ? unzigzag(u) : 0;
-    if (rs_codec_ok(c) && (x < lo || x > hi)) {
-        rs_codec_fail(c, RS_PROTO_RANGE, field);
-        x = 0;
-    }
-    *v = x;
+    uint64_t x = ordered(c->writing ? *v : 0);
+    integer(c, &x, ordered(lo), ordered(hi), WIRE_ZIGZAG, field);
+    if (!c->writing)
+        *v = rs_codec_ok(c) ? unordered(x) : 0;
 }
 
 void rs_c_vari32(rs_codec *c, int32_t *v, int32_t lo, int32_t hi, const char *field)
@@ -265,31 +277,35 @@ bool rs_utf8_valid(const uint8_t *s, size_t n)
     return true;
 }
 
+/* A length-prefixed field: a varint length in min_len..max_len, then the
+ * bytes. Writing sends *n bytes from p; reading returns where the *n bytes
+ * are in the input, or NULL. */
+static const uint8_t *sized(rs_codec *c, const uint8_t *p, uint64_t *n, uint64_t min_len,
+                            uint64_t max_len, const char *field)
+{
+    rs_c_varu64(c, n, min_len, max_len, field);
+    if (!c->writing)
+        return take(c, (size_t)*n, field);
+    if (live(c))
+        put(c, p, (size_t)*n);
+    return p;
+}
+
 void rs_c_str(rs_codec *c, char *s, size_t min_len, size_t max_len, const char *field)
 {
-    if (!live(c))
-        return;
-    if (c->writing) {
-        /* Bounded strlen: a string that fills its array without NUL is too long. */
-        const char *end = memchr(s, 0, max_len + 1);
-        if (!end) {
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
-            return;
-        }
-        size_t n = (size_t)(end - s);
-        if (n < min_len || !rs_utf8_valid((const uint8_t *)s, n)) {
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
-            return;
-        }
-        varint_put(c, n);
-        put(c, (const uint8_t *)s, n);
-        return;
-    }
-    s[0] = 0;
     uint64_t n = 0;
-    rs_c_varu64(c, &n, min_len, max_len, field);
-    const uint8_t *p = take(c, (size_t)n, field);
-    if (!p)
+    if (c->writing) {
+        /* Bounded strlen: a string that fills its array without NUL is too
+         * long, and the length check below says so. */
+        const char *end = memchr(s, 0, max_len + 1);
+        n = end ? (uint64_t)(end - s) : (uint64_t)max_len + 1;
+        if (end && !rs_utf8_valid((const uint8_t *)s, (size_t)n))
+            rs_codec_fail(c, RS_PROTO_RANGE, field);
+    } else {
+        s[0] = 0;
+    }
+    const uint8_t *p = sized(c, (const uint8_t *)s, &n, min_len, max_len, field);
+    if (c->writing || !p)
         return;
     if (!rs_utf8_valid(p, (size_t)n)) {
         rs_codec_fail(c, RS_PROTO_RANGE, field);
@@ -302,25 +318,12 @@ void rs_c_str(rs_codec *c, char *s, size_t min_len, size_t max_len, const char *
 void rs_c_blob(rs_codec *c, const uint8_t **p, uint32_t *n, uint32_t min_len, uint32_t max_len,
                const char *field)
 {
-    if (!live(c))
-        return;
-    if (c->writing) {
-        if (*n < min_len || *n > max_len || (*n && !*p)) {
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
-            return;
-        }
-        varint_put(c, *n);
-        put(c, *p, *n);
-        return;
+    if (c->writing && *n && !*p)
+        rs_codec_fail(c, RS_PROTO_RANGE, field);
+    uint64_t len = c->writing ? *n : 0;
+    const uint8_t *q = sized(c, c->writing ? *p : NULL, &len, min_len, max_len, field);
+    if (!c->writing) {
+        *p = q;
+        *n = q ? (uint32_t)len : 0;
     }
-    *p = NULL;
-    uint32_t len = 0;
-    rs_c_varu32(c, &len, min_len, max_len, field);
-    const uint8_t *q = take(c, len, field);
-    if (!q) {
-        *n = 0;
-        return;
-    }
-    *p = q;
-    *n = len;
 }

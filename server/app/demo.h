@@ -1,6 +1,6 @@
 /*
  * raceserver --demo: the main job as a user sees it. A server on a free
- * loopback port and a field of AI bots (examples/bot.h) connected through
+ * loopback port and a field of AI bots (racesim/bot.h) connected through
  * the real SDK and ENet in the same process, one race, live positions,
  * each lap as it is recorded, the results and the track's leaderboard
  * from the database.

@@ -3,7 +3,7 @@
  * room: the rooms are transport-agnostic (bytes in, packets out), so this
  * file only routes, times and counts.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* opendir, readdir */
 
 #include "server.h"
 
@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "log.h"
 #include "racesim/protocol.h"
 #include "racesim/track.h"
 #include "racesim/services.h"
 #include "racesim/base/clock.h"
+#include "racesim/base/err.h"
 #include "racesim/base/stats.h"
 #include "racesim/base/file.h"
 
@@ -105,7 +105,7 @@ static srv_track *get_track(rs_server *srv, const char *path, char *err, size_t 
         uint32_t cap = srv->track_cap ? srv->track_cap * 2 : 8;
         srv_track *t = realloc(srv->tracks, cap * sizeof *t);
         if (!t) {
-            snprintf(err, err_len, "out of memory");
+            rs_errf(err, err_len, "out of memory");
             return NULL;
         }
         srv->tracks = t;
@@ -189,6 +189,84 @@ static rs_status open_services(rs_server *srv, char *err, size_t err_len)
 
 /* --------------------------------------------------------------- create */
 
+/* What one room races: its track (with the JSON text clients are sent) and
+ * its car, owned by the server's track and car lists. */
+typedef struct room_content {
+    const rs_track *track;
+    const char *json;
+    size_t json_len;
+    const rs_car_params *car;
+} room_content;
+
+/* Loads every room's track and car (each file once). */
+static rs_status load_room_content(rs_server *srv, const rs_server_config *cfg,
+                                   room_content *content, char *err, size_t err_len)
+{
+    for (uint32_t i = 0; i < cfg->room_count; i++) {
+        srv_track *t = get_track(srv, cfg->rooms[i].track, err, err_len);
+        if (!t)
+            return RS_ERR_IO;
+        content[i].track = t->track;
+        content[i].json = t->json;
+        content[i].json_len = t->json_len;
+        if (!(content[i].car = get_car(srv, cfg->rooms[i].car, err, err_len)))
+            return RS_ERR_IO;
+    }
+    return RS_OK;
+}
+
+/* Room i's settings: the configuration in ticks, and the services' hooks
+ * when there is a database. */
+static rs_room_config room_config(const rs_server *srv, uint32_t i, const room_content *content)
+{
+    const rs_server_config *cfg = &srv->cfg;
+    const rs_cfg_room *r = &cfg->rooms[i];
+    rs_room_config rc = rs_room_config_default();
+    rc.track = content->track;
+    rc.track_json = content->json;
+    rc.track_json_len = content->json_len;
+    rc.car = content->car;
+    rc.room_id = i;
+    rc.tick_hz = cfg->tick_hz;
+    rc.max_input_rate = 2 * cfg->tick_hz;
+    rc.lobby_ticks = r->lobby_s * cfg->tick_hz;
+    rc.countdown_ticks = r->countdown_s * cfg->tick_hz;
+    rc.load_wait_ticks = r->load_wait_s * cfg->tick_hz;
+    rc.results_ticks = 10 * cfg->tick_hz;
+    rc.finish_timeout_ticks = 60 * cfg->tick_hz;
+    rc.laps = r->laps;
+    rc.max_players = r->max_players;
+    rc.start_players = r->start_players;
+    rc.spectator_slots = r->spectators;
+    rc.password = r->password;
+    rc.name = r->name;
+    if (srv->services) {
+        rc.hooks = rs_services_hooks(srv->services);
+        rc.auth = rs_services_auth;
+        rc.auth_ctx = srv->services;
+        rc.defer_laps = true;
+    }
+    return rc;
+}
+
+static rs_status create_rooms(rs_server *srv, const room_content *content, char *err,
+                              size_t err_len)
+{
+    for (uint32_t i = 0; i < srv->cfg.room_count; i++) {
+        rs_room_config rc = room_config(srv, i, &content[i]);
+        char rerr[256];
+        rs_status st = rs_room_create(&rc, &srv->rooms[i].room, rerr, sizeof rerr);
+        if (st != RS_OK) {
+            const rs_cfg_room *r = &srv->cfg.rooms[i];
+            rs_errf(err, err_len, "rooms[%u] (%s, track %s): %s", (unsigned)i, r->name, r->track,
+                    rerr);
+            return st;
+        }
+        srv->room_count++;
+    }
+    return RS_OK;
+}
+
 rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *err,
                            size_t err_len)
 {
@@ -206,65 +284,16 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
     if (!srv->peers || !srv->packets || !srv->closing || !srv->msg)
         goto fail;
 
-    /* Tracks and cars first: a bad file is the likeliest mistake. */
-    const rs_track *room_track[RS_CFG_MAX_ROOMS];
-    const char *room_json[RS_CFG_MAX_ROOMS];
-    size_t room_json_len[RS_CFG_MAX_ROOMS];
-    const rs_car_params *room_car[RS_CFG_MAX_ROOMS];
-    for (uint32_t i = 0; i < cfg->room_count; i++) {
-        srv_track *t = get_track(srv, cfg->rooms[i].track, err, err_len);
-        if (!t) {
-            st = RS_ERR_IO;
-            goto fail;
-        }
-        room_track[i] = t->track;
-        room_json[i] = t->json;
-        room_json_len[i] = t->json_len;
-        if (!(room_car[i] = get_car(srv, cfg->rooms[i].car, err, err_len))) {
-            st = RS_ERR_IO;
-            goto fail;
-        }
-    }
+    /* Tracks and cars first: a bad file is the likeliest mistake. The
+     * catalogue the services load may grow the track list afterwards: the
+     * content keeps pointers to the tracks and texts, not into the list. */
+    room_content content[RS_CFG_MAX_ROOMS];
+    if ((st = load_room_content(srv, cfg, content, err, err_len)) != RS_OK)
+        goto fail;
     if (!cfg->no_db && (st = open_services(srv, err, err_len)) != RS_OK)
         goto fail;
-    /* get_track may have grown the array: the pointers above stay valid
-     * because they point at the tracks and texts, not at the array. */
-    for (uint32_t i = 0; i < cfg->room_count; i++) {
-        const rs_cfg_room *r = &cfg->rooms[i];
-        rs_room_config rc = rs_room_config_default();
-        rc.track = room_track[i];
-        rc.track_json = room_json[i];
-        rc.track_json_len = room_json_len[i];
-        rc.car = room_car[i];
-        rc.room_id = i;
-        rc.tick_hz = cfg->tick_hz;
-        rc.max_input_rate = 2 * cfg->tick_hz;
-        rc.lobby_ticks = r->lobby_s * cfg->tick_hz;
-        rc.countdown_ticks = r->countdown_s * cfg->tick_hz;
-        rc.load_wait_ticks = r->load_wait_s * cfg->tick_hz;
-        rc.results_ticks = 10 * cfg->tick_hz;
-        rc.finish_timeout_ticks = 60 * cfg->tick_hz;
-        rc.laps = r->laps;
-        rc.max_players = r->max_players;
-        rc.start_players = r->start_players;
-        rc.spectator_slots = r->spectators;
-        rc.password = r->password;
-        rc.name = r->name;
-        if (srv->services) {
-            rc.hooks = rs_services_hooks(srv->services);
-            rc.auth = rs_services_auth;
-            rc.auth_ctx = srv->services;
-            rc.defer_laps = true;
-        }
-        char rerr[256];
-        st = rs_room_create(&rc, &srv->rooms[i].room, rerr, sizeof rerr);
-        if (st != RS_OK) {
-            snprintf(err, err_len, "rooms[%u] (%s, track %s): %s", (unsigned)i, r->name, r->track,
-                     rerr);
-            goto fail;
-        }
-        srv->room_count++;
-    }
+    if ((st = create_rooms(srv, content, err, err_len)) != RS_OK)
+        goto fail;
 
     rs_net_config nc = rs_net_config_default();
     nc.bind_address = cfg->bind;

@@ -58,11 +58,23 @@ command -v i686-linux-gnu-gcc >/dev/null || die_tools i686-linux-gnu-gcc
 command -v aarch64-linux-gnu-gcc >/dev/null || die_tools aarch64-linux-gnu-gcc
 command -v qemu-aarch64 >/dev/null || die_tools qemu-aarch64
 
-# Same choice as cmake/toolchain-i686.cmake: native when the host can run
-# i386 binaries, else qemu.
+# Native when the host really runs i386 binaries, else qemu. Having the i386
+# loader is not enough: some kernels (containers, sandboxes) are built
+# without 32-bit support and refuse the binary, so try a tiny one.
+i686_runs_natively() {
+    local dir rc
+    dir=$(mktemp -d)
+    printf 'int main(void) { return 0; }\n' >"$dir/t.c"
+    rc=1
+    if i686-linux-gnu-gcc -o "$dir/t" "$dir/t.c" 2>/dev/null && "$dir/t" 2>/dev/null; then
+        rc=0
+    fi
+    rm -rf "$dir"
+    return $rc
+}
 i686_runner=""
 case "$(uname -m)" in
-    x86_64|i?86) [ -e /lib/ld-linux.so.2 ] || i686_runner="qemu-i386 -L /usr/i686-linux-gnu" ;;
+    x86_64|i?86) i686_runs_natively || i686_runner="qemu-i386 -L /usr/i686-linux-gnu" ;;
     *) i686_runner="qemu-i386 -L /usr/i686-linux-gnu" ;;
 esac
 if [ -n "$i686_runner" ]; then command -v qemu-i386 >/dev/null || die_tools qemu-i386; fi

@@ -11,19 +11,11 @@
 #include "racesim/lapproof.h"
 #include "racesim/physics.h"
 #include "racesim/track.h"
+#include "seed_file.h"
 
 static int write_file(const char *dir, const char *name, const uint8_t *p, size_t n)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(p, 1, n, f) != n) {
-        fprintf(stderr, "make_seeds: cannot write %s\n", path);
-        if (f)
-            fclose(f);
-        return 1;
-    }
-    return fclose(f) != 0;
+    return seed_file_write("make_seeds", dir, name, p, n);
 }
 
 /* One AI-driven C5 alone on the oval; the proof of its first lap. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "racesim/protocol.h"
+#include "seed_file.h"
 #include "test_protocol_support.h"
 
 int main(int argc, char **argv)
@@ -31,17 +32,9 @@ int main(int argc, char **argv)
                     rs_proto_status_str(st), field ? field : "-");
             return 1;
         }
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s%s", argv[1], rs_proto_msg_name(m.type),
-                 i < n ? "" : "_version");
-        FILE *f = fopen(path, "wb");
-        if (!f || fwrite(buf, 1, len, f) != len) {
-            fprintf(stderr, "protocol_seeds: cannot write %s\n", path);
-            if (f)
-                fclose(f);
-            return 1;
-        }
-        if (fclose(f) != 0)
+        char name[128];
+        snprintf(name, sizeof name, "%s%s", rs_proto_msg_name(m.type), i < n ? "" : "_version");
+        if (seed_file_write("protocol_seeds", argv[1], name, buf, len))
             return 1;
     }
     return 0;

@@ -15,6 +15,8 @@
 
 #include "udp_flood.h"
 #include "racesim/base/clock.h"
+#include "splitmix64.h"
+#include "worker_thread.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -45,20 +47,9 @@ struct udp_flood {
     int *fds;
     uint32_t *sends; /* sends since each socket was opened */
     uint64_t rng;
-    pthread_t thread;
-    bool thread_started;
-    pthread_mutex_t lock; /* guards stats and stop */
+    worker_thread worker; /* its lock guards stats */
     udp_flood_stats stats;
-    bool stop;
 };
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -116,16 +107,16 @@ static bool open_socket(udp_flood *f, uint32_t i)
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(0x7F000000u | (uint32_t)(2 + rng_next(&f->rng) % 249));
+    a.sin_addr.s_addr = htonl(0x7F000000u | (uint32_t)(2 + splitmix64_next(&f->rng) % 249));
     if (bind(f->fds[i], (const struct sockaddr *)&a, sizeof a) != 0) {
         close(f->fds[i]);
         f->fds[i] = -1;
         return false;
     }
     f->sends[i] = 0;
-    pthread_mutex_lock(&f->lock);
+    pthread_mutex_lock(&f->worker.lock);
     f->stats.sockets_opened++;
-    pthread_mutex_unlock(&f->lock);
+    pthread_mutex_unlock(&f->worker.lock);
     return true;
 }
 
@@ -135,12 +126,7 @@ static void *flood_main(void *arg)
     int64_t start = rs_clock_us();
     uint64_t done = 0;
     uint32_t next = 0;
-    for (;;) {
-        pthread_mutex_lock(&f->lock);
-        bool stop = f->stop;
-        pthread_mutex_unlock(&f->lock);
-        if (stop)
-            break;
+    while (!worker_stopping(&f->worker)) {
         int64_t now = rs_clock_us();
         uint64_t owed = (uint64_t)(now - start) * f->cfg.rate_per_s / 1000000u;
         uint64_t sent = 0, errors = 0;
@@ -152,7 +138,7 @@ static void *flood_main(void *arg)
                 continue;
             }
             uint8_t dgram[UDP_FLOOD_DATAGRAM_BYTES];
-            uint64_t r = rng_next(&f->rng);
+            uint64_t r = splitmix64_next(&f->rng);
             uint32_t data = f->cfg.random_data ? (uint32_t)(r >> 32) : 0;
             udp_flood_build_connect(dgram, (uint16_t)(now / 1000), (uint32_t)r, data);
             ssize_t n = sendto(f->fds[i], dgram, sizeof dgram, MSG_DONTWAIT,
@@ -163,13 +149,27 @@ static void *flood_main(void *arg)
             else
                 errors++;
         }
-        pthread_mutex_lock(&f->lock);
+        pthread_mutex_lock(&f->worker.lock);
         f->stats.sent += sent;
         f->stats.send_errors += errors;
-        pthread_mutex_unlock(&f->lock);
+        pthread_mutex_unlock(&f->worker.lock);
         rs_sleep_us(1000);
     }
     return NULL;
+}
+
+void udp_flood_destroy(udp_flood *f)
+{
+    if (!f)
+        return;
+    worker_finish(&f->worker);
+    if (f->fds)
+        for (uint32_t i = 0; i < f->cfg.sockets; i++)
+            if (f->fds[i] >= 0)
+                close(f->fds[i]);
+    free(f->fds);
+    free(f->sends);
+    free(f);
 }
 
 udp_flood *udp_flood_create(const char *target_host, uint16_t target_port,
@@ -178,7 +178,7 @@ udp_flood *udp_flood_create(const char *target_host, uint16_t target_port,
     udp_flood *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
-    pthread_mutex_init(&f->lock, NULL);
+    worker_init(&f->worker);
     f->cfg = cfg ? *cfg : udp_flood_config_default();
     if (f->cfg.sockets == 0 || f->cfg.sockets > 1024) {
         fprintf(stderr, "udp_flood: sockets must be 1..1024\n");
@@ -198,40 +198,15 @@ udp_flood *udp_flood_create(const char *target_host, uint16_t target_port,
         fprintf(stderr, "udp_flood: %s is not a dotted IPv4 address\n", target_host);
         goto fail;
     }
-    if (pthread_create(&f->thread, NULL, flood_main, f) != 0) {
-        fprintf(stderr, "udp_flood: cannot start the thread\n");
+    if (!worker_start(&f->worker, flood_main, f, "udp_flood"))
         goto fail;
-    }
-    f->thread_started = true;
     return f;
 fail:
     udp_flood_destroy(f);
     return NULL;
 }
 
-void udp_flood_destroy(udp_flood *f)
-{
-    if (!f)
-        return;
-    if (f->thread_started) {
-        pthread_mutex_lock(&f->lock);
-        f->stop = true;
-        pthread_mutex_unlock(&f->lock);
-        pthread_join(f->thread, NULL);
-    }
-    if (f->fds)
-        for (uint32_t i = 0; i < f->cfg.sockets; i++)
-            if (f->fds[i] >= 0)
-                close(f->fds[i]);
-    free(f->fds);
-    free(f->sends);
-    pthread_mutex_destroy(&f->lock);
-    free(f);
-}
-
 void udp_flood_get_stats(udp_flood *f, udp_flood_stats *out)
 {
-    pthread_mutex_lock(&f->lock);
-    *out = f->stats;
-    pthread_mutex_unlock(&f->lock);
+    worker_locked_copy(&f->worker, out, &f->stats, sizeof *out);
 }

@@ -9,6 +9,8 @@
 
 #include "udp_relay.h"
 #include "racesim/base/clock.h"
+#include "splitmix64.h"
+#include "worker_thread.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -56,14 +58,11 @@ typedef struct dir_state {
 struct udp_relay {
     int listen_fd;
     struct sockaddr_in server;
-    pthread_t thread;
-    bool thread_started;
 
-    pthread_mutex_t lock; /* guards params, stats, client_stats and stop */
+    worker_thread worker; /* its lock guards params, stats and client_stats */
     udp_relay_params params;
     udp_relay_stats stats;
     client_counts *client_stats; /* client_cap */
-    bool stop;
 
     /* Owned by the relay thread. */
     dir_state dirs[2];
@@ -85,18 +84,11 @@ static void grow_rcvbuf(int fd)
 }
 
 /* splitmix64: small, seedable, and good enough for test impairments. */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* Uniform in [0, 1). */
 static double rng_unit(uint64_t *s)
 {
-    return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+    return (double)(splitmix64_next(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* Uniform in [lo, hi]. */
@@ -104,7 +96,7 @@ static int64_t rng_range(uint64_t *s, int64_t lo, int64_t hi)
 {
     if (hi <= lo)
         return lo;
-    return lo + (int64_t)(rng_next(s) % (uint64_t)(hi - lo + 1));
+    return lo + (int64_t)(splitmix64_next(s) % (uint64_t)(hi - lo + 1));
 }
 
 static bool heap_less(const pending *a, const pending *b)
@@ -112,15 +104,32 @@ static bool heap_less(const pending *a, const pending *b)
     return a->due_us < b->due_us || (a->due_us == b->due_us && a->order < b->order);
 }
 
+static void heap_swap(udp_relay *r, uint32_t a, uint32_t b)
+{
+    pending t = r->heap[a];
+    r->heap[a] = r->heap[b];
+    r->heap[b] = t;
+}
+
+/* realloc for a full array: room for twice as many elements (`first` when
+ * empty), and *cap the new room. NULL, with arr and *cap untouched, when out
+ * of memory. */
+static void *grow_array(void *arr, uint32_t *cap, size_t elem, uint32_t first)
+{
+    uint32_t n = *cap ? *cap * 2 : first;
+    void *p = realloc(arr, (size_t)n * elem);
+    if (p)
+        *cap = n;
+    return p;
+}
+
 static bool heap_push(udp_relay *r, const pending *p)
 {
     if (r->heap_len == r->heap_cap) {
-        uint32_t cap = r->heap_cap ? r->heap_cap * 2 : 256;
-        pending *h = realloc(r->heap, cap * sizeof *h);
+        pending *h = grow_array(r->heap, &r->heap_cap, sizeof *h, 256);
         if (!h)
             return false;
         r->heap = h;
-        r->heap_cap = cap;
     }
     uint32_t i = r->heap_len++;
     r->heap[i] = *p;
@@ -128,9 +137,7 @@ static bool heap_push(udp_relay *r, const pending *p)
         uint32_t parent = (i - 1) / 2;
         if (!heap_less(&r->heap[i], &r->heap[parent]))
             break;
-        pending t = r->heap[i];
-        r->heap[i] = r->heap[parent];
-        r->heap[parent] = t;
+        heap_swap(r, i, parent);
         i = parent;
     }
     return true;
@@ -149,9 +156,7 @@ static pending heap_pop(udp_relay *r)
             m = rr;
         if (m == i)
             break;
-        pending t = r->heap[i];
-        r->heap[i] = r->heap[m];
-        r->heap[m] = t;
+        heap_swap(r, i, m);
         i = m;
     }
     return top;
@@ -171,16 +176,16 @@ static uint32_t client_for(udp_relay *r, const struct sockaddr_in *from)
             r->clients[i].addr.sin_port == from->sin_port)
             return i;
     if (r->client_count == r->client_cap) {
-        uint32_t cap = r->client_cap ? r->client_cap * 2 : 16;
-        relay_client *c = realloc(r->clients, cap * sizeof *c);
+        uint32_t cap = r->client_cap; /* both arrays grow to it */
+        relay_client *c = grow_array(r->clients, &cap, sizeof *c, 16);
         if (!c)
             return UINT32_MAX;
         r->clients = c;
-        pthread_mutex_lock(&r->lock);
+        pthread_mutex_lock(&r->worker.lock);
         client_counts *cs = realloc(r->client_stats, cap * sizeof *cs);
         if (cs)
             r->client_stats = cs;
-        pthread_mutex_unlock(&r->lock);
+        pthread_mutex_unlock(&r->worker.lock);
         if (!cs)
             return UINT32_MAX;
         r->client_cap = cap;
@@ -206,13 +211,13 @@ static uint32_t client_for(udp_relay *r, const struct sockaddr_in *from)
     r->clients[r->client_count].addr = *from;
     r->clients[r->client_count].upstream = fd;
     r->clients[r->client_count].upstream_port = up_port;
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->worker.lock);
     client_counts *cs = &r->client_stats[r->client_count];
     memset(cs, 0, sizeof *cs);
     cs->client_port = ntohs(from->sin_port);
     cs->upstream_port = up_port;
     r->stats.clients = r->client_count + 1;
-    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&r->worker.lock);
     return r->client_count++;
 }
 
@@ -220,7 +225,7 @@ static uint32_t client_for(udp_relay *r, const struct sockaddr_in *from)
 static void admit(udp_relay *r, int dir, uint32_t client, const uint8_t *bytes, size_t len,
                   int64_t now)
 {
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->worker.lock);
     udp_relay_dir p = dir == DIR_UP ? r->params.up : r->params.down;
     udp_relay_dir_stats *st = dir_stats(r, dir);
     st->received++;
@@ -230,7 +235,7 @@ static void admit(udp_relay *r, int dir, uint32_t client, const uint8_t *bytes, 
         r->client_stats[client].down_received++;
         r->client_stats[client].down_received_at_us = now;
     }
-    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&r->worker.lock);
 
     /* Every datagram draws the same number of numbers whatever happens, so
      * one decision never shifts the next datagram's draws. */
@@ -255,12 +260,12 @@ static void admit(udp_relay *r, int dir, uint32_t client, const uint8_t *bytes, 
     }
     int copies = drop ? 0 : (u_dup < p.dup ? 2 : 1);
 
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->worker.lock);
     if (drop)
         st->dropped++;
     if (copies == 2)
         st->duplicated++;
-    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&r->worker.lock);
 
     for (int k = 0; k < copies; k++) {
         int64_t delay = p.delay_us + jitter[k];
@@ -288,7 +293,7 @@ static void deliver(udp_relay *r, const pending *q)
     else
         n = sendto(r->listen_fd, q->bytes, q->len, 0, (const struct sockaddr *)&c->addr,
                    sizeof c->addr);
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->worker.lock);
     if (n == (ssize_t)q->len) {
         dir_stats(r, q->dir)->forwarded++;
         if (q->dir == DIR_DOWN) {
@@ -298,7 +303,7 @@ static void deliver(udp_relay *r, const pending *q)
     } else {
         dir_stats(r, q->dir)->send_errors++;
     }
-    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&r->worker.lock);
 }
 
 /* Reads everything waiting on one socket without blocking. */
@@ -326,13 +331,7 @@ static void drain(udp_relay *r, int fd, int dir, uint32_t client)
 static void *relay_main(void *arg)
 {
     udp_relay *r = arg;
-    for (;;) {
-        pthread_mutex_lock(&r->lock);
-        bool stop = r->stop;
-        pthread_mutex_unlock(&r->lock);
-        if (stop)
-            break;
-
+    while (!worker_stopping(&r->worker)) {
         int64_t now = rs_clock_us();
         while (r->heap_len > 0 && r->heap[0].due_us <= now) {
             pending q = heap_pop(r);
@@ -388,6 +387,51 @@ static bool resolve(const char *host, uint16_t port, struct sockaddr_in *out)
     return true;
 }
 
+/* A socket on 127.0.0.1 at a port the kernel picks (*port), with a big
+ * receive buffer; -1 on error (errno says why). */
+static int open_listener(uint16_t *port)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in la;
+    memset(&la, 0, sizeof la);
+    la.sin_family = AF_INET;
+    la.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t llen = sizeof la;
+    if (bind(fd, (const struct sockaddr *)&la, sizeof la) != 0 ||
+        getsockname(fd, (struct sockaddr *)&la, &llen) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    grow_rcvbuf(fd);
+    *port = ntohs(la.sin_port);
+    return fd;
+}
+
+void udp_relay_destroy(udp_relay *r)
+{
+    if (!r)
+        return;
+    worker_finish(&r->worker);
+    /* The sockets, then the memory. */
+    if (r->listen_fd >= 0)
+        close(r->listen_fd);
+    for (uint32_t i = 0; i < r->client_count; i++)
+        close(r->clients[i].upstream);
+    while (r->heap_len > 0) {
+        pending q = heap_pop(r);
+        free(q.bytes);
+    }
+    free(r->heap);
+    free(r->clients);
+    free(r->client_stats);
+    free(r->fds);
+    free(r);
+}
+
 udp_relay *udp_relay_create(const char *server_host, uint16_t server_port,
                             const udp_relay_params *params, uint64_t seed, uint16_t *listen_port)
 {
@@ -395,77 +439,34 @@ udp_relay *udp_relay_create(const char *server_host, uint16_t server_port,
     if (!r)
         return NULL;
     r->listen_fd = -1;
-    pthread_mutex_init(&r->lock, NULL);
+    worker_init(&r->worker);
     if (params)
         r->params = *params;
     /* Different streams per direction, both fixed by the seed. */
     r->dirs[DIR_UP].rng = seed ^ 0x5550u;
     r->dirs[DIR_DOWN].rng = seed ^ 0x444F574Eu;
-    if (!resolve(server_host, server_port, &r->server)) {
+    uint16_t port = 0;
+    if (!resolve(server_host, server_port, &r->server))
         fprintf(stderr, "udp_relay: cannot resolve %s\n", server_host);
-        goto fail;
-    }
-    r->listen_fd = socket(AF_INET, SOCK_DGRAM, 0);
-    struct sockaddr_in la;
-    memset(&la, 0, sizeof la);
-    la.sin_family = AF_INET;
-    la.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t llen = sizeof la;
-    if (r->listen_fd < 0 || bind(r->listen_fd, (const struct sockaddr *)&la, sizeof la) != 0 ||
-        getsockname(r->listen_fd, (struct sockaddr *)&la, &llen) != 0) {
+    else if ((r->listen_fd = open_listener(&port)) < 0)
         fprintf(stderr, "udp_relay: cannot open the listening socket: %s\n", strerror(errno));
-        goto fail;
+    else if (worker_start(&r->worker, relay_main, r, "udp_relay")) {
+        if (listen_port)
+            *listen_port = port;
+        return r;
     }
-    grow_rcvbuf(r->listen_fd);
-    if (pthread_create(&r->thread, NULL, relay_main, r) != 0) {
-        fprintf(stderr, "udp_relay: cannot start the thread\n");
-        goto fail;
-    }
-    r->thread_started = true;
-    if (listen_port)
-        *listen_port = ntohs(la.sin_port);
-    return r;
-fail:
     udp_relay_destroy(r);
     return NULL;
 }
 
-void udp_relay_destroy(udp_relay *r)
-{
-    if (!r)
-        return;
-    if (r->thread_started) {
-        pthread_mutex_lock(&r->lock);
-        r->stop = true;
-        pthread_mutex_unlock(&r->lock);
-        pthread_join(r->thread, NULL);
-    }
-    while (r->heap_len > 0) {
-        pending q = heap_pop(r);
-        free(q.bytes);
-    }
-    free(r->heap);
-    for (uint32_t i = 0; i < r->client_count; i++)
-        close(r->clients[i].upstream);
-    free(r->clients);
-    free(r->client_stats);
-    free(r->fds);
-    if (r->listen_fd >= 0)
-        close(r->listen_fd);
-    pthread_mutex_destroy(&r->lock);
-    free(r);
-}
-
 void udp_relay_get_stats(udp_relay *r, udp_relay_stats *out)
 {
-    pthread_mutex_lock(&r->lock);
-    *out = r->stats;
-    pthread_mutex_unlock(&r->lock);
+    worker_locked_copy(&r->worker, out, &r->stats, sizeof *out);
 }
 
 bool udp_relay_get_client_stats(udp_relay *r, uint32_t i, udp_relay_client_stats *out)
 {
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->worker.lock);
     bool ok = i < r->stats.clients;
     if (ok) {
         const client_counts *c = &r->client_stats[i];
@@ -478,16 +479,16 @@ bool udp_relay_get_client_stats(udp_relay *r, uint32_t i, udp_relay_client_stats
         out->down_received_ago_us = c->down_received_at_us ? now - c->down_received_at_us : -1;
         out->down_forwarded_ago_us = c->down_forwarded_at_us ? now - c->down_forwarded_at_us : -1;
     }
-    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&r->worker.lock);
     return ok;
 }
 
 void udp_relay_set_params(udp_relay *r, const udp_relay_params *params)
 {
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->worker.lock);
     if (params)
         r->params = *params;
     else
         memset(&r->params, 0, sizeof r->params);
-    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&r->worker.lock);
 }

@@ -141,8 +141,11 @@ static void light_input(rs_bot *b, int64_t now_us)
     rs_client_set_input(b->client, &in);
 }
 
-rs_client_status rs_bot_create(const rs_client_config *cfg, const char *host, uint16_t port,
-                               bool ai, int64_t now_us, rs_bot **out, char *err, size_t err_len)
+/* Both ways of making a bot: over ENet to host:port, or (custom) over the
+ * caller's transport t. */
+static rs_client_status bot_create(const rs_client_config *cfg, const char *host, uint16_t port,
+                                   bool custom, const rs_client_transport *t, bool ai,
+                                   int64_t now_us, rs_bot **out, char *err, size_t err_len)
 {
     if (!out)
         return RS_CLIENT_ERR_ARG;
@@ -151,7 +154,8 @@ rs_client_status rs_bot_create(const rs_client_config *cfg, const char *host, ui
     rs_client_status st = bot_new(cfg, ai, &b, &ccfg);
     if (st != RS_CLIENT_OK)
         return st;
-    st = rs_client_connect(&ccfg, host, port, now_us, &b->client, err, err_len);
+    st = custom ? rs_client_create_custom(&ccfg, t, now_us, &b->client, err, err_len)
+                : rs_client_connect(&ccfg, host, port, now_us, &b->client, err, err_len);
     if (st != RS_CLIENT_OK) {
         free(b);
         return st;
@@ -161,25 +165,17 @@ rs_client_status rs_bot_create(const rs_client_config *cfg, const char *host, ui
     return RS_CLIENT_OK;
 }
 
+rs_client_status rs_bot_create(const rs_client_config *cfg, const char *host, uint16_t port,
+                               bool ai, int64_t now_us, rs_bot **out, char *err, size_t err_len)
+{
+    return bot_create(cfg, host, port, false, NULL, ai, now_us, out, err, err_len);
+}
+
 rs_client_status rs_bot_create_custom(const rs_client_config *cfg, const rs_client_transport *t,
                                       bool ai, int64_t now_us, rs_bot **out, char *err,
                                       size_t err_len)
 {
-    if (!out)
-        return RS_CLIENT_ERR_ARG;
-    rs_client_config ccfg;
-    rs_bot *b;
-    rs_client_status st = bot_new(cfg, ai, &b, &ccfg);
-    if (st != RS_CLIENT_OK)
-        return st;
-    st = rs_client_create_custom(&ccfg, t, now_us, &b->client, err, err_len);
-    if (st != RS_CLIENT_OK) {
-        free(b);
-        return st;
-    }
-    light_input(b, now_us);
-    *out = b;
-    return RS_CLIENT_OK;
+    return bot_create(cfg, NULL, 0, true, t, ai, now_us, out, err, err_len);
 }
 
 void rs_bot_set_event_fn(rs_bot *bot, rs_bot_event_fn fn, void *ctx)

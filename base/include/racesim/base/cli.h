@@ -6,7 +6,9 @@
 #ifndef RACESIM_BASE_CLI_H
 #define RACESIM_BASE_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "racesim/base/err.h"
 
@@ -21,10 +23,12 @@ enum { RS_EXIT_OK = 0, RS_EXIT_FAIL = 1, RS_EXIT_USAGE = 2 };
 void rs_cli_set_program(const char *name);
 
 /* Prints "<program> <cmd>: <message>" and a hint to stderr; returns
- * RS_EXIT_USAGE so callers can `return rs_usage_error(...)`. */
+ * RS_EXIT_USAGE so callers can `return rs_usage_error(...)`. A tool without
+ * subcommands passes cmd NULL: "<program>: <message>". */
 int rs_usage_error(const char *cmd, const char *fmt, ...) RS_PRINTF(2, 3);
 
-/* Prints "<program> <cmd>: <message>" to stderr; returns RS_EXIT_FAIL. */
+/* Prints "<program> <cmd>: <message>" to stderr (cmd may be NULL, as
+ * above); returns RS_EXIT_FAIL. */
 int rs_fail(const char *cmd, const char *fmt, ...) RS_PRINTF(2, 3);
 
 /* True when arg is "-h" or "--help". */
@@ -40,6 +44,22 @@ const char *rs_opt_value(const char *cmd, int argc, char **argv, int *i);
 int rs_parse_double(const char *cmd, const char *opt, const char *text, double *out);
 int rs_parse_u32(const char *cmd, const char *opt, const char *text, uint32_t lo, uint32_t hi,
                  uint32_t *out);
+
+/* A command line where every option takes one value ("--name value"), as
+ * the benchmarks have them. One option: a whole number in [lo, hi] into *u32,
+ * or (u32 NULL) its text into *text. */
+typedef struct rs_cli_opt {
+    const char *name;
+    uint32_t *u32;
+    uint32_t lo, hi;
+    const char **text;
+} rs_cli_opt;
+
+/* Parses argv[1..] against opts[0..n) for `program` (which the helpers above
+ * name from now on). Returns -1 to go on, RS_EXIT_OK after printing
+ * usage(stdout) for -h or --help, or RS_EXIT_USAGE after a usage error. */
+int rs_cli_parse_opts(const char *program, int argc, char **argv, const rs_cli_opt *opts,
+                      size_t n, void (*usage)(FILE *));
 
 #ifdef __cplusplus
 }
