@@ -4,7 +4,7 @@
  * Steps N cars (both shipped definitions, alternating) through scripted
  * driving on the flat plane - full-throttle runs, weaving, braking, each car
  * on its own phase of the program (see script()) - spread 200 m apart so
- * they never meet, and times rs_world_step alone with CLOCK_MONOTONIC
+ * they never meet, and times rs_world_step alone on the monotonic clock (rs_clock_ns)
  * (setting inputs and reading states is outside the timed region). One JSON object per
  * line per car count, medians over the repeats:
  *

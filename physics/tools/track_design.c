@@ -19,7 +19,7 @@
  * The trigonometry comes from detmath, and every number written is rounded
  * to a millimetre (or a microradian), so a spec gives the same file on every
  * machine. The floating point here only affects the file, never a running
- * simulation. The spec format is documented in docs/TRACK_DESIGN.md.
+ * simulation. The spec format is documented in docs/TRACK_DESIGNER.md.
  */
 #include "track_design.h"
 
@@ -1580,7 +1580,7 @@ static void help(void)
 {
     printf("usage: racesim track design SPEC.json OUT.json\n"
            "\n"
-           "Builds a track file (docs/TRACKS.md) from a design spec (docs/TRACK_DESIGN.md):\n"
+           "Builds a track file (docs/TRACKS.md) from a design spec (docs/TRACK_DESIGNER.md):\n"
            "a start pose and a list of pieces (straight, arc, clothoid, corner) with widths,\n"
            "kerbs and run-off. Up to two straights may have \"length_m\": \"auto\"; their\n"
            "lengths are solved so that the loop closes (the pieces must turn by exactly\n"

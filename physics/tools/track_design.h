@@ -5,7 +5,7 @@
  * a track file in the loader's format (docs/TRACKS.md). It closes the loop
  * by solving the lengths of the straights marked "auto", samples the pieces
  * into a centre line, and places kerbs, run-off zones, timing lines and the
- * grid by station. The spec format is described in docs/TRACK_DESIGN.md.
+ * grid by station. The spec format is described in docs/TRACK_DESIGNER.md.
  */
 #ifndef RS_TRACK_DESIGN_H
 #define RS_TRACK_DESIGN_H
