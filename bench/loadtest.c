@@ -543,74 +543,98 @@ static int parse_args(int argc, char **argv, options *o)
     return -1; /* go on */
 }
 
-int main(int argc, char **argv)
-{
-    options o;
-    int prc = parse_args(argc, argv, &o);
-    if (prc >= 0)
-        return prc;
+/* One end of the measured interval. */
+typedef struct mark {
+    agg bots;       /* the workers' aggregate */
+    double cpu_s;   /* the server's user + system time */
+    double self_s;  /* this process's */
+    int64_t at_us;
+} mark;
 
+/* What the stages of a run share. The workers point into it (opt, request,
+ * stop), so it lives in main's frame until they are joined. */
+typedef struct run {
+    options opt;
+    uint32_t clients;
+    const char *failure; /* why the run failed, or NULL */
+    server_log lg;
+    bool log_started;
+    pid_t pid;
+    int server_status; /* -1 until the server was reaped */
+    lt_bot *bots;
+    worker *ws;
+    atomic_uint request;
+    atomic_bool stop;
+    uint32_t workers_started;
+    uint16_t port;
+    mark start, end; /* end.bots also holds the last sample while the bots join */
+    int64_t joined_us;
+} run;
+
+/* Records why the run failed; false, for the stages' returns. */
+static bool fail(run *r, const char *failure)
+{
+    r->failure = failure;
+    return false;
+}
+
+static void catch_signals(void)
+{
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+}
 
-    uint32_t clients = o.rooms * o.bots_per_room;
-    if (o.threads > clients)
-        o.threads = clients;
-    /* One ENet socket per bot: make sure the descriptor limit allows them. */
+/* One ENet socket per bot: make sure the descriptor limit allows them. */
+static void raise_fd_limit(void)
+{
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+}
 
-    int rc = 1;
-    const char *failure = NULL;
-    server_log lg;
-    memset(&lg, 0, sizeof lg);
-    lg.fd = -1;
-    pthread_mutex_init(&lg.lock, NULL);
-    bool log_started = false;
-    pid_t pid = -1;
-    int server_status = -1;
-    lt_bot *bots = calloc(clients, sizeof *bots);
-    worker *ws = calloc(o.threads, sizeof *ws);
-    atomic_uint request;
-    atomic_bool stop;
-    atomic_init(&request, 0);
-    atomic_init(&stop, false);
-    uint32_t workers_started = 0;
-    agg a0, a1;
-    memset(&a0, 0, sizeof a0);
-    memset(&a1, 0, sizeof a1);
-    double cpu0 = 0, cpu1 = 0, self0 = 0, self1 = 0;
-    int64_t t0 = 0, t1 = 0, joined_us = 0;
-    if (!bots || !ws) {
-        failure = "out of memory";
-        goto done;
-    }
+/* Everything free_run and report may look at is set here, before any stage
+ * can fail. */
+static bool init_run(run *r)
+{
+    r->clients = r->opt.rooms * r->opt.bots_per_room;
+    if (r->opt.threads > r->clients)
+        r->opt.threads = r->clients;
+    r->lg.fd = -1;
+    pthread_mutex_init(&r->lg.lock, NULL);
+    r->pid = -1;
+    r->server_status = -1;
+    atomic_init(&r->request, 0);
+    atomic_init(&r->stop, false);
+    r->bots = calloc(r->clients, sizeof *r->bots);
+    r->ws = calloc(r->opt.threads, sizeof *r->ws);
+    if (!r->bots || !r->ws)
+        return fail(r, "out of memory");
+    return true;
+}
 
-    /* 1. The server. */
-    uint16_t port = free_udp_port();
-    if (port == 0) {
-        failure = "no free UDP port";
-        goto done;
-    }
-    if (o.server_log && !(lg.copy = fopen(o.server_log, "w"))) {
-        failure = "cannot write the server log";
-        goto done;
-    }
+/* 1. The server, with its output read by the log thread. */
+static bool launch_server(run *r)
+{
+    const options *o = &r->opt;
+    r->port = free_udp_port();
+    if (r->port == 0)
+        return fail(r, "no free UDP port");
+    if (o->server_log && !(r->lg.copy = fopen(o->server_log, "w")))
+        return fail(r, "cannot write the server log");
     char s_rooms[16], s_bots[16], s_port[16], s_hz[16];
-    snprintf(s_rooms, sizeof s_rooms, "%u", o.rooms);
-    snprintf(s_bots, sizeof s_bots, "%u", o.bots_per_room);
-    snprintf(s_port, sizeof s_port, "%u", port);
-    snprintf(s_hz, sizeof s_hz, "%u", o.tick_hz);
+    snprintf(s_rooms, sizeof s_rooms, "%u", o->rooms);
+    snprintf(s_bots, sizeof s_bots, "%u", o->bots_per_room);
+    snprintf(s_port, sizeof s_port, "%u", r->port);
+    snprintf(s_hz, sizeof s_hz, "%u", o->tick_hz);
     /* raceserver's command line (docs/RACESERVER.md), one option and its
      * value per line. */
-    char *sargv[] = {o.server,
+    char *sargv[] = {r->opt.server,
                      "--rooms", s_rooms,
                      "--max-players", s_bots,
                      "--start-players", s_bots,
@@ -622,149 +646,195 @@ int main(int argc, char **argv)
                      "--stats-interval", "1",
                      "--log-level", "info",
                      NULL};
-    pid = start_server(o.server, sargv, &lg.fd);
-    if (pid < 0) {
-        failure = "cannot start the server";
-        goto done;
-    }
-    if (pthread_create(&lg.thread, NULL, log_main, &lg) != 0) {
-        failure = "cannot start the log reader";
-        goto done;
-    }
-    log_started = true;
+    r->pid = start_server(o->server, sargv, &r->lg.fd);
+    if (r->pid < 0)
+        return fail(r, "cannot start the server");
+    if (pthread_create(&r->lg.thread, NULL, log_main, &r->lg) != 0)
+        return fail(r, "cannot start the log reader");
+    r->log_started = true;
+    return true;
+}
+
+/* The server is ready when it says `listening on`; give up if it exits. */
+static bool await_listening(run *r)
+{
     for (int64_t end = rs_clock_us() + 15000000;;) {
-        pthread_mutex_lock(&lg.lock);
-        bool up = lg.listening, gone = lg.eof;
-        pthread_mutex_unlock(&lg.lock);
+        pthread_mutex_lock(&r->lg.lock);
+        bool up = r->lg.listening, gone = r->lg.eof;
+        pthread_mutex_unlock(&r->lg.lock);
         if (up)
-            break;
-        if (gone || rs_clock_us() > end || g_interrupted) {
-            failure = "the server did not report `listening on` within 15 s";
-            goto done;
-        }
+            return true;
+        if (gone || rs_clock_us() > end || g_interrupted)
+            return fail(r, "the server did not report `listening on` within 15 s");
         rs_sleep_us(10000);
     }
+}
 
-    /* 2. The bots, dealt round-robin to the workers. */
-    for (uint32_t t = 0; t < o.threads; t++) {
-        ws[t].bots = calloc(clients / o.threads + 1, sizeof *ws[t].bots);
-        ws[t].request = &request;
-        ws[t].opt = &o;
-        ws[t].port = port;
-        ws[t].stop = &stop;
-        pthread_mutex_init(&ws[t].lock, NULL);
-        if (!ws[t].bots) {
-            failure = "out of memory";
-            goto done;
-        }
+/* 2. The bots. First the workers (one thread per core) and their lists... */
+static bool setup_workers(run *r)
+{
+    for (uint32_t t = 0; t < r->opt.threads; t++) {
+        worker *w = &r->ws[t];
+        w->bots = calloc(r->clients / r->opt.threads + 1, sizeof *w->bots);
+        /* request also tells free_run that this worker's lock was
+         * initialised. */
+        w->request = &r->request;
+        w->opt = &r->opt;
+        w->port = r->port;
+        w->stop = &r->stop;
+        pthread_mutex_init(&w->lock, NULL);
+        if (!w->bots)
+            return fail(r, "out of memory");
     }
+    return true;
+}
+
+/* ... then the bots, dealt round-robin to the workers, which create them at
+ * their start times. */
+static bool start_bots(run *r)
+{
+    const options *o = &r->opt;
     int64_t first_start = rs_clock_us();
-    for (uint32_t i = 0; i < clients; i++) {
-        uint32_t r = i / o.bots_per_room;
-        snprintf(bots[i].name, sizeof bots[i].name, "load%u_%u", r + 1, i % o.bots_per_room + 1);
-        snprintf(bots[i].room, sizeof bots[i].room, "room%u", r + 1);
-        bots[i].start_us = first_start + (int64_t)i * 1000000 / o.join_rate;
-        worker *w = &ws[i % o.threads];
-        w->bots[w->count++] = &bots[i];
+    for (uint32_t i = 0; i < r->clients; i++) {
+        lt_bot *b = &r->bots[i];
+        uint32_t room = i / o->bots_per_room;
+        snprintf(b->name, sizeof b->name, "load%u_%u", room + 1, i % o->bots_per_room + 1);
+        snprintf(b->room, sizeof b->room, "room%u", room + 1);
+        b->start_us = first_start + (int64_t)i * 1000000 / o->join_rate;
+        worker *w = &r->ws[i % o->threads];
+        w->bots[w->count++] = b;
     }
-    for (uint32_t t = 0; t < o.threads; t++) {
-        if (pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]) != 0) {
-            failure = "cannot start a worker thread";
-            goto done;
-        }
-        workers_started++;
+    for (uint32_t t = 0; t < o->threads; t++) {
+        if (pthread_create(&r->ws[t].thread, NULL, worker_main, &r->ws[t]) != 0)
+            return fail(r, "cannot start a worker thread");
+        r->workers_started++;
     }
+    return true;
+}
 
-    /* 3. Wait until every bot races, then let the start settle. */
+/* 3. Wait until every bot races, then let the start settle. */
+static bool wait_until_racing(run *r)
+{
     int64_t join_start = rs_clock_us();
-    for (int64_t end = join_start + (int64_t)o.join_timeout_s * 1000000;;) {
+    for (int64_t end = join_start + (int64_t)r->opt.join_timeout_s * 1000000;;) {
         agg a;
-        if (!sample_all(ws, o.threads, &request, &a)) {
-            failure = "a worker thread stopped answering";
-            goto done;
-        }
-        a1 = a;
-        if (a.racing == clients)
+        if (!sample_all(r->ws, r->opt.threads, &r->request, &a))
+            return fail(r, "a worker thread stopped answering");
+        r->end.bots = a;
+        if (a.racing == r->clients)
             break;
-        if (a.failed) {
-            failure = "cannot create a bot";
-            goto done;
-        }
-        if (rs_clock_us() > end || g_interrupted) {
-            failure = "not every bot was racing before the join timeout";
-            goto done;
-        }
+        if (a.failed)
+            return fail(r, "cannot create a bot");
+        if (rs_clock_us() > end || g_interrupted)
+            return fail(r, "not every bot was racing before the join timeout");
         rs_sleep_us(250000);
     }
-    joined_us = rs_clock_us() - join_start;
-    rs_sleep_us((int64_t)o.warmup_s * 1000000);
+    r->joined_us = rs_clock_us() - join_start;
+    rs_sleep_us((int64_t)r->opt.warmup_s * 1000000);
+    return true;
+}
 
-    /* 4. The measured interval. */
-    if (!sample_all(ws, o.threads, &request, &a0) || !proc_cpu_s(pid, &cpu0)) {
-        failure = "cannot sample the start of the interval";
-        goto done;
-    }
-    t0 = rs_clock_us();
-    self0 = self_cpu_s();
-    for (int64_t end = t0 + (int64_t)o.seconds * 1000000; rs_clock_us() < end && !g_interrupted;)
+/* One end of the interval into *m. On failure *m may be partly filled: the
+ * report prints what it holds. */
+static bool take_mark(run *r, mark *m)
+{
+    if (!sample_all(r->ws, r->opt.threads, &r->request, &m->bots) || !proc_cpu_s(r->pid, &m->cpu_s))
+        return false;
+    m->at_us = rs_clock_us();
+    m->self_s = self_cpu_s();
+    return true;
+}
+
+/* 4. The measured interval. */
+static bool measure(run *r)
+{
+    if (!take_mark(r, &r->start))
+        return fail(r, "cannot sample the start of the interval");
+    int64_t end = r->start.at_us + (int64_t)r->opt.seconds * 1000000;
+    while (rs_clock_us() < end && !g_interrupted)
         rs_sleep_us(50000);
-    if (!sample_all(ws, o.threads, &request, &a1) || !proc_cpu_s(pid, &cpu1)) {
-        failure = "cannot sample the end of the interval (did the server die?)";
-        goto done;
-    }
-    t1 = rs_clock_us();
-    self1 = self_cpu_s();
-    if (g_interrupted) {
-        failure = "interrupted";
-        goto done;
-    }
-    rc = 0;
+    if (!take_mark(r, &r->end))
+        return fail(r, "cannot sample the end of the interval (did the server die?)");
+    if (g_interrupted)
+        return fail(r, "interrupted");
+    return true;
+}
 
-done:
-    atomic_store(&stop, true);
-    for (uint32_t t = 0; t < workers_started; t++)
-        pthread_join(ws[t].thread, NULL);
-    for (uint32_t i = 0; bots && i < clients; i++) {
-        rs_bot_destroy(bots[i].sdk);
+/* The workers say goodbye for their bots and stop; then the bots go. */
+static void stop_bots(run *r)
+{
+    atomic_store(&r->stop, true);
+    for (uint32_t t = 0; t < r->workers_started; t++)
+        pthread_join(r->ws[t].thread, NULL);
+    for (uint32_t i = 0; r->bots && i < r->clients; i++) {
+        rs_bot_destroy(r->bots[i].sdk);
     }
-    if (pid > 0) {
-        kill(pid, SIGTERM);
+}
+
+/* SIGTERM, SIGKILL after 15 s: the server is always reaped. Its log ends
+ * with it. */
+static void stop_server(run *r)
+{
+    if (r->pid > 0) {
+        kill(r->pid, SIGTERM);
         int64_t end = rs_clock_us() + 15000000;
         pid_t w;
-        while ((w = waitpid(pid, &server_status, WNOHANG)) == 0 && rs_clock_us() < end)
+        while ((w = waitpid(r->pid, &r->server_status, WNOHANG)) == 0 && rs_clock_us() < end)
             rs_sleep_us(20000);
         if (w == 0) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &server_status, 0);
-            if (!failure)
-                failure = "the server did not exit within 15 s of SIGTERM";
+            kill(r->pid, SIGKILL);
+            waitpid(r->pid, &r->server_status, 0);
+            if (!r->failure)
+                r->failure = "the server did not exit within 15 s of SIGTERM";
         }
     }
-    if (log_started)
-        pthread_join(lg.thread, NULL);
-    if (lg.fd >= 0)
-        close(lg.fd);
-    bool server_ok = pid > 0 && server_status != -1 && WIFEXITED(server_status) &&
-                     WEXITSTATUS(server_status) == 0;
+    if (r->log_started)
+        pthread_join(r->lg.thread, NULL);
+    if (r->lg.fd >= 0)
+        close(r->lg.fd);
+}
+
+/* The exit status: a run that went through fails still if the server did
+ * not exit 0 or a bot was lost. */
+static int verdict(run *r, int rc)
+{
+    int status = r->server_status;
+    bool server_ok = r->pid > 0 && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!server_ok && rc == 0) {
         rc = 1;
-        failure = "the server did not exit 0";
+        r->failure = "the server did not exit 0";
     }
-    if (rc == 0 && a1.connected != clients) {
+    if (rc == 0 && r->end.bots.connected != r->clients) {
         rc = 1;
-        failure = "bots were disconnected during the measurement";
+        r->failure = "bots were disconnected during the measurement";
     }
+    return rc;
+}
 
-    /* The server's stats lines that cover only the measured interval: a line
-     * read at time T covers about [T - interval, T]. */
-    double secs = t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0;
-    double *p50s = NULL, p99 = 0, mx = 0, srv_out = 0, srv_in = 0, srv_s = 0, players = 0;
-    double min_rate = -1; /* slowest interval's ticks per second per room: below tick_hz the
-                             server fell behind (stalled or starved of CPU) */
+/* The server's stats lines inside the measured interval, summed up. */
+typedef struct tick_summary {
+    double p50, p99, max;     /* ms; -1 without lines */
+    double srv_out, srv_in;   /* payload bytes */
+    double srv_s;             /* seconds the lines cover */
+    double players;           /* in the last line */
+    double min_rate;          /* slowest interval's ticks per second per room: below tick_hz the
+                                 server fell behind (stalled or starved of CPU) */
+    size_t lines;
+} tick_summary;
+
+/* The server's stats lines that cover only the measured interval: a line
+ * read at time T covers about [T - interval, T]. */
+static void summarize_ticks(const run *r, double secs, tick_summary *ts)
+{
+    const server_log *lg = &r->lg;
+    int64_t t0 = r->start.at_us, t1 = r->end.at_us;
+    double *p50s = NULL, p99 = 0, mx = 0;
+    memset(ts, 0, sizeof *ts);
+    ts->min_rate = -1;
     size_t nl = 0;
-    if (secs > 0 && lg.count > 0 && (p50s = malloc(lg.count * sizeof *p50s)) != NULL) {
-        for (size_t k = 0; k < lg.count; k++) {
-            const stats_line *s = &lg.lines[k];
+    if (secs > 0 && lg->count > 0 && (p50s = malloc(lg->count * sizeof *p50s)) != NULL) {
+        for (size_t k = 0; k < lg->count; k++) {
+            const stats_line *s = &lg->lines[k];
             double iv = s->interval_s > 0 ? s->interval_s : 1.0;
             if (s->at_us - (int64_t)(iv * 1e6) < t0 - 50000 || s->at_us > t1 + 50000)
                 continue;
@@ -773,34 +843,62 @@ done:
                 p99 = s->p99;
             if (s->max > mx)
                 mx = s->max;
-            srv_out += s->bytes_out;
-            srv_in += s->bytes_in;
-            srv_s += iv;
-            players = s->players;
-            double rate = s->ticks / iv / o.rooms;
-            if (min_rate < 0 || rate < min_rate)
-                min_rate = rate;
+            ts->srv_out += s->bytes_out;
+            ts->srv_in += s->bytes_in;
+            ts->srv_s += iv;
+            ts->players = s->players;
+            double rate = s->ticks / iv / r->opt.rooms;
+            if (ts->min_rate < 0 || rate < ts->min_rate)
+                ts->min_rate = rate;
         }
         qsort(p50s, nl, sizeof *p50s, rs_cmp_double);
     }
-    double p50 = nl ? (nl % 2 ? p50s[nl / 2] : 0.5 * (p50s[nl / 2 - 1] + p50s[nl / 2])) : -1;
+    ts->p50 = nl ? (nl % 2 ? p50s[nl / 2] : 0.5 * (p50s[nl / 2 - 1] + p50s[nl / 2])) : -1;
+    ts->p99 = nl ? p99 : -1.0;
+    ts->max = nl ? mx : -1.0;
+    ts->lines = nl;
     free(p50s);
-    double per = secs > 0 ? 1.0 / (secs * clients) : 0.0;
-    /* The numbers describe a server under R full rooms only if the bots kept
-     * up: their inputs reached the server in time (at most 1 % of the car
-     * ticks late or missing, by the server's own count in the FRAMEs) and
-     * none had to be rebuilt from a snapshot. When the machine cannot run
-     * the bots (every SDK client steps its own 16-car world), they fall
-     * behind, their inputs come late and they ask for snapshots: the load is
-     * then not the load. */
-    double car_ticks = secs * o.tick_hz * clients;
-    double late_share = car_ticks > 0 ? (double)(a1.late_inputs - a0.late_inputs) / car_ticks : 1.0;
-    bool kept_up = secs > 0 && late_share <= 0.01 && a1.snapshots == a0.snapshots;
+}
+
+/* The numbers describe a server under R full rooms only if the bots kept
+ * up: their inputs reached the server in time (at most 1 % of the car
+ * ticks late or missing, by the server's own count in the FRAMEs) and
+ * none had to be rebuilt from a snapshot. When the machine cannot run
+ * the bots (every SDK client steps its own 16-car world), they fall
+ * behind, their inputs come late and they ask for snapshots: the load is
+ * then not the load. */
+static bool bots_kept_up(const run *r, double secs)
+{
+    const agg *a0 = &r->start.bots, *a1 = &r->end.bots;
+    double car_ticks = secs * r->opt.tick_hz * r->clients;
+    double late_share =
+        car_ticks > 0 ? (double)(a1->late_inputs - a0->late_inputs) / car_ticks : 1.0;
+    bool kept_up = secs > 0 && late_share <= 0.01 && a1->snapshots == a0->snapshots;
     if (secs > 0 && !kept_up)
         fprintf(stderr,
                 "loadtest: the bots did not keep up (%.1f %% of the car ticks without an input in "
                 "time, %" PRIu64 " snapshots): the numbers do not describe a steady load\n",
-                100.0 * late_share, a1.snapshots - a0.snapshots);
+                100.0 * late_share, a1->snapshots - a0->snapshots);
+    return kept_up;
+}
+
+/* The server's exit code as a shell shows it; -1 if it was never reaped. */
+static int exit_code(int status)
+{
+    return status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The JSON object (fields: the comment at the top), then the failure. */
+static void report(const run *r, int rc)
+{
+    const options *o = &r->opt;
+    const agg *a0 = &r->start.bots, *a1 = &r->end.bots;
+    int64_t t0 = r->start.at_us, t1 = r->end.at_us;
+    double secs = t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0;
+    tick_summary ts;
+    summarize_ticks(r, secs, &ts);
+    double per = secs > 0 ? 1.0 / (secs * r->clients) : 0.0;
+    bool kept_up = bots_kept_up(r, secs);
 
     printf(
         "{\"clients\":%u,\"rooms\":%u,\"bots_per_room\":%u,\"tick_hz\":%u,\"driver\":\"%s\","
@@ -818,38 +916,62 @@ done:
         "\"loadtest_cpu_pct\":%.1f,\"threads\":%u,"
         "\"join_s\":%.2f,\"bots_kept_up\":%s,\"server_errors\":%" PRIu64
         ",\"server_exit\":%d,\"ok\":%s",
-        clients, o.rooms, o.bots_per_room, o.tick_hz, driver_names[o.driver], secs, a1.connected,
-        a1.racing, clients - a1.alive, secs > 0 ? 100.0 * (cpu1 - cpu0) / secs : 0.0, p50,
-        nl ? p99 : -1.0, nl ? mx : -1.0, nl, min_rate, (double)(a1.wire_in - a0.wire_in) * per,
-        (double)(a1.wire_out - a0.wire_out) * per,
-        (double)(a1.wire_packets_in - a0.wire_packets_in) * per,
-        (double)(a1.wire_packets_out - a0.wire_packets_out) * per,
-        srv_s > 0 ? srv_out / srv_s / clients : 0.0, srv_s > 0 ? srv_in / srv_s / clients : 0.0,
-        players, a1.desyncs, a1.late_inputs - a0.late_inputs,
-        (double)(a1.rollbacks - a0.rollbacks) * per, (double)(a1.frames - a0.frames) * per,
-        (double)(a1.inputs_sent - a0.inputs_sent) * per, a1.snapshots, a1.snapshots - a0.snapshots,
-        secs > 0 ? 100.0 * (self1 - self0) / secs : 0.0, o.threads, (double)joined_us / 1e6,
-        kept_up ? "true" : "false", lg.errors,
-        server_status == -1        ? -1
-        : WIFEXITED(server_status) ? WEXITSTATUS(server_status)
-                                   : 128 + WTERMSIG(server_status),
-        rc == 0 ? "true" : "false");
-    if (failure)
-        printf(",\"error\":\"%s\"", failure);
+        r->clients, o->rooms, o->bots_per_room, o->tick_hz, driver_names[o->driver], secs,
+        a1->connected, a1->racing, r->clients - a1->alive,
+        secs > 0 ? 100.0 * (r->end.cpu_s - r->start.cpu_s) / secs : 0.0, ts.p50, ts.p99, ts.max,
+        ts.lines, ts.min_rate, (double)(a1->wire_in - a0->wire_in) * per,
+        (double)(a1->wire_out - a0->wire_out) * per,
+        (double)(a1->wire_packets_in - a0->wire_packets_in) * per,
+        (double)(a1->wire_packets_out - a0->wire_packets_out) * per,
+        ts.srv_s > 0 ? ts.srv_out / ts.srv_s / r->clients : 0.0,
+        ts.srv_s > 0 ? ts.srv_in / ts.srv_s / r->clients : 0.0, ts.players, a1->desyncs,
+        a1->late_inputs - a0->late_inputs, (double)(a1->rollbacks - a0->rollbacks) * per,
+        (double)(a1->frames - a0->frames) * per, (double)(a1->inputs_sent - a0->inputs_sent) * per,
+        a1->snapshots, a1->snapshots - a0->snapshots,
+        secs > 0 ? 100.0 * (r->end.self_s - r->start.self_s) / secs : 0.0, o->threads,
+        (double)r->joined_us / 1e6, kept_up ? "true" : "false", r->lg.errors,
+        exit_code(r->server_status), rc == 0 ? "true" : "false");
+    if (r->failure)
+        printf(",\"error\":\"%s\"", r->failure);
     printf("}\n");
-    if (failure)
-        fprintf(stderr, "loadtest: %s\n", failure);
+    if (r->failure)
+        fprintf(stderr, "loadtest: %s\n", r->failure);
+}
 
-    for (uint32_t t = 0; ws && t < o.threads; t++) {
-        free(ws[t].bots);
-        if (ws[t].request)
-            pthread_mutex_destroy(&ws[t].lock);
+static void free_run(run *r)
+{
+    for (uint32_t t = 0; r->ws && t < r->opt.threads; t++) {
+        free(r->ws[t].bots);
+        if (r->ws[t].request)
+            pthread_mutex_destroy(&r->ws[t].lock);
     }
-    free(ws);
-    free(bots);
-    free(lg.lines);
-    if (lg.copy)
-        fclose(lg.copy);
-    pthread_mutex_destroy(&lg.lock);
+    free(r->ws);
+    free(r->bots);
+    free(r->lg.lines);
+    if (r->lg.copy)
+        fclose(r->lg.copy);
+    pthread_mutex_destroy(&r->lg.lock);
+}
+
+int main(int argc, char **argv)
+{
+    run r;
+    memset(&r, 0, sizeof r);
+    int prc = parse_args(argc, argv, &r.opt);
+    if (prc >= 0)
+        return prc;
+    catch_signals();
+    raise_fd_limit();
+
+    int rc = 1;
+    if (init_run(&r) && launch_server(&r) && await_listening(&r) && setup_workers(&r) &&
+        start_bots(&r) && wait_until_racing(&r) && measure(&r))
+        rc = 0;
+
+    stop_bots(&r);
+    stop_server(&r);
+    rc = verdict(&r, rc);
+    report(&r, rc);
+    free_run(&r);
     return rc;
 }

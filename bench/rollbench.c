@@ -82,16 +82,37 @@ static void usage(FILE *f)
             DEPTH, CARS, RS_DATA_DIR);
 }
 
-int main(int argc, char **argv)
-{
-    uint32_t rounds = 200, warmup_s = 20;
+/* What the stages share: the options, what they build and what they measure. */
+typedef struct bench {
+    uint32_t rounds, warmup_s;
     char track_path[1024], car_path[1024];
-    snprintf(track_path, sizeof track_path, "%s/tracks/technical.json", RS_DATA_DIR);
-    snprintf(car_path, sizeof car_path, "%s/cars/c5.json", RS_DATA_DIR);
+    rs_track *track;
+    rs_car_params *car;
+    rs_racing_line *line;
+    rs_driver *drivers[CARS];
+    rs_world *server;
+    rs_predict *pred; /* owns the client's world */
+    uint8_t *snap;
+    double *ns;          /* each rollback's time, ns */
+    rs_input last[CARS]; /* the inputs the server used last */
+    double speed_sum;    /* at the end of the warm-up, over all cars */
+    uint32_t car_hits;
+    uint32_t nudged;
+    rs_predict_stats stats; /* the predictor's, after the last round */
+} bench;
+
+/* Fills the options from the command line. Returns -1 to go on, else the
+ * exit status. */
+static int parse_args(int argc, char **argv, bench *b)
+{
+    b->rounds = 200;
+    b->warmup_s = 20;
+    snprintf(b->track_path, sizeof b->track_path, "%s/tracks/technical.json", RS_DATA_DIR);
+    snprintf(b->car_path, sizeof b->car_path, "%s/cars/c5.json", RS_DATA_DIR);
     const char *track_opt = NULL, *car_opt = NULL;
     const rs_cli_opt opts[] = {
-        {"--rounds", &rounds, 1, 1000000, NULL},
-        {"--warmup-s", &warmup_s, 0, 3600, NULL},
+        {"--rounds", &b->rounds, 1, 1000000, NULL},
+        {"--warmup-s", &b->warmup_s, 0, 3600, NULL},
         {"--track", NULL, 0, 0, &track_opt},
         {"--car", NULL, 0, 0, &car_opt},
     };
@@ -99,161 +120,196 @@ int main(int argc, char **argv)
     if (prc >= 0)
         return prc;
     if (track_opt)
-        snprintf(track_path, sizeof track_path, "%s", track_opt);
+        snprintf(b->track_path, sizeof b->track_path, "%s", track_opt);
     if (car_opt)
-        snprintf(car_path, sizeof car_path, "%s", car_opt);
+        snprintf(b->car_path, sizeof b->car_path, "%s", car_opt);
+    return -1;
+}
 
-    int rc = 1;
+/* The track, the car, the racing line and one AI driver per car. */
+static bool load_race(bench *b)
+{
     char err[512];
-    rs_track *track = NULL;
-    rs_car_params *car = NULL;
-    rs_racing_line *line = NULL;
-    rs_driver *drivers[CARS] = {0};
-    rs_world *server = NULL, *client = NULL;
-    rs_predict *pred = NULL;
-    uint8_t *snap = NULL;
-    double *ns = calloc(rounds, sizeof *ns); /* each rollback's time, ns */
-
-    if (!ns)
-        goto done;
-    if (rs_track_load(track_path, &track, err, sizeof err) != RS_OK ||
-        rs_car_params_load(car_path, &car, err, sizeof err) != RS_OK) {
+    b->ns = calloc(b->rounds, sizeof *b->ns);
+    if (!b->ns)
+        return false;
+    if (rs_track_load(b->track_path, &b->track, err, sizeof err) != RS_OK ||
+        rs_car_params_load(b->car_path, &b->car, err, sizeof err) != RS_OK) {
         fprintf(stderr, "rollbench: %s\n", err);
-        goto done;
+        return false;
     }
-    if (rs_track_grid_count(track) < CARS) {
-        fprintf(stderr, "rollbench: %s has fewer than %u grid slots\n", track_path, CARS);
-        goto done;
+    if (rs_track_grid_count(b->track) < CARS) {
+        fprintf(stderr, "rollbench: %s has fewer than %u grid slots\n", b->track_path, CARS);
+        return false;
     }
-    if (rs_racing_line_build(track, car, NULL, &line) != RS_OK) {
+    if (rs_racing_line_build(b->track, b->car, NULL, &b->line) != RS_OK) {
         fprintf(stderr, "rollbench: cannot build a racing line\n");
-        goto done;
+        return false;
     }
     for (uint32_t i = 0; i < CARS; i++) {
         rs_driver_options o = rs_driver_options_default();
         o.seed = i + 1;
-        if (rs_driver_create(line, &o, &drivers[i]) != RS_OK)
-            goto done;
+        if (rs_driver_create(b->line, &o, &b->drivers[i]) != RS_OK)
+            return false;
     }
+    return true;
+}
 
-    /* The server's race: the AI drives it to a realistic mid-race state. */
-    if (build_world(track, car, &server) != RS_OK) {
-        fprintf(stderr, "rollbench: cannot build the race world\n");
-        goto done;
+/* One tick of the server's race with the inputs already set. */
+static bool step_server(bench *b)
+{
+    if (rs_world_step(b->server) != RS_OK) {
+        fprintf(stderr, "rollbench: the race went non-finite\n");
+        return false;
     }
-    rs_input last[CARS];
+    return true;
+}
+
+/* The server's race: the AI drives it to a realistic mid-race state. */
+static bool warm_up(bench *b)
+{
+    if (build_world(b->track, b->car, &b->server) != RS_OK) {
+        fprintf(stderr, "rollbench: cannot build the race world\n");
+        return false;
+    }
     for (uint32_t i = 0; i < CARS; i++)
-        last[i] = rs_input_default();
-    uint64_t warmup_ticks = (uint64_t)warmup_s * 60u;
+        b->last[i] = rs_input_default();
+    uint64_t warmup_ticks = (uint64_t)b->warmup_s * 60u;
     for (uint64_t t = 0; t < warmup_ticks; t++) {
         for (uint32_t i = 0; i < CARS; i++) {
-            last[i] = rs_driver_update(drivers[i], server, car_of(i));
-            rs_world_set_input(server, car_of(i), &last[i]);
+            b->last[i] = rs_driver_update(b->drivers[i], b->server, car_of(i));
+            rs_world_set_input(b->server, car_of(i), &b->last[i]);
         }
-        if (rs_world_step(server) != RS_OK) {
-            fprintf(stderr, "rollbench: the race went non-finite\n");
-            goto done;
-        }
+        if (!step_server(b))
+            return false;
     }
+    return true;
+}
 
-    /* What the state looks like: proof the cars are racing, not parked. */
-    double speed_sum = 0.0;
-    uint32_t car_hits = 0;
+/* What the state looks like: proof the cars are racing, not parked. */
+static void describe_race(bench *b)
+{
     for (uint32_t i = 0; i < CARS; i++) {
         rs_car_state cs;
         rs_race_car_state rcs;
-        rs_world_car_state(server, car_of(i), &cs);
-        rs_world_race_state(server, car_of(i), &rcs);
-        speed_sum += cs.speed_m_s;
-        car_hits += rcs.car_hits;
+        rs_world_car_state(b->server, car_of(i), &cs);
+        rs_world_race_state(b->server, car_of(i), &rcs);
+        b->speed_sum += cs.speed_m_s;
+        b->car_hits += rcs.car_hits;
     }
+}
 
-    /* The client joins with a snapshot of the server's world, as a late
-     * joiner would, and predicts with car 1 as its own. */
-    size_t snap_len = rs_world_snapshot(server, NULL, 0);
-    snap = malloc(snap_len);
-    if (!snap || build_world(track, car, &client) != RS_OK)
-        goto done;
-    rs_world_snapshot(server, snap, snap_len);
+/* The client joins with a snapshot of the server's world, as a late
+ * joiner would, and predicts with car 1 as its own, DEPTH ticks ahead. */
+static bool join_client(bench *b)
+{
+    rs_world *client = NULL;
+    size_t snap_len = rs_world_snapshot(b->server, NULL, 0);
+    b->snap = malloc(snap_len);
+    if (!b->snap || build_world(b->track, b->car, &client) != RS_OK)
+        return false;
+    rs_world_snapshot(b->server, b->snap, snap_len);
     rs_predict_config pc = rs_predict_config_default();
     pc.local_car = car_of(0);
     pc.max_lead_ticks = 64;
-    if (rs_world_restore(client, snap, snap_len) != RS_OK ||
-        rs_predict_create(client, &pc, &pred) != RS_PREDICT_OK) {
+    if (rs_world_restore(client, b->snap, snap_len) != RS_OK ||
+        rs_predict_create(client, &pc, &b->pred) != RS_PREDICT_OK) {
         fprintf(stderr, "rollbench: cannot set up the predictor\n");
-        goto done;
+        rs_world_destroy(client); /* on error the caller keeps it */
+        return false;
     }
-    client = NULL; /* the predictor owns it */
-    uint64_t t0 = rs_world_tick(server);
-    if (rs_predict_reset_snapshot(pred, t0, snap, snap_len, last) != RS_PREDICT_OK)
-        goto done;
+    /* The predictor owns the client's world from here on. */
+    uint64_t t0 = rs_world_tick(b->server);
+    if (rs_predict_reset_snapshot(b->pred, t0, b->snap, snap_len, b->last) != RS_PREDICT_OK)
+        return false;
     /* Run DEPTH ticks ahead, keeping the local car's last input. */
-    if (rs_predict_advance_to(pred, t0 + DEPTH) != RS_PREDICT_OK)
-        goto done;
+    return rs_predict_advance_to(b->pred, t0 + DEPTH) == RS_PREDICT_OK;
+}
 
-    uint32_t nudged = 0;
-    rs_predict_stats before, after;
-    for (uint32_t r = 0; r < rounds; r++) {
-        uint64_t tick = rs_world_tick(server);
+/* The server's next tick with the AI's inputs, which the client must
+ * mispredict: in[] receives the inputs the server used. */
+static bool server_tick(bench *b, rs_input in[CARS])
+{
+    /* Remote cars are predicted to keep their last input; the local
+     * car's prediction is whatever the client set, so only remote cars
+     * can be relied on to mispredict. */
+    bool same = true;
+    for (uint32_t i = 0; i < CARS; i++) {
+        in[i] = rs_driver_update(b->drivers[i], b->server, car_of(i));
+        same = same && (i == 0 || inputs_equal(&in[i], &b->last[i]));
+    }
+    if (same) {
+        in[1].steer = (int16_t)(in[1].steer > 0 ? in[1].steer - 1 : in[1].steer + 1);
+        b->nudged++;
+    }
+    for (uint32_t i = 0; i < CARS; i++) {
+        rs_world_set_input(b->server, car_of(i), &in[i]);
+        b->last[i] = in[i];
+    }
+    return step_server(b);
+}
+
+/* Round r: the client confirms the server's tick with in[] and the timed
+ * advance re-simulates DEPTH ticks in one rollback; then the client
+ * predicts one tick more to keep its lead. */
+static bool time_rollback(bench *b, uint32_t r, uint64_t tick, rs_input in[CARS])
+{
+    rs_predict_stats before;
+    /* The client's own input for its newest tick, as a game would set it. */
+    rs_predict_local_input(b->pred, tick + DEPTH, &in[0]);
+    rs_predict_status ps = rs_predict_confirm(b->pred, tick, in, true, rs_world_hash(b->server));
+    if (ps != RS_PREDICT_OK) {
+        fprintf(stderr, "rollbench: confirm of tick %" PRIu64 ": %s\n", tick,
+                rs_predict_status_str(ps));
+        return false;
+    }
+    rs_predict_get_stats(b->pred, 0.0, &before);
+    int64_t t_a = rs_clock_ns();
+    ps = rs_predict_advance_to(b->pred, tick + DEPTH);
+    int64_t t_b = rs_clock_ns();
+    rs_predict_get_stats(b->pred, 0.0, &b->stats);
+    if (ps != RS_PREDICT_OK) {
+        fprintf(stderr, "rollbench: rollback at tick %" PRIu64 ": %s\n", tick,
+                rs_predict_status_str(ps));
+        return false;
+    }
+    const rs_predict_stats *after = &b->stats;
+    if (after->resim_steps - before.resim_steps != DEPTH ||
+        after->rollbacks != before.rollbacks + 1) {
+        fprintf(stderr,
+                "rollbench: round %u re-simulated %" PRIu64 " ticks in %" PRIu64
+                " rollbacks, not %u in 1\n",
+                r, after->resim_steps - before.resim_steps, after->rollbacks - before.rollbacks,
+                DEPTH);
+        return false;
+    }
+    b->ns[r] = (double)(t_b - t_a);
+    /* Keep the lead: predict one more tick (untimed). */
+    return rs_predict_advance_to(b->pred, tick + 1 + DEPTH) == RS_PREDICT_OK;
+}
+
+/* The measured rounds; then the server's hashes must all have matched. */
+static bool run_rounds(bench *b)
+{
+    for (uint32_t r = 0; r < b->rounds; r++) {
+        uint64_t tick = rs_world_tick(b->server);
         rs_input in[CARS];
-        /* Remote cars are predicted to keep their last input; the local
-         * car's prediction is whatever the client set, so only remote cars
-         * can be relied on to mispredict. */
-        bool same = true;
-        for (uint32_t i = 0; i < CARS; i++) {
-            in[i] = rs_driver_update(drivers[i], server, car_of(i));
-            same = same && (i == 0 || inputs_equal(&in[i], &last[i]));
-        }
-        if (same) {
-            in[1].steer = (int16_t)(in[1].steer > 0 ? in[1].steer - 1 : in[1].steer + 1);
-            nudged++;
-        }
-        for (uint32_t i = 0; i < CARS; i++) {
-            rs_world_set_input(server, car_of(i), &in[i]);
-            last[i] = in[i];
-        }
-        if (rs_world_step(server) != RS_OK) {
-            fprintf(stderr, "rollbench: the race went non-finite\n");
-            goto done;
-        }
-        /* The client's own input for its newest tick, as a game would set it. */
-        rs_predict_local_input(pred, tick + DEPTH, &in[0]);
-        rs_predict_status ps = rs_predict_confirm(pred, tick, in, true, rs_world_hash(server));
-        if (ps != RS_PREDICT_OK) {
-            fprintf(stderr, "rollbench: confirm of tick %" PRIu64 ": %s\n", tick,
-                    rs_predict_status_str(ps));
-            goto done;
-        }
-        rs_predict_get_stats(pred, 0.0, &before);
-        int64_t a = rs_clock_ns();
-        ps = rs_predict_advance_to(pred, tick + DEPTH);
-        int64_t b = rs_clock_ns();
-        rs_predict_get_stats(pred, 0.0, &after);
-        if (ps != RS_PREDICT_OK) {
-            fprintf(stderr, "rollbench: rollback at tick %" PRIu64 ": %s\n", tick,
-                    rs_predict_status_str(ps));
-            goto done;
-        }
-        if (after.resim_steps - before.resim_steps != DEPTH ||
-            after.rollbacks != before.rollbacks + 1) {
-            fprintf(stderr,
-                    "rollbench: round %u re-simulated %" PRIu64 " ticks in %" PRIu64
-                    " rollbacks, not %u in 1\n",
-                    r, after.resim_steps - before.resim_steps, after.rollbacks - before.rollbacks,
-                    DEPTH);
-            goto done;
-        }
-        ns[r] = (double)(b - a);
-        /* Keep the lead: predict one more tick (untimed). */
-        if (rs_predict_advance_to(pred, tick + 1 + DEPTH) != RS_PREDICT_OK)
-            goto done;
+        if (!server_tick(b, in) || !time_rollback(b, r, tick, in))
+            return false;
     }
-    if (after.desyncs != 0 || after.hashes_checked < rounds) {
+    if (b->stats.desyncs != 0 || b->stats.hashes_checked < b->rounds) {
         fprintf(stderr, "rollbench: %" PRIu64 " desyncs in %" PRIu64 " hash checks\n",
-                after.desyncs, after.hashes_checked);
-        goto done;
+                b->stats.desyncs, b->stats.hashes_checked);
+        return false;
     }
+    return true;
+}
 
+/* One JSON object and one human line (docs/PERFORMANCE.md, "Rollback"). */
+static void report(bench *b)
+{
+    uint32_t rounds = b->rounds;
+    double *ns = b->ns;
     qsort(ns, rounds, sizeof *ns, rs_cmp_double);
     double med = ns[rounds / 2] / 1e6;
     double p90 = ns[(size_t)((double)(rounds - 1) * 0.9)] / 1e6;
@@ -263,22 +319,43 @@ int main(int argc, char **argv)
            "\"rounds\":%u,\"warmup_s\":%u,\"median_ms\":%.3f,\"p90_ms\":%.3f,\"max_ms\":%.3f,"
            "\"ns_per_car_tick\":%.0f,\"nudged\":%u,\"mean_speed_m_s\":%.1f,\"car_hits\":%u,"
            "\"hashes_checked\":%" PRIu64 ",\"desyncs\":%" PRIu64 ",\"goal_ms\":2.0,\"pass\":%s}\n",
-           CARS, DEPTH, rounds, warmup_s, med, p90, mx, per_car_tick, nudged, speed_sum / CARS,
-           car_hits, after.hashes_checked, after.desyncs, med < 2.0 ? "true" : "false");
+           CARS, DEPTH, rounds, b->warmup_s, med, p90, mx, per_car_tick, b->nudged,
+           b->speed_sum / CARS, b->car_hits, b->stats.hashes_checked, b->stats.desyncs,
+           med < 2.0 ? "true" : "false");
     printf("rollback of %u ticks x %u cars: median %.3f ms, p90 %.3f ms, max %.3f ms "
            "(%.0f ns per car-tick; goal < 2 ms)\n",
            DEPTH, CARS, med, p90, mx, per_car_tick);
-    rc = 0;
-done:
-    rs_predict_destroy(pred);
-    rs_world_destroy(client);
-    rs_world_destroy(server);
+}
+
+static void free_bench(bench *b)
+{
+    rs_predict_destroy(b->pred);
+    rs_world_destroy(b->server);
     for (uint32_t i = 0; i < CARS; i++)
-        rs_driver_destroy(drivers[i]);
-    rs_racing_line_destroy(line);
-    rs_car_params_destroy(car);
-    rs_track_destroy(track);
-    free(snap);
-    free(ns);
+        rs_driver_destroy(b->drivers[i]);
+    rs_racing_line_destroy(b->line);
+    rs_car_params_destroy(b->car);
+    rs_track_destroy(b->track);
+    free(b->snap);
+    free(b->ns);
+}
+
+int main(int argc, char **argv)
+{
+    bench b;
+    memset(&b, 0, sizeof b);
+    int prc = parse_args(argc, argv, &b);
+    if (prc >= 0)
+        return prc;
+
+    int rc = 1;
+    if (load_race(&b) && warm_up(&b)) {
+        describe_race(&b);
+        if (join_client(&b) && run_rounds(&b)) {
+            report(&b);
+            rc = 0;
+        }
+    }
+    free_bench(&b);
     return rc;
 }
