@@ -37,8 +37,9 @@ uint32_t rs_client_request_leaderboard(rs_client *c, uint64_t track_hash, uint64
 uint32_t rs_client_tune_save(rs_client *c, const char *name, const char *json)
 {
     rs_msg m = {.type = RS_MSG_TUNE_SAVE};
-    if (!c || !name || !name[0] || !rs_str_copy(m.u.tune_save.name, sizeof m.u.tune_save.name, name) ||
-        !json || !rs_str_copy(m.u.tune_save.json, sizeof m.u.tune_save.json, json))
+    if (!c || !name || !name[0] ||
+        !rs_str_copy(m.u.tune_save.name, sizeof m.u.tune_save.name, name) || !json ||
+        !rs_str_copy(m.u.tune_save.json, sizeof m.u.tune_save.json, json))
         return 0;
     return send_request(c, &m, &m.u.tune_save.request_id);
 }
@@ -46,7 +47,8 @@ uint32_t rs_client_tune_save(rs_client *c, const char *name, const char *json)
 uint32_t rs_client_tune_load(rs_client *c, const char *name)
 {
     rs_msg m = {.type = RS_MSG_TUNE_LOAD};
-    if (!c || !name || !name[0] || !rs_str_copy(m.u.tune_load.name, sizeof m.u.tune_load.name, name))
+    if (!c || !name || !name[0] ||
+        !rs_str_copy(m.u.tune_load.name, sizeof m.u.tune_load.name, name))
         return 0;
     return send_request(c, &m, &m.u.tune_load.request_id);
 }

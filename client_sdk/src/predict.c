@@ -94,7 +94,8 @@ rs_predict_status rs_predict_create(rs_world *world, const rs_predict_config *co
     *out = NULL;
     rs_predict_config cfg = config ? *config : rs_predict_config_default();
     if (!world || rs_world_car_count(world) == 0 || cfg.max_lead_ticks < 1 ||
-        cfg.max_lead_ticks > RS_PREDICT_MAX_LEAD || cfg.local_car.index1 > rs_world_car_count(world))
+        cfg.max_lead_ticks > RS_PREDICT_MAX_LEAD ||
+        cfg.local_car.index1 > rs_world_car_count(world))
         return RS_PREDICT_ERR_ARG;
     rs_predict *p = calloc(1, sizeof *p);
     if (!p)
@@ -134,8 +135,8 @@ rs_predict_status rs_predict_create(rs_world *world, const rs_predict_config *co
         p->world = NULL; /* the caller keeps the world on error */
         goto fail;
     }
-    rs_predict_capture_poses(p, false);
-    rs_predict_capture_poses(p, true); /* no earlier state: both poses are the present */
+    rs_predict__capture_poses(p, false);
+    rs_predict__capture_poses(p, true); /* no earlier state: both poses are the present */
     *out = p;
     return RS_PREDICT_OK;
 fail:
@@ -202,7 +203,7 @@ static rs_predict_status step_once(rs_predict *p, const rs_input *inputs, bool s
             *hash_st = RS_PREDICT_DESYNC;
     }
     if (shift_poses)
-        rs_predict_capture_poses(p, true);
+        rs_predict__capture_poses(p, true);
     return RS_PREDICT_OK;
 }
 
@@ -222,7 +223,7 @@ static rs_predict_status resolve(rs_predict *p)
         return RS_PREDICT_ERR_PHYSICS; /* the ring always holds it: a bug if not */
     p->present = from;
     if (from + 1 == target)
-        rs_predict_capture_poses(p, false); /* the restored state is present - 1 */
+        rs_predict__capture_poses(p, false); /* the restored state is present - 1 */
     rs_predict_status hash_st = RS_PREDICT_OK;
     for (uint64_t t = from; t < target; t++) {
         /* Only the last two states feed the rendered poses. */
@@ -231,7 +232,7 @@ static rs_predict_status resolve(rs_predict *p)
             return st;
         p->c.resim_steps++;
     }
-    rs_predict_record_rollback(&p->c, target - from);
+    rs_predict__record_rollback(&p->c, target - from);
     if (p->local) {
         const double *after = p->pose_cur[p->local - 1u].pos_m;
         double dx = after[0] - before[0], dy = after[1] - before[1], dz = after[2] - before[2];
@@ -384,8 +385,8 @@ rs_predict_status rs_predict_reset_snapshot(rs_predict *p, uint64_t tick, const 
         p->ring[i].has_expect = false;
     }
     rs_predict_status st = store_present(p);
-    rs_predict_capture_poses(p, false);
-    rs_predict_capture_poses(p, true);
+    rs_predict__capture_poses(p, false);
+    rs_predict__capture_poses(p, true);
     return st;
 }
 

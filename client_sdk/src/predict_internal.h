@@ -68,9 +68,9 @@ struct rs_predict {
 
 /* predict_pose.c: reads every car's pose from the world into pose_cur,
  * moving the old one to pose_prev when shift is true. */
-void rs_predict_capture_poses(rs_predict *p, bool shift);
+void rs_predict__capture_poses(rs_predict *p, bool shift);
 
 /* predict_stats.c: records one rollback of depth ticks. */
-void rs_predict_record_rollback(rs_predict_counters *c, uint64_t depth);
+void rs_predict__record_rollback(rs_predict_counters *c, uint64_t depth);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-void rs_predict_capture_poses(rs_predict *p, bool shift)
+void rs_predict__capture_poses(rs_predict *p, bool shift)
 {
     for (uint32_t c = 0; c < p->car_count; c++) {
         if (shift)

@@ -23,7 +23,7 @@ const char *rs_predict_status_str(rs_predict_status status)
     return "unknown status";
 }
 
-void rs_predict_record_rollback(rs_predict_counters *c, uint64_t depth)
+void rs_predict__record_rollback(rs_predict_counters *c, uint64_t depth)
 {
     c->rollbacks++;
     uint32_t bin = depth < RS_PREDICT_DEPTH_BINS ? (uint32_t)depth : RS_PREDICT_DEPTH_BINS - 1u;

@@ -37,7 +37,7 @@ bool rs_proto_input_valid(const rs_input *in)
     X(RS_DELTA_GEAR, gear)             \
     X(RS_DELTA_BUTTONS, buttons)
 
-rs_proto_input_delta rs_delta_make(const rs_input *old, const rs_input *now)
+rs_proto_input_delta rs_proto__delta_make(const rs_input *old, const rs_input *now)
 {
     rs_proto_input_delta d;
     memset(&d, 0, sizeof d);
@@ -55,7 +55,7 @@ rs_proto_input_delta rs_delta_make(const rs_input *old, const rs_input *now)
     return d;
 }
 
-bool rs_delta_apply(const rs_input *old, const rs_proto_input_delta *d, rs_input *out)
+bool rs_proto__delta_apply(const rs_input *old, const rs_proto_input_delta *d, rs_input *out)
 {
     rs_input r = *old;
     if (d->mask & RS_DELTA_STEER) {
@@ -81,30 +81,30 @@ static void c_value(rs_codec *c, rs_proto_input_delta *d, unsigned bit, const ch
     switch (bit) {
     case RS_DELTA_STEER:
         /* A steer "change" of zero would be a second spelling of no change. */
-        rs_c_vari32(c, &d->steer_delta, -2 * RS_STEER_MAX, 2 * RS_STEER_MAX, field);
-        if (rs_codec_ok(c) && d->steer_delta == 0)
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
+        rs_proto__vari32(c, &d->steer_delta, -2 * RS_STEER_MAX, 2 * RS_STEER_MAX, field);
+        if (rs_proto__codec_ok(c) && d->steer_delta == 0)
+            rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
         break;
-    case RS_DELTA_THROTTLE: rs_c_u8(c, &d->throttle, 0, RS_PEDAL_MAX, field); break;
-    case RS_DELTA_BRAKE: rs_c_u8(c, &d->brake, 0, RS_PEDAL_MAX, field); break;
-    case RS_DELTA_CLUTCH: rs_c_u8(c, &d->clutch, 0, RS_PEDAL_MAX, field); break;
-    case RS_DELTA_HANDBRAKE: rs_c_u8(c, &d->handbrake, 0, RS_PEDAL_MAX, field); break;
+    case RS_DELTA_THROTTLE: rs_proto__u8(c, &d->throttle, 0, RS_PEDAL_MAX, field); break;
+    case RS_DELTA_BRAKE: rs_proto__u8(c, &d->brake, 0, RS_PEDAL_MAX, field); break;
+    case RS_DELTA_CLUTCH: rs_proto__u8(c, &d->clutch, 0, RS_PEDAL_MAX, field); break;
+    case RS_DELTA_HANDBRAKE: rs_proto__u8(c, &d->handbrake, 0, RS_PEDAL_MAX, field); break;
     case RS_DELTA_GEAR: {
         /* Two's complement byte; the range is checked on the signed value. */
         uint8_t b = (uint8_t)d->gear;
-        rs_c_u8(c, &b, 0, 255, field);
+        rs_proto__u8(c, &b, 0, 255, field);
         int g = b >= 128 ? (int)b - 256 : (int)b;
         if (!gear_valid(g))
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
+            rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
         else if (!c->writing)
             d->gear = (int8_t)g;
         break;
     }
-    default: rs_c_u8(c, &d->buttons, 0, RS_BUTTONS_ALL, field); break;
+    default: rs_proto__u8(c, &d->buttons, 0, RS_BUTTONS_ALL, field); break;
     }
 }
 
-void rs_c_delta_block(rs_codec *c, rs_proto_input_delta *d, uint32_t n, const char *field)
+void rs_proto__delta_block(rs_codec *c, rs_proto_input_delta *d, uint32_t n, const char *field)
 {
     if (!c->writing)
         memset(d, 0, n * sizeof *d);
@@ -112,36 +112,36 @@ void rs_c_delta_block(rs_codec *c, rs_proto_input_delta *d, uint32_t n, const ch
     uint8_t present = 0;
     for (uint32_t i = 0; c->writing && i < n; i++)
         present |= d[i].mask;
-    rs_c_u8(c, &present, 0, RS_DELTA_ALL, field);
+    rs_proto__u8(c, &present, 0, RS_DELTA_ALL, field);
     const uint32_t bytes = (n + 7) / 8;
     /* ...then, per such field, a bitmap of the entries it changes in (bit i
      * of byte i / 8)... */
-    for (unsigned bit = 1; bit <= RS_DELTA_ALL && rs_codec_ok(c); bit <<= 1) {
+    for (unsigned bit = 1; bit <= RS_DELTA_ALL && rs_proto__codec_ok(c); bit <<= 1) {
         if (!(present & bit))
             continue;
         bool any = false;
-        for (uint32_t j = 0; j < bytes && rs_codec_ok(c); j++) {
+        for (uint32_t j = 0; j < bytes && rs_proto__codec_ok(c); j++) {
             uint8_t map = 0;
             for (uint32_t k = 0; c->writing && k < 8 && j * 8 + k < n; k++)
                 if (d[j * 8 + k].mask & bit)
                     map |= (uint8_t)(1u << k);
             /* Bits past the last entry must be zero. */
             uint8_t valid = (uint8_t)(j * 8 + 8 <= n ? 0xffu : (1u << (n - j * 8)) - 1u);
-            rs_c_u8(c, &map, 0, valid, field);
-            if (rs_codec_ok(c) && (map & ~valid))
-                rs_codec_fail(c, RS_PROTO_RANGE, field);
+            rs_proto__u8(c, &map, 0, valid, field);
+            if (rs_proto__codec_ok(c) && (map & ~valid))
+                rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
             any |= map != 0;
             for (uint32_t k = 0; !c->writing && k < 8 && j * 8 + k < n; k++)
                 if (map & (1u << k))
                     d[j * 8 + k].mask |= (uint8_t)bit;
         }
         /* A field said to change must change somewhere. */
-        if (rs_codec_ok(c) && !any)
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
+        if (rs_proto__codec_ok(c) && !any)
+            rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
     }
     /* ...then the new values, field by field, entry by entry. */
-    for (unsigned bit = 1; bit <= RS_DELTA_ALL && rs_codec_ok(c); bit <<= 1)
-        for (uint32_t i = 0; i < n && rs_codec_ok(c); i++)
+    for (unsigned bit = 1; bit <= RS_DELTA_ALL && rs_proto__codec_ok(c); bit <<= 1)
+        for (uint32_t i = 0; i < n && rs_proto__codec_ok(c); i++)
             if (d[i].mask & bit)
                 c_value(c, &d[i], bit, field);
 }
@@ -176,7 +176,7 @@ rs_proto_status rs_proto_frame_set_inputs(rs_msg_frame *f, const rs_input *basel
         const rs_input *old = input_before(f, inputs, baseline, &neutral, i);
         if (!rs_proto_input_valid(&inputs[i]) || !rs_proto_input_valid(old))
             return RS_PROTO_RANGE;
-        f->deltas[i / f->car_count][i % f->car_count] = rs_delta_make(old, &inputs[i]);
+        f->deltas[i / f->car_count][i % f->car_count] = rs_proto__delta_make(old, &inputs[i]);
     }
     return RS_PROTO_OK;
 }
@@ -189,7 +189,7 @@ rs_proto_status rs_proto_frame_get_inputs(const rs_msg_frame *f, const rs_input 
     rs_input neutral = rs_proto_input_neutral();
     for (uint32_t i = 0; i < (uint32_t)f->tick_count * f->car_count; i++) {
         const rs_input *old = input_before(f, out, baseline, &neutral, i);
-        if (!rs_delta_apply(old, &f->deltas[i / f->car_count][i % f->car_count], &out[i]))
+        if (!rs_proto__delta_apply(old, &f->deltas[i / f->car_count][i % f->car_count], &out[i]))
             return RS_PROTO_RANGE;
     }
     return RS_PROTO_OK;

@@ -17,14 +17,14 @@
 #include "wire.h"
 
 /* The change from old to now (both valid). Never fails. */
-rs_proto_input_delta rs_delta_make(const rs_input *old, const rs_input *now);
+rs_proto_input_delta rs_proto__delta_make(const rs_input *old, const rs_input *now);
 
 /* Applies d to old. False when the result is not a valid input. */
-bool rs_delta_apply(const rs_input *old, const rs_proto_input_delta *d, rs_input *out);
+bool rs_proto__delta_apply(const rs_input *old, const rs_proto_input_delta *d, rs_input *out);
 
 #define RS_DELTA_ALL 0x7fu
 
 /* Writes or reads a block of n deltas (n <= 256; see above). */
-void rs_c_delta_block(rs_codec *c, rs_proto_input_delta *d, uint32_t n, const char *field);
+void rs_proto__delta_block(rs_codec *c, rs_proto_input_delta *d, uint32_t n, const char *field);
 
 #endif

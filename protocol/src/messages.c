@@ -37,9 +37,9 @@ static bool hex_token(const char *s)
 
 static void ser_token(rs_codec *c, char *token, const char *field)
 {
-    rs_c_str(c, token, 0, RS_PROTO_TOKEN_LEN, field);
-    if (rs_codec_ok(c) && !hex_token(token))
-        rs_codec_fail(c, RS_PROTO_RANGE, field);
+    rs_proto__str(c, token, 0, RS_PROTO_TOKEN_LEN, field);
+    if (rs_proto__codec_ok(c) && !hex_token(token))
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
 }
 
 static void ser_hello(rs_codec *c, rs_msg_hello *m)
@@ -47,42 +47,42 @@ static void ser_hello(rs_codec *c, rs_msg_hello *m)
     /* The version comes first and stays there in every version, so a
      * server can always read it and refuse in words. */
     uint8_t lo = (uint8_t)m->protocol_version, hi = (uint8_t)(m->protocol_version >> 8);
-    rs_c_u8(c, &lo, 0, 255, "hello.protocol_version");
-    rs_c_u8(c, &hi, 0, 255, "hello.protocol_version");
+    rs_proto__u8(c, &lo, 0, 255, "hello.protocol_version");
+    rs_proto__u8(c, &hi, 0, 255, "hello.protocol_version");
     if (!c->writing)
         m->protocol_version = (uint16_t)(lo | hi << 8);
-    if (rs_codec_ok(c) && m->protocol_version != RS_PROTO_VERSION) {
-        rs_codec_fail(c, RS_PROTO_BAD_VERSION, "hello.protocol_version");
+    if (rs_proto__codec_ok(c) && m->protocol_version != RS_PROTO_VERSION) {
+        rs_proto__codec_fail(c, RS_PROTO_BAD_VERSION, "hello.protocol_version");
         return;
     }
-    rs_c_varu32(c, &m->physics_version, 1, UINT32_MAX, "hello.physics_version");
-    rs_c_u8(c, &m->flags, 0, RS_HELLO_SPECTATOR | RS_HELLO_REGISTER, "hello.flags");
-    rs_c_str(c, m->name, 1, RS_PROTO_NAME_MAX, "hello.name");
+    rs_proto__varu32(c, &m->physics_version, 1, UINT32_MAX, "hello.physics_version");
+    rs_proto__u8(c, &m->flags, 0, RS_HELLO_SPECTATOR | RS_HELLO_REGISTER, "hello.flags");
+    rs_proto__str(c, m->name, 1, RS_PROTO_NAME_MAX, "hello.name");
     ser_token(c, m->token, "hello.token");
-    rs_c_str(c, m->room, 0, RS_PROTO_NAME_MAX, "hello.room");
-    rs_c_str(c, m->password, 0, RS_PROTO_SECRET_MAX, "hello.password");
+    rs_proto__str(c, m->room, 0, RS_PROTO_NAME_MAX, "hello.room");
+    rs_proto__str(c, m->password, 0, RS_PROTO_SECRET_MAX, "hello.password");
     /* Registering means asking for a token, so one must not be sent. */
-    if (rs_codec_ok(c) && (m->flags & RS_HELLO_REGISTER) && m->token[0])
-        rs_codec_fail(c, RS_PROTO_RANGE, "hello.token");
+    if (rs_proto__codec_ok(c) && (m->flags & RS_HELLO_REGISTER) && m->token[0])
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "hello.token");
 }
 
 static void ser_welcome(rs_codec *c, rs_msg_welcome *m)
 {
-    rs_c_varu32(c, &m->room_id, 0, UINT32_MAX, "welcome.room_id");
-    rs_c_u8(c, &m->car, 0, CAR_MAX, "welcome.car");
-    rs_c_vari64(c, &m->player_id, 0, INT64_MAX, "welcome.player_id");
+    rs_proto__varu32(c, &m->room_id, 0, UINT32_MAX, "welcome.room_id");
+    rs_proto__u8(c, &m->car, 0, CAR_MAX, "welcome.car");
+    rs_proto__vari64(c, &m->player_id, 0, INT64_MAX, "welcome.player_id");
     ser_token(c, m->token, "welcome.token");
-    rs_c_varu16(c, &m->tick_hz, 1, 1000, "welcome.tick_hz");
-    rs_c_u8(c, &m->substeps, 1, 64, "welcome.substeps");
-    rs_c_varu16(c, &m->hash_interval, 1, 3600, "welcome.hash_interval");
-    rs_c_varu32(c, &m->physics_version, 1, UINT32_MAX, "welcome.physics_version");
-    rs_c_varu64(c, &m->tick, 0, TICK_MAX, "welcome.tick");
-    rs_c_u64(c, &m->track_hash, "welcome.track_hash");
-    rs_c_u8(c, &m->car_count, 0, CAR_MAX, "welcome.car_count");
-    for (uint32_t i = 0; i < m->car_count && rs_codec_ok(c); i++)
-        rs_c_u64(c, &m->car_hashes[i], "welcome.car_hashes");
-    if (rs_codec_ok(c) && m->car > m->car_count)
-        rs_codec_fail(c, RS_PROTO_RANGE, "welcome.car");
+    rs_proto__varu16(c, &m->tick_hz, 1, 1000, "welcome.tick_hz");
+    rs_proto__u8(c, &m->substeps, 1, 64, "welcome.substeps");
+    rs_proto__varu16(c, &m->hash_interval, 1, 3600, "welcome.hash_interval");
+    rs_proto__varu32(c, &m->physics_version, 1, UINT32_MAX, "welcome.physics_version");
+    rs_proto__varu64(c, &m->tick, 0, TICK_MAX, "welcome.tick");
+    rs_proto__u64(c, &m->track_hash, "welcome.track_hash");
+    rs_proto__u8(c, &m->car_count, 0, CAR_MAX, "welcome.car_count");
+    for (uint32_t i = 0; i < m->car_count && rs_proto__codec_ok(c); i++)
+        rs_proto__u64(c, &m->car_hashes[i], "welcome.car_hashes");
+    if (rs_proto__codec_ok(c) && m->car > m->car_count)
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "welcome.car");
 }
 
 static void ser_refuse(rs_codec *c, rs_msg_refuse *m)
@@ -90,220 +90,220 @@ static void ser_refuse(rs_codec *c, rs_msg_refuse *m)
     /* Frozen like HELLO's version: any client can show a refusal. The
      * reason is open-ended on purpose (a newer server may add some); the
      * text is what the player reads. */
-    rs_c_u8(c, &m->reason, 0, 255, "refuse.reason");
-    rs_c_str(c, m->text, 0, RS_PROTO_TEXT_MAX, "refuse.text");
+    rs_proto__u8(c, &m->reason, 0, 255, "refuse.reason");
+    rs_proto__str(c, m->text, 0, RS_PROTO_TEXT_MAX, "refuse.text");
 }
 
 static void ser_bye(rs_codec *c, rs_msg_bye *m)
 {
-    rs_c_u8(c, &m->reason, 0, RS_REASON_COUNT - 1, "bye.reason");
-    rs_c_str(c, m->text, 0, RS_PROTO_TEXT_MAX, "bye.text");
+    rs_proto__u8(c, &m->reason, 0, RS_REASON_COUNT - 1, "bye.reason");
+    rs_proto__str(c, m->text, 0, RS_PROTO_TEXT_MAX, "bye.text");
 }
 
 /* ---------------------------------------------------------------- inputs */
 
 static void ser_input(rs_codec *c, rs_msg_input *m)
 {
-    rs_c_varu64(c, &m->newest_tick, 0, TICK_MAX, "input.newest_tick");
+    rs_proto__varu64(c, &m->newest_tick, 0, TICK_MAX, "input.newest_tick");
     /* The ack trails the newest input by a round trip: sent as the signed
      * distance back from newest_tick, one byte in steady play. */
-    if (!rs_codec_ok(c))
+    if (!rs_proto__codec_ok(c))
         return;
     const int64_t newest = (int64_t)m->newest_tick; /* <= TICK_MAX: checked above */
     int64_t back = 0;
     if (c->writing) /* an ack above TICK_MAX gets a distance the range check refuses */
         back = m->frame_ack > TICK_MAX ? INT64_MIN : newest - (int64_t)m->frame_ack;
-    rs_c_vari64(c, &back, newest - (int64_t)TICK_MAX, newest, "input.frame_ack");
-    if (!c->writing && rs_codec_ok(c))
+    rs_proto__vari64(c, &back, newest - (int64_t)TICK_MAX, newest, "input.frame_ack");
+    if (!c->writing && rs_proto__codec_ok(c))
         m->frame_ack = (uint64_t)(newest - back);
-    rs_c_u8(c, &m->count, 1, RS_PROTO_INPUT_MAX, "input.count");
-    if (rs_codec_ok(c) && m->count > m->newest_tick + 1)
-        rs_codec_fail(c, RS_PROTO_RANGE, "input.count");
+    rs_proto__u8(c, &m->count, 1, RS_PROTO_INPUT_MAX, "input.count");
+    if (rs_proto__codec_ok(c) && m->count > m->newest_tick + 1)
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "input.count");
     /* Newest first, each against the one before it in the message (the
      * first against neutral): consecutive ticks rarely differ much. */
     rs_proto_input_delta d[RS_PROTO_INPUT_MAX];
     rs_input prev = rs_proto_input_neutral();
-    for (uint32_t i = 0; c->writing && i < m->count && rs_codec_ok(c); i++) {
+    for (uint32_t i = 0; c->writing && i < m->count && rs_proto__codec_ok(c); i++) {
         if (!rs_proto_input_valid(&m->inputs[i])) {
-            rs_codec_fail(c, RS_PROTO_RANGE, "input.inputs");
+            rs_proto__codec_fail(c, RS_PROTO_RANGE, "input.inputs");
             return;
         }
-        d[i] = rs_delta_make(&prev, &m->inputs[i]);
+        d[i] = rs_proto__delta_make(&prev, &m->inputs[i]);
         prev = m->inputs[i];
     }
-    if (!rs_codec_ok(c))
+    if (!rs_proto__codec_ok(c))
         return;
-    rs_c_delta_block(c, d, m->count, "input.inputs");
-    for (uint32_t i = 0; !c->writing && i < m->count && rs_codec_ok(c); i++) {
+    rs_proto__delta_block(c, d, m->count, "input.inputs");
+    for (uint32_t i = 0; !c->writing && i < m->count && rs_proto__codec_ok(c); i++) {
         /* A field marked as changed must really change: one spelling only. */
-        if (!rs_delta_apply(&prev, &d[i], &m->inputs[i]) ||
-            rs_delta_make(&prev, &m->inputs[i]).mask != d[i].mask)
-            rs_codec_fail(c, RS_PROTO_RANGE, "input.inputs");
+        if (!rs_proto__delta_apply(&prev, &d[i], &m->inputs[i]) ||
+            rs_proto__delta_make(&prev, &m->inputs[i]).mask != d[i].mask)
+            rs_proto__codec_fail(c, RS_PROTO_RANGE, "input.inputs");
         prev = m->inputs[i];
     }
 }
 
 static void ser_frame(rs_codec *c, rs_msg_frame *m)
 {
-    rs_c_varu64(c, &m->first_tick, 0, TICK_MAX, "frame.first_tick");
+    rs_proto__varu64(c, &m->first_tick, 0, TICK_MAX, "frame.first_tick");
     uint32_t back_max = m->first_tick < (1u << 20) ? (uint32_t)m->first_tick : (1u << 20);
-    rs_c_varu32(c, &m->baseline_back, 0, back_max, "frame.baseline_back");
-    rs_c_u8(c, &m->tick_count, 1, RS_PROTO_FRAME_MAX_TICKS, "frame.tick_count");
-    rs_c_u8(c, &m->car_count, 0, CAR_MAX, "frame.car_count");
-    if (!rs_codec_ok(c))
+    rs_proto__varu32(c, &m->baseline_back, 0, back_max, "frame.baseline_back");
+    rs_proto__u8(c, &m->tick_count, 1, RS_PROTO_FRAME_MAX_TICKS, "frame.tick_count");
+    rs_proto__u8(c, &m->car_count, 0, CAR_MAX, "frame.car_count");
+    if (!rs_proto__codec_ok(c))
         return;
     /* Every tick's cars in one block, tick-major. */
     rs_proto_input_delta flat[RS_PROTO_FRAME_MAX_TICKS * RS_PROTO_MAX_CARS];
     uint32_t n = (uint32_t)m->tick_count * m->car_count;
     for (uint32_t i = 0; c->writing && i < n; i++)
         flat[i] = m->deltas[i / m->car_count][i % m->car_count];
-    rs_c_delta_block(c, flat, n, "frame.deltas");
+    rs_proto__delta_block(c, flat, n, "frame.deltas");
     for (uint32_t i = 0; !c->writing && i < n; i++)
         m->deltas[i / m->car_count][i % m->car_count] = flat[i];
-    rs_c_u8(c, &m->hash_count, 0, m->tick_count, "frame.hash_count");
-    for (uint32_t i = 0; i < m->hash_count && rs_codec_ok(c); i++) {
+    rs_proto__u8(c, &m->hash_count, 0, m->tick_count, "frame.hash_count");
+    for (uint32_t i = 0; i < m->hash_count && rs_proto__codec_ok(c); i++) {
         /* Strictly increasing indices: one spelling per set of hashes. */
         uint8_t lo = i ? (uint8_t)(m->hashes[i - 1].index + 1) : 0;
-        rs_c_u8(c, &m->hashes[i].index, lo, (uint8_t)(m->tick_count - 1), "frame.hashes");
-        rs_c_u64(c, &m->hashes[i].hash, "frame.hashes");
+        rs_proto__u8(c, &m->hashes[i].index, lo, (uint8_t)(m->tick_count - 1), "frame.hashes");
+        rs_proto__u64(c, &m->hashes[i].hash, "frame.hashes");
     }
     int32_t lead = m->input_lead_ms;
-    rs_c_vari32(c, &lead, INT16_MIN, INT16_MAX, "frame.input_lead_ms");
+    rs_proto__vari32(c, &lead, INT16_MIN, INT16_MAX, "frame.input_lead_ms");
     if (!c->writing)
         m->input_lead_ms = (int16_t)lead;
-    rs_c_varu32(c, &m->late_inputs, 0, UINT32_MAX, "frame.late_inputs");
+    rs_proto__varu32(c, &m->late_inputs, 0, UINT32_MAX, "frame.late_inputs");
     /* Relative to first_tick (the client runs ahead, so usually positive). */
-    if (!rs_codec_ok(c))
+    if (!rs_proto__codec_ok(c))
         return;
     const int64_t first = (int64_t)m->first_tick; /* <= TICK_MAX: checked above */
     int64_t ack = 0;
     if (c->writing)
         ack = m->input_ack > TICK_MAX ? INT64_MIN : (int64_t)m->input_ack - first;
-    rs_c_vari64(c, &ack, -first, (int64_t)TICK_MAX - first, "frame.input_ack");
-    if (!c->writing && rs_codec_ok(c))
+    rs_proto__vari64(c, &ack, -first, (int64_t)TICK_MAX - first, "frame.input_ack");
+    if (!c->writing && rs_proto__codec_ok(c))
         m->input_ack = (uint64_t)(first + ack);
 }
 
 static void ser_ping(rs_codec *c, rs_msg_ping *m)
 {
-    rs_c_varu32(c, &m->id, 0, UINT32_MAX, "ping.id");
-    rs_c_varu64(c, &m->time_us, 0, UINT64_MAX, "ping.time_us");
+    rs_proto__varu32(c, &m->id, 0, UINT32_MAX, "ping.id");
+    rs_proto__varu64(c, &m->time_us, 0, UINT64_MAX, "ping.time_us");
 }
 
 static void ser_pong(rs_codec *c, rs_msg_pong *m)
 {
-    rs_c_varu32(c, &m->id, 0, UINT32_MAX, "pong.id");
-    rs_c_varu64(c, &m->echo_time_us, 0, UINT64_MAX, "pong.echo_time_us");
-    rs_c_varu64(c, &m->tick, 0, TICK_MAX, "pong.tick");
+    rs_proto__varu32(c, &m->id, 0, UINT32_MAX, "pong.id");
+    rs_proto__varu64(c, &m->echo_time_us, 0, UINT64_MAX, "pong.echo_time_us");
+    rs_proto__varu64(c, &m->tick, 0, TICK_MAX, "pong.tick");
 }
 
 /* ------------------------------------------------------ snapshots, params */
 
 static void ser_chunk(rs_codec *c, rs_proto_chunk *k, const char *field)
 {
-    rs_c_varu32(c, &k->transfer_id, 0, UINT32_MAX, field);
-    rs_c_varu32(c, &k->total_size, 1, RS_PROTO_BLOB_MAX, field);
-    rs_c_u64(c, &k->content_hash, field);
+    rs_proto__varu32(c, &k->transfer_id, 0, UINT32_MAX, field);
+    rs_proto__varu32(c, &k->total_size, 1, RS_PROTO_BLOB_MAX, field);
+    rs_proto__u64(c, &k->content_hash, field);
     uint32_t count = rs_proto_chunk_count(k->total_size);
-    rs_c_varu16(c, &k->index, 0, (uint16_t)(count ? count - 1 : 0), field);
+    rs_proto__varu16(c, &k->index, 0, (uint16_t)(count ? count - 1 : 0), field);
     /* The count and each chunk's length follow from the total size; they
      * are carried anyway and must agree, so a receiver can size its
      * bookkeeping from any one chunk. */
-    rs_c_varu16(c, &k->count, (uint16_t)count, (uint16_t)count, field);
+    rs_proto__varu16(c, &k->count, (uint16_t)count, (uint16_t)count, field);
     uint32_t want = k->index + 1u < count ? RS_PROTO_CHUNK_DATA
                                           : k->total_size - (count - 1u) * RS_PROTO_CHUNK_DATA;
-    rs_c_blob(c, &k->data, &k->data_len, want, want, field);
+    rs_proto__blob(c, &k->data, &k->data_len, want, want, field);
 }
 
 static void ser_snapshot_request(rs_codec *c, rs_msg_snapshot_request *m)
 {
-    rs_c_u8(c, &m->reason, 0, RS_SNAP_REASON_COUNT - 1, "snapshot_request.reason");
-    rs_c_varu64(c, &m->tick, 0, TICK_MAX, "snapshot_request.tick");
+    rs_proto__u8(c, &m->reason, 0, RS_SNAP_REASON_COUNT - 1, "snapshot_request.reason");
+    rs_proto__varu64(c, &m->tick, 0, TICK_MAX, "snapshot_request.tick");
 }
 
 static void ser_snapshot(rs_codec *c, rs_msg_snapshot *m)
 {
-    rs_c_varu64(c, &m->tick, 0, TICK_MAX, "snapshot.tick");
-    rs_c_u64(c, &m->state_hash, "snapshot.state_hash");
+    rs_proto__varu64(c, &m->tick, 0, TICK_MAX, "snapshot.tick");
+    rs_proto__u64(c, &m->state_hash, "snapshot.state_hash");
     ser_chunk(c, &m->chunk, "snapshot.chunk");
 }
 
 static void ser_params(rs_codec *c, rs_msg_params *m)
 {
-    rs_c_u8(c, &m->kind, 0, RS_PARAMS_KIND_COUNT - 1, "params.kind");
+    rs_proto__u8(c, &m->kind, 0, RS_PARAMS_KIND_COUNT - 1, "params.kind");
     if (m->kind == RS_PARAMS_CAR)
-        rs_c_u8(c, &m->car, 0, CAR_MAX, "params.car");
+        rs_proto__u8(c, &m->car, 0, CAR_MAX, "params.car");
     else
-        rs_c_u8(c, &m->car, 0, 0, "params.car");
-    rs_c_u64(c, &m->id_hash, "params.id_hash");
+        rs_proto__u8(c, &m->car, 0, 0, "params.car");
+    rs_proto__u64(c, &m->id_hash, "params.id_hash");
     ser_chunk(c, &m->chunk, "params.chunk");
 }
 
 static void ser_params_ack(rs_codec *c, rs_msg_params_ack *m)
 {
-    rs_c_u8(c, &m->kind, 0, RS_PARAMS_KIND_COUNT - 1, "params_ack.kind");
-    rs_c_u64(c, &m->id_hash, "params_ack.id_hash");
+    rs_proto__u8(c, &m->kind, 0, RS_PARAMS_KIND_COUNT - 1, "params_ack.kind");
+    rs_proto__u64(c, &m->id_hash, "params_ack.id_hash");
 }
 
 static void ser_desync_report(rs_codec *c, rs_msg_desync_report *m)
 {
-    rs_c_varu64(c, &m->tick, 0, TICK_MAX, "desync_report.tick");
-    rs_c_u64(c, &m->client_hash, "desync_report.client_hash");
-    rs_c_u64(c, &m->server_hash, "desync_report.server_hash");
+    rs_proto__varu64(c, &m->tick, 0, TICK_MAX, "desync_report.tick");
+    rs_proto__u64(c, &m->client_hash, "desync_report.client_hash");
+    rs_proto__u64(c, &m->server_hash, "desync_report.server_hash");
 }
 
 /* ------------------------------------------------------------------ race */
 
 static void ser_car_info(rs_codec *c, rs_msg_car_info *m)
 {
-    rs_c_u8(c, &m->car, 1, CAR_MAX, "car_info.car");
-    rs_c_u8(c, &m->flags, 0, RS_CAR_CONNECTED | RS_CAR_BOT, "car_info.flags");
-    rs_c_vari64(c, &m->player_id, 0, INT64_MAX, "car_info.player_id");
-    rs_c_str(c, m->name, 0, RS_PROTO_NAME_MAX, "car_info.name");
-    rs_c_u64(c, &m->params_hash, "car_info.params_hash");
-    rs_c_u64(c, &m->base_hash, "car_info.base_hash");
-    rs_c_u64(c, &m->tune_hash, "car_info.tune_hash");
+    rs_proto__u8(c, &m->car, 1, CAR_MAX, "car_info.car");
+    rs_proto__u8(c, &m->flags, 0, RS_CAR_CONNECTED | RS_CAR_BOT, "car_info.flags");
+    rs_proto__vari64(c, &m->player_id, 0, INT64_MAX, "car_info.player_id");
+    rs_proto__str(c, m->name, 0, RS_PROTO_NAME_MAX, "car_info.name");
+    rs_proto__u64(c, &m->params_hash, "car_info.params_hash");
+    rs_proto__u64(c, &m->base_hash, "car_info.base_hash");
+    rs_proto__u64(c, &m->tune_hash, "car_info.tune_hash");
 }
 
 static void ser_race_state(rs_codec *c, rs_msg_race_state *m)
 {
-    rs_c_u8(c, &m->phase, 0, RS_PHASE_COUNT - 1, "race_state.phase");
-    rs_c_varu32(c, &m->race_number, 0, UINT32_MAX, "race_state.race_number");
-    rs_c_varu16(c, &m->laps, 0, 1000, "race_state.laps");
-    rs_c_varu64(c, &m->phase_tick, 0, TICK_MAX, "race_state.phase_tick");
-    rs_c_varu64(c, &m->start_tick, 0, TICK_MAX, "race_state.start_tick");
-    rs_c_varu64(c, &m->phase_end_tick, 0, TICK_MAX, "race_state.phase_end_tick");
-    rs_c_u64(c, &m->track_hash, "race_state.track_hash");
+    rs_proto__u8(c, &m->phase, 0, RS_PHASE_COUNT - 1, "race_state.phase");
+    rs_proto__varu32(c, &m->race_number, 0, UINT32_MAX, "race_state.race_number");
+    rs_proto__varu16(c, &m->laps, 0, 1000, "race_state.laps");
+    rs_proto__varu64(c, &m->phase_tick, 0, TICK_MAX, "race_state.phase_tick");
+    rs_proto__varu64(c, &m->start_tick, 0, TICK_MAX, "race_state.start_tick");
+    rs_proto__varu64(c, &m->phase_end_tick, 0, TICK_MAX, "race_state.phase_end_tick");
+    rs_proto__u64(c, &m->track_hash, "race_state.track_hash");
 }
 
 static void ser_lap(rs_codec *c, rs_msg_lap *m)
 {
-    rs_c_u8(c, &m->car, 1, CAR_MAX, "lap.car");
-    rs_c_varu32(c, &m->lap, 1, UINT32_MAX, "lap.lap");
-    rs_c_varu64(c, &m->tick, 0, TICK_MAX, "lap.tick");
-    rs_c_vari64(c, &m->time_us, 0, TIME_MAX, "lap.time_us");
-    rs_c_u8(c, &m->sector_count, 0, RS_MAX_SECTORS, "lap.sector_count");
-    for (uint32_t i = 0; i < m->sector_count && rs_codec_ok(c); i++)
-        rs_c_vari64(c, &m->sectors_us[i], -1, TIME_MAX, "lap.sectors_us");
-    rs_c_bool(c, &m->valid, "lap.valid");
-    rs_c_u8(c, &m->invalid_reason, 0, RS_LAP_REVERSED, "lap.invalid_reason");
-    rs_c_u8(c, &m->flags, 0, RS_LAP_RECORDED | RS_LAP_PERSONAL_BEST | RS_LAP_TRACK_RECORD,
+    rs_proto__u8(c, &m->car, 1, CAR_MAX, "lap.car");
+    rs_proto__varu32(c, &m->lap, 1, UINT32_MAX, "lap.lap");
+    rs_proto__varu64(c, &m->tick, 0, TICK_MAX, "lap.tick");
+    rs_proto__vari64(c, &m->time_us, 0, TIME_MAX, "lap.time_us");
+    rs_proto__u8(c, &m->sector_count, 0, RS_MAX_SECTORS, "lap.sector_count");
+    for (uint32_t i = 0; i < m->sector_count && rs_proto__codec_ok(c); i++)
+        rs_proto__vari64(c, &m->sectors_us[i], -1, TIME_MAX, "lap.sectors_us");
+    rs_proto__bool(c, &m->valid, "lap.valid");
+    rs_proto__u8(c, &m->invalid_reason, 0, RS_LAP_REVERSED, "lap.invalid_reason");
+    rs_proto__u8(c, &m->flags, 0, RS_LAP_RECORDED | RS_LAP_PERSONAL_BEST | RS_LAP_TRACK_RECORD,
             "lap.flags");
-    if (rs_codec_ok(c) && m->valid != (m->invalid_reason == RS_LAP_VALID))
-        rs_codec_fail(c, RS_PROTO_RANGE, "lap.invalid_reason");
+    if (rs_proto__codec_ok(c) && m->valid != (m->invalid_reason == RS_LAP_VALID))
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "lap.invalid_reason");
 }
 
 static void ser_results(rs_codec *c, rs_msg_results *m)
 {
-    rs_c_varu32(c, &m->race_number, 0, UINT32_MAX, "results.race_number");
-    rs_c_u8(c, &m->count, 0, CAR_MAX, "results.count");
-    for (uint32_t i = 0; i < m->count && rs_codec_ok(c); i++) {
+    rs_proto__varu32(c, &m->race_number, 0, UINT32_MAX, "results.race_number");
+    rs_proto__u8(c, &m->count, 0, CAR_MAX, "results.count");
+    for (uint32_t i = 0; i < m->count && rs_proto__codec_ok(c); i++) {
         rs_proto_result_row *r = &m->rows[i];
-        rs_c_u8(c, &r->car, 1, CAR_MAX, "results.rows.car");
-        rs_c_u8(c, &r->position, 0, CAR_MAX, "results.rows.position");
-        rs_c_varu32(c, &r->laps, 0, UINT32_MAX, "results.rows.laps");
-        rs_c_vari64(c, &r->finish_us, -1, TIME_MAX, "results.rows.finish_us");
-        rs_c_vari64(c, &r->best_lap_us, -1, TIME_MAX, "results.rows.best_lap_us");
+        rs_proto__u8(c, &r->car, 1, CAR_MAX, "results.rows.car");
+        rs_proto__u8(c, &r->position, 0, CAR_MAX, "results.rows.position");
+        rs_proto__varu32(c, &r->laps, 0, UINT32_MAX, "results.rows.laps");
+        rs_proto__vari64(c, &r->finish_us, -1, TIME_MAX, "results.rows.finish_us");
+        rs_proto__vari64(c, &r->best_lap_us, -1, TIME_MAX, "results.rows.best_lap_us");
     }
 }
 
@@ -311,80 +311,80 @@ static void ser_results(rs_codec *c, rs_msg_results *m)
 
 static void ser_leaderboard_request(rs_codec *c, rs_msg_leaderboard_request *m)
 {
-    rs_c_varu32(c, &m->request_id, 0, UINT32_MAX, "leaderboard_request.request_id");
-    rs_c_u64(c, &m->track_hash, "leaderboard_request.track_hash");
-    rs_c_u64(c, &m->base_hash, "leaderboard_request.base_hash");
-    rs_c_u64(c, &m->tune_key, "leaderboard_request.tune_key");
-    rs_c_varu32(c, &m->offset, 0, UINT32_MAX, "leaderboard_request.offset");
-    rs_c_u8(c, &m->count, 1, RS_PROTO_LB_ROWS, "leaderboard_request.count");
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "leaderboard_request.request_id");
+    rs_proto__u64(c, &m->track_hash, "leaderboard_request.track_hash");
+    rs_proto__u64(c, &m->base_hash, "leaderboard_request.base_hash");
+    rs_proto__u64(c, &m->tune_key, "leaderboard_request.tune_key");
+    rs_proto__varu32(c, &m->offset, 0, UINT32_MAX, "leaderboard_request.offset");
+    rs_proto__u8(c, &m->count, 1, RS_PROTO_LB_ROWS, "leaderboard_request.count");
 }
 
 static void ser_leaderboard_reply(rs_codec *c, rs_msg_leaderboard_reply *m)
 {
-    rs_c_varu32(c, &m->request_id, 0, UINT32_MAX, "leaderboard_reply.request_id");
-    rs_c_u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "leaderboard_reply.result");
-    rs_c_varu32(c, &m->total, 0, UINT32_MAX, "leaderboard_reply.total");
-    rs_c_varu32(c, &m->offset, 0, UINT32_MAX, "leaderboard_reply.offset");
-    rs_c_u8(c, &m->count, 0, RS_PROTO_LB_ROWS, "leaderboard_reply.count");
-    for (uint32_t i = 0; i < m->count && rs_codec_ok(c); i++) {
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "leaderboard_reply.request_id");
+    rs_proto__u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "leaderboard_reply.result");
+    rs_proto__varu32(c, &m->total, 0, UINT32_MAX, "leaderboard_reply.total");
+    rs_proto__varu32(c, &m->offset, 0, UINT32_MAX, "leaderboard_reply.offset");
+    rs_proto__u8(c, &m->count, 0, RS_PROTO_LB_ROWS, "leaderboard_reply.count");
+    for (uint32_t i = 0; i < m->count && rs_proto__codec_ok(c); i++) {
         rs_proto_lb_row *r = &m->rows[i];
-        rs_c_varu32(c, &r->rank, 1, UINT32_MAX, "leaderboard_reply.rows.rank");
-        rs_c_str(c, r->name, 1, RS_PROTO_NAME_MAX, "leaderboard_reply.rows.name");
-        rs_c_vari64(c, &r->time_us, 0, TIME_MAX, "leaderboard_reply.rows.time_us");
-        rs_c_u64(c, &r->tune_hash, "leaderboard_reply.rows.tune_hash");
-        rs_c_vari64(c, &r->recorded_at, 0, INT64_MAX, "leaderboard_reply.rows.recorded_at");
+        rs_proto__varu32(c, &r->rank, 1, UINT32_MAX, "leaderboard_reply.rows.rank");
+        rs_proto__str(c, r->name, 1, RS_PROTO_NAME_MAX, "leaderboard_reply.rows.name");
+        rs_proto__vari64(c, &r->time_us, 0, TIME_MAX, "leaderboard_reply.rows.time_us");
+        rs_proto__u64(c, &r->tune_hash, "leaderboard_reply.rows.tune_hash");
+        rs_proto__vari64(c, &r->recorded_at, 0, INT64_MAX, "leaderboard_reply.rows.recorded_at");
     }
 }
 
 static void ser_tune_save(rs_codec *c, rs_msg_tune_save *m)
 {
-    rs_c_varu32(c, &m->request_id, 0, UINT32_MAX, "tune_save.request_id");
-    rs_c_str(c, m->name, 1, RS_PROTO_TUNE_NAME_MAX, "tune_save.name");
-    rs_c_str(c, m->json, 2, RS_PROTO_TUNE_TEXT_MAX, "tune_save.json");
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "tune_save.request_id");
+    rs_proto__str(c, m->name, 1, RS_PROTO_TUNE_NAME_MAX, "tune_save.name");
+    rs_proto__str(c, m->json, 2, RS_PROTO_TUNE_TEXT_MAX, "tune_save.json");
 }
 
 static void ser_tune_load(rs_codec *c, rs_msg_tune_load *m)
 {
-    rs_c_varu32(c, &m->request_id, 0, UINT32_MAX, "tune_load.request_id");
-    rs_c_str(c, m->name, 1, RS_PROTO_TUNE_NAME_MAX, "tune_load.name");
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "tune_load.request_id");
+    rs_proto__str(c, m->name, 1, RS_PROTO_TUNE_NAME_MAX, "tune_load.name");
 }
 
 static void ser_tune_list(rs_codec *c, rs_msg_tune_list *m)
 {
-    rs_c_varu32(c, &m->request_id, 0, UINT32_MAX, "tune_list.request_id");
-    rs_c_u64(c, &m->base_hash, "tune_list.base_hash");
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "tune_list.request_id");
+    rs_proto__u64(c, &m->base_hash, "tune_list.base_hash");
 }
 
 static void ser_select_tune(rs_codec *c, rs_msg_select_tune *m)
 {
-    rs_c_varu32(c, &m->request_id, 0, UINT32_MAX, "select_tune.request_id");
-    rs_c_str(c, m->name, 0, RS_PROTO_TUNE_NAME_MAX, "select_tune.name");
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "select_tune.request_id");
+    rs_proto__str(c, m->name, 0, RS_PROTO_TUNE_NAME_MAX, "select_tune.name");
 }
 
 static void ser_tune_reply(rs_codec *c, rs_msg_tune_reply *m)
 {
-    rs_c_varu32(c, &m->request_id, 0, UINT32_MAX, "tune_reply.request_id");
-    rs_c_u8(c, &m->op, 0, RS_TUNE_OP_COUNT - 1, "tune_reply.op");
-    rs_c_u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "tune_reply.result");
-    rs_c_u64(c, &m->tune_hash, "tune_reply.tune_hash");
-    rs_c_str(c, m->text, 0, RS_PROTO_TUNE_TEXT_MAX, "tune_reply.text");
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "tune_reply.request_id");
+    rs_proto__u8(c, &m->op, 0, RS_TUNE_OP_COUNT - 1, "tune_reply.op");
+    rs_proto__u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "tune_reply.result");
+    rs_proto__u64(c, &m->tune_hash, "tune_reply.tune_hash");
+    rs_proto__str(c, m->text, 0, RS_PROTO_TUNE_TEXT_MAX, "tune_reply.text");
 }
 
 /* ----------------------------------------------------------------- admin */
 
 static void ser_admin(rs_codec *c, rs_msg_admin *m)
 {
-    rs_c_varu32(c, &m->request_id, 0, UINT32_MAX, "admin.request_id");
-    rs_c_str(c, m->secret, 1, RS_PROTO_SECRET_MAX, "admin.secret");
-    rs_c_u8(c, &m->command, 0, RS_ADMIN_COMMAND_COUNT - 1, "admin.command");
-    rs_c_str(c, m->arg, 0, RS_PROTO_TUNE_NAME_MAX, "admin.arg");
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "admin.request_id");
+    rs_proto__str(c, m->secret, 1, RS_PROTO_SECRET_MAX, "admin.secret");
+    rs_proto__u8(c, &m->command, 0, RS_ADMIN_COMMAND_COUNT - 1, "admin.command");
+    rs_proto__str(c, m->arg, 0, RS_PROTO_TUNE_NAME_MAX, "admin.arg");
 }
 
 static void ser_admin_reply(rs_codec *c, rs_msg_admin_reply *m)
 {
-    rs_c_varu32(c, &m->request_id, 0, UINT32_MAX, "admin_reply.request_id");
-    rs_c_u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "admin_reply.result");
-    rs_c_str(c, m->text, 0, RS_PROTO_TEXT_MAX, "admin_reply.text");
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "admin_reply.request_id");
+    rs_proto__u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "admin_reply.result");
+    rs_proto__str(c, m->text, 0, RS_PROTO_TEXT_MAX, "admin_reply.text");
 }
 
 /* -------------------------------------------------------------- dispatch */
@@ -392,8 +392,8 @@ static void ser_admin_reply(rs_codec *c, rs_msg_admin_reply *m)
 /* The type byte, then the message named by it. */
 static void ser_message(rs_codec *c, rs_msg *m)
 {
-    rs_c_u8(c, &m->type, 0, 255, "type");
-    if (!rs_codec_ok(c))
+    rs_proto__u8(c, &m->type, 0, 255, "type");
+    if (!rs_proto__codec_ok(c))
         return;
     switch (m->type) {
 #define RS_PROTO_MSG(NAME, name, id, ch, rel, dir) \
@@ -403,7 +403,7 @@ static void ser_message(rs_codec *c, rs_msg *m)
 #include "racesim/protocol_messages.def"
 #undef RS_PROTO_MSG
     default:
-        rs_codec_fail(c, RS_PROTO_UNKNOWN_TYPE, "type");
+        rs_proto__codec_fail(c, RS_PROTO_UNKNOWN_TYPE, "type");
     }
 }
 
@@ -468,12 +468,12 @@ rs_proto_status rs_proto_encode(const rs_msg *msg, uint8_t *buf, size_t cap, siz
         const rs_msg *c;
         rs_msg *m;
     } u = {msg};
-    rs_codec c = rs_codec_writer(buf, cap);
+    rs_codec c = rs_proto__codec_writer(buf, cap);
     ser_message(&c, u.m);
     if (c.status == RS_PROTO_OK && c.pos > RS_PROTO_MAX_PACKET)
-        rs_codec_fail(&c, RS_PROTO_OVERSIZED, "message");
+        rs_proto__codec_fail(&c, RS_PROTO_OVERSIZED, "message");
     else if (c.status == RS_PROTO_OK && c.overflow)
-        rs_codec_fail(&c, RS_PROTO_BUFFER, "buffer");
+        rs_proto__codec_fail(&c, RS_PROTO_BUFFER, "buffer");
     if (out_len && (c.status == RS_PROTO_OK || c.status == RS_PROTO_BUFFER ||
                     c.status == RS_PROTO_OVERSIZED))
         *out_len = c.pos;
@@ -494,10 +494,10 @@ rs_proto_status rs_proto_decode(const uint8_t *buf, size_t len, rs_msg *out,
             *bad_field = "message";
         return RS_PROTO_OVERSIZED;
     }
-    rs_codec c = rs_codec_reader(buf, len);
+    rs_codec c = rs_proto__codec_reader(buf, len);
     ser_message(&c, out);
     if (c.status == RS_PROTO_OK && c.pos != len)
-        rs_codec_fail(&c, RS_PROTO_OVERSIZED, "message");
+        rs_proto__codec_fail(&c, RS_PROTO_OVERSIZED, "message");
     if (bad_field)
         *bad_field = c.field;
     return c.status;

@@ -8,19 +8,19 @@
 
 #include <string.h>
 
-rs_codec rs_codec_writer(uint8_t *out, size_t cap)
+rs_codec rs_proto__codec_writer(uint8_t *out, size_t cap)
 {
     rs_codec c = {true, out, NULL, out ? cap : 0, 0, false, RS_PROTO_OK, NULL};
     return c;
 }
 
-rs_codec rs_codec_reader(const uint8_t *in, size_t len)
+rs_codec rs_proto__codec_reader(const uint8_t *in, size_t len)
 {
     rs_codec c = {false, NULL, in, len, 0, false, RS_PROTO_OK, NULL};
     return c;
 }
 
-void rs_codec_fail(rs_codec *c, rs_proto_status status, const char *field)
+void rs_proto__codec_fail(rs_codec *c, rs_proto_status status, const char *field)
 {
     if (c->status == RS_PROTO_OK) {
         c->status = status;
@@ -46,10 +46,10 @@ static void put(rs_codec *c, const uint8_t *p, size_t n)
 /* Points at n readable bytes, or fails with TRUNCATED. */
 static const uint8_t *take(rs_codec *c, size_t n, const char *field)
 {
-    if (!rs_codec_ok(c))
+    if (!rs_proto__codec_ok(c))
         return NULL;
     if (n > c->cap - c->pos) {
-        rs_codec_fail(c, RS_PROTO_TRUNCATED, field);
+        rs_proto__codec_fail(c, RS_PROTO_TRUNCATED, field);
         return NULL;
     }
     const uint8_t *p = c->in + c->pos;
@@ -62,7 +62,7 @@ static bool live(const rs_codec *c)
     return c->status == RS_PROTO_OK;
 }
 
-void rs_c_u64(rs_codec *c, uint64_t *v, const char *field)
+void rs_proto__u64(rs_codec *c, uint64_t *v, const char *field)
 {
     if (!live(c))
         return;
@@ -103,7 +103,7 @@ static uint64_t varint_get(rs_codec *c, const char *field)
         uint64_t bits = p[0] & 0x7fu;
         /* The tenth byte may only hold the 64th bit. */
         if (i == 9 && bits > 1) {
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
+            rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
             return 0;
         }
         x |= bits << (7 * i);
@@ -111,13 +111,13 @@ static uint64_t varint_get(rs_codec *c, const char *field)
             /* A zero last byte after the first would be a longer spelling
              * of the same number: only one spelling is accepted. */
             if (i > 0 && p[0] == 0) {
-                rs_codec_fail(c, RS_PROTO_RANGE, field);
+                rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
                 return 0;
             }
             return x;
         }
     }
-    rs_codec_fail(c, RS_PROTO_RANGE, field);
+    rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
     return 0;
 }
 
@@ -160,7 +160,7 @@ static void integer(rs_codec *c, uint64_t *v, uint64_t lo, uint64_t hi, wire_int
         return;
     if (c->writing) {
         if (*v < lo || *v > hi) {
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
+            rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
         } else if (how == WIRE_BYTE) {
             uint8_t b = (uint8_t)*v;
             put(c, &b, 1);
@@ -178,12 +178,12 @@ static void integer(rs_codec *c, uint64_t *v, uint64_t lo, uint64_t hi, wire_int
         if (how == WIRE_ZIGZAG)
             x = ordered(unzigzag(x));
     }
-    if (rs_codec_ok(c) && (x < lo || x > hi))
-        rs_codec_fail(c, RS_PROTO_RANGE, field);
-    *v = rs_codec_ok(c) ? x : 0;
+    if (rs_proto__codec_ok(c) && (x < lo || x > hi))
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
+    *v = rs_proto__codec_ok(c) ? x : 0;
 }
 
-void rs_c_u8(rs_codec *c, uint8_t *v, uint8_t lo, uint8_t hi, const char *field)
+void rs_proto__u8(rs_codec *c, uint8_t *v, uint8_t lo, uint8_t hi, const char *field)
 {
     uint64_t x = c->writing ? *v : 0;
     integer(c, &x, lo, hi, WIRE_BYTE, field);
@@ -191,53 +191,53 @@ void rs_c_u8(rs_codec *c, uint8_t *v, uint8_t lo, uint8_t hi, const char *field)
         *v = (uint8_t)x;
 }
 
-void rs_c_bool(rs_codec *c, bool *v, const char *field)
+void rs_proto__bool(rs_codec *c, bool *v, const char *field)
 {
     /* Reading must not look at *v: it may hold any bytes. */
     uint8_t b = c->writing && *v ? 1 : 0;
-    rs_c_u8(c, &b, 0, 1, field);
+    rs_proto__u8(c, &b, 0, 1, field);
     if (!c->writing)
         *v = b != 0;
 }
 
-void rs_c_varu64(rs_codec *c, uint64_t *v, uint64_t lo, uint64_t hi, const char *field)
+void rs_proto__varu64(rs_codec *c, uint64_t *v, uint64_t lo, uint64_t hi, const char *field)
 {
     integer(c, v, lo, hi, WIRE_VARINT, field);
 }
 
-void rs_c_varu32(rs_codec *c, uint32_t *v, uint32_t lo, uint32_t hi, const char *field)
+void rs_proto__varu32(rs_codec *c, uint32_t *v, uint32_t lo, uint32_t hi, const char *field)
 {
     uint64_t x = *v;
-    rs_c_varu64(c, &x, lo, hi, field);
+    rs_proto__varu64(c, &x, lo, hi, field);
     if (!c->writing)
         *v = (uint32_t)x; /* in range: checked against hi */
 }
 
-void rs_c_varu16(rs_codec *c, uint16_t *v, uint16_t lo, uint16_t hi, const char *field)
+void rs_proto__varu16(rs_codec *c, uint16_t *v, uint16_t lo, uint16_t hi, const char *field)
 {
     uint64_t x = *v;
-    rs_c_varu64(c, &x, lo, hi, field);
+    rs_proto__varu64(c, &x, lo, hi, field);
     if (!c->writing)
         *v = (uint16_t)x;
 }
 
-void rs_c_vari64(rs_codec *c, int64_t *v, int64_t lo, int64_t hi, const char *field)
+void rs_proto__vari64(rs_codec *c, int64_t *v, int64_t lo, int64_t hi, const char *field)
 {
     uint64_t x = ordered(c->writing ? *v : 0);
     integer(c, &x, ordered(lo), ordered(hi), WIRE_ZIGZAG, field);
     if (!c->writing)
-        *v = rs_codec_ok(c) ? unordered(x) : 0;
+        *v = rs_proto__codec_ok(c) ? unordered(x) : 0;
 }
 
-void rs_c_vari32(rs_codec *c, int32_t *v, int32_t lo, int32_t hi, const char *field)
+void rs_proto__vari32(rs_codec *c, int32_t *v, int32_t lo, int32_t hi, const char *field)
 {
     int64_t x = *v;
-    rs_c_vari64(c, &x, lo, hi, field);
+    rs_proto__vari64(c, &x, lo, hi, field);
     if (!c->writing)
         *v = (int32_t)x;
 }
 
-bool rs_utf8_valid(const uint8_t *s, size_t n)
+bool rs_proto__utf8_valid(const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
@@ -283,7 +283,7 @@ bool rs_utf8_valid(const uint8_t *s, size_t n)
 static const uint8_t *sized(rs_codec *c, const uint8_t *p, uint64_t *n, uint64_t min_len,
                             uint64_t max_len, const char *field)
 {
-    rs_c_varu64(c, n, min_len, max_len, field);
+    rs_proto__varu64(c, n, min_len, max_len, field);
     if (!c->writing)
         return take(c, (size_t)*n, field);
     if (live(c))
@@ -291,7 +291,7 @@ static const uint8_t *sized(rs_codec *c, const uint8_t *p, uint64_t *n, uint64_t
     return p;
 }
 
-void rs_c_str(rs_codec *c, char *s, size_t min_len, size_t max_len, const char *field)
+void rs_proto__str(rs_codec *c, char *s, size_t min_len, size_t max_len, const char *field)
 {
     uint64_t n = 0;
     if (c->writing) {
@@ -299,27 +299,27 @@ void rs_c_str(rs_codec *c, char *s, size_t min_len, size_t max_len, const char *
          * long, and the length check below says so. */
         const char *end = memchr(s, 0, max_len + 1);
         n = end ? (uint64_t)(end - s) : (uint64_t)max_len + 1;
-        if (end && !rs_utf8_valid((const uint8_t *)s, (size_t)n))
-            rs_codec_fail(c, RS_PROTO_RANGE, field);
+        if (end && !rs_proto__utf8_valid((const uint8_t *)s, (size_t)n))
+            rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
     } else {
         s[0] = 0;
     }
     const uint8_t *p = sized(c, (const uint8_t *)s, &n, min_len, max_len, field);
     if (c->writing || !p)
         return;
-    if (!rs_utf8_valid(p, (size_t)n)) {
-        rs_codec_fail(c, RS_PROTO_RANGE, field);
+    if (!rs_proto__utf8_valid(p, (size_t)n)) {
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
         return;
     }
     memcpy(s, p, (size_t)n);
     s[n] = 0;
 }
 
-void rs_c_blob(rs_codec *c, const uint8_t **p, uint32_t *n, uint32_t min_len, uint32_t max_len,
+void rs_proto__blob(rs_codec *c, const uint8_t **p, uint32_t *n, uint32_t min_len, uint32_t max_len,
                const char *field)
 {
     if (c->writing && *n && !*p)
-        rs_codec_fail(c, RS_PROTO_RANGE, field);
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
     uint64_t len = c->writing ? *n : 0;
     const uint8_t *q = sized(c, c->writing ? *p : NULL, &len, min_len, max_len, field);
     if (!c->writing) {

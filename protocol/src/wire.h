@@ -28,38 +28,38 @@ typedef struct rs_codec {
     const char *field;    /* the first failing field */
 } rs_codec;
 
-rs_codec rs_codec_writer(uint8_t *out, size_t cap);
-rs_codec rs_codec_reader(const uint8_t *in, size_t len);
+rs_codec rs_proto__codec_writer(uint8_t *out, size_t cap);
+rs_codec rs_proto__codec_reader(const uint8_t *in, size_t len);
 
-static inline bool rs_codec_ok(const rs_codec *c) { return c->status == RS_PROTO_OK; }
+static inline bool rs_proto__codec_ok(const rs_codec *c) { return c->status == RS_PROTO_OK; }
 
 /* Records the first failure. */
-void rs_codec_fail(rs_codec *c, rs_proto_status status, const char *field);
+void rs_proto__codec_fail(rs_codec *c, rs_proto_status status, const char *field);
 
 /* Fixed-size little-endian fields. */
-void rs_c_u8(rs_codec *c, uint8_t *v, uint8_t lo, uint8_t hi, const char *field);
-void rs_c_u64(rs_codec *c, uint64_t *v, const char *field);
-void rs_c_bool(rs_codec *c, bool *v, const char *field);
+void rs_proto__u8(rs_codec *c, uint8_t *v, uint8_t lo, uint8_t hi, const char *field);
+void rs_proto__u64(rs_codec *c, uint64_t *v, const char *field);
+void rs_proto__bool(rs_codec *c, bool *v, const char *field);
 
 /* Varints: 7 bits a byte, low first, high bit = more; minimal length only.
  * Signed ones are zigzag-mapped first (0, -1, 1, -2 ... -> 0, 1, 2, 3 ...). */
-void rs_c_varu64(rs_codec *c, uint64_t *v, uint64_t lo, uint64_t hi, const char *field);
-void rs_c_varu32(rs_codec *c, uint32_t *v, uint32_t lo, uint32_t hi, const char *field);
-void rs_c_varu16(rs_codec *c, uint16_t *v, uint16_t lo, uint16_t hi, const char *field);
-void rs_c_vari64(rs_codec *c, int64_t *v, int64_t lo, int64_t hi, const char *field);
-void rs_c_vari32(rs_codec *c, int32_t *v, int32_t lo, int32_t hi, const char *field);
+void rs_proto__varu64(rs_codec *c, uint64_t *v, uint64_t lo, uint64_t hi, const char *field);
+void rs_proto__varu32(rs_codec *c, uint32_t *v, uint32_t lo, uint32_t hi, const char *field);
+void rs_proto__varu16(rs_codec *c, uint16_t *v, uint16_t lo, uint16_t hi, const char *field);
+void rs_proto__vari64(rs_codec *c, int64_t *v, int64_t lo, int64_t hi, const char *field);
+void rs_proto__vari32(rs_codec *c, int32_t *v, int32_t lo, int32_t hi, const char *field);
 
 /* A string: varint byte length (min_len..max_len) then UTF-8 bytes, no NUL.
  * s holds max_len + 1 bytes and is NUL-terminated after a read. */
-void rs_c_str(rs_codec *c, char *s, size_t min_len, size_t max_len, const char *field);
+void rs_proto__str(rs_codec *c, char *s, size_t min_len, size_t max_len, const char *field);
 
 /* Raw bytes: varint length (min_len..max_len) then the bytes. Reading
  * points *p into the input (borrowed). */
-void rs_c_blob(rs_codec *c, const uint8_t **p, uint32_t *n, uint32_t min_len, uint32_t max_len,
+void rs_proto__blob(rs_codec *c, const uint8_t **p, uint32_t *n, uint32_t min_len, uint32_t max_len,
                const char *field);
 
 /* True when s[0..n) is well-formed UTF-8 (no overlongs, no surrogates, at
  * most U+10FFFF) without NUL bytes. */
-bool rs_utf8_valid(const uint8_t *s, size_t n);
+bool rs_proto__utf8_valid(const uint8_t *s, size_t n);
 
 #endif
