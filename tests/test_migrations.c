@@ -21,16 +21,7 @@
 #include "racesim/store.h"
 #include "racesim/store_testing.h"
 #include "test_data.h"
-
-/* Runs SQL on the file outside the store; the first value it answers. */
-static int64_t raw(const char *path, const char *sql)
-{
-    int64_t v = 0;
-    char err[512];
-    if (rs_store__raw_sql(path, sql, &v, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return v;
-}
+#include "test_sql.h"
 
 /* The schema as text, everything but SQLite's own objects, in name order. */
 static char *schema_text(const char *path)
@@ -123,7 +114,7 @@ static const char *open_refused(const char *path, unsigned flags, rs_status want
 static void tamper(const test_tmpdb *f, const char *sql)
 {
     open_ok(f->path, RS_STORE_CREATE, rs_store__migration_count, rs_store__migration_count);
-    raw(f->path, sql);
+    test_sql_value(f->path, sql);
 }
 
 static void test_fresh_database_gets_every_migration(void **state)
@@ -131,9 +122,9 @@ static void test_fresh_database_gets_every_migration(void **state)
     test_tmpdb *f = *state;
     const uint32_t latest = rs_store__migration_count;
     open_ok(f->path, RS_STORE_CREATE, latest, latest);
-    assert_int_equal(raw(f->path, "SELECT count(*) FROM schema_migrations"), latest);
-    assert_int_equal(raw(f->path, "SELECT max(version) FROM schema_migrations"), latest);
-    assert_int_equal(raw(f->path, "SELECT count(*) FROM schema_migrations "
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM schema_migrations"), latest);
+    assert_int_equal(test_sql_value(f->path, "SELECT max(version) FROM schema_migrations"), latest);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM schema_migrations "
                                   "WHERE length(sha256) = 64"),
                      latest);
     /* Reopening applies nothing and agrees with the history. */
@@ -159,11 +150,11 @@ static void test_every_earlier_version_upgrades_to_the_fresh_schema(void **state
             fclose(fp);
         } else {
             open_ok(path, RS_STORE_CREATE, k, k);
-            assert_int_equal(raw(path, "SELECT max(version) FROM schema_migrations"), k);
+            assert_int_equal(test_sql_value(path, "SELECT max(version) FROM schema_migrations"), k);
             /* A read-only open of an old schema is refused, not upgraded. */
             assert_non_null(
                 strstr(open_refused(path, RS_STORE_READONLY, RS_ERR_MISMATCH, err), "older"));
-            assert_int_equal(raw(path, "SELECT max(version) FROM schema_migrations"), k);
+            assert_int_equal(test_sql_value(path, "SELECT max(version) FROM schema_migrations"), k);
         }
         open_ok(path, RS_STORE_CREATE, latest, latest);
         char *upgraded = schema_text(path);
@@ -186,9 +177,9 @@ static void test_changed_migration_is_refused(void **state)
     assert_non_null(strstr(err, "0001_initial.sql changed after it was applied"));
     open_refused(f->path, RS_STORE_READONLY, RS_ERR_MISMATCH, err);
     /* Nothing was rewritten. */
-    assert_int_equal(
-        raw(f->path, "SELECT count(*) FROM schema_migrations WHERE sha256 = '" ZEROS ZEROS "'"),
-        1);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM schema_migrations "
+                                              "WHERE sha256 = '" ZEROS ZEROS "'"),
+                     1);
 }
 
 static void test_renamed_or_missing_migration_is_refused(void **state)
@@ -225,7 +216,7 @@ static void test_newer_schema_is_refused(void **state)
         assert_non_null(strstr(err, f->path));
         assert_non_null(strstr(err, "newer than this build"));
     }
-    assert_int_equal(raw(f->path, "SELECT max(version) FROM schema_migrations"),
+    assert_int_equal(test_sql_value(f->path, "SELECT max(version) FROM schema_migrations"),
                      rs_store__migration_count + 1);
 }
 
@@ -233,11 +224,12 @@ static void test_foreign_database_is_left_alone(void **state)
 {
     test_tmpdb *f = *state;
     char err[512];
-    raw(f->path, "CREATE TABLE somebody_elses (x INTEGER); INSERT INTO somebody_elses VALUES (7)");
+    test_sql_value(f->path, "CREATE TABLE somebody_elses (x INTEGER); "
+                            "INSERT INTO somebody_elses VALUES (7)");
     open_refused(f->path, RS_STORE_CREATE, RS_ERR_FORMAT, err);
     assert_non_null(strstr(err, "not a racesim database"));
-    assert_int_equal(raw(f->path, "SELECT x FROM somebody_elses"), 7);
-    assert_int_equal(raw(f->path, "SELECT count(*) FROM sqlite_master "
+    assert_int_equal(test_sql_value(f->path, "SELECT x FROM somebody_elses"), 7);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM sqlite_master "
                                   "WHERE name = 'schema_migrations'"),
                      0);
 }

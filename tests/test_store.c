@@ -24,18 +24,9 @@
 #include "racesim/store.h"
 #include "racesim/store_testing.h"
 #include "test_data.h"
+#include "test_sql.h"
 
 typedef test_tmpdb fixture;
-
-/* Runs SQL on the file outside the store; the first value it answers. */
-static int64_t raw_sql(const char *path, const char *sql)
-{
-    int64_t v = 0;
-    char err[512];
-    if (rs_store__raw_sql(path, sql, &v, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return v;
-}
 
 /* Every way of opening path must be refused as not a database (with the
  * path and what in the message), whatever the flags. */
@@ -295,7 +286,7 @@ static void test_player_tokens_are_random_and_stored_only_hashed(void **state)
              "SELECT count(*) FROM players WHERE hex(token_hash) = upper('%s') "
              "OR instr(lower(hex(token_salt || token_hash)), '%.32s') > 0",
              t1, t1);
-    assert_int_equal(raw_sql(f->path, sql), 0);
+    assert_int_equal(test_sql_value(f->path, sql), 0);
 }
 
 /* ------------------------------------------------------------ catalogue */
@@ -332,9 +323,9 @@ static void test_cars_and_tracks_are_stored_once(void **state)
     assert_true(rs_car_params_hash(back) == w.car_hash);
     rs_car_params_destroy(back);
     free(block);
-    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM cars"), 1);
-    assert_true((uint64_t)raw_sql(f->path, "SELECT params_hash FROM cars") == w.car_hash);
-    assert_true((uint64_t)raw_sql(f->path, "SELECT base_hash FROM cars") == w.car_hash);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM cars"), 1);
+    assert_true((uint64_t)test_sql_value(f->path, "SELECT params_hash FROM cars") == w.car_hash);
+    assert_true((uint64_t)test_sql_value(f->path, "SELECT base_hash FROM cars") == w.car_hash);
 }
 
 /* ----------------------------------------------------------------- laps */
@@ -370,26 +361,26 @@ static void test_lap_and_proof_round_trip(void **state)
     free(back);
     rs_store_close(w.s);
 
-    assert_true(raw_sql(f->path, "SELECT length(data) FROM lap_proofs") < 5000);
-    assert_int_equal(raw_sql(f->path, "SELECT time_us FROM laps"), 83456789);
-    assert_int_equal(raw_sql(f->path, "SELECT sectors_us = '[27818929,27818929,27818931]' "
+    assert_true(test_sql_value(f->path, "SELECT length(data) FROM lap_proofs") < 5000);
+    assert_int_equal(test_sql_value(f->path, "SELECT time_us FROM laps"), 83456789);
+    assert_int_equal(test_sql_value(f->path, "SELECT sectors_us = '[27818929,27818929,27818931]' "
                                       "FROM laps"),
                      1);
-    assert_true((uint64_t)raw_sql(f->path, "SELECT end_hash FROM laps") ==
+    assert_true((uint64_t)test_sql_value(f->path, "SELECT end_hash FROM laps") ==
                 UINT64_C(0xfedcba9876543210));
 
     /* A damaged raw size is reported, not trusted. */
-    raw_sql(f->path, "UPDATE lap_proofs SET raw_size = raw_size + 1");
+    test_sql_value(f->path, "UPDATE lap_proofs SET raw_size = raw_size + 1");
     rs_store *s = NULL;
     assert_int_equal(rs_store_open(f->path, 0, &s, err, sizeof err), RS_OK);
     assert_int_equal(rs_store_lap_proof(s, id, &format, &back, &len, err, sizeof err),
                      RS_ERR_FORMAT);
     assert_null(back);
     assert_non_null(strstr(err, "recorded"));
-    raw_sql(f->path, "UPDATE lap_proofs SET raw_size = raw_size - 2");
+    test_sql_value(f->path, "UPDATE lap_proofs SET raw_size = raw_size - 2");
     assert_int_equal(rs_store_lap_proof(s, id, &format, &back, &len, err, sizeof err),
                      RS_ERR_FORMAT);
-    raw_sql(f->path, "UPDATE lap_proofs SET raw_size = raw_size + 1, "
+    test_sql_value(f->path, "UPDATE lap_proofs SET raw_size = raw_size + 1, "
                       "data = substr(data, 1, length(data) / 2)");
     assert_int_equal(rs_store_lap_proof(s, id, &format, &back, &len, err, sizeof err),
                      RS_ERR_FORMAT);
@@ -412,8 +403,8 @@ static void test_bad_laps_are_refused_whole(void **state)
     lap.player_id = 999;
     assert_int_equal(rs_store_put_lap(w.s, &lap, &id, err, sizeof err), RS_ERR_RANGE);
     rs_store_close(w.s);
-    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM laps"), 0);
-    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM personal_bests"), 0);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM laps"), 0);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM personal_bests"), 0);
 }
 
 static int64_t best(const char *path, uint64_t tune_key)
@@ -423,7 +414,7 @@ static int64_t best(const char *path, uint64_t tune_key)
              "SELECT coalesce((SELECT lap_id * 1000000000 + time_us FROM personal_bests "
              "WHERE tune_key = %lld), 0)",
              (long long)tune_key);
-    return raw_sql(path, sql);
+    return test_sql_value(path, sql);
 }
 
 static void test_personal_bests_keep_the_first_of_the_fastest(void **state)
@@ -443,8 +434,8 @@ static void test_personal_bests_keep_the_first_of_the_fastest(void **state)
         assert_int_equal(rs_store_put_lap(w.s, &lap, &ids[i], err, sizeof err), RS_OK);
     }
     rs_store_close(w.s);
-    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM laps"), 6);
-    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM personal_bests"), 3);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM laps"), 6);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM personal_bests"), 3);
     assert_int_equal(best(f->path, RS_TUNE_KEY_ANY), ids[1] * 1000000000 + 90);
     assert_int_equal(best(f->path, 7), ids[1] * 1000000000 + 90);
     assert_int_equal(best(f->path, rs_store_tune_key(0)), ids[2] * 1000000000 + 95);
@@ -479,11 +470,12 @@ static void test_races_and_results(void **state)
     race.forced_tune_hash = 99;
     assert_int_equal(rs_store_race_create(w.s, &race, &race_id, err, sizeof err), RS_OK);
     rs_store_close(w.s);
-    assert_int_equal(raw_sql(f->path, "SELECT count(*) FROM race_results"), 1);
-    assert_int_equal(raw_sql(f->path, "SELECT barrier_hits FROM race_results"), 2);
-    assert_int_equal(raw_sql(f->path, "SELECT finished_at FROM races WHERE id = 1"), 60);
-    assert_int_equal(raw_sql(f->path, "SELECT forced_tune_hash FROM races WHERE id = 2"), 99);
-    assert_int_equal(raw_sql(f->path, "SELECT race_id FROM laps"), 1);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM race_results"), 1);
+    assert_int_equal(test_sql_value(f->path, "SELECT barrier_hits FROM race_results"), 2);
+    assert_int_equal(test_sql_value(f->path, "SELECT finished_at FROM races WHERE id = 1"), 60);
+    assert_int_equal(test_sql_value(f->path, "SELECT forced_tune_hash FROM races WHERE id = 2"),
+                     99);
+    assert_int_equal(test_sql_value(f->path, "SELECT race_id FROM laps"), 1);
 }
 
 /* ---------------------------------------------------------------- tunes */

@@ -26,7 +26,6 @@
 
 #include "carparams.h"
 #include "detmath.h"
-#include "drivetrain.h"
 #include "maneuvers.h"
 #include "test_data.h"
 #include "tire.h"
@@ -190,6 +189,30 @@ static void tire_at(const rs_tire_params *t, double fz, double vx, double kappa,
     rs_tire_eval(t, &in, o);
 }
 
+/* The gearing of `gear` with the final drive, read from the car file
+ * (the test's own arithmetic, not the physics' rs_gear_ratio). */
+static double overall_ratio(const rs_car_params_data *def, int gear)
+{
+    return def->gear_ratio[gear - 1] * def->final_drive;
+}
+
+/* Full-throttle torque curve, linear between points (the car file's table),
+ * worked out here independently of the engine model under test. */
+static double curve_nm(const rs_car_params_data *def, double rpm)
+{
+    uint32_t n = def->curve_points;
+    if (rpm <= def->curve_rpm[0])
+        return def->curve_nm[0];
+    if (rpm >= def->curve_rpm[n - 1])
+        return def->curve_nm[n - 1];
+    for (uint32_t i = 1; i < n; i++)
+        if (rpm <= def->curve_rpm[i]) {
+            double f = (rpm - def->curve_rpm[i - 1]) / (def->curve_rpm[i] - def->curve_rpm[i - 1]);
+            return def->curve_nm[i - 1] + f * (def->curve_nm[i] - def->curve_nm[i - 1]);
+        }
+    return def->curve_nm[n - 1];
+}
+
 /* ------------------------------------------------------ every car */
 
 /* Most tests here are one check made on each car in turn (the index into
@@ -231,12 +254,10 @@ static double net_force(const rs_car_params_data *def, int gear, double v, doubl
         if (a == driven_axle(def))
             re_driven = o.re_m, kx = o.kxk;
     }
-    double ratio = rs_gear_ratio(def, gear);
+    double ratio = overall_ratio(def, gear);
     double rpm = v / re_driven * ratio * RS_RPM_PER_RAD_S, drive = 0.0;
     for (int it = 0; it < 3; it++) {
-        /* Full throttle below the limiter is the car file's torque curve. */
-        double torque = rpm <= def->redline_rpm ? rs_engine_torque(def, rpm / RS_RPM_PER_RAD_S, 1.0)
-                                                : 0.0;
+        double torque = rpm <= def->redline_rpm ? curve_nm(def, rpm) : 0.0;
         drive = torque * ratio * def->driveline_efficiency / re_driven;
         double kappa = 0.5 * drive / kx;
         rpm = v * (1.0 + kappa) / re_driven * ratio * RS_RPM_PER_RAD_S;
@@ -373,7 +394,7 @@ static double open_in_gear(one_car *c, int i, double rpm, int *gear)
     const rs_car_params_data *def = &runs[i].params->def;
     int g = def->gears >= 3 ? 3 : (int)def->gears;
     double r0 = def->axle[driven_axle(def)].tire.unloaded_radius;
-    double v = rpm / RS_RPM_PER_RAD_S / rs_gear_ratio(def, g) * r0;
+    double v = rpm / RS_RPM_PER_RAD_S / overall_ratio(def, g) * r0;
     rs_car_spawn sp = spawn_of(v, g, RS_TRANSMISSION_MANUAL);
     one_car_open(c, runs[i].params, &sp);
     if (gear)
@@ -399,7 +420,7 @@ static int engine_speed_equals_wheel_speed_times_gear_and_final_drive(int i)
                   c.s.forward_speed_m_s * 3.6, c.s.clutch_engagement);
     ok &= c.s.gear == gear;
     ok &= close_rel("engine rpm", c.s.engine_rpm,
-                    carrier * rs_gear_ratio(def, gear) * RS_RPM_PER_RAD_S, 0.01);
+                    carrier * overall_ratio(def, gear) * RS_RPM_PER_RAD_S, 0.01);
     return ok;
 }
 

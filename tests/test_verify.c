@@ -21,10 +21,10 @@
 #include "racesim/driver.h"
 #include "racesim/racelog.h"
 #include "racesim/store.h"
-#include "racesim/store_testing.h"
 #include "racesim/track.h"
 #include "racesim/tune.h"
 #include "test_data.h"
+#include "test_sql.h"
 
 #define CARS 3
 #define LAPS 2
@@ -203,7 +203,7 @@ static void test_every_recorded_lap_verifies_and_tampering_is_named(void **state
     char sql[128], err[512];
     snprintf(sql, sizeof sql, "UPDATE laps SET time_us = time_us + 1 WHERE id = %lld",
              (long long)r.lap_ids[0]);
-    assert_int_equal(rs_store__raw_sql(r.tmp.path, sql, NULL, err, sizeof err), RS_OK);
+    assert_true(test_sql_run(r.tmp.path, sql, NULL, err, sizeof err));
     snprintf(args, sizeof args, "verify-lap %lld", (long long)r.lap_ids[0]);
     rc = racectl(r.tmp.path, args, out, sizeof out);
     print_message("tampered lap: exit %d\n%s", rc, out);

@@ -25,8 +25,8 @@
 #include "racesim/base/clock.h"
 #include "racesim/physics.h"
 #include "racesim/store.h"
-#include "racesim/store_testing.h"
 #include "test_data.h"
+#include "test_sql.h"
 
 typedef struct fixture {
     test_tmpdb db;
@@ -65,16 +65,6 @@ static int teardown(void **state)
     test_tmpdb_remove(&f->db);
     free(f);
     return 0;
-}
-
-/* The first value a query on the file answers. */
-static int64_t count_of(const fixture *f, const char *sql)
-{
-    int64_t v = 0;
-    char err[512];
-    if (rs_store__raw_sql(f->db.path, sql, &v, err, sizeof err) != RS_OK)
-        fail_msg("%s", err);
-    return v;
 }
 
 static rs_store_lap lap_for(const fixture *f, int64_t caller_id, const uint8_t *proof,
@@ -125,7 +115,7 @@ static rs_store_writer *open_writer(const fixture *f, const rs_store_writer_def 
 static int64_t close_and_count_laps(const fixture *f, rs_store_writer *w)
 {
     rs_store_writer_close(w);
-    return count_of(f, "SELECT count(*) FROM laps");
+    return test_sql_value(f->db.path, "SELECT count(*) FROM laps");
 }
 
 static void test_laps_are_batched_and_acknowledged_after_commit(void **state)
@@ -165,8 +155,8 @@ static void test_laps_are_batched_and_acknowledged_after_commit(void **state)
            "largest batch %u, slowest put %.1f us\n",
            N, s, N / s, (unsigned long long)st.transactions, st.max_batch, worst_put_us);
     assert_int_equal(close_and_count_laps(f, w), N);
-    assert_int_equal(count_of(f, "SELECT count(*) FROM lap_proofs"), N);
-    assert_int_equal(count_of(f, "SELECT count(*) FROM personal_bests"), 2);
+    assert_int_equal(test_sql_value(f->db.path, "SELECT count(*) FROM lap_proofs"), N);
+    assert_int_equal(test_sql_value(f->db.path, "SELECT count(*) FROM personal_bests"), 2);
 }
 
 static void test_full_queue_refuses_at_once(void **state)
@@ -241,7 +231,8 @@ static void test_close_writes_everything_queued(void **state)
         assert_int_equal(rs_store_writer_put_lap(w, &lap), RS_OK);
     }
     assert_int_equal(close_and_count_laps(f, w), 1000);
-    assert_int_equal(count_of(f, "SELECT count(DISTINCT caller_id) FROM laps"), 1000);
+    assert_int_equal(test_sql_value(f->db.path, "SELECT count(DISTINCT caller_id) FROM laps"),
+                     1000);
 }
 
 static void test_writer_refuses_a_missing_database(void **state)
@@ -366,7 +357,7 @@ static void kill_round(const fixture *f, int64_t first, size_t kill_after)
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM laps WHERE caller_id >= %lld",
              (long long)first);
-    int64_t stored = count_of(f, sql);
+    int64_t stored = test_sql_value(f->db.path, sql);
     printf("# sigkill: %zu laps acknowledged before the kill, %lld in the database, %zu missing\n",
            count, (long long)stored, missing);
     assert_int_equal(missing, 0);

@@ -1,9 +1,11 @@
 /*
  * The virtual clock, the in-memory link and the scene of room_harness.h.
  * Nothing here speaks the protocol: the clients are the SDK's, the room is
- * the server's, and the link only carries their bytes.
+ * the server's, and the link only carries their bytes (checking, as it
+ * takes them, that the room sends only what decodes, on its channel).
  */
 #include "room_harness.h"
+#include "racesim/protocol.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -275,6 +277,20 @@ static void link_deliver_due(harness *h)
         deliver(h, &h->due[j]);
 }
 
+/* The room must only send what decodes, as a message for clients, on that
+ * message's channel: an SDK client would merely count and drop anything
+ * else, so every test gets this invariant here, before any tampering. */
+static void check_room_packet(const rs_room_packet *p)
+{
+    static rs_msg m; /* large; the harness runs on one thread */
+    uint8_t ch = 0, dir = 0;
+    bool rel = false;
+    if (rs_proto_decode(p->data, p->len, &m, NULL) != RS_PROTO_OK ||
+        !rs_proto_msg_info(m.type, &ch, &rel, &dir) || !(dir & RS_DIR_TO_CLIENT) ||
+        ch != p->channel)
+        FAIL();
+}
+
 /* What the room sends goes on the link; a peer it closes has its
  * connection ended after its last reliable packet (a REFUSE, a BYE). */
 static void room_output(harness *h)
@@ -283,6 +299,7 @@ static void room_output(harness *h)
     while ((n = rs_room_poll(h->room, h->out, ROOM_POLL)) > 0) {
         for (size_t j = 0; j < n; j++) {
             rs_room_packet *p = &h->out[j];
+            check_room_packet(p);
             hclient *c = client_of_peer(h, p->peer);
             if (!c)
                 continue;

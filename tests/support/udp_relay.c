@@ -83,9 +83,7 @@ static void grow_rcvbuf(int fd)
     (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
 }
 
-/* splitmix64: small, seedable, and good enough for test impairments. */
-
-/* Uniform in [0, 1). */
+/* Uniform in [0, 1), from the seeded stream *s (splitmix64.h). */
 static double rng_unit(uint64_t *s)
 {
     return (double)(splitmix64_next(s) >> 11) * (1.0 / 9007199254740992.0);

@@ -73,9 +73,10 @@ typedef struct rs_lb_row {
     uint64_t end_hash;         /* the car's state hash at the end of the lap */
 } rs_lb_row;
 
-/* Creates the query object over the store's read connection. Prepares
- * nothing yet. On error returns a status and writes a message to err.
- * Caller frees with rs_leaderboard_close (before rs_store_close). */
+/* Creates the query object over the store's one connection; its statements
+ * live in the store's statement cache. Prepares nothing yet. On error
+ * returns a status and writes a message to err. Caller frees with
+ * rs_leaderboard_close (before rs_store_close). */
 rs_status rs_leaderboard_open(rs_store *store, rs_leaderboard **out, char *err, size_t err_len);
 
 /* Frees the object; its prepared queries stay cached with the store, for

@@ -5,9 +5,9 @@
  * What it offers is what the tests cannot reach through racesim/store.h and
  * racesim/leaderboard.h: the migrations embedded in this build, opening a
  * database at an intermediate schema version (the upgrade test builds one
- * at every version), the leaderboard's SQL texts (the query-plan test), and
- * raw SQL on a database file outside the store (to inspect what the store
- * wrote, or to damage it on purpose).
+ * at every version) and the leaderboard's SQL texts (the query-plan test).
+ * SQL on a file from outside the store is the tests' own (tests/support/
+ * test_sql.h): no production binary carries it.
  */
 #ifndef RACESIM_STORE_TESTING_H
 #define RACESIM_STORE_TESTING_H
@@ -45,14 +45,6 @@ rs_status rs_store__open_upto(const char *path, unsigned flags, uint32_t upto, r
  * "rank", ...), so a test can check each query's plan. NULL past the last
  * one. */
 const char *rs_store__leaderboard_sql(unsigned i, const char **name);
-
-/* Runs sql (one or more statements) on the file at path over a connection
- * of its own, without the store's checks or migrations (the file is
- * created if missing). *value (may be NULL) gets the first column of the
- * first row any statement returned, 0 when none did. On error writes
- * "path: sql: reason" into err. */
-rs_status rs_store__raw_sql(const char *path, const char *sql, int64_t *value, char *err,
-                            size_t err_len);
 
 #ifdef __cplusplus
 }
