@@ -36,11 +36,10 @@
 #include "racesim/physics.h"
 #include "racesim/store.h"
 #include "racesim/track.h"
+#include "racesim/base/cli.h"
 #include "racesim/base/clock.h"
 #include "racesim/base/stats.h"
 #include "racesim/base/file.h"
-
-enum { EXIT_USAGE = 2 };
 
 #define TRACKS 2
 #define CARS 2
@@ -85,6 +84,11 @@ static double rng_normalish(uint64_t *s)
 
 /* ------------------------------------------------------------- timing */
 
+static double now_ms(void)
+{
+    return (double)rs_clock_ns() * 1e-6;
+}
+
 /* ------------------------------------------------------------ options */
 
 static void usage(FILE *f)
@@ -104,57 +108,22 @@ static void usage(FILE *f)
             "Exit status: 0 ok, 1 failure, 2 usage error.\n");
 }
 
-static int parse_u32(const char *opt, const char *text, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (!*text || *end || errno || text[0] == '-' || v < lo || v > hi) {
-        fprintf(stderr, "lbbench: %s: expected an integer in %u..%u, got '%s'\n", opt,
-                (unsigned)lo, (unsigned)hi, text);
-        return -1;
-    }
-    *out = (uint32_t)v;
-    return 0;
-}
-
+/* Fills o from the command line. Returns -1 to go on, else the exit
+ * status. */
 static int parse_options(int argc, char **argv, options *o)
 {
     *o = (options){NULL, 1000000, 10000, 200, 1};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 1;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr,
-                    "lbbench: unknown option or missing value: '%s'\n(see lbbench --help)\n", a);
-            return -1;
-        }
-        const char *v = argv[++i];
-        uint32_t seed;
-        if (strcmp(a, "--db") == 0)
-            o->db = v;
-        else if (strcmp(a, "--laps") == 0) {
-            if (parse_u32(a, v, 1, 100000000, &o->laps))
-                return -1;
-        } else if (strcmp(a, "--players") == 0) {
-            if (parse_u32(a, v, 1, 10000000, &o->players))
-                return -1;
-        } else if (strcmp(a, "--runs") == 0) {
-            if (parse_u32(a, v, 1, 1000000, &o->runs))
-                return -1;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (parse_u32(a, v, 0, UINT32_MAX, &seed))
-                return -1;
-            o->seed = seed;
-        } else {
-            fprintf(stderr, "lbbench: unknown option '%s'\n(see lbbench --help)\n", a);
-            return -1;
-        }
-    }
-    return 0;
+    uint32_t seed = 1;
+    const rs_cli_opt opts[] = {
+        {"--db", NULL, 0, 0, &o->db},
+        {"--laps", &o->laps, 1, 100000000, NULL},
+        {"--players", &o->players, 1, 10000000, NULL},
+        {"--runs", &o->runs, 1, 1000000, NULL},
+        {"--seed", &seed, 0, UINT32_MAX, NULL},
+    };
+    int rc = rs_cli_parse_opts("lbbench", argc, argv, opts, sizeof opts / sizeof opts[0], usage);
+    o->seed = seed;
+    return rc;
 }
 
 /* ------------------------------------------------------- definitions */
@@ -484,10 +453,10 @@ static int time_queries(const char *path, const options *o, const world_defs *w,
     }
 
     for (uint32_t i = 0; i < o->runs; i++) {
-        double t = ((double)rs_clock_ns() * 1e-6);
+        double t = now_ms();
         if (rs_leaderboard_top(lb, &key, 0, 10, rows, &n, err, sizeof err) != RS_OK)
             goto fail;
-        v[i] = ((double)rs_clock_ns() * 1e-6) - t;
+        v[i] = now_ms() - t;
     }
     out->top10_ms = rs_quantile(v, o->runs, 0.5);
     out->top10_p99_ms = rs_quantile(v, o->runs, 0.99);
@@ -504,12 +473,12 @@ static int time_queries(const char *path, const options *o, const world_defs *w,
         int tries = 0;
         do {
             player = 1 + (int64_t)(rng_next(seed) % o->players);
-            t = ((double)rs_clock_ns() * 1e-6);
+            t = now_ms();
             st = rs_leaderboard_rank(lb, &key, player, &r, err, sizeof err);
         } while (st == RS_ERR_MISSING && ++tries < 1000);
         if (st != RS_OK)
             goto fail;
-        v[i] = ((double)rs_clock_ns() * 1e-6) - t;
+        v[i] = now_ms() - t;
         if (r.rank < out->best_rank_seen)
             out->best_rank_seen = r.rank;
         if (r.rank > out->worst_rank_seen)
@@ -524,12 +493,12 @@ static int time_queries(const char *path, const options *o, const world_defs *w,
         int tries = 0;
         do {
             int64_t player = 1 + (int64_t)(rng_next(seed) % o->players);
-            t = ((double)rs_clock_ns() * 1e-6);
+            t = now_ms();
             st = rs_leaderboard_around(lb, &key, player, 5, rows, &n, &idx, err, sizeof err);
         } while (st == RS_ERR_MISSING && ++tries < 1000);
         if (st != RS_OK)
             goto fail;
-        v[i] = ((double)rs_clock_ns() * 1e-6) - t;
+        v[i] = now_ms() - t;
     }
     out->around_ms = rs_quantile(v, o->runs, 0.5);
     out->around_p99_ms = rs_quantile(v, o->runs, 0.99);
@@ -537,11 +506,11 @@ static int time_queries(const char *path, const options *o, const world_defs *w,
     /* A page half way down by offset, the slow way to page (keyset paging
      * with rs_leaderboard_after costs what a rank query costs). */
     for (uint32_t i = 0; i < o->runs; i++) {
-        double t = ((double)rs_clock_ns() * 1e-6);
+        double t = now_ms();
         if (rs_leaderboard_top(lb, &key, out->board_players / 2, 10, rows, &n, err, sizeof err) !=
             RS_OK)
             goto fail;
-        v[i] = ((double)rs_clock_ns() * 1e-6) - t;
+        v[i] = now_ms() - t;
     }
     out->deep_page_ms = rs_quantile(v, o->runs, 0.5);
     rc = 0;
@@ -571,8 +540,8 @@ int main(int argc, char **argv)
 {
     options o;
     int r = parse_options(argc, argv, &o);
-    if (r != 0)
-        return r > 0 ? 0 : EXIT_USAGE;
+    if (r >= 0)
+        return r;
 
     char dir[4096] = "", path[4200];
     if (o.db) {
@@ -598,10 +567,10 @@ int main(int argc, char **argv)
     timings tm;
     memset(&tm, 0, sizeof tm);
     int rc = 1;
-    double t0 = ((double)rs_clock_ns() * 1e-6);
+    double t0 = now_ms();
     if (store_definitions(path, &w, &seed) || generate(path, &o, &w, &seed))
         goto done;
-    double gen_s = (((double)rs_clock_ns() * 1e-6) - t0) / 1e3;
+    double gen_s = (now_ms() - t0) / 1e3;
     if (time_queries(path, &o, &w, &seed, &tm))
         goto done;
     printf("{\"laps\":%u,\"players\":%u,\"board_players\":%u,\"runs\":%u,"

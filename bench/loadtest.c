@@ -28,7 +28,7 @@
  *   loadtest_cpu_pct                  this process's own CPU
  *
  * The bots (--driver):
- *   light  examples/bot.h's light bot: the real SDK over ENet in its light
+ *   light  racesim/bot.h's light bot: the real SDK over ENet in its light
  *          mode (the whole lockstep, no world of its own: predicting a
  *          16-car world per bot would take about 1 % of a core each, so
  *          hundreds of them would starve the server being measured), with
@@ -70,7 +70,6 @@
 #include "racesim/base/cli.h"
 #include "racesim/base/clock.h"
 #include "racesim/base/stats.h"
-/* The option table the other benchmarks use too (tests/support). */
 
 /* ------------------------------------------------------------- utilities */
 
@@ -851,9 +850,8 @@ static void summarize_ticks(const run *r, double secs, tick_summary *ts)
             if (ts->min_rate < 0 || rate < ts->min_rate)
                 ts->min_rate = rate;
         }
-        qsort(p50s, nl, sizeof *p50s, rs_cmp_double);
     }
-    ts->p50 = nl ? (nl % 2 ? p50s[nl / 2] : 0.5 * (p50s[nl / 2 - 1] + p50s[nl / 2])) : -1;
+    ts->p50 = nl ? rs_median(p50s, nl) : -1;
     ts->p99 = nl ? p99 : -1.0;
     ts->max = nl ? mx : -1.0;
     ts->lines = nl;

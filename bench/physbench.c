@@ -37,8 +37,7 @@
 #include "racesim/base/cli.h"
 #include "racesim/base/clock.h"
 #include "racesim/base/stats.h"
-/* The allocation counter and option table the tests and the other
- * benchmarks use too (tests/support). */
+/* The allocation counter the tests use too. */
 #include "racesim/base/alloc_count.h"
 
 /* ------------------------------------------------ allocation counting */

@@ -78,12 +78,6 @@ static rs_status build(const race_bench *rb, int mode, rs_world **out)
     return st;
 }
 
-static double median(double *v, uint32_t n)
-{
-    qsort(v, n, sizeof *v, rs_cmp_double); /* reporting only */
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int rs_bench_race(const race_bench *rb)
 {
     uint32_t n = rb->cars, ticks = rb->ticks;
@@ -191,8 +185,9 @@ int rs_bench_race(const race_bench *rb)
     }
     double ns[MODE_COUNT];
     for (int m = 0; m < MODE_COUNT; m++)
-        ns[m] = median(&ms[m * rb->repeat], rb->repeat);
-    double share_all = median(share, rb->repeat), share_cars = median(share + rb->repeat, rb->repeat);
+        ns[m] = rs_median(&ms[m * rb->repeat], rb->repeat);
+    double share_all = rs_median(share, rb->repeat);
+    double share_cars = rs_median(share + rb->repeat, rb->repeat);
     free(ms);
     free(share);
     double full = ns[MODE_FULL];

@@ -34,7 +34,6 @@
 #include "racesim/base/cli.h"
 #include "racesim/base/clock.h"
 #include "racesim/base/stats.h"
-/* The option table the other benchmarks use too (tests/support). */
 
 #define CARS 16u
 #define DEPTH 15u

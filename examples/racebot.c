@@ -1,5 +1,5 @@
 /*
- * racebot: a headless client that races with the AI driver (examples/bot.h).
+ * racebot: a headless client that races with the AI driver (racesim/bot.h, library rs_bot).
  * Usage: racebot [--host H] [--port N] [--name S] [--room S] [--password S]
  *                [--laps-until-exit N] [--quiet]
  * Prints its laps and the race's results; exits 0 when the race ends (or

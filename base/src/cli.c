@@ -95,14 +95,14 @@ int rs_cli_parse_opts(const char *name, int argc, char **argv, const rs_cli_opt 
             usage(stdout);
             return RS_EXIT_OK;
         }
-        const char *v = rs_opt_value(NULL, argc, argv, &i);
-        if (!v)
-            return RS_EXIT_USAGE;
         size_t k = 0;
         while (k < n && strcmp(a, opts[k].name) != 0)
             k++;
         if (k == n)
             return rs_usage_error(NULL, "unknown option '%s'", a);
+        const char *v = rs_opt_value(NULL, argc, argv, &i);
+        if (!v)
+            return RS_EXIT_USAGE;
         if (!opts[k].u32)
             *opts[k].text = v;
         else if (rs_parse_u32(NULL, a, v, opts[k].lo, opts[k].hi, opts[k].u32))

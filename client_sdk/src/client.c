@@ -392,14 +392,6 @@ static bool wanted_before_welcome(uint8_t type)
            type == RS_MSG_PING || type == RS_MSG_PARAMS || type == RS_MSG_SNAPSHOT;
 }
 
-/* An event that carries a message's body as it came (every member of the
- * event's union starts at the union's address). */
-static void message_event(rs_client *c, uint8_t type, const void *body, size_t size)
-{
-    rs_client_event *ev = rs_client__push_event(c, type);
-    memcpy(&ev->u, body, size);
-}
-
 static void on_race_state(rs_client *c, const rs_msg_race_state *r)
 {
     bool new_race = !c->have_race_state || c->race_state.race_number != r->race_number;
@@ -408,23 +400,19 @@ static void on_race_state(rs_client *c, const rs_msg_race_state *r)
     c->race_state_welcome = c->welcomes;
     if (new_race)
         c->finished_emitted = false;
-    message_event(c, RS_CLIENT_EV_RACE_STATE, r, sizeof *r);
+    rs_client__push_event(c, RS_CLIENT_EV_RACE_STATE)->u.race_state = *r;
 }
 
 static void on_car_info(rs_client *c, const rs_msg_car_info *info)
 {
     c->car_info[info->car - 1u] = *info;
     c->have_car_info[info->car - 1u] = true;
-    message_event(c, RS_CLIENT_EV_CAR_INFO, info, sizeof *info);
+    rs_client__push_event(c, RS_CLIENT_EV_CAR_INFO)->u.car_info = *info;
 }
 
 static void answer_ping(rs_client *c, const rs_msg_ping *p)
 {
-    rs_msg r;
-    memset(&r, 0, sizeof r);
-    r.type = RS_MSG_PONG;
-    r.u.pong.id = p->id;
-    r.u.pong.echo_time_us = p->time_us;
+    rs_msg r = {.type = RS_MSG_PONG, .u.pong = {.id = p->id, .echo_time_us = p->time_us}};
     rs_client__send(c, &r);
 }
 
@@ -437,7 +425,7 @@ static bool dispatch(rs_client *c, const rs_msg *m, int64_t now_us)
         on_welcome(c, &m->u.welcome);
         break;
     case RS_MSG_REFUSE:
-        message_event(c, RS_CLIENT_EV_REFUSED, &m->u.refuse, sizeof m->u.refuse);
+        rs_client__push_event(c, RS_CLIENT_EV_REFUSED)->u.refused = m->u.refuse;
         rs_client__close(c, m->u.refuse.reason, m->u.refuse.text, false);
         return false;
     case RS_MSG_BYE:
@@ -468,17 +456,17 @@ static bool dispatch(rs_client *c, const rs_msg *m, int64_t now_us)
         on_lap(c, &m->u.lap);
         break;
     case RS_MSG_RESULTS:
-        message_event(c, RS_CLIENT_EV_RESULTS, &m->u.results, sizeof m->u.results);
+        rs_client__push_event(c, RS_CLIENT_EV_RESULTS)->u.results = m->u.results;
         break;
     case RS_MSG_LEADERBOARD_REPLY:
-        message_event(c, RS_CLIENT_EV_LEADERBOARD_REPLY, &m->u.leaderboard_reply,
-                      sizeof m->u.leaderboard_reply);
+        rs_client__push_event(c, RS_CLIENT_EV_LEADERBOARD_REPLY)->u.leaderboard =
+            m->u.leaderboard_reply;
         break;
     case RS_MSG_TUNE_REPLY:
-        message_event(c, RS_CLIENT_EV_TUNE_REPLY, &m->u.tune_reply, sizeof m->u.tune_reply);
+        rs_client__push_event(c, RS_CLIENT_EV_TUNE_REPLY)->u.tune = m->u.tune_reply;
         break;
     case RS_MSG_ADMIN_REPLY:
-        message_event(c, RS_CLIENT_EV_ADMIN_REPLY, &m->u.admin_reply, sizeof m->u.admin_reply);
+        rs_client__push_event(c, RS_CLIENT_EV_ADMIN_REPLY)->u.admin = m->u.admin_reply;
         break;
     default:
         break;

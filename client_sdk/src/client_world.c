@@ -116,11 +116,8 @@ void rs_client__on_params(rs_client *c, const rs_msg_params *p)
                          rs_proto_status_str(st));
         return;
     }
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_PARAMS_ACK;
-    m.u.params_ack.kind = p->kind;
-    m.u.params_ack.id_hash = p->id_hash;
+    rs_msg m = {.type = RS_MSG_PARAMS_ACK,
+                .u.params_ack = {.kind = p->kind, .id_hash = p->id_hash}};
     rs_client__send(c, &m);
 }
 

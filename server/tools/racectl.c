@@ -142,29 +142,6 @@ static int parse_i64(const char *cmd, const char *opt, const char *text, int64_t
     return 0;
 }
 
-/* If argv[*i] is one of the board options, consumes it (and its value) and
- * returns 1; returns 0 when it is not one, 2 on a usage error. */
-static int board_option(const char *cmd, int argc, char **argv, int *i, rc_board_opts *o)
-{
-    const char *a = argv[*i];
-    const char **slot = strcmp(a, "--track") == 0 ? &o->track
-                        : strcmp(a, "--car") == 0 ? &o->car
-                        : strcmp(a, "--tune") == 0 ? &o->tune
-                                                   : NULL;
-    if (slot) {
-        if (!(*slot = rs_opt_value(cmd, argc, argv, i)))
-            return 2;
-        return 1;
-    }
-    if (strcmp(a, "--physics-version") == 0) {
-        const char *v = rs_opt_value(cmd, argc, argv, i);
-        if (!v || rs_parse_u32(cmd, a, v, 1, UINT32_MAX, &o->physics_version))
-            return 2;
-        return 1;
-    }
-    return 0;
-}
-
 /* Consumes argv[*i] when opts has it: 1, or 2 on a usage error; 0 when it
  * is not one of them. */
 static int table_option(const char *cmd, int argc, char **argv, int *i, const rc_opt *opts)
@@ -186,12 +163,20 @@ static int table_option(const char *cmd, int argc, char **argv, int *i, const rc
 int rc_options(const char *cmd, int argc, char **argv, const char *help, rc_board_opts *board,
                const rc_opt *opts)
 {
+    /* The board options are one more table. */
+    const rc_opt board_opts[] = {
+        {"--track", board ? &board->track : NULL, NULL, 0, 0, false},
+        {"--car", board ? &board->car : NULL, NULL, 0, 0, false},
+        {"--tune", board ? &board->tune : NULL, NULL, 0, 0, false},
+        {"--physics-version", NULL, board ? &board->physics_version : NULL, 1, UINT32_MAX, false},
+        {NULL, NULL, NULL, 0, 0, false},
+    };
     for (int i = 0; i < argc; i++) {
         if (rs_is_help(argv[i])) {
             printf(help, (unsigned)RS_PHYSICS_VERSION);
             return RC_EXIT_OK;
         }
-        int r = board ? board_option(cmd, argc, argv, &i, board) : 0;
+        int r = board ? table_option(cmd, argc, argv, &i, board_opts) : 0;
         if (r == 0)
             r = table_option(cmd, argc, argv, &i, opts);
         if (r == 2)

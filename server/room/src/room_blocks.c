@@ -30,11 +30,13 @@ static room_block_sent *find_sent(room_peer *p, uint8_t kind, uint64_t id_hash)
     return NULL;
 }
 
-void rs_room__send_block(rs_room *room, room_peer *p, uint8_t kind, uint8_t car, uint64_t id_hash,
-                         const uint8_t *data, size_t len)
+const room_block_sent *rs_room__send_block(rs_room *room, room_peer *p, uint8_t kind,
+                                           uint8_t car, uint64_t id_hash, const uint8_t *data,
+                                           size_t len)
 {
-    if (find_sent(p, kind, id_hash))
-        return;
+    const room_block_sent *sent = find_sent(p, kind, id_hash);
+    if (sent)
+        return sent;
     /* An empty entry, else the oldest sent: the client forgets that one
      * first too. */
     room_block_sent *b = &p->blocks[0];
@@ -46,6 +48,7 @@ void rs_room__send_block(rs_room *room, room_peer *p, uint8_t kind, uint8_t car,
     b->order = ++p->blocks_order;
     b->acked = false;
     rs_room__send_blob_params(room, p->id, kind, car, id_hash, data, len);
+    return b;
 }
 
 void rs_room__on_params_ack(room_peer *p, const rs_msg_params_ack *ack)
@@ -93,11 +96,11 @@ bool rs_room__blocks_offer(rs_room *room)
         if (!rs_room__peer_watching(p))
             continue;
         for (uint32_t k = 0; k < n; k++) {
-            rs_room__send_block(room, p, need[k].kind, 0, need[k].id_hash, need[k].data,
-                                need[k].len);
-            const room_block_sent *b = find_sent(p, need[k].kind, need[k].id_hash);
+            const room_block_sent *b = rs_room__send_block(room, p, need[k].kind, 0,
+                                                           need[k].id_hash, need[k].data,
+                                                           need[k].len);
             /* Spectators get the blocks but are not waited for. */
-            if (p->state == PEER_PLAYER && !(b && b->acked))
+            if (p->state == PEER_PLAYER && !b->acked)
                 ready = false;
         }
     }

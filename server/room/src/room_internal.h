@@ -165,8 +165,11 @@ void rs_room__send_free(rs_room *room);
 
 /* room_blocks.c: parameter blocks sent once per connection, and the wait
  * for them before a race */
-void rs_room__send_block(rs_room *room, room_peer *p, uint8_t kind, uint8_t car, uint64_t id_hash,
-                         const uint8_t *data, size_t len);
+/* Sends a block unless this connection was sent it already; either way
+ * returns its entry in p->blocks. */
+const room_block_sent *rs_room__send_block(rs_room *room, room_peer *p, uint8_t kind,
+                                           uint8_t car, uint64_t id_hash, const uint8_t *data,
+                                           size_t len);
 void rs_room__on_params_ack(room_peer *p, const rs_msg_params_ack *ack);
 /* Sends every watcher the blocks the next race needs; true when every
  * connected player has acknowledged them all. */
