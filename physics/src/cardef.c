@@ -15,7 +15,6 @@
  * exactly the values every client reconstructs from that block.
  */
 #include <float.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,17 +140,6 @@ static double field_value(const void *base, const rule *r)
 
 /* ---------------------------------------------------------------- validation */
 
-bool rs_params_fail(rs_json_ctx *c, rs_status st, const char *path, const char *fmt, ...)
-{
-    size_t mark = rs_json_ctx_push_key(c, path);
-    va_list ap;
-    va_start(ap, fmt);
-    rs_json_vfail(c, st, fmt, ap);
-    va_end(ap);
-    rs_json_ctx_pop(c, mark);
-    return false;
-}
-
 /* "prefix.key" into buf. */
 static const char *join(char *buf, size_t len, const char *prefix, const char *key)
 {
@@ -174,9 +162,9 @@ static bool check_range(rs_json_ctx *k, const char *path, double v, double min, 
     rs_json_format_number(min, lo);
     rs_json_format_number(max, hi);
     if (min_open)
-        return rs_params_fail(k, RS_ERR_RANGE, path, "%s outside %s..%s (%s excluded)", a, lo, hi,
-                              lo);
-    return rs_params_fail(k, RS_ERR_RANGE, path, "%s outside %s..%s", a, lo, hi);
+        return rs_json_fail_at(k, RS_ERR_RANGE, path, "%s outside %s..%s (%s excluded)", a, lo, hi,
+                               lo);
+    return rs_json_fail_at(k, RS_ERR_RANGE, path, "%s outside %s..%s", a, lo, hi);
 }
 
 static void check_rules(rs_json_ctx *k, const char *prefix, const rule *rules, size_t n,
@@ -192,21 +180,21 @@ static void check_name(rs_json_ctx *k, const rs_car_params_data *def)
 {
     const char *end = memchr(def->name, 0, sizeof def->name);
     if (!end) {
-        rs_params_fail(k, RS_ERR_RANGE, "name", "longer than %d bytes", RS_NAME_MAX - 1);
+        rs_json_fail_at(k, RS_ERR_RANGE, "name", "longer than %d bytes", RS_NAME_MAX - 1);
         return;
     }
     size_t n = (size_t)(end - def->name);
     if (n == 0) {
-        rs_params_fail(k, RS_ERR_RANGE, "name", "empty");
+        rs_json_fail_at(k, RS_ERR_RANGE, "name", "empty");
         return;
     }
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)def->name[i] < 0x20 || def->name[i] == 0x7f) {
-            rs_params_fail(k, RS_ERR_RANGE, "name", "contains a control character");
+            rs_json_fail_at(k, RS_ERR_RANGE, "name", "contains a control character");
             return;
         }
     if (!rs_json_utf8_valid(def->name, n))
-        rs_params_fail(k, RS_ERR_RANGE, "name", "not valid UTF-8");
+        rs_json_fail_at(k, RS_ERR_RANGE, "name", "not valid UTF-8");
 }
 
 static void check_inertia(rs_json_ctx *k, const rs_car_params_data *def)
@@ -220,7 +208,7 @@ static void check_inertia(rs_json_ctx *k, const rs_car_params_data *def)
     double m2 = xx * yy - xy * xy;
     double det = xx * (yy * zz - yz * yz) - xy * (xy * zz - yz * xz) + xz * (xy * yz - yy * xz);
     if (!(m2 > 0.0 && det > 0.0)) {
-        rs_params_fail(k, RS_ERR_RANGE, "body.inertia_kg_m2", "not positive definite");
+        rs_json_fail_at(k, RS_ERR_RANGE, "body.inertia_kg_m2", "not positive definite");
         return;
     }
     /* Each diagonal entry is an integral of two squared coordinates, so in
@@ -229,7 +217,7 @@ static void check_inertia(rs_json_ctx *k, const rs_car_params_data *def)
     for (int i = 0; i < 3; i++) {
         double a = I[i], b = I[(i + 1) % 3], c = I[(i + 2) % 3];
         if (a > b + c) {
-            rs_params_fail(k, RS_ERR_RANGE, "body.inertia_kg_m2",
+            rs_json_fail_at(k, RS_ERR_RANGE, "body.inertia_kg_m2",
                 "%s exceeds the sum of the other two diagonal entries (not a rigid body)",
                 axis[i]);
             return;
@@ -262,13 +250,13 @@ static void check_axles(rs_json_ctx *k, const rs_car_params_data *def)
     if (k->status != RS_OK)
         return;
     if (!(f->steer_max_rad > 0.0)) {
-        rs_params_fail(k, RS_ERR_RANGE, "axles.front.steer_max_rad",
-                       "0 (the front axle must steer)");
+        rs_json_fail_at(k, RS_ERR_RANGE, "axles.front.steer_max_rad",
+                        "0 (the front axle must steer)");
         return;
     }
     if (r->steer_max_rad != 0.0) {
-        rs_params_fail(k, RS_ERR_RANGE, "axles.rear.steer_max_rad",
-                       "must be 0 (rear steering is not modelled)");
+        rs_json_fail_at(k, RS_ERR_RANGE, "axles.rear.steer_max_rad",
+                        "must be 0 (rear steering is not modelled)");
         return;
     }
     double sum = f->brake_share + r->brake_share;
@@ -277,8 +265,8 @@ static void check_axles(rs_json_ctx *k, const rs_car_params_data *def)
         rs_json_format_number(f->brake_share, a);
         rs_json_format_number(r->brake_share, b);
         rs_json_format_number(sum, s);
-        rs_params_fail(k, RS_ERR_RANGE, "axles.rear.brake_share",
-                       "front %s + rear %s = %s, must be 1 (within 1e-9)", a, b, s);
+        rs_json_fail_at(k, RS_ERR_RANGE, "axles.rear.brake_share",
+                        "front %s + rear %s = %s, must be 1 (within 1e-9)", a, b, s);
         return;
     }
     /* The spring carries the sprung part of each corner, so the unsprung
@@ -291,9 +279,9 @@ static void check_axles(rs_json_ctx *k, const rs_car_params_data *def)
             char a[32], c[32];
             rs_json_format_number(def->axle[i].unsprung_mass_kg, a);
             rs_json_format_number(corner_kg[i], c);
-            rs_params_fail(k, RS_ERR_RANGE,
-                           join(path, sizeof path, axle_paths[i], "unsprung_mass_kg"),
-                           "%s is not below half the corner's static mass %s", a, c);
+            rs_json_fail_at(k, RS_ERR_RANGE,
+                            join(path, sizeof path, axle_paths[i], "unsprung_mass_kg"),
+                            "%s is not below half the corner's static mass %s", a, c);
             return;
         }
     }
@@ -307,8 +295,8 @@ static void check_engine(rs_json_ctx *k, const rs_car_params_data *def)
     if (k->status != RS_OK)
         return;
     if (def->curve_points < 2 || def->curve_points > RS_MAX_CURVE_POINTS) {
-        rs_params_fail(k, RS_ERR_RANGE, curve, "%lu points, expected 2..%d",
-                       (unsigned long)def->curve_points, RS_MAX_CURVE_POINTS);
+        rs_json_fail_at(k, RS_ERR_RANGE, curve, "%lu points, expected 2..%d",
+                        (unsigned long)def->curve_points, RS_MAX_CURVE_POINTS);
         return;
     }
     double peak = 0.0;
@@ -321,29 +309,31 @@ static void check_engine(rs_json_ctx *k, const rs_car_params_data *def)
             char a[32], b[32];
             rs_json_format_number(def->curve_rpm[i], a);
             rs_json_format_number(def->curve_rpm[i - 1], b);
-            rs_params_fail(k, RS_ERR_RANGE, path, "rpm %s not above the previous point's %s", a, b);
+            rs_json_fail_at(k, RS_ERR_RANGE, path, "rpm %s not above the previous point's %s", a,
+                            b);
             return;
         }
         if (def->curve_nm[i] > peak)
             peak = def->curve_nm[i];
     }
     if (!(peak > 0.0)) {
-        rs_params_fail(k, RS_ERR_RANGE, curve, "no positive torque");
+        rs_json_fail_at(k, RS_ERR_RANGE, curve, "no positive torque");
         return;
     }
     char a[32], b[32], c[32], e[32];
     rs_json_format_number(def->idle_rpm, a);
     rs_json_format_number(def->redline_rpm, b);
     if (!(def->redline_rpm > def->idle_rpm)) {
-        rs_params_fail(k, RS_ERR_RANGE, "engine.redline_rpm", "%s must be above idle_rpm %s", b, a);
+        rs_json_fail_at(k, RS_ERR_RANGE, "engine.redline_rpm", "%s must be above idle_rpm %s", b,
+                        a);
         return;
     }
     double first = def->curve_rpm[0], last = def->curve_rpm[def->curve_points - 1];
     if (first > def->idle_rpm || last < def->redline_rpm) {
         rs_json_format_number(first, c);
         rs_json_format_number(last, e);
-        rs_params_fail(k, RS_ERR_RANGE, curve,
-                       "covers %s..%s rpm, must span idle_rpm..redline_rpm (%s..%s)", c, e, a, b);
+        rs_json_fail_at(k, RS_ERR_RANGE, curve,
+                        "covers %s..%s rpm, must span idle_rpm..redline_rpm (%s..%s)", c, e, a, b);
         return;
     }
     if (def->clutch_max_nm < peak) {
@@ -351,8 +341,8 @@ static void check_engine(rs_json_ctx *k, const rs_car_params_data *def)
         check_rules(k, "clutch", clutch_rules, COUNT(clutch_rules), def);
         rs_json_format_number(def->clutch_max_nm, c);
         rs_json_format_number(peak, e);
-        rs_params_fail(k, RS_ERR_RANGE, "clutch.max_nm",
-                       "%s below the engine's peak torque %s (always slips)", c, e);
+        rs_json_fail_at(k, RS_ERR_RANGE, "clutch.max_nm",
+                        "%s below the engine's peak torque %s (always slips)", c, e);
     }
 }
 
@@ -361,8 +351,8 @@ static void check_gearbox(rs_json_ctx *k, const rs_car_params_data *def)
     const char *ratios = "gearbox." RATIOS_KEY;
     char path[96], a[32], b[32];
     if (def->gears < 1 || def->gears > RS_MAX_GEARS) {
-        rs_params_fail(k, RS_ERR_RANGE, ratios, "%lu gears, expected 1..%d",
-                       (unsigned long)def->gears, RS_MAX_GEARS);
+        rs_json_fail_at(k, RS_ERR_RANGE, ratios, "%lu gears, expected 1..%d",
+                        (unsigned long)def->gears, RS_MAX_GEARS);
         return;
     }
     for (uint32_t i = 0; i < def->gears; i++) {
@@ -372,8 +362,8 @@ static void check_gearbox(rs_json_ctx *k, const rs_car_params_data *def)
         if (i > 0 && !(def->gear_ratio[i] < def->gear_ratio[i - 1])) {
             rs_json_format_number(def->gear_ratio[i], a);
             rs_json_format_number(def->gear_ratio[i - 1], b);
-            rs_params_fail(k, RS_ERR_RANGE, path,
-                           "%s not below the previous gear's %s (ratios must decrease)", a, b);
+            rs_json_fail_at(k, RS_ERR_RANGE, path,
+                            "%s not below the previous gear's %s (ratios must decrease)", a, b);
             return;
         }
     }
@@ -383,33 +373,33 @@ static void check_gearbox(rs_json_ctx *k, const rs_car_params_data *def)
     rs_json_format_number(def->downshift_rpm, a);
     if (!(def->downshift_rpm > def->idle_rpm)) {
         rs_json_format_number(def->idle_rpm, b);
-        rs_params_fail(k, RS_ERR_RANGE, "gearbox.downshift_rpm",
-                       "%s must be above engine.idle_rpm %s", a, b);
+        rs_json_fail_at(k, RS_ERR_RANGE, "gearbox.downshift_rpm",
+                        "%s must be above engine.idle_rpm %s", a, b);
         return;
     }
     rs_json_format_number(def->upshift_rpm, b);
     if (!(def->downshift_rpm < def->upshift_rpm)) {
-        rs_params_fail(k, RS_ERR_RANGE, "gearbox.downshift_rpm", "%s must be below upshift_rpm %s",
-                       a, b);
+        rs_json_fail_at(k, RS_ERR_RANGE, "gearbox.downshift_rpm", "%s must be below upshift_rpm %s",
+                        a, b);
         return;
     }
     if (!(def->upshift_rpm <= def->redline_rpm)) {
         rs_json_format_number(def->redline_rpm, a);
-        rs_params_fail(k, RS_ERR_RANGE, "gearbox.upshift_rpm", "%s above engine.redline_rpm %s", b,
-                       a);
+        rs_json_fail_at(k, RS_ERR_RANGE, "gearbox.upshift_rpm", "%s above engine.redline_rpm %s", b,
+                        a);
     }
 }
 
 static void check_differential(rs_json_ctx *k, const rs_car_params_data *def)
 {
     if (def->drive > RS_DRIVE_FWD) {
-        rs_params_fail(k, RS_ERR_RANGE, "drive", "%lu is not rwd (0) or fwd (1)",
-                       (unsigned long)def->drive);
+        rs_json_fail_at(k, RS_ERR_RANGE, "drive", "%lu is not rwd (0) or fwd (1)",
+                        (unsigned long)def->drive);
         return;
     }
     if (def->diff > RS_DIFF_LSD) {
-        rs_params_fail(k, RS_ERR_RANGE, "differential.type",
-                       "%lu is not open (0), locked (1) or lsd (2)", (unsigned long)def->diff);
+        rs_json_fail_at(k, RS_ERR_RANGE, "differential.type",
+                        "%lu is not open (0), locked (1) or lsd (2)", (unsigned long)def->diff);
         return;
     }
     if (def->diff == RS_DIFF_LSD) {
@@ -420,9 +410,9 @@ static void check_differential(rs_json_ctx *k, const rs_car_params_data *def)
     char path[96];
     for (size_t i = 0; i < COUNT(lsd_rules); i++)
         if (field_value(def, &lsd_rules[i]) != 0.0) {
-            rs_params_fail(k, RS_ERR_RANGE,
-                           join(path, sizeof path, "differential", lsd_rules[i].key),
-                           "must be 0 unless type is lsd");
+            rs_json_fail_at(k, RS_ERR_RANGE,
+                            join(path, sizeof path, "differential", lsd_rules[i].key),
+                            "must be 0 unless type is lsd");
             return;
         }
 }
@@ -432,7 +422,7 @@ rs_status rs_car_params_validate(const rs_car_params_data *def, char *err, size_
     /* Sticky: the first bad field wins. */
     rs_json_ctx k = rs_json_ctx_init(NULL, err, err_len);
     if (!def) {
-        rs_params_fail(&k, RS_ERR_ARG, "car", "no parameters");
+        rs_json_fail_at(&k, RS_ERR_ARG, "car", "no parameters");
         return k.status;
     }
     check_name(&k, def);

@@ -10,7 +10,6 @@
 
 #include <stdint.h>
 
-#include "racesim/base/err.h"
 #include "racesim/physics.h"
 #include "tire.h"
 #include "tune_rules.h"
@@ -107,13 +106,5 @@ void rs_car_params_write(const rs_car_params_data *def, rs_writer *w);
 
 /* Allocates an rs_car_params around validated data and computes its hash. */
 rs_status rs_car_params_wrap(const rs_car_params_data *def, rs_car_params **out);
-
-struct rs_json_ctx;
-
-/* Records a problem with the field at path (below c's own path, json.h)
- * unless one is recorded already: validation and the block reader name the
- * first bad field the way the JSON loader does. Returns false. */
-bool rs_params_fail(struct rs_json_ctx *c, rs_status st, const char *path, const char *fmt, ...)
-    RS_PRINTF(4, 5);
 
 #endif

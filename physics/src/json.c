@@ -947,7 +947,8 @@ void rs_json_ctx_pop(rs_json_ctx *c, size_t mark)
     }
 }
 
-bool rs_json_vfail(rs_json_ctx *c, rs_status status, const char *fmt, va_list ap)
+RS_PRINTF(3, 0)
+static bool json_vfail(rs_json_ctx *c, rs_status status, const char *fmt, va_list ap)
 {
     if (c->status != RS_OK)
         return false;
@@ -967,7 +968,20 @@ bool rs_json_fail(rs_json_ctx *c, rs_status status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    rs_json_vfail(c, status, fmt, ap);
+    json_vfail(c, status, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool rs_json_fail_at(rs_json_ctx *c, rs_status status, const char *path, const char *fmt, ...)
+{
+    if (c->status != RS_OK)
+        return false;
+    rs_json_ctx_pop(c, 0);
+    rs_json_ctx_push_key(c, path);
+    va_list ap;
+    va_start(ap, fmt);
+    json_vfail(c, status, fmt, ap);
     va_end(ap);
     return false;
 }

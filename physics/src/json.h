@@ -25,7 +25,6 @@
 #ifndef RS_JSON_H
 #define RS_JSON_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -163,8 +162,13 @@ void rs_json_ctx_pop(rs_json_ctx *c, size_t mark);
  * already recorded. Returns false, so that "return rs_json_fail(...)" reads
  * naturally. */
 bool rs_json_fail(rs_json_ctx *c, rs_status status, const char *fmt, ...) RS_PRINTF(3, 4);
-/* The same with a va_list, for wrappers that set the path first. */
-bool rs_json_vfail(rs_json_ctx *c, rs_status status, const char *fmt, va_list ap) RS_PRINTF(3, 0);
+
+/* The same for the field at path, given whole from the document's root
+ * ("centre_line[3]", "axles.front.x_m"), which replaces the context's current
+ * path: for the checks that name fields without walking a document (the
+ * track builder, car validation, the car parameter block reader). */
+bool rs_json_fail_at(rs_json_ctx *c, rs_status status, const char *path, const char *fmt, ...)
+    RS_PRINTF(4, 5);
 
 /* Checks that every key of obj is one of the count names in allowed (typo
  * safety). Error (RS_ERR_PARSE): "path.key: unknown field". */

@@ -23,7 +23,6 @@
  * Parameters are always rebuilt from their own block (rs_car_params_wrap),
  * so a server that loaded JSON holds bit for bit what its clients decode.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +142,7 @@ static size_t block_size(const rs_car_params_data *def)
 /* ------------------------------------------------------------------- reader */
 
 /* A strict reader: the first problem wins and names the field it met
- * ("car block: field: what", rs_params_fail). */
+ * ("car block: field: what", rs_json_fail_at). */
 typedef struct block_in {
     rs_reader r;
     rs_json_ctx fields;
@@ -155,9 +154,9 @@ static bool need(block_in *b, size_t n, const char *field)
     if (b->fields.status != RS_OK)
         return false;
     if (b->r.len - b->r.pos < n)
-        return rs_params_fail(&b->fields, RS_ERR_BUFFER, field,
-                              "truncated: the block ends at byte %zu, this field needs %zu",
-                              b->r.len, b->r.pos + n);
+        return rs_json_fail_at(&b->fields, RS_ERR_BUFFER, field,
+                               "truncated: the block ends at byte %zu, this field needs %zu",
+                               b->r.len, b->r.pos + n);
     return true;
 }
 
@@ -172,9 +171,9 @@ static void read_f64(block_in *b, double *out, const char *field)
         return;
     *out = rs_read_f64(&b->r);
     if (b->r.error)
-        rs_params_fail(&b->fields, RS_ERR_FORMAT, field, "not a finite number");
+        rs_json_fail_at(&b->fields, RS_ERR_FORMAT, field, "not a finite number");
     else if (*out == 0.0 && (b->r.buf[b->r.pos - 1] & 0x80))
-        rs_params_fail(&b->fields, RS_ERR_FORMAT, field, "negative zero (not canonical)");
+        rs_json_fail_at(&b->fields, RS_ERR_FORMAT, field, "negative zero (not canonical)");
 }
 
 static void read_f64_at(block_in *b, double *out, const char *prefix, const char *key)
@@ -200,8 +199,8 @@ static uint32_t read_count(block_in *b, uint32_t min, uint32_t max, const char *
 {
     uint32_t n = read_u32(b, field);
     if (b->fields.status == RS_OK && (n < min || n > max)) {
-        rs_params_fail(&b->fields, RS_ERR_FORMAT, field, "count %lu outside %lu..%lu",
-                       (unsigned long)n, (unsigned long)min, (unsigned long)max);
+        rs_json_fail_at(&b->fields, RS_ERR_FORMAT, field, "count %lu outside %lu..%lu",
+                        (unsigned long)n, (unsigned long)min, (unsigned long)max);
         return 0;
     }
     return b->fields.status == RS_OK ? n : 0;
@@ -212,7 +211,7 @@ static void read_header(block_in *b)
     uint8_t magic[4];
     size_t have = b->r.len < 4 ? b->r.len : 4;
     if (have && memcmp(b->r.buf, BLOCK_MAGIC, have) != 0) {
-        rs_params_fail(&b->fields, RS_ERR_FORMAT, "magic", "not a car parameter block");
+        rs_json_fail_at(&b->fields, RS_ERR_FORMAT, "magic", "not a car parameter block");
         return;
     }
     if (!need(b, 4, "magic"))
@@ -220,14 +219,14 @@ static void read_header(block_in *b)
     rs_read_bytes(&b->r, magic, 4);
     uint32_t version = read_u32(b, "block version");
     if (b->fields.status == RS_OK && version != BLOCK_VERSION) {
-        rs_params_fail(&b->fields, RS_ERR_FORMAT, "block version", "%lu, this build reads %lu",
-                       (unsigned long)version, (unsigned long)BLOCK_VERSION);
+        rs_json_fail_at(&b->fields, RS_ERR_FORMAT, "block version", "%lu, this build reads %lu",
+                        (unsigned long)version, (unsigned long)BLOCK_VERSION);
         return;
     }
     uint32_t physics = read_u32(b, "physics version");
     if (b->fields.status == RS_OK && physics != RS_PHYSICS_VERSION)
-        rs_params_fail(&b->fields, RS_ERR_FORMAT, "physics version", "%lu, this build is %lu",
-                       (unsigned long)physics, (unsigned long)RS_PHYSICS_VERSION);
+        rs_json_fail_at(&b->fields, RS_ERR_FORMAT, "physics version", "%lu, this build is %lu",
+                        (unsigned long)physics, (unsigned long)RS_PHYSICS_VERSION);
 }
 
 static void read_name(block_in *b, rs_car_params_data *def)
@@ -236,8 +235,8 @@ static void read_name(block_in *b, rs_car_params_data *def)
         return;
     uint8_t n = rs_read_u8(&b->r);
     if (n == 0 || n >= RS_NAME_MAX) {
-        rs_params_fail(&b->fields, RS_ERR_FORMAT, "name", "length %u outside 1..%d", (unsigned)n,
-                       RS_NAME_MAX - 1);
+        rs_json_fail_at(&b->fields, RS_ERR_FORMAT, "name", "length %u outside 1..%d", (unsigned)n,
+                        RS_NAME_MAX - 1);
         return;
     }
     if (!need(b, n, "name"))
@@ -245,7 +244,7 @@ static void read_name(block_in *b, rs_car_params_data *def)
     rs_read_bytes(&b->r, def->name, n);
     def->name[n] = 0;
     if (memchr(def->name, 0, n))
-        rs_params_fail(&b->fields, RS_ERR_FORMAT, "name", "contains a NUL byte");
+        rs_json_fail_at(&b->fields, RS_ERR_FORMAT, "name", "contains a NUL byte");
 }
 
 static size_t tire_block_size(void)
@@ -288,9 +287,9 @@ static void read_axle(block_in *b, rs_axle_params *a, const char *path)
     if (st == RS_ERR_BUFFER)
         st = RS_ERR_FORMAT;
     if (st != RS_OK)
-        rs_params_fail(&b->fields, st, field, "%s", msg);
+        rs_json_fail_at(&b->fields, st, field, "%s", msg);
     else if (b->r.error)
-        rs_params_fail(&b->fields, RS_ERR_FORMAT, field, "unreadable tyre parameters");
+        rs_json_fail_at(&b->fields, RS_ERR_FORMAT, field, "unreadable tyre parameters");
 }
 
 /* Decodes a block into def (zeroed here) without validating ranges. */
@@ -348,7 +347,7 @@ static rs_status decode(const uint8_t *block, size_t len, rs_car_params_data *de
     read_f64(&b, &def->handbrake_max_nm, "brakes.handbrake_max_nm");
 
     if (b.fields.status == RS_OK && b.r.pos != len)
-        rs_params_fail(&b.fields, RS_ERR_FORMAT, "end", "%zu trailing bytes", len - b.r.pos);
+        rs_json_fail_at(&b.fields, RS_ERR_FORMAT, "end", "%zu trailing bytes", len - b.r.pos);
     return b.fields.status;
 }
 

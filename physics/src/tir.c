@@ -18,7 +18,6 @@
  */
 #include "tire.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

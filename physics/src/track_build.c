@@ -214,10 +214,10 @@ static bool build_nodes(build *b)
         if (!(p->len >= RS_TRACK_MIN_SEGMENT_M)) {
             char path[48];
             snprintf(path, sizeof path, "centre_line[%u]", (unsigned)i);
-            return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                 "segment to centre_line[%u] is %.4g m long, at least %g m",
-                                 (unsigned)(i + 1 < n ? i + 1 : 0), p->len,
-                                 RS_TRACK_MIN_SEGMENT_M);
+            return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                                   "segment to centre_line[%u] is %.4g m long, at least %g m",
+                                   (unsigned)(i + 1 < n ? i + 1 : 0), p->len,
+                                   RS_TRACK_MIN_SEGMENT_M);
         }
         p->tx = dx / p->len;
         p->ty = dy / p->len;
@@ -231,9 +231,9 @@ static bool build_nodes(build *b)
         char a[32], l[32];
         rs_json_format_number(s->length_m, a);
         rs_json_format_number(t->length, l);
-        return rs_track_fail(b->c, RS_ERR_RANGE, "length_m",
-                             "%s does not match the centre line's length %s m (more than "
-                             "%g%% apart)", a, l, 100.0 * RS_TRACK_LENGTH_TOL);
+        return rs_json_fail_at(b->c, RS_ERR_RANGE, "length_m",
+                               "%s does not match the centre line's length %s m (more than "
+                               "%g%% apart)", a, l, 100.0 * RS_TRACK_LENGTH_TOL);
     }
     /* Normals along the bisector of the two segments meeting at each point. */
     for (uint32_t i = 0; i < n; i++) {
@@ -242,8 +242,8 @@ static bool build_nodes(build *b)
         if (dot2(prev->tx, prev->ty, p->tx, p->ty) < MAX_TURN_COS) {
             char path[48];
             snprintf(path, sizeof path, "centre_line[%u]", (unsigned)i);
-            return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                 "the centre line turns by more than 120 degrees here");
+            return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                                   "the centre line turns by more than 120 degrees here");
         }
         double bx = prev->tx + p->tx, by = prev->ty + p->ty;
         double bl = rs_sqrt(bx * bx + by * by);
@@ -322,9 +322,9 @@ static bool check_centre_crossings(build *b)
         if (j != UINT32_MAX) {
             char path[48];
             snprintf(path, sizeof path, "centre_line[%u]", (unsigned)i);
-            return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                 "the centre line crosses itself: this segment meets the one "
-                                 "from centre_line[%u]", (unsigned)j);
+            return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                                   "the centre line crosses itself: this segment meets the one "
+                                   "from centre_line[%u]", (unsigned)j);
         }
     }
     return true;
@@ -375,9 +375,9 @@ static bool build_edges(build *b)
         else
             snprintf(what, sizeof what, "the left edge crosses the right edge near centre_line[%u]",
                      (unsigned)(k % n));
-        return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                             "%s (the width is too large for the curve, or the track comes too "
-                             "close to itself)", what);
+        return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                               "%s (the width is too large for the curve, or the track comes too "
+                               "close to itself)", what);
     }
     return true;
 }
@@ -398,11 +398,11 @@ static bool check_zone(build *b, const char *list, uint32_t k, const rs_track_zo
         char a[32], l[32];
         rs_json_format_number(z->from > length ? z->from : z->to, a);
         rs_json_format_number(length, l);
-        return rs_track_fail(b->c, RS_ERR_RANGE, path, "%s %s m is beyond the track length %s m",
-                             z->from > length ? "from_m" : "to_m", a, l);
+        return rs_json_fail_at(b->c, RS_ERR_RANGE, path, "%s %s m is beyond the track length %s m",
+                               z->from > length ? "from_m" : "to_m", a, l);
     }
     if (z->from == z->to)
-        return rs_track_fail(b->c, RS_ERR_RANGE, path, "from_m equals to_m: an empty zone");
+        return rs_json_fail_at(b->c, RS_ERR_RANGE, path, "from_m equals to_m: an empty zone");
     return true;
 }
 
@@ -684,11 +684,11 @@ static bool build_generated_barrier(build *b, int side)
         if (oom)
             ok = nomem(b);
         else
-            ok = rs_track_fail(b->c, RS_ERR_RANGE, offset_key[side],
-                               "the generated %s barrier crosses itself between "
-                               "centre_line[%u] and centre_line[%u] (the track comes too close "
-                               "to itself there): lower the offset, or set it to false and "
-                               "give walls", side_word[side], (unsigned)at, (unsigned)with);
+            ok = rs_json_fail_at(b->c, RS_ERR_RANGE, offset_key[side],
+                                 "the generated %s barrier crosses itself between "
+                                 "centre_line[%u] and centre_line[%u] (the track comes too close "
+                                 "to itself there): lower the offset, or set it to false and "
+                                 "give walls", side_word[side], (unsigned)at, (unsigned)with);
         goto done;
     }
     if (!ring_grid(xy, m, segs, &g)) {
@@ -698,11 +698,11 @@ static bool build_generated_barrier(build *b, int side)
     for (uint32_t i = 0; i < m && ok; i++) {
         uint32_t j = first_meeting(&b->edge_grid, b->edge, &segs[i], UINT32_MAX, 0, false);
         if (j != UINT32_MAX)
-            ok = rs_track_fail(b->c, RS_ERR_RANGE, offset_key[side],
-                               "the generated %s barrier at centre_line[%u] crosses the %s "
-                               "edge of the track near centre_line[%u]: lower the offset, or "
-                               "set it to false and give walls", side_word[side],
-                               (unsigned)src[i], side_word[j / n], (unsigned)(j % n));
+            ok = rs_json_fail_at(b->c, RS_ERR_RANGE, offset_key[side],
+                                 "the generated %s barrier at centre_line[%u] crosses the %s "
+                                 "edge of the track near centre_line[%u]: lower the offset, or "
+                                 "set it to false and give walls", side_word[side],
+                                 (unsigned)src[i], side_word[j / n], (unsigned)(j % n));
     }
 done:
     rs_seggrid_free(&g);
@@ -738,9 +738,9 @@ static bool check_walls(build *b)
             if (near.dist <= width + p->kerb_w[side]) {
                 snprintf(path, sizeof path, "barriers.walls[%u].points[%u]", (unsigned)w,
                          (unsigned)k);
-                return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                     "lies inside the track limits (near centre_line[%u])",
-                                     (unsigned)near.seg);
+                return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                                       "lies inside the track limits (near centre_line[%u])",
+                                       (unsigned)near.seg);
             }
         }
         uint32_t segs = ws->closed ? ws->points : ws->points - 1;
@@ -751,10 +751,10 @@ static bool check_walls(build *b)
             if (j != UINT32_MAX) {
                 snprintf(path, sizeof path, "barriers.walls[%u].points[%u]", (unsigned)w,
                          (unsigned)k);
-                return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                     "the wall from here to points[%u] crosses the %s edge of "
-                                     "the track near centre_line[%u]", (unsigned)k2,
-                                     side_word[j / t->n], (unsigned)(j % t->n));
+                return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                                       "the wall from here to points[%u] crosses the %s edge of "
+                                       "the track near centre_line[%u]", (unsigned)k2,
+                                       side_word[j / t->n], (unsigned)(j % t->n));
             }
         }
     }
@@ -870,11 +870,11 @@ static bool line_crossing(build *b, uint32_t k, const rs_seg2 *ln, double *stati
         }
     }
     if (hits == 0)
-        return rs_track_fail(b->c, RS_ERR_RANGE, path, "the line does not cross the centre line");
+        return rs_json_fail_at(b->c, RS_ERR_RANGE, path, "the line does not cross the centre line");
     if (hits > 1)
-        return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                             "the line crosses the centre line %u times; it must cross once",
-                             (unsigned)hits);
+        return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                               "the line crosses the centre line %u times; it must cross once",
+                               (unsigned)hits);
     if (*station >= t->length)
         *station -= t->length;
     return true;
@@ -899,8 +899,8 @@ static bool line_at_station(build *b, const rs_track_line_spec *ls, char *path, 
         rs_json_format_number(ls->s, a);
         rs_json_format_number(t->length, l);
         strcat(path, ".s_m");
-        return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                             "station %s m is not before the track length %s m", a, l);
+        return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                               "station %s m is not before the track length %s m", a, l);
     }
     rs_track_sample sm;
     rs_track_sample_at(t, ls->s, &sm);
@@ -939,7 +939,7 @@ static bool place_line(build *b, uint32_t k)
     if (ls->by_station && !line_at_station(b, ls, path, &ln))
         return false;
     if (!(rs_abs(ln.bx - ln.ax) + rs_abs(ln.by - ln.ay) > 0.0))
-        return rs_track_fail(b->c, RS_ERR_RANGE, path, "a and b are the same point");
+        return rs_json_fail_at(b->c, RS_ERR_RANGE, path, "a and b are the same point");
     double station = 0.0;
     uint32_t seg = 0;
     if (!line_crossing(b, k, &ln, &station, &seg))
@@ -952,17 +952,17 @@ static bool place_line(build *b, uint32_t k)
         ln.ax = ln.bx, ln.ay = ln.by, ln.bx = x, ln.by = y;
     }
     if (inside_limits(t, ln.ax, ln.ay) || inside_limits(t, ln.bx, ln.by))
-        return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                             "an end of the line lies inside the track limits: a timing "
-                             "line must span the track from beyond one edge (and kerb) to "
-                             "beyond the other");
+        return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                               "an end of the line lies inside the track limits: a timing "
+                               "line must span the track from beyond one edge (and kerb) to "
+                               "beyond the other");
     double nx = ln.ay - ln.by, ny = -(ln.ax - ln.bx);
     double nl = rs_sqrt(nx * nx + ny * ny);
     nx /= nl, ny /= nl;
     if (dot2(nx, ny, p->tx, p->ty) < 0.5)
-        return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                             "the line meets the centre line more than 60 degrees from "
-                             "square");
+        return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                               "the line meets the centre line more than 60 degrees from "
+                               "square");
     rs_timing_line *tl = &t->line[k];
     tl->ax = ln.ax, tl->ay = ln.ay, tl->bx = ln.bx, tl->by = ln.by;
     tl->s = station;
@@ -984,12 +984,12 @@ static bool check_line_order(build *b)
             rs_json_format_number(k < t->nlines ? t->line[k].s : t->line[0].s, a);
             rs_json_format_number(rel - prev, p2);
             line_path(k < t->nlines ? k : k - 1, path, sizeof path);
-            return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                 "%s: lines must be in racing order from the start line, at "
-                                 "least %g m apart (this one is at station %s m, %s m after "
-                                 "the previous line)",
-                                 k < t->nlines ? "out of order" : "too close to the start line",
-                                 RS_TRACK_LINE_MIN_GAP_M, a, p2);
+            return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                                   "%s: lines must be in racing order from the start line, at "
+                                   "least %g m apart (this one is at station %s m, %s m after "
+                                   "the previous line)",
+                                   k < t->nlines ? "out of order" : "too close to the start line",
+                                   RS_TRACK_LINE_MIN_GAP_M, a, p2);
         }
         prev = rel;
     }
@@ -1018,19 +1018,19 @@ static bool build_grid(build *b)
         snprintf(path, sizeof path, "grid[%u]", (unsigned)i);
         rs_track_location loc;
         if (!rs_track_locate(t, g->x, g->y, &loc) || !loc.inside_limits)
-            return rs_track_fail(b->c, RS_ERR_RANGE, path, "(%g, %g) is outside the track limits",
-                                 g->x, g->y);
+            return rs_json_fail_at(b->c, RS_ERR_RANGE, path, "(%g, %g) is outside the track limits",
+                                   g->x, g->y);
         double yaw = rs_wrap_angle(g->yaw);
         double off = rs_abs(rs_wrap_angle(yaw - loc.heading_rad));
         if (off > RS_TRACK_GRID_MAX_ANGLE_DEG * (RS_PI / 180.0))
-            return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                 "yaw_rad points %.0f degrees away from the track direction, at "
-                                 "most %g", off * (180.0 / RS_PI), RS_TRACK_GRID_MAX_ANGLE_DEG);
+            return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                                   "yaw_rad points %.0f degrees away from the track direction, at "
+                                   "most %g", off * (180.0 / RS_PI), RS_TRACK_GRID_MAX_ANGLE_DEG);
         double before = ahead(loc.s_m, t->line[0].s, t->length);
         if (!(before > 0.0 && before <= RS_TRACK_GRID_BEHIND * t->length))
-            return rs_track_fail(b->c, RS_ERR_RANGE, path,
-                                 "is not behind the start line (it must lie within the last "
-                                 "%g%% of a lap before it)", 100.0 * RS_TRACK_GRID_BEHIND);
+            return rs_json_fail_at(b->c, RS_ERR_RANGE, path,
+                                   "is not behind the start line (it must lie within the last "
+                                   "%g%% of a lap before it)", 100.0 * RS_TRACK_GRID_BEHIND);
         t->grid[i].x = g->x;
         t->grid[i].y = g->y;
         t->grid[i].yaw = yaw;

@@ -6,7 +6,6 @@
  * involves the geometry as a whole (crossings, stations, lines, grid) is
  * checked by the builder, track_build.c, with the same kind of message.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,19 +16,6 @@
 
 static const char *const surface_names[RS_SURFACE_COUNT] = {"asphalt", "kerb", "grass", "gravel"};
 static const char *const side_names[2] = {"left", "right"};
-
-bool rs_track_fail(rs_json_ctx *c, rs_status status, const char *path, const char *fmt, ...)
-{
-    if (c->status != RS_OK)
-        return false;
-    rs_json_ctx_pop(c, 0);
-    rs_json_ctx_push_key(c, path);
-    va_list ap;
-    va_start(ap, fmt);
-    rs_json_vfail(c, status, fmt, ap);
-    va_end(ap);
-    return false;
-}
 
 /* ------------------------------------------------------------ small readers */
 
@@ -141,8 +127,8 @@ static bool read_centre_line(rs_json_ctx *c, const rs_json *root, rs_track_spec 
     if (dx * dx + dy * dy <= RS_TRACK_DUP_CLOSE_M * RS_TRACK_DUP_CLOSE_M)
         n--;
     if (n < 3)
-        return rs_track_fail(c, RS_ERR_RANGE, "centre_line",
-                             "needs at least 3 distinct points (the last repeats the first)");
+        return rs_json_fail_at(c, RS_ERR_RANGE, "centre_line",
+                               "needs at least 3 distinct points (the last repeats the first)");
     s->n = (uint32_t)n;
     return true;
 }
@@ -248,8 +234,8 @@ static bool read_walls(rs_json_ctx *c, const rs_json *bar, rs_track_spec *s)
     for (size_t i = 0; i < n; i++)
         total += rs_json_count(rs_json_get(rs_json_at(arr, i), "points"));
     if (total > RS_TRACK_MAX_WALL_POINTS)
-        return rs_track_fail(c, RS_ERR_RANGE, "barriers.walls", "%zu points in all, at most %u",
-                             total, RS_TRACK_MAX_WALL_POINTS);
+        return rs_json_fail_at(c, RS_ERR_RANGE, "barriers.walls", "%zu points in all, at most %u",
+                               total, RS_TRACK_MAX_WALL_POINTS);
     s->wall = calloc(n ? n : 1, sizeof *s->wall);
     s->wall_xy = malloc((total ? total : 1) * 2 * sizeof *s->wall_xy);
     if (!s->wall || !s->wall_xy)
@@ -406,7 +392,8 @@ static bool read_header(rs_json_ctx *c, const rs_json *root, rs_track_spec *s)
     if (!rs_json_get_string(c, root, "format", 64, &format))
         return false;
     if (strcmp(format, "racesim-track") != 0)
-        return rs_track_fail(c, RS_ERR_FORMAT, "format", "\"%s\" is not \"racesim-track\"", format);
+        return rs_json_fail_at(c, RS_ERR_FORMAT, "format", "\"%s\" is not \"racesim-track\"",
+                               format);
     int64_t version;
     if (!rs_json_get_integer(c, root, "version", 1, 1, &version))
         return false;
@@ -414,7 +401,7 @@ static bool read_header(rs_json_ctx *c, const rs_json *root, rs_track_spec *s)
     if (!rs_json_get_string(c, root, "name", RS_TRACK_NAME_MAX - 1, &name))
         return false;
     if (!name[0])
-        return rs_track_fail(c, RS_ERR_RANGE, "name", "must not be empty");
+        return rs_json_fail_at(c, RS_ERR_RANGE, "name", "must not be empty");
     memcpy(s->name, name, strlen(name) + 1);
     return rs_json_get_number(c, root, "length_m", 1.0, 1e7, &s->length_m);
 }

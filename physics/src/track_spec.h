@@ -76,11 +76,6 @@ typedef struct rs_track_spec {
  * returns the status with *out NULL; the spec stays the caller's. */
 rs_status rs_track_build(const rs_track_spec *spec, rs_json_ctx *c, rs_track **out);
 
-/* Records "file: path: message" with path given whole ("centre_line[3]"),
- * replacing the context's current path. Returns false. */
-bool rs_track_fail(rs_json_ctx *c, rs_status status, const char *path, const char *fmt, ...)
-    RS_PRINTF(4, 5);
-
 /* The nearest centre-line segment to (x, y) within max_reach (projection
  * clamped to the segment, ties to the lowest index). */
 typedef struct rs_track_near {
