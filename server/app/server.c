@@ -221,19 +221,15 @@ static rs_room_config room_config(const rs_server *srv, uint32_t i, const room_c
 {
     const rs_server_config *cfg = &srv->cfg;
     const rs_cfg_room *r = &cfg->rooms[i];
-    rs_room_config rc = rs_room_config_default();
+    rs_room_config rc = rs_room_config_at(cfg->tick_hz);
     rc.track = content->track;
     rc.track_json = content->json;
     rc.track_json_len = content->json_len;
     rc.car = content->car;
     rc.room_id = i;
-    rc.tick_hz = cfg->tick_hz;
-    rc.max_input_rate = 2 * cfg->tick_hz;
     rc.lobby_ticks = r->lobby_s * cfg->tick_hz;
     rc.countdown_ticks = r->countdown_s * cfg->tick_hz;
     rc.load_wait_ticks = r->load_wait_s * cfg->tick_hz;
-    rc.results_ticks = 10 * cfg->tick_hz;
-    rc.finish_timeout_ticks = 60 * cfg->tick_hz;
     rc.laps = r->laps;
     rc.max_players = r->max_players;
     rc.start_players = r->start_players;

@@ -12,14 +12,23 @@
 
 #include "room_internal.h"
 
+rs_room_config rs_room_config_at(uint32_t tick_hz)
+{
+    /* What is not named is 0 or NULL; start_players 0 waits for every seat.
+     * The durations are in seconds times the tick rate, so they mean the
+     * same time at any rate; hashes and FRAMEs stay counted in ticks. */
+    uint32_t hz = tick_hz;
+    return (rs_room_config){.tick_hz = hz, .substeps = 4, .laps = 3, .max_players = 16,
+                            .spectator_slots = 8, .lobby_ticks = 10 * hz,
+                            .countdown_ticks = 3 * hz, .load_wait_ticks = 15 * hz,
+                            .results_ticks = 10 * hz, .finish_timeout_ticks = 60 * hz,
+                            .hash_interval = 30, .frame_every = 2, .frame_ticks = 4,
+                            .max_input_rate = 2 * hz};
+}
+
 rs_room_config rs_room_config_default(void)
 {
-    /* What is not named is 0 or NULL; start_players 0 waits for every seat. */
-    return (rs_room_config){.tick_hz = 60, .substeps = 4, .laps = 3, .max_players = 16,
-                            .spectator_slots = 8, .lobby_ticks = 600, .countdown_ticks = 180,
-                            .load_wait_ticks = 900, .results_ticks = 600,
-                            .finish_timeout_ticks = 3600, .hash_interval = 30,
-                            .frame_every = 2, .frame_ticks = 4, .max_input_rate = 120};
+    return rs_room_config_at(60);
 }
 
 static rs_status range_err(char *err, size_t err_len, const char *field, const char *rule)

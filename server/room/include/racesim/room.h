@@ -146,6 +146,11 @@ typedef struct rs_room_config {
  * carrying 4, 120 INPUTs/s. The track, its JSON and the car stay NULL. */
 rs_room_config rs_room_config_default(void);
 
+/* The same defaults at tick_hz: every duration (lobby, countdown, load wait,
+ * results, finish timeout) the same time in seconds, the input rate limit
+ * two INPUTs per tick. rs_room_config_default() is rs_room_config_at(60). */
+rs_room_config rs_room_config_at(uint32_t tick_hz);
+
 /* Checks the configuration and creates a room in the lobby. Copies the
  * password; borrows the track, its JSON text and the car. Returns RS_ERR_ARG
  * for a missing track, JSON or car, RS_ERR_RANGE for a value outside its
