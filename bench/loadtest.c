@@ -208,7 +208,7 @@ static void log_line(server_log *lg, const char *line)
         json_number(js, "bytes_in", &s.bytes_in);
         json_number(js, "bytes_out", &s.bytes_out);
         json_number(js, "interval_s", &s.interval_s);
-        json_number(js, "cookies_rejected", &s.cookies_rejected);
+        json_number(js, "drop_cookie", &s.cookies_rejected);
         json_number(js, "ticks", &s.ticks);
         if (ok && lg->count == lg->cap) {
             size_t cap = lg->cap ? lg->cap * 2 : 64;
@@ -626,9 +626,10 @@ static bool launch_server(run *r)
         return fail(r, "no free UDP port");
     if (o->server_log && !(r->lg.copy = fopen(o->server_log, "w")))
         return fail(r, "cannot write the server log");
-    char s_rooms[16], s_bots[16], s_port[16], s_hz[16];
+    char s_rooms[16], s_bots[16], s_clients[16], s_port[16], s_hz[16];
     snprintf(s_rooms, sizeof s_rooms, "%u", o->rooms);
     snprintf(s_bots, sizeof s_bots, "%u", o->bots_per_room);
+    snprintf(s_clients, sizeof s_clients, "%u", o->rooms * o->bots_per_room);
     snprintf(s_port, sizeof s_port, "%u", r->port);
     snprintf(s_hz, sizeof s_hz, "%u", o->tick_hz);
     /* raceserver's command line (docs/RACESERVER.md), one option and its
@@ -639,6 +640,9 @@ static bool launch_server(run *r)
                      "--start-players", s_bots,
                      "--laps", "1000",
                      "--no-db",
+                     /* every client comes from 127.0.0.1 */
+                     "--max-per-address", s_clients,
+                     "--key-file", "/tmp/racesim_loadtest.key",
                      "--port", s_port,
                      "--bind", "127.0.0.1",
                      "--tick-hz", s_hz,

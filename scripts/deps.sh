@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian 12 packages this project needs to build and test.
 #
-#   scripts/deps.sh           compilers, CMake and the libraries (ENet, SQLite,
+#   scripts/deps.sh           compilers, CMake and the libraries (ENet, libsodium, SQLite,
 #                             cJSON, cmocka, zlib)
 #   scripts/deps.sh --cross   also clang and the i686/aarch64 cross toolchains
 #                             with qemu-user, for tests/determinism/cross_check.sh
@@ -11,7 +11,7 @@
 # through sudo. Never prompts apt questions.
 set -eu
 
-base="build-essential cmake pkg-config libenet-dev libsqlite3-dev libcjson-dev libcmocka-dev zlib1g-dev"
+base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libcmocka-dev zlib1g-dev"
 cross="clang gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-i686-linux-gnu libc6-dev-i386-cross qemu-user"
 
 usage() {

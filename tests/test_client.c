@@ -11,7 +11,7 @@
  * server loop in this file (with the connect cookie of SPEC.md section 7)
  * serves a room to bots and to examples/minimal.c run as a child process.
  */
-#define _POSIX_C_SOURCE 200112L
+#define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <enet/enet.h>
@@ -31,8 +32,10 @@
 #include "test_data.h"
 #include "racesim/bot.h"
 #include "racesim/client.h"
+#include "racesim/net.h"
 #include "racesim/protocol.h"
 #include "racesim/room.h"
+#include "racesim/secure.h"
 #include "racesim/track.h"
 #include "racesim/base/clock.h"
 #include "room_harness.h"
@@ -598,134 +601,64 @@ static void test_an_impaired_race_stays_in_sync_with_inputs_in_time(void **state
 
 /* ------------------------------------------- a tiny ENet server for tests */
 
-/* Serves one room over ENet on 127.0.0.1 with the connect cookie of
- * SPEC.md section 7 (a fixed cookie: the test checks the client's side of
- * the exchange, not the server's secret). */
+/* Serves one room over ENet on 127.0.0.1 through the server's own adapter
+ * (racesim/net.h): the connect cookie, the key exchange and sealed packets,
+ * as raceserver does. */
 typedef struct enet_srv {
-    ENetHost *host;
+    rs_net *net;
     rs_room *room;
     uint16_t port;
-    uint32_t cookie;
-    uint64_t cookie_requests, connects_ok, connects_rejected;
-    ENetPeer *peers[16];
+    rs_secure_identity identity;
+    char key_hex[65];
     rs_room_packet out[128];
 } enet_srv;
-
-/* ENet's intercept hook has no context pointer; tests run one server at a time. */
-static enet_srv *the_srv;
-
-static int ENET_CALLBACK srv_intercept(ENetHost *host, ENetEvent *event)
-{
-    (void)event;
-    enet_srv *sv = the_srv;
-    const uint8_t *d = host->receivedData;
-    size_t n = host->receivedDataLength;
-    if (n == 48 && memcmp(d, "RSCKREQ1", 8) == 0) {
-        uint8_t rep[16] = {'R', 'S', 'C', 'K', 'R', 'E', 'P', '1'};
-        rep[8] = (uint8_t)sv->cookie;
-        rep[9] = (uint8_t)(sv->cookie >> 8);
-        rep[10] = (uint8_t)(sv->cookie >> 16);
-        rep[11] = (uint8_t)(sv->cookie >> 24);
-        ENetBuffer b = {.data = rep, .dataLength = sizeof rep};
-        enet_socket_send(host->socket, &host->receivedAddress, &b, 1);
-        sv->cookie_requests++;
-        return 1;
-    }
-    if (n < 2)
-        return 1;
-    uint16_t peer_id = (uint16_t)(d[0] << 8 | d[1]);
-    if ((peer_id & ENET_PROTOCOL_MAXIMUM_PEER_ID) != ENET_PROTOCOL_MAXIMUM_PEER_ID)
-        return 0;
-    if (peer_id & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED)
-        return 1;
-    size_t off = (peer_id & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME) ? 4 : 2;
-    if (n < off + sizeof(ENetProtocolConnect) ||
-        (d[off] & ENET_PROTOCOL_COMMAND_MASK) != ENET_PROTOCOL_COMMAND_CONNECT) {
-        sv->connects_rejected++;
-        return 1;
-    }
-    const uint8_t *q = d + off + offsetof(ENetProtocolConnect, data);
-    uint32_t cookie = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
-    if (cookie != sv->cookie) {
-        sv->connects_rejected++;
-        return 1;
-    }
-    sv->connects_ok++;
-    return 0;
-}
 
 static void srv_open(enet_srv *sv, const rs_room_config *cfg)
 {
     memset(sv, 0, sizeof *sv);
-    assert_int_equal(enet_initialize(), 0);
     char err[256] = "";
     assert_int_equal(rs_room_create(cfg, &sv->room, err, sizeof err), RS_OK);
-    ENetAddress a;
-    enet_address_set_host(&a, "127.0.0.1");
-    a.port = 0;
-    sv->host = enet_host_create(&a, 16, RS_CH_COUNT, 0, 0);
-    assert_non_null(sv->host);
-    ENetAddress bound;
-    assert_int_equal(enet_socket_get_address(sv->host->socket, &bound), 0);
-    sv->port = bound.port;
-    sv->cookie = 0x5eed1234u;
-    sv->host->intercept = srv_intercept;
-    the_srv = sv;
+    uint8_t seed[RS_SECURE_KEY_LEN];
+    assert_true(rs_secure_random(seed, sizeof seed));
+    assert_int_equal(rs_secure_identity_from_seed(seed, &sv->identity), RS_SECURE_OK);
+    rs_secure_key_to_hex(sv->identity.public_key, sv->key_hex);
+    rs_net_config nc = rs_net_config_default();
+    nc.bind_address = "127.0.0.1";
+    nc.port = 0;
+    nc.max_clients = 16;
+    nc.identity = &sv->identity;
+    assert_int_equal(rs_net_create(&nc, &sv->net, err, sizeof err), RS_OK);
+    sv->port = rs_net_port(sv->net);
 }
 
 static void srv_step(enet_srv *sv, int64_t now)
 {
-    ENetEvent ev;
-    while (enet_host_service(sv->host, &ev, 0) > 0) {
-        if (ev.type == ENET_EVENT_TYPE_CONNECT) {
-            for (uint32_t i = 0; i < 16; i++) {
-                if (!sv->peers[i]) {
-                    sv->peers[i] = ev.peer;
-                    ev.peer->data = (void *)(uintptr_t)(i + 1);
-                    rs_room_connect(sv->room, i + 1, now);
-                    break;
-                }
-            }
-        } else if (ev.type == ENET_EVENT_TYPE_RECEIVE) {
-            uint32_t id = (uint32_t)(uintptr_t)ev.peer->data;
-            if (id)
-                rs_room_receive(sv->room, id, ev.channelID, ev.packet->data,
-                                ev.packet->dataLength, now);
-            enet_packet_destroy(ev.packet);
-        } else if (ev.type == ENET_EVENT_TYPE_DISCONNECT) {
-            uint32_t id = (uint32_t)(uintptr_t)ev.peer->data;
-            if (id) {
-                rs_room_disconnect(sv->room, id, now);
-                sv->peers[id - 1] = NULL;
-            }
-        }
+    rs_net_event ev;
+    while (rs_net_service(sv->net, 0, &ev) > 0) {
+        if (ev.type == RS_NET_EVENT_CONNECT)
+            rs_room_connect(sv->room, ev.peer, now);
+        else if (ev.type == RS_NET_EVENT_RECEIVE)
+            rs_room_receive(sv->room, ev.peer, ev.channel, ev.data, ev.len, now);
+        else if (ev.type == RS_NET_EVENT_DISCONNECT)
+            rs_room_disconnect(sv->room, ev.peer, now);
     }
     rs_room_update(sv->room, now);
     size_t n;
-    while ((n = rs_room_poll(sv->room, sv->out, 128)) > 0) {
-        for (size_t j = 0; j < n; j++) {
-            uint32_t id = sv->out[j].peer;
-            if (id == 0 || id > 16 || !sv->peers[id - 1])
-                continue;
-            ENetPacket *p = enet_packet_create(sv->out[j].data, sv->out[j].len,
-                                               sv->out[j].reliable ? ENET_PACKET_FLAG_RELIABLE
-                                                                   : ENET_PACKET_FLAG_UNSEQUENCED);
-            enet_peer_send(sv->peers[id - 1], sv->out[j].channel, p);
-        }
-    }
+    while ((n = rs_room_poll(sv->room, sv->out, 128)) > 0)
+        for (size_t j = 0; j < n; j++)
+            rs_net_send(sv->net, sv->out[j].peer, sv->out[j].channel, sv->out[j].reliable,
+                        sv->out[j].data, sv->out[j].len);
     uint32_t closing[16];
     while ((n = rs_room_poll_closing(sv->room, closing, 16)) > 0)
         for (size_t j = 0; j < n; j++)
-            if (closing[j] >= 1 && closing[j] <= 16 && sv->peers[closing[j] - 1])
-                enet_peer_disconnect_later(sv->peers[closing[j] - 1], 0);
-    enet_host_flush(sv->host);
+            rs_net_disconnect_later(sv->net, closing[j]);
+    rs_net_flush(sv->net);
 }
 
 static void srv_close(enet_srv *sv)
 {
-    enet_host_destroy(sv->host);
+    rs_net_destroy(sv->net);
     rs_room_destroy(sv->room);
-    the_srv = NULL;
 }
 
 static void test_bots_connect_over_enet_with_the_cookie(void **state)
@@ -774,8 +707,20 @@ static void test_bots_connect_over_enet_with_the_cookie(void **state)
         assert_true(st[i].wire_packets_in > 0);
         assert_int_equal(rs_client_car(rs_bot_client(bots[i])), i + 1);
     }
-    assert_true(sv.cookie_requests >= 2);
-    assert_int_equal(sv.connects_ok, 2);
+    rs_net_stats ns;
+    rs_net_get_stats(sv.net, &ns);
+    assert_true(ns.cookies_issued >= 2);
+    assert_int_equal(ns.handshakes, 2);
+    for (int r = 0; r < RS_NET_DROP_COUNT; r++)
+        assert_true(ns.drops[r] == 0);
+    for (int i = 0; i < 2; i++) {
+        /* Unpinned, nothing remembered: encrypted, but trusted blindly. */
+        char hex[65];
+        assert_int_equal(rs_client_server_key(rs_bot_client(bots[i]), hex),
+                         RS_CLIENT_KEY_UNVERIFIED);
+        assert_string_equal(hex, sv.key_hex);
+        assert_int_equal(st[i].sealed_rejected, 0);
+    }
     /* A goodbye reaches the room. */
     for (int i = 0; i < 2; i++)
         rs_bot_disconnect(bots[i], rs_clock_us());
@@ -792,6 +737,109 @@ static void test_bots_connect_over_enet_with_the_cookie(void **state)
     assert_int_equal(rst.players, 0);
     for (int i = 0; i < 2; i++)
         rs_bot_destroy(bots[i]);
+    srv_close(&sv);
+}
+
+/* Connects one client to sv and runs both until it is CONNECTED or
+ * DISCONNECTED (the event is copied to *last). */
+static void connect_once(enet_srv *sv, const rs_client_config *cfg, rs_client **out,
+                         rs_client_event *last)
+{
+    char err[256] = "";
+    int64_t t0 = rs_clock_us();
+    assert_int_equal(rs_client_connect(cfg, "127.0.0.1", sv->port, t0, out, err, sizeof err),
+                     RS_CLIENT_OK);
+    memset(last, 0, sizeof *last);
+    while (last->type == 0 && rs_clock_us() - t0 < 5000000) {
+        int64_t now = rs_clock_us();
+        srv_step(sv, now);
+        rs_client_update(*out, now);
+        rs_client_event ev;
+        while (rs_client_poll_event(*out, &ev))
+            if (ev.type == RS_CLIENT_EV_CONNECTED || ev.type == RS_CLIENT_EV_DISCONNECTED ||
+                ev.type == RS_CLIENT_EV_REFUSED)
+                *last = ev;
+        rs_sleep_us(1000);
+    }
+}
+
+/* The server's key: pinned, remembered on first use, and a changed one
+ * refused with a clear event before the client says anything. */
+static void test_the_server_key_is_pinned_or_remembered(void **state)
+{
+    scene *s = *state;
+    rs_room_config rc = room_config(s, 4);
+    enet_srv sv;
+    srv_open(&sv, &rc);
+    rs_client *c = NULL;
+    rs_client_event ev;
+    char hex[65], err[256] = "";
+
+    rs_client_config cfg = named("pinned");
+    cfg.server_key = sv.key_hex;
+    connect_once(&sv, &cfg, &c, &ev);
+    assert_int_equal(ev.type, RS_CLIENT_EV_CONNECTED);
+    assert_int_equal(rs_client_server_key(c, hex), RS_CLIENT_KEY_PINNED);
+    assert_string_equal(hex, sv.key_hex);
+    rs_client_destroy(c);
+
+    char wrong[65];
+    snprintf(wrong, sizeof wrong, "%s", sv.key_hex);
+    wrong[0] = wrong[0] == '0' ? '1' : '0';
+    cfg = named("fooled");
+    cfg.server_key = wrong;
+    connect_once(&sv, &cfg, &c, &ev);
+    assert_int_equal(ev.type, RS_CLIENT_EV_DISCONNECTED);
+    assert_int_equal(ev.u.disconnected.reason, RS_REASON_SERVER_KEY);
+    assert_non_null(strstr(ev.u.disconnected.text, "not the pinned one"));
+    assert_int_equal(rs_client_server_key(c, hex), RS_CLIENT_KEY_NONE);
+    rs_client_destroy(c);
+
+    cfg.server_key = "not hex";
+    assert_int_equal(rs_client_connect(&cfg, "127.0.0.1", sv.port, rs_clock_us(), &c, err,
+                                       sizeof err),
+                     RS_CLIENT_ERR_ARG);
+    assert_non_null(strstr(err, "server_key"));
+
+    /* Trust on first use: remembered, then known. */
+    char path[] = "/tmp/racesim_known_hosts_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    cfg = named("tofu");
+    cfg.known_hosts = path;
+    connect_once(&sv, &cfg, &c, &ev);
+    assert_int_equal(ev.type, RS_CLIENT_EV_CONNECTED);
+    assert_int_equal(rs_client_server_key(c, hex), RS_CLIENT_KEY_NEW);
+    rs_client_destroy(c);
+    cfg.name = "tofu2"; /* the first may still be in the room */
+    connect_once(&sv, &cfg, &c, &ev);
+    assert_int_equal(ev.type, RS_CLIENT_EV_CONNECTED);
+    assert_int_equal(rs_client_server_key(c, hex), RS_CLIENT_KEY_KNOWN);
+    rs_client_destroy(c);
+
+    /* The file now says another key for this server: an impostor, or a
+     * re-keyed server the player has not acknowledged. */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "# racesim known hosts\n127.0.0.1:%u %s\n", (unsigned)sv.port, wrong);
+    fclose(f);
+    cfg.name = "tofu3";
+    connect_once(&sv, &cfg, &c, &ev);
+    assert_int_equal(ev.type, RS_CLIENT_EV_DISCONNECTED);
+    assert_int_equal(ev.u.disconnected.reason, RS_REASON_SERVER_KEY);
+    assert_non_null(strstr(ev.u.disconnected.text, path));
+    rs_client_destroy(c);
+    unlink(path);
+
+    /* The refused clients never said HELLO: the room has only the three
+     * that were accepted (destroyed without a goodbye, they linger). */
+    for (int i = 0; i < 50; i++)
+        srv_step(&sv, rs_clock_us());
+    rs_room_stats rst;
+    rs_room_get_stats(sv.room, &rst);
+    assert_int_equal(rst.players, 3);
     srv_close(&sv);
 }
 
@@ -889,6 +937,7 @@ int main(void)
         cmocka_unit_test(test_an_impaired_race_stays_in_sync_with_inputs_in_time),
         cmocka_unit_test(test_connect_times_out_without_a_server),
         cmocka_unit_test(test_bots_connect_over_enet_with_the_cookie),
+        cmocka_unit_test(test_the_server_key_is_pinned_or_remembered),
         cmocka_unit_test(test_minimal_example_runs_against_a_server),
     };
     return cmocka_run_group_tests(tests, harness_scene_setup, harness_scene_teardown);

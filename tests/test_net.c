@@ -1,9 +1,12 @@
 /*
  * The server's ENet adapter (server/net): the connect cookie of
  * protocol/SPEC.md section 7 as pure functions, then over real loopback
- * sockets: a raw ENet client that does the cookie handshake by hand and
- * says HELLO to a room behind the adapter gets a WELCOME, and CONNECTs
- * without a valid cookie never get an ENet peer.
+ * sockets: a raw ENet client that does the cookie exchange and the key
+ * exchange of section 8 by hand and says HELLO to a room behind the adapter
+ * gets a WELCOME; CONNECTs without a valid cookie never get an ENet peer;
+ * and every datagram or packet the adapter refuses (junk, forgeries,
+ * replays, silent peers, too many peers from one address, old clients) is
+ * counted by reason and never reaches the room.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -23,6 +26,8 @@
 #include "racesim/net.h"
 #include "racesim/protocol.h"
 #include "racesim/room.h"
+#include "racesim/secure.h"
+#include "raw_client.h"
 #include "racesim/track.h"
 #include "racesim/base/clock.h"
 
@@ -121,6 +126,8 @@ typedef struct loop {
     test_scene scene; /* the oval and the c5 */
     ENetHost *client;
     ENetAddress server;
+    rs_secure_identity identity;
+    uint64_t received; /* RECEIVE events the adapter delivered */
 } loop;
 
 static int loop_setup(void **state)
@@ -137,10 +144,17 @@ static int loop_setup(void **state)
     rc.max_players = 4;
     if (rs_room_create(&rc, &l->room, err, sizeof err) != RS_OK)
         return -1;
+    uint8_t seed[RS_SECURE_KEY_LEN];
+    if (!rs_secure_random(seed, sizeof seed) ||
+        rs_secure_identity_from_seed(seed, &l->identity) != RS_SECURE_OK)
+        return -1;
     rs_net_config nc = rs_net_config_default();
     nc.bind_address = "127.0.0.1";
     nc.port = 0;
     nc.max_clients = 8;
+    nc.max_per_address = 3;
+    nc.handshake_ms = 400;
+    nc.identity = &l->identity;
     if (rs_net_create(&nc, &l->net, err, sizeof err) != RS_OK) {
         fprintf(stderr, "%s\n", err);
         return -1;
@@ -175,8 +189,10 @@ static void server_turn(loop *l)
     while (rs_net_service(l->net, 1, &ev) > 0) {
         if (ev.type == RS_NET_EVENT_CONNECT)
             rs_room_connect(l->room, ev.peer, t);
-        else if (ev.type == RS_NET_EVENT_RECEIVE)
+        else if (ev.type == RS_NET_EVENT_RECEIVE) {
+            l->received++;
             rs_room_receive(l->room, ev.peer, ev.channel, ev.data, ev.len, t);
+        }
         else if (ev.type == RS_NET_EVENT_DISCONNECT)
             rs_room_disconnect(l->room, ev.peer, t);
     }
@@ -213,6 +229,28 @@ static int raw_receive(loop *l, uint8_t *buf, size_t cap, int timeout_ms)
     return 0;
 }
 
+static void pump(void *ctx)
+{
+    server_turn(ctx);
+}
+
+static void connect_raw(loop *l, raw_client *c, bool offer_keys)
+{
+    assert_true(raw_client_open(c, l->server.port, pump, l));
+    c->offer_keys = offer_keys;
+}
+
+/* The raw client says HELLO once the session is up; true once welcomed. */
+static bool hello_welcome(loop *l, raw_client *c, const char *name)
+{
+    (void)l;
+    static rs_msg m;
+    if (!raw_client_wait_secure(c, 3000))
+        return false;
+    raw_client_hello(c, name, "");
+    return raw_client_wait(c, RS_MSG_WELCOME, &m, 3000);
+}
+
 static void test_hello_through_the_adapter_gets_a_welcome(void **state)
 {
     loop *l = *state;
@@ -221,54 +259,190 @@ static void test_hello_through_the_adapter_gets_a_welcome(void **state)
     int n = raw_receive(l, rep, sizeof rep, 2000);
     assert_int_equal(n, RS_COOKIE_REP_LEN); /* smaller than the 48-byte request */
     assert_memory_equal(rep, "RSCKREP1", 8);
-    uint32_t cookie = (uint32_t)rep[8] | (uint32_t)rep[9] << 8 | (uint32_t)rep[10] << 16 |
-                      (uint32_t)rep[11] << 24;
-    assert_true(cookie != 0);
 
-    ENetPeer *peer = enet_host_connect(l->client, &l->server, RS_CH_COUNT, cookie);
-    assert_non_null(peer);
-    bool connected = false, welcomed = false;
-    int64_t until = rs_clock_us() + 5000000;
-    while (!welcomed && rs_clock_us() < until) {
-        server_turn(l);
-        ENetEvent e;
-        while (enet_host_service(l->client, &e, 1) > 0) {
-            if (e.type == ENET_EVENT_TYPE_CONNECT) {
-                connected = true;
-                rs_msg m;
-                memset(&m, 0, sizeof m);
-                m.type = RS_MSG_HELLO;
-                m.u.hello.protocol_version = RS_PROTO_VERSION;
-                m.u.hello.physics_version = RS_PHYSICS_VERSION;
-                snprintf(m.u.hello.name, sizeof m.u.hello.name, "tester");
-                uint8_t buf[RS_PROTO_MAX_PACKET];
-                size_t len = 0;
-                assert_int_equal(rs_proto_encode(&m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
-                ENetPacket *p = enet_packet_create(buf, len, ENET_PACKET_FLAG_RELIABLE);
-                assert_int_equal(enet_peer_send(peer, RS_CH_CONTROL, p), 0);
-            } else if (e.type == ENET_EVENT_TYPE_RECEIVE) {
-                static rs_msg m;
-                if (rs_proto_decode(e.packet->data, e.packet->dataLength, &m, NULL) ==
-                        RS_PROTO_OK &&
-                    m.type == RS_MSG_WELCOME) {
-                    welcomed = true;
-                    assert_int_equal(e.channelID, RS_CH_CONTROL);
-                    assert_int_equal(m.u.welcome.physics_version, RS_PHYSICS_VERSION);
-                }
-                enet_packet_destroy(e.packet);
-            }
-        }
-    }
-    assert_true(connected);
-    assert_true(welcomed);
+    raw_client c;
+    connect_raw(l, &c, true);
+    assert_true(hello_welcome(l, &c, "tester"));
+    assert_true(c.connected);
+    assert_true(c.secure);
     rs_net_stats st;
     rs_net_get_stats(l->net, &st);
-    assert_true(st.cookies_issued >= 1);
+    assert_true(st.cookies_issued >= 2);
+    assert_int_equal(st.handshakes, 1);
     assert_int_equal(st.peers_connected, 1);
     assert_true(st.bytes_in > 0 && st.bytes_out > 0 && st.packets_in > 0 && st.packets_out > 0);
+    for (int r = 0; r < RS_NET_DROP_COUNT; r++)
+        assert_true(st.drops[r] == 0);
     rs_room_stats rs;
     rs_room_get_stats(l->room, &rs);
     assert_int_equal(rs.players, 1);
+    raw_client_close(&c);
+}
+
+static void test_forged_and_replayed_packets_never_reach_the_room(void **state)
+{
+    loop *l = *state;
+    raw_client c;
+    connect_raw(l, &c, true);
+    assert_true(hello_welcome(l, &c, "victim"));
+    static rs_msg m;
+    raw_client_poll(&c, 200, &m);
+    uint64_t delivered = l->received;
+
+    /* What an attacker who can put packets on this ENet peer (its address,
+     * peer id and session are visible on the path) may try: a plaintext
+     * PING, one sealed under other keys, a replayed sealed packet, and
+     * junk on every channel. */
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_PING;
+    m.u.ping.id = 7;
+    uint8_t plain[64], sealed[128];
+    size_t len = 0, n = 0;
+    assert_int_equal(rs_proto_encode(&m, plain, sizeof plain, &len, NULL), RS_PROTO_OK);
+    raw_client_send_bytes(&c, RS_CH_FRAME, plain, len);
+    rs_secure_session other = c.session;
+    memset(other.tx_key, 1, sizeof other.tx_key);
+    assert_int_equal(rs_secure_seal(&other, RS_CH_FRAME, plain, len, sealed, sizeof sealed, &n),
+                     RS_SECURE_OK);
+    raw_client_send_bytes(&c, RS_CH_FRAME, sealed, n);
+    assert_int_equal(rs_secure_seal(&c.session, RS_CH_FRAME, plain, len, sealed, sizeof sealed,
+                                    &n),
+                     RS_SECURE_OK);
+    raw_client_send_bytes(&c, RS_CH_FRAME, sealed, n); /* genuine */
+    raw_client_send_bytes(&c, RS_CH_FRAME, sealed, n); /* and its replay */
+    const uint8_t junk[40] = {0xde, 0xad, 0xbe, 0xef};
+    for (uint8_t ch = 0; ch < RS_CH_COUNT; ch++)
+        raw_client_send_bytes(&c, ch, junk, sizeof junk);
+    bool pong = false;
+    int64_t until = rs_clock_us() + 1000000;
+    while (!pong && rs_clock_us() < until)
+        pong = raw_client_poll(&c, 10, &m) && m.type == RS_MSG_PONG && m.u.pong.id == 7;
+    raw_client_poll(&c, 200, &m);
+
+    rs_net_stats st;
+    rs_net_get_stats(l->net, &st);
+    /* plaintext, wrong keys, 4 x junk (one of them a reliable one the
+     * counter reads as far ahead): all fail authentication; the replay is
+     * caught before. Only the genuine PING got through: its PONG came back
+     * and the session goes on. */
+    assert_int_equal(st.drops[RS_NET_DROP_AUTH] + st.drops[RS_NET_DROP_MALFORMED], 6);
+    assert_int_equal(st.drops[RS_NET_DROP_REPLAY], 1);
+    assert_true(pong);
+    assert_true(l->received >= delivered + 1);
+    assert_int_equal(st.peers_connected, 1);
+    raw_client_close(&c);
+}
+
+static void test_a_peer_that_never_offers_keys_is_dropped(void **state)
+{
+    loop *l = *state;
+    raw_client c;
+    static rs_msg m;
+    connect_raw(l, &c, false);
+    raw_client_poll(&c, 200, &m);
+    assert_true(c.connected); /* ENet's connection is up, the session is not */
+    rs_net_stats st;
+    rs_net_get_stats(l->net, &st);
+    assert_int_equal(st.peers_connected, 0);
+    assert_int_equal(st.peers_in_use, 1);
+    raw_client_poll(&c, 800, &m); /* past handshake_ms (400) and a sweep */
+    rs_net_get_stats(l->net, &st);
+    assert_int_equal(st.drops[RS_NET_DROP_HANDSHAKE_TIMEOUT], 1);
+    assert_int_equal(st.peers_in_use, 0);
+    assert_int_equal(l->received, 0);
+    raw_client_close(&c);
+}
+
+static void test_an_old_client_is_refused_in_words(void **state)
+{
+    loop *l = *state;
+    raw_client c;
+    static rs_msg m;
+    connect_raw(l, &c, false);
+    int64_t until = rs_clock_us() + 2000000;
+    while (!c.connected && rs_clock_us() < until)
+        raw_client_poll(&c, 10, &m);
+    assert_true(c.connected);
+    /* A version 3 client says HELLO in the clear first. */
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_HELLO;
+    m.u.hello.protocol_version = RS_PROTO_VERSION;
+    m.u.hello.physics_version = RS_PHYSICS_VERSION;
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "old");
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(&m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    buf[1] = 3; /* the frozen version field */
+    raw_client_send_bytes(&c, RS_CH_CONTROL, buf, len);
+    assert_true(raw_client_wait(&c, RS_MSG_REFUSE, &m, 2000));
+    assert_int_equal(m.u.refuse.reason, RS_REASON_VERSION);
+    assert_non_null(strstr(m.u.refuse.text, "3"));
+    rs_net_stats st;
+    rs_net_get_stats(l->net, &st);
+    assert_int_equal(st.drops[RS_NET_DROP_VERSION], 1);
+    assert_int_equal(st.peers_connected, 0);
+    raw_client_close(&c);
+}
+
+static void test_one_address_gets_at_most_its_share_of_peers(void **state)
+{
+    loop *l = *state;
+    enum { N = 5 }; /* the loop allows 3 per address */
+    raw_client c[N];
+    static rs_msg m;
+    for (int i = 0; i < N; i++)
+        connect_raw(l, &c[i], true);
+    int64_t until = rs_clock_us() + 1500000;
+    while (rs_clock_us() < until)
+        for (int i = 0; i < N; i++)
+            raw_client_poll(&c[i], 0, &m);
+    int secure = 0;
+    for (int i = 0; i < N; i++)
+        secure += c[i].secure;
+    rs_net_stats st;
+    rs_net_get_stats(l->net, &st);
+    assert_int_equal(secure, 3);
+    assert_int_equal(st.peers_connected, 3);
+    assert_true(st.peers_in_use <= 3);
+    for (int i = 0; i < N; i++)
+        raw_client_close(&c[i]);
+}
+
+static void test_junk_datagrams_are_all_counted(void **state)
+{
+    loop *l = *state;
+    enum { N = 2000 };
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    rs_net_stats before, after;
+    rs_net_get_stats(l->net, &before);
+    for (int i = 0; i < N; i++) {
+        uint8_t d[64];
+        size_t len = 1 + (size_t)(i % 63);
+        for (size_t k = 0; k < len; k++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            d[k] = (uint8_t)x;
+        }
+        if (len >= 4 && memcmp(d, "RSCK", 4) == 0)
+            d[0] = 0;
+        ENetBuffer b = {.data = d, .dataLength = len};
+        assert_true(enet_socket_send(l->client->socket, &l->server, &b, 1) == (int)len);
+        if (i % 100 == 0)
+            server_turn(l);
+    }
+    int64_t until = rs_clock_us() + 3000000;
+    uint64_t total = 0;
+    while (total < N && rs_clock_us() < until) {
+        server_turn(l);
+        rs_net_get_stats(l->net, &after);
+        total = 0;
+        for (int r = 0; r < RS_NET_DROP_COUNT; r++)
+            total += after.drops[r] - before.drops[r];
+    }
+    assert_int_equal(total, N);
+    assert_int_equal(after.peers_in_use, 0);
+    assert_int_equal(l->received, 0);
 }
 
 /* Runs the server for ms milliseconds while the client's host services. */
@@ -296,8 +470,8 @@ static void test_connect_without_a_valid_cookie_gets_no_peer(void **state)
     assert_false(connected);
     assert_int_equal(st.peers_in_use, 0);
     assert_int_equal(st.peers_connected, 0);
-    assert_true(st.cookies_rejected >= 1);
-    uint64_t rejected = st.cookies_rejected;
+    assert_true(st.drops[RS_NET_DROP_COOKIE] >= 1);
+    uint64_t rejected = st.drops[RS_NET_DROP_COOKIE];
 
     enet_host_destroy(l->client);
     l->client = enet_host_create(NULL, 1, RS_CH_COUNT, 0, 0);
@@ -307,7 +481,7 @@ static void test_connect_without_a_valid_cookie_gets_no_peer(void **state)
     rs_net_get_stats(l->net, &st);
     assert_false(connected);
     assert_int_equal(st.peers_in_use, 0);
-    assert_true(st.cookies_rejected > rejected);
+    assert_true(st.drops[RS_NET_DROP_COOKIE] > rejected);
 }
 
 static void test_malformed_cookie_request_gets_no_reply(void **state)
@@ -320,8 +494,28 @@ static void test_malformed_cookie_request_gets_no_reply(void **state)
     rs_net_stats st;
     rs_net_get_stats(l->net, &st);
     assert_int_equal(st.cookies_issued, 0);
-    assert_int_equal(st.garbage_dropped, 2);
+    assert_int_equal(st.drops[RS_NET_DROP_COOKIE_REQUEST], 2);
     assert_int_equal(st.peers_in_use, 0);
+}
+
+static void test_cookie_requests_are_limited_per_address(void **state)
+{
+    loop *l = *state;
+    for (int i = 0; i < 20; i++)
+        send_cookie_request(l, RS_COOKIE_REQ_LEN);
+    uint8_t rep[64];
+    int replies = 0;
+    while (raw_receive(l, rep, sizeof rep, 300) == RS_COOKIE_REP_LEN)
+        replies++;
+    rs_net_stats st;
+    rs_net_get_stats(l->net, &st);
+    assert_int_equal(replies, 8);
+    assert_int_equal(st.cookies_issued, 8);
+    assert_int_equal(st.drops[RS_NET_DROP_COOKIE_RATE], 12);
+    /* The budget refills: a second later the address is served again. */
+    rs_sleep_us(600000);
+    send_cookie_request(l, RS_COOKIE_REQ_LEN);
+    assert_int_equal(raw_receive(l, rep, sizeof rep, 1000), RS_COOKIE_REP_LEN);
 }
 
 static void test_a_cookie_for_another_address_is_refused(void **state)
@@ -344,7 +538,7 @@ static void test_a_cookie_for_another_address_is_refused(void **state)
     rs_net_get_stats(l->net, &st);
     assert_false(connected);
     assert_int_equal(st.peers_in_use, 0);
-    assert_true(st.cookies_rejected >= 1);
+    assert_true(st.drops[RS_NET_DROP_COOKIE] >= 1);
 }
 
 static void test_create_refuses_bad_settings_with_a_message(void **state)
@@ -355,11 +549,21 @@ static void test_create_refuses_bad_settings_with_a_message(void **state)
     rs_net_config nc = rs_net_config_default();
     nc.bind_address = "127.0.0.1";
     nc.port = 0;
+    assert_int_equal(rs_net_create(&nc, &a, err, sizeof err), RS_ERR_ARG); /* no key */
+    assert_non_null(strstr(err, "key"));
+    rs_secure_identity id;
+    uint8_t seed[RS_SECURE_KEY_LEN] = {0};
+    assert_int_equal(rs_secure_identity_from_seed(seed, &id), RS_SECURE_OK);
+    nc.identity = &id;
     nc.max_clients = 0;
     assert_int_equal(rs_net_create(&nc, &a, err, sizeof err), RS_ERR_RANGE);
     assert_null(a);
     assert_non_null(strstr(err, "max_clients"));
     nc.max_clients = 4;
+    nc.max_per_address = 5;
+    assert_int_equal(rs_net_create(&nc, &a, err, sizeof err), RS_ERR_RANGE);
+    assert_non_null(strstr(err, "max_per_address"));
+    nc.max_per_address = 4;
     assert_int_equal(rs_net_create(&nc, &a, err, sizeof err), RS_OK);
     nc.port = rs_net_port(a); /* taken now */
     assert_int_equal(rs_net_create(&nc, &b, err, sizeof err), RS_ERR_IO);
@@ -383,9 +587,21 @@ int main(void)
         cmocka_unit_test(test_create_refuses_bad_settings_with_a_message),
         cmocka_unit_test_setup_teardown(test_hello_through_the_adapter_gets_a_welcome,
                                         loop_setup, loop_teardown),
+        cmocka_unit_test_setup_teardown(test_forged_and_replayed_packets_never_reach_the_room,
+                                        loop_setup, loop_teardown),
+        cmocka_unit_test_setup_teardown(test_a_peer_that_never_offers_keys_is_dropped,
+                                        loop_setup, loop_teardown),
+        cmocka_unit_test_setup_teardown(test_an_old_client_is_refused_in_words, loop_setup,
+                                        loop_teardown),
+        cmocka_unit_test_setup_teardown(test_one_address_gets_at_most_its_share_of_peers,
+                                        loop_setup, loop_teardown),
+        cmocka_unit_test_setup_teardown(test_junk_datagrams_are_all_counted, loop_setup,
+                                        loop_teardown),
         cmocka_unit_test_setup_teardown(test_connect_without_a_valid_cookie_gets_no_peer,
                                         loop_setup, loop_teardown),
         cmocka_unit_test_setup_teardown(test_malformed_cookie_request_gets_no_reply,
+                                        loop_setup, loop_teardown),
+        cmocka_unit_test_setup_teardown(test_cookie_requests_are_limited_per_address,
                                         loop_setup, loop_teardown),
         cmocka_unit_test_setup_teardown(test_a_cookie_for_another_address_is_refused,
                                         loop_setup, loop_teardown),

@@ -46,6 +46,7 @@
 #include "racesim/client.h"
 #include "udp_flood.h"
 #include "udp_relay.h"
+#include "server_proc.h"
 #include "racesim/base/clock.h"
 
 #ifndef RS_RACESERVER_PATH
@@ -58,35 +59,8 @@
 #define N_BOTS 8u
 #define RACE_LAPS 2u
 
-/* A UDP port nobody uses right now (the kernel's pick). */
-static uint16_t free_udp_port(void)
-{
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    socklen_t len = sizeof a;
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
 /* ------------------------------------------------------------ the server */
 
-typedef struct server_proc {
-    pid_t pid;
-    uint16_t port;
-    char dir[64];      /* a temporary directory for the database and the log */
-    char db[128];
-    char log[128];
-} server_proc;
-
-/* The server a test started and has not stopped yet: a failed assertion
- * leaves the test early, and the teardown must not leave it running. */
-static pid_t g_running = 0;
 /* The impaired test's relay, so a client's silence can be traced to the
  * server or to the relay. */
 static udp_relay *g_relay = NULL;
@@ -109,155 +83,6 @@ static void dump_relay_clients(void)
                       (unsigned long long)c.down_forwarded,
                       (double)c.down_forwarded_ago_us / 1000.0);
     }
-}
-
-static int kill_leftover_server(void **state)
-{
-    (void)state;
-    if (g_running > 0) {
-        kill(g_running, SIGKILL);
-        waitpid(g_running, NULL, 0);
-        g_running = 0;
-    }
-    return 0;
-}
-
-static bool file_contains(const char *path, const char *needle)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    char line[1024];
-    bool found = false;
-    while (!found && fgets(line, sizeof line, f))
-        found = strstr(line, needle) != NULL;
-    fclose(f);
-    return found;
-}
-
-/* The largest value of "key":N in any line of the file (-1 if none). */
-static int64_t max_json_number(const char *path, const char *key)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char pat[64], line[2048];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    int64_t best = -1;
-    while (fgets(line, sizeof line, f)) {
-        const char *p = strstr(line, pat);
-        if (p) {
-            long long v = strtoll(p + strlen(pat), NULL, 10);
-            if (v > best)
-                best = v;
-        }
-    }
-    fclose(f);
-    return best;
-}
-
-static void dump_log(const server_proc *s)
-{
-    FILE *f = fopen(s->log, "r");
-    if (!f)
-        return;
-    char line[1024];
-    unsigned n = 0;
-    print_message("---- raceserver log (%s) ----\n", s->log);
-    while (fgets(line, sizeof line, f) && n++ < 200)
-        print_message("%s", line);
-    fclose(f);
-}
-
-/* Starts raceserver with the given extra arguments (NULL-terminated) on a
- * free port, its log in a temporary directory, and waits until it listens. */
-static void server_start(server_proc *s, bool with_db, const char *const *extra)
-{
-    memset(s, 0, sizeof *s);
-    snprintf(s->dir, sizeof s->dir, "/tmp/rs_online_XXXXXX");
-    assert_non_null(mkdtemp(s->dir));
-    snprintf(s->db, sizeof s->db, "%s/race.db", s->dir);
-    snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
-    s->port = free_udp_port();
-    char port[16];
-    snprintf(port, sizeof port, "%u", (unsigned)s->port);
-
-    const char *argv[48];
-    size_t n = 0;
-    argv[n++] = RS_RACESERVER_PATH;
-    argv[n++] = "--port";
-    argv[n++] = port;
-    argv[n++] = "--bind";
-    argv[n++] = "127.0.0.1";
-    if (with_db) {
-        argv[n++] = "--db";
-        argv[n++] = s->db;
-    } else {
-        argv[n++] = "--no-db";
-    }
-    for (size_t i = 0; extra && extra[i] && n + 1 < sizeof argv / sizeof *argv; i++)
-        argv[n++] = extra[i];
-    argv[n] = NULL;
-
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0)
-            _exit(126);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        close(fd);
-        execv(argv[0], (char *const *)(uintptr_t)argv);
-        _exit(127);
-    }
-    s->pid = pid;
-    g_running = pid;
-    int64_t deadline = rs_clock_us() + 10 * 1000000;
-    while (!file_contains(s->log, "listening on")) {
-        int status;
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            dump_log(s);
-            fail_msg("raceserver exited before listening (status %d)", status);
-        }
-        if (rs_clock_us() > deadline) {
-            dump_log(s);
-            fail_msg("raceserver did not listen within 10 s");
-        }
-        rs_sleep_us(20000);
-    }
-}
-
-/* SIGTERM, then the server must finish its writes and exit 0 promptly. */
-static void server_stop(server_proc *s)
-{
-    assert_int_equal(kill(s->pid, SIGTERM), 0);
-    g_running = 0; /* from here on this function reaps it, whatever happens */
-    int64_t deadline = rs_clock_us() + 15 * 1000000;
-    int status = 0;
-    for (;;) {
-        pid_t r = waitpid(s->pid, &status, WNOHANG);
-        if (r == s->pid)
-            break;
-        if (rs_clock_us() > deadline) {
-            kill(s->pid, SIGKILL);
-            waitpid(s->pid, &status, 0);
-            dump_log(s);
-            fail_msg("raceserver did not exit within 15 s of SIGTERM");
-        }
-        rs_sleep_us(20000);
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        dump_log(s);
-        fail_msg("raceserver exited with status %d after SIGTERM", status);
-    }
-}
-
-static void server_cleanup(server_proc *s)
-{
-    unlink(s->log);
-    test_db_remove(s->db);
-    rmdir(s->dir);
 }
 
 /* --------------------------------------------------------------- the bots */
@@ -736,11 +561,11 @@ static void test_a_spoofed_connect_flood_does_not_keep_a_player_out(void **state
     server_stop(&srv);
     /* The server saw the flood and turned it away before ENet allocated
      * anything: its stats lines count the forged CONNECTs. */
-    int64_t rejected = max_json_number(srv.log, "cookies_rejected");
+    int64_t rejected = max_json_number(srv.log, "drop_cookie");
     print_message("[flood] the server rejected up to %lld cookies per stats interval\n",
                   (long long)rejected);
     if (rejected < 1000)
-        dump_log(&srv);
+        server_dump_log(&srv);
     assert_true(rejected >= 1000);
     assert_true(fs.sent > 5000);
     server_cleanup(&srv);
@@ -755,11 +580,11 @@ int main(void)
         cmocka_set_test_filter(only);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_a_spoofed_connect_flood_does_not_keep_a_player_out,
-                                  kill_leftover_server),
+                                  server_kill_leftover),
         cmocka_unit_test_teardown(test_eight_clients_race_two_laps_in_lockstep,
-                                  kill_leftover_server),
+                                  server_kill_leftover),
         cmocka_unit_test_teardown(test_an_impaired_network_costs_no_desync,
-                                  kill_leftover_server),
+                                  server_kill_leftover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

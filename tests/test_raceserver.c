@@ -25,6 +25,8 @@
 #include <cmocka.h>
 #include <enet/enet.h>
 
+#include "raw_client.h"
+
 #include "config.h"
 #include "racesim/physics.h"
 #include "racesim/protocol.h"
@@ -130,6 +132,10 @@ static void test_json_errors_name_the_file_the_field_and_the_range(void **state)
         {"{\"rooms\": [{\"name\": \"a\", \"load_wait_s\": 601}]}",
          "server.json: rooms[0].load_wait_s: 601 outside 0..600", true},
         {"{\"log_level\": \"verbose\"}", "log_level", false},
+        {"{\"port\": 1, \"port\": 2}", "server.json: port: duplicate key", true},
+        {"{\"rooms\": [{\"name\": \"a\"}, {\"name\": \"b\", \"laps\": 2, \"laps\": 3}]}",
+         "server.json: rooms[1].laps: duplicate key", true},
+        {"{\"max_per_address\": 600}", "max_per_address: 600 outside 1..512", false},
         {"{\"guest_policy\": \"deny\", \"no_db\": true}", "guest_policy", false},
         {"[1, 2]", "", false},
         {"{\"port\": ", "not valid JSON", false},
@@ -237,10 +243,14 @@ static void child_read(child *c)
     }
 }
 
-/* Starts raceserver with args and waits for "listening on ...:PORT". */
+/* Starts raceserver with args (and a key file of this test process, so
+ * no test writes one into the working directory) and waits for
+ * "listening on ...:PORT". */
 static bool child_start(child *c, const char *const *args)
 {
     memset(c, 0, sizeof *c);
+    static char key_file[64];
+    snprintf(key_file, sizeof key_file, "/tmp/racesim_test_raceserver_%ld.key", (long)getpid());
     int p[2];
     if (pipe(p) != 0)
         return false;
@@ -251,8 +261,15 @@ static bool child_start(child *c, const char *const *args)
         char *argv[32];
         int n = 0;
         argv[n++] = (char *)RS_RACESERVER_PATH;
-        for (; args[n - 1] && n < 31; n++)
+        for (; args[n - 1] && n < 29; n++)
             argv[n] = strdup(args[n - 1]); /* the child execs or exits: never freed */
+        bool own_key = false;
+        for (int k = 1; k < n; k++)
+            own_key |= strcmp(argv[k], "--key-file") == 0;
+        if (!own_key) {
+            argv[n++] = (char *)"--key-file";
+            argv[n++] = key_file;
+        }
         argv[n] = NULL;
         execv(RS_RACESERVER_PATH, argv);
         _exit(127);
@@ -274,6 +291,7 @@ static bool child_start(child *c, const char *const *args)
         }
         int status;
         if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+            child_read(c); /* what it said before it went */
             c->pid = 0;
             return false;
         }
@@ -305,89 +323,11 @@ static int child_stop(child *c, int sig, int timeout_ms, int64_t *took_us)
     return -1;
 }
 
-/* A raw ENet client that does the cookie handshake (SPEC.md section 7). */
-typedef struct raw {
-    ENetHost *host;
-    ENetPeer *peer;
-    ENetAddress server;
-} raw;
-
-static bool raw_connect(raw *r, uint16_t port)
+/* A raw client on a real socket (tests/support/raw_client.h): connected,
+ * keys agreed. */
+static bool raw_connect(raw_client *r, uint16_t port)
 {
-    memset(r, 0, sizeof *r);
-    r->host = enet_host_create(NULL, 1, RS_CH_COUNT, 0, 0);
-    if (!r->host)
-        return false;
-    enet_address_set_host(&r->server, "127.0.0.1");
-    r->server.port = port;
-    uint8_t req[48] = {0}, rep[64];
-    memcpy(req, "RSCKREQ1", 8);
-    uint32_t cookie = 0;
-    int64_t until = rs_clock_us() + 3000000, next = 0;
-    while (!cookie && rs_clock_us() < until) {
-        if (rs_clock_us() >= next) {
-            ENetBuffer b = {.data = req, .dataLength = sizeof req};
-            enet_socket_send(r->host->socket, &r->server, &b, 1);
-            next = rs_clock_us() + 250000;
-        }
-        ENetAddress from;
-        ENetBuffer b = {.data = rep, .dataLength = sizeof rep};
-        if (enet_socket_receive(r->host->socket, &from, &b, 1) == 16 &&
-            memcmp(rep, "RSCKREP1", 8) == 0)
-            cookie = (uint32_t)rep[8] | (uint32_t)rep[9] << 8 | (uint32_t)rep[10] << 16 |
-                     (uint32_t)rep[11] << 24;
-        else
-            rs_sleep_us((int64_t)(2) * 1000);
-    }
-    if (!cookie)
-        return false;
-    r->peer = enet_host_connect(r->host, &r->server, RS_CH_COUNT, cookie);
-    ENetEvent e;
-    until = rs_clock_us() + 3000000;
-    while (rs_clock_us() < until)
-        if (enet_host_service(r->host, &e, 10) > 0 && e.type == ENET_EVENT_TYPE_CONNECT)
-            return true;
-    return false;
-}
-
-static void raw_send(raw *r, const rs_msg *m)
-{
-    uint8_t buf[RS_PROTO_MAX_PACKET];
-    size_t len = 0;
-    assert_int_equal(rs_proto_encode(m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
-    enet_peer_send(r->peer, RS_CH_CONTROL, enet_packet_create(buf, len, ENET_PACKET_FLAG_RELIABLE));
-    enet_host_flush(r->host);
-}
-
-static void raw_hello(raw *r, const char *room)
-{
-    static rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_HELLO;
-    m.u.hello.protocol_version = RS_PROTO_VERSION;
-    m.u.hello.physics_version = RS_PHYSICS_VERSION;
-    snprintf(m.u.hello.name, sizeof m.u.hello.name, "tester");
-    snprintf(m.u.hello.room, sizeof m.u.hello.room, "%s", room);
-    raw_send(r, &m);
-}
-
-/* Waits for a message of type; fills *out. */
-static bool raw_wait(raw *r, uint8_t type, rs_msg *out, int timeout_ms)
-{
-    int64_t until = rs_clock_us() + (int64_t)timeout_ms * 1000;
-    ENetEvent e;
-    while (rs_clock_us() < until) {
-        if (enet_host_service(r->host, &e, 10) <= 0)
-            continue;
-        if (e.type == ENET_EVENT_TYPE_RECEIVE) {
-            bool hit = rs_proto_decode(e.packet->data, e.packet->dataLength, out, NULL) ==
-                           RS_PROTO_OK && out->type == type;
-            enet_packet_destroy(e.packet);
-            if (hit)
-                return true;
-        }
-    }
-    return false;
+    return raw_client_open(r, port, NULL, NULL) && raw_client_wait_secure(r, 3000);
 }
 
 static const char *const base_args[] = {"--no-db", "--port", "0", "--bind", "127.0.0.1",
@@ -416,29 +356,29 @@ static void test_server_refuses_an_unknown_room_and_byes_on_shutdown(void **stat
     assert_true(child_start(&c, args));
     static rs_msg m;
 
-    raw lost;
+    raw_client lost;
     assert_true(raw_connect(&lost, c.port));
-    raw_hello(&lost, "nowhere");
-    assert_true(raw_wait(&lost, RS_MSG_REFUSE, &m, 3000));
+    raw_client_hello(&lost, "tester", "nowhere");
+    assert_true(raw_client_wait(&lost, RS_MSG_REFUSE, &m, 3000));
     assert_int_equal(m.u.refuse.reason, RS_REASON_NO_ROOM);
     assert_non_null(strstr(m.u.refuse.text, "nowhere"));
-    enet_host_destroy(lost.host);
+    raw_client_close(&lost);
 
-    raw ok;
+    raw_client ok;
     assert_true(raw_connect(&ok, c.port));
     /* Junk before HELLO is dropped, not fatal. */
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_SNAPSHOT_REQUEST;
-    raw_send(&ok, &m);
-    raw_hello(&ok, "room2");
-    assert_true(raw_wait(&ok, RS_MSG_WELCOME, &m, 3000));
+    raw_client_send(&ok, &m);
+    raw_client_hello(&ok, "tester", "room2");
+    assert_true(raw_client_wait(&ok, RS_MSG_WELCOME, &m, 3000));
 
     int64_t took = 0;
     kill(c.pid, SIGTERM);
-    assert_true(raw_wait(&ok, RS_MSG_BYE, &m, 2000));
+    assert_true(raw_client_wait(&ok, RS_MSG_BYE, &m, 2000));
     assert_int_equal(m.u.bye.reason, RS_REASON_SHUTDOWN);
     assert_int_equal(child_stop(&c, SIGTERM, 2000, &took), 0);
-    enet_host_destroy(ok.host);
+    raw_client_close(&ok);
 }
 
 static void test_junk_before_hello_closes_the_connection(void **state)
@@ -446,29 +386,82 @@ static void test_junk_before_hello_closes_the_connection(void **state)
     (void)state;
     child c;
     assert_true(child_start(&c, base_args));
-    raw r;
+    raw_client r;
     assert_true(raw_connect(&r, c.port));
     static rs_msg m;
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_SNAPSHOT_REQUEST;
     for (int i = 0; i < 17; i++) /* the limit is 16 */
-        raw_send(&r, &m);
-    bool closed = false;
+        raw_client_send(&r, &m);
     int64_t until = rs_clock_us() + 3000000;
-    while (!closed && rs_clock_us() < until) {
-        ENetEvent e;
-        if (enet_host_service(r.host, &e, 10) > 0) {
-            if (e.type == ENET_EVENT_TYPE_DISCONNECT)
-                closed = true;
-            else if (e.type == ENET_EVENT_TYPE_RECEIVE)
-                enet_packet_destroy(e.packet);
-        }
-    }
-    assert_true(closed);
+    while (!r.gone && rs_clock_us() < until)
+        raw_client_poll(&r, 10, &m);
+    assert_true(r.gone);
     int64_t took = 0;
     assert_int_equal(child_stop(&c, SIGTERM, 1000, &took), 0);
     assert_non_null(strstr(c.log, "messages before HELLO"));
-    enet_host_destroy(r.host);
+    raw_client_close(&r);
+}
+
+/* Runs `raceserver --print-public-key --key-file FILE`: its exit status,
+ * stdout in out. */
+static int print_key(const char *file, char *out, size_t cap)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --print-public-key --key-file %s 2>/dev/null",
+             RS_RACESERVER_PATH, file);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_the_server_key_is_created_private_and_kept(void **state)
+{
+    (void)state;
+    char file[64], first[128], again[128];
+    snprintf(file, sizeof file, "/tmp/racesim_test_key_%ld", (long)getpid());
+    unlink(file);
+    assert_int_equal(print_key(file, first, sizeof first), 0);
+    assert_int_equal(strlen(first), 65); /* 64 hex digits and a newline */
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(print_key(file, again, sizeof again), 0);
+    assert_string_equal(first, again);
+
+    /* The running server signs with that key and says so. */
+    const char *args[] = {"--no-db", "--port", "0", "--bind", "127.0.0.1", "--stats-interval",
+                          "0", "--key-file", file, NULL};
+    child c;
+    assert_true(child_start(&c, args));
+    first[64] = '\0';
+    assert_non_null(strstr(c.log, first));
+    raw_client r;
+    assert_true(raw_client_open(&r, c.port, NULL, NULL) && raw_client_wait_secure(&r, 3000));
+    char hex[65];
+    rs_secure_key_to_hex(r.server_key, hex);
+    assert_string_equal(hex, first);
+    raw_client_close(&r);
+    int64_t took = 0;
+    assert_int_equal(child_stop(&c, SIGTERM, 2000, &took), 0);
+
+    /* A key others may read is refused, and so is one that is not a key. */
+    chmod(file, 0644);
+    assert_int_equal(print_key(file, again, sizeof again), 1);
+    const char *bad_args[] = {"--no-db", "--port", "0", "--key-file", file, NULL};
+    assert_false(child_start(&c, bad_args));
+    assert_non_null(strstr(c.log, "chmod 600"));
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs("not a key\n", f);
+    fclose(f);
+    chmod(file, 0600);
+    assert_false(child_start(&c, bad_args));
+    assert_non_null(strstr(c.log, "not a server key"));
+    unlink(file);
 }
 
 /* The value of "key": in the last stats line, or -1. */
@@ -495,17 +488,15 @@ static void test_stats_line_carries_the_contract_fields(void **state)
                           "--stats-interval", "1", NULL};
     child c;
     assert_true(child_start(&c, args));
-    raw r;
+    raw_client r;
     assert_true(raw_connect(&r, c.port));
-    raw_hello(&r, "");
+    raw_client_hello(&r, "tester", "");
     static rs_msg m;
-    assert_true(raw_wait(&r, RS_MSG_WELCOME, &m, 3000));
+    assert_true(raw_client_wait(&r, RS_MSG_WELCOME, &m, 3000));
     /* Service the client while the server writes a stats line. */
     int64_t until = rs_clock_us() + 2500000;
     while (rs_clock_us() < until) {
-        ENetEvent e;
-        if (enet_host_service(r.host, &e, 10) > 0 && e.type == ENET_EVENT_TYPE_RECEIVE)
-            enet_packet_destroy(e.packet);
+        raw_client_poll(&r, 10, &m);
         child_read(&c);
         if (stats_field(c.log, "players") >= 1)
             break;
@@ -513,7 +504,7 @@ static void test_stats_line_carries_the_contract_fields(void **state)
     static const char *const keys[] = {
         "interval_s", "players", "spectators", "rooms", "tick_p50_ms", "tick_p99_ms",
         "tick_max_ms", "bytes_in", "bytes_out", "packets_in", "packets_out", "dropped",
-        "cookies_rejected"};
+        "drop_cookie", "drop_auth", "handshakes"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         assert_true(stats_field(c.log, keys[i]) >= 0);
     assert_true(stats_field(c.log, "players") == 1);
@@ -521,7 +512,7 @@ static void test_stats_line_carries_the_contract_fields(void **state)
     assert_true(stats_field(c.log, "interval_s") > 0.5);
     int64_t took = 0;
     assert_int_equal(child_stop(&c, SIGTERM, 3000, &took), 0);
-    enet_host_destroy(r.host);
+    raw_client_close(&r);
 }
 
 static void test_bad_configuration_exits_2_with_the_message(void **state)
@@ -549,12 +540,21 @@ static void test_server_with_a_database_starts_and_stops(void **state)
     snprintf(db, sizeof db, "%s/race.db", dir);
     const char *args[] = {"--db", db, "--port", "0", "--bind", "127.0.0.1",
                           "--stats-interval", "0", NULL};
-    child c;
+    child c, second;
     assert_true(child_start(&c, args));
+    /* One server per database: a second one is turned away, naming the first. */
+    assert_false(child_start(&second, args));
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %ld", (long)c.pid);
+    assert_non_null(strstr(second.log, "in use by another raceserver"));
+    assert_non_null(strstr(second.log, pid));
     int64_t took = 0;
     assert_int_equal(child_stop(&c, SIGTERM, 1000, &took), 0);
     struct stat st;
     assert_int_equal(stat(db, &st), 0);
+    /* The lock went with the process: the database is free again. */
+    assert_true(child_start(&c, args));
+    assert_int_equal(child_stop(&c, SIGTERM, 1000, &took), 0);
     char cmd[1100];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
@@ -576,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_server_refuses_an_unknown_room_and_byes_on_shutdown),
         cmocka_unit_test(test_junk_before_hello_closes_the_connection),
         cmocka_unit_test(test_stats_line_carries_the_contract_fields),
+        cmocka_unit_test(test_the_server_key_is_created_private_and_kept),
         cmocka_unit_test(test_bad_configuration_exits_2_with_the_message),
         cmocka_unit_test(test_server_with_a_database_starts_and_stops),
     };

@@ -27,6 +27,7 @@
 #include "racesim/track.h"
 #include "racesim/tune.h"
 #include "room_harness.h"
+#include "test_sql.h"
 #include "racesim/base/clock.h"
 
 typedef struct scene {
@@ -172,6 +173,37 @@ static bool run_until_phase(harness *h, uint8_t ph, uint32_t race, int64_t limit
     return false;
 }
 
+/* One 1 ms step of the harness's virtual clock. The writer acknowledges
+ * laps on its own thread in real time, while the room waits only 5 s of
+ * virtual time for a LAP's flags: while laps are unacknowledged, each step
+ * also gives the writer a millisecond of real time. Returns how many are. */
+static uint64_t paced_step(harness *h, rs_services *svc)
+{
+    rs_services_stats st;
+    rs_services_get_stats(svc, &st);
+    harness_step(h, 1000);
+    if (st.laps_pending) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return st.laps_pending;
+}
+
+/* Runs the room's first race to its results, then through its last
+ * acknowledgements and LAPs. */
+static void race_to_results(harness *h, rs_services *svc)
+{
+    for (int k = 0; k < 200000 && phase(h) != RS_PHASE_RESULTS; k++)
+        paced_step(h, svc);
+    assert_int_equal(phase(h), RS_PHASE_RESULTS);
+    /* 6 s: past the room's wait, so every LAP of the race is out, with
+     * its flags or, unacknowledged, without. */
+    uint64_t pending = 1;
+    for (int k = 0; k < 20000 && (k < 6000 || pending); k++)
+        pending = paced_step(h, svc);
+    assert_int_equal(pending, 0);
+}
+
 /* The reply to client i's tune request id. */
 static rs_msg_tune_reply tune_reply(harness *h, uint32_t i, uint32_t id)
 {
@@ -205,9 +237,7 @@ static void test_services_record_every_lap_and_flag_it(void **state)
     strcpy(token, ev.u.connected.token);
     int64_t alice_id = ev.u.connected.player_id;
 
-    assert_true(run_until_phase(h, RS_PHASE_RESULTS, 1, 200 * 1000000LL));
-    for (int k = 0; k < 1000; k++)
-        harness_step(h, 1000); /* the last acknowledgements and LAPs */
+    race_to_results(h, svc);
 
     /* Every LAP carries its flags: recorded, and a personal best for each
      * player's first valid lap on a fresh database; one of them was the
@@ -301,6 +331,198 @@ static void test_services_record_every_lap_and_flag_it(void **state)
     assert_int_equal(ev.u.connected.player_id, alice_id);
     assert_int_equal(ev.u.connected.token[0], '\0');
 
+    harness_destroy(h);
+    rs_services_destroy(svc);
+}
+
+/* ------------------------------------------------------ player names */
+
+/* Counts the LAPs client i heard, per car, and how many of them were
+ * flagged recorded. */
+typedef struct lap_tally {
+    uint32_t laps[RS_PROTO_MAX_CARS + 1], recorded[RS_PROTO_MAX_CARS + 1], total;
+} lap_tally;
+
+static lap_tally tally_laps(harness *h, uint32_t i)
+{
+    lap_tally t;
+    memset(&t, 0, sizeof t);
+    rs_client_event ev;
+    while (harness_client_take(h, i, RS_CLIENT_EV_LAP, &ev)) {
+        assert_true(ev.u.lap.car >= 1 && ev.u.lap.car <= RS_PROTO_MAX_CARS);
+        t.laps[ev.u.lap.car]++;
+        t.recorded[ev.u.lap.car] += (ev.u.lap.flags & RS_LAP_RECORDED) != 0;
+        t.total++;
+    }
+    return t;
+}
+
+
+/* A guest whose name holds a control character is turned away at the door
+ * in words (the decoder refuses the name, the room answers REFUSE with the
+ * rule it breaks), and the race the others drive is recorded whole. */
+static void test_services_refuse_a_control_character_and_record_the_rest(void **state)
+{
+    scene *s = *state;
+    rs_services *svc = services(s, NULL);
+    harness *h = open_room(s, svc, 3);
+    uint32_t alice = join(h, "alice", true);
+    uint32_t bob = join(h, "bob", false);
+    join(h, "carol", false);
+    assert_true(run_until_phase(h, RS_PHASE_RACE, 1, 20 * 1000000LL));
+
+    /* The SDK would not even send such a name (test_names), so the HELLO is
+     * made by hand: a good one with one byte changed. */
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_HELLO;
+    m.u.hello.protocol_version = RS_PROTO_VERSION;
+    m.u.hello.physics_version = RS_PHYSICS_VERSION;
+    strcpy(m.u.hello.name, "badXname");
+    uint8_t hello[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(&m, hello, sizeof hello, &len, NULL), RS_PROTO_OK);
+    uint8_t *x = memchr(hello, 'X', len);
+    assert_non_null(x);
+    *x = 0x07;
+    rs_room *room = harness_room(h);
+    rs_room_stats before, after;
+    rs_room_get_stats(room, &before);
+    const uint32_t peer = 7777; /* not one of the harness's */
+    rs_room_connect(room, peer, harness_now(h));
+    rs_room_receive(room, peer, RS_CH_CONTROL, hello, len, harness_now(h));
+    rs_room_packet out[4];
+    size_t n = rs_room_poll(room, out, 4);
+    assert_int_equal(n, 1);
+    assert_int_equal(out[0].peer, peer);
+    rs_msg r;
+    assert_int_equal(rs_proto_decode(out[0].data, out[0].len, &r, NULL), RS_PROTO_OK);
+    assert_int_equal(r.type, RS_MSG_REFUSE);
+    assert_int_equal(r.u.refuse.reason, RS_REASON_BAD_NAME);
+    printf("[names] REFUSE: %s\n", r.u.refuse.text);
+    assert_string_equal(r.u.refuse.text,
+                        "your player name is not allowed: control character U+0007 at byte 3");
+    rs_room_get_stats(room, &after);
+    assert_int_equal(after.refused, before.refused + 1);
+    assert_int_equal(after.players, 3);
+
+    race_to_results(h, svc);
+    lap_tally t = tally_laps(h, bob);
+    assert_true(t.total >= 3);
+    for (uint32_t car = 1; car <= RS_PROTO_MAX_CARS; car++)
+        assert_int_equal(t.recorded[car], t.laps[car]); /* every driver's every lap */
+    assert_int_equal(rs_services_shutdown(svc, 5000), 0);
+    rs_services_stats st;
+    rs_services_get_stats(svc, &st);
+    assert_int_equal(st.laps_recorded, t.total);
+    assert_int_equal(st.records_failed, 0);
+    assert_int_equal(st.db_errors, 0);
+    (void)alice;
+    harness_destroy(h);
+    rs_services_destroy(svc);
+    assert_int_equal(test_sql_value(s->db.path, "SELECT count(*) FROM laps"), t.total);
+    assert_int_equal(test_sql_value(s->db.path,
+                                    "SELECT count(*) FROM players WHERE name LIKE '%name%'"),
+                     0);
+}
+
+/* Whatever the reason one guest's player row cannot be written (here a
+ * trigger refuses it, standing in for any rule or disk error), that guest
+ * alone goes unrecorded: the race and every other driver's laps are
+ * stored, and the loss is reported as an error. */
+static void test_services_record_the_race_when_one_guest_row_fails(void **state)
+{
+    scene *s = *state;
+    rs_services *svc = services(s, NULL);
+    char err[256];
+    assert_true(test_sql_run(s->db.path,
+                             "CREATE TRIGGER refuse_doomed BEFORE INSERT ON players "
+                             "WHEN NEW.name = '~doomed' BEGIN "
+                             "SELECT RAISE(ABORT, 'this row is refused (test)'); END",
+                             NULL, err, sizeof err));
+    harness *h = open_room(s, svc, 3);
+    uint32_t alice = join(h, "alice", true);
+    uint32_t bob = join(h, "bob", false);
+    uint32_t doomed = join(h, "doomed", false);
+    /* At the countdown the race is set up, and the loss reported. */
+    assert_true(run_until_phase(h, RS_PHASE_COUNTDOWN, 1, 20 * 1000000LL));
+    rs_services_stats st;
+    rs_services_get_stats(svc, &st);
+    assert_int_equal(st.db_errors, 1);
+    char last[600];
+    rs_services_last_error(svc, last, sizeof last);
+    printf("[names] the error: %s\n", last);
+    assert_non_null(strstr(last, "guest doomed: storing its player row (its laps and result "
+                                 "of this race will not be stored)"));
+    assert_non_null(strstr(last, "this row is refused (test)"));
+    race_to_results(h, svc);
+    uint8_t doomed_car = rs_client_car(harness_client(h, doomed));
+    assert_true(doomed_car >= 1);
+    (void)alice;
+
+    lap_tally t = tally_laps(h, bob);
+    uint32_t others = 0;
+    for (uint32_t car = 1; car <= RS_PROTO_MAX_CARS; car++) {
+        if (car == doomed_car)
+            continue;
+        assert_int_equal(t.recorded[car], t.laps[car]);
+        others += t.laps[car];
+    }
+    assert_true(others >= 2);
+    assert_true(t.laps[doomed_car] >= 1);
+    assert_int_equal(t.recorded[doomed_car], 0);
+
+    assert_int_equal(rs_services_shutdown(svc, 5000), 0);
+    rs_services_get_stats(svc, &st);
+    assert_int_equal(st.laps_recorded, others);
+    harness_destroy(h);
+    rs_services_destroy(svc);
+    /* The first race (the next may have begun) holds both others' laps. */
+    assert_int_equal(test_sql_value(s->db.path, "SELECT count(*) FROM laps WHERE race_id = 1"),
+                     others);
+    assert_int_equal(test_sql_value(s->db.path, "SELECT count(DISTINCT player_id) FROM laps "
+                                                "WHERE race_id = 1"),
+                     2);
+
+}
+
+/* A name stored before the name rules that migration 0005 could not
+ * rename would not encode in a LEADERBOARD_REPLY (the decoder refuses it):
+ * the reply shows "(player <id>)" in its place, and the board still goes
+ * out. */
+static void test_services_hide_a_stored_name_that_breaks_the_rules(void **state)
+{
+    scene *s = *state;
+    rs_services *svc = services(s, NULL);
+    rs_store *st = rs_services_store(svc);
+    char err[256];
+    int64_t id = 0, lap_id = 0;
+    uint64_t track_hash = rs_track_hash(s->base.track), car_hash = rs_car_params_hash(s->base.car);
+    assert_int_equal(rs_store_put_track(st, track_hash, "oval", "{}", &id, err, sizeof err),
+                     RS_OK);
+    assert_int_equal(rs_store_put_car(st, s->base.car, 0, &id, err, sizeof err), RS_OK);
+    assert_true(test_sql_run(s->db.path,
+                             "INSERT INTO players (name, token_salt, token_hash, created_at) "
+                             "VALUES ('evil' || char(0x202E) || 'cba', zeroblob(16), "
+                             "zeroblob(32), 1)",
+                             NULL, err, sizeof err));
+    int64_t evil = test_sql_value(s->db.path, "SELECT max(id) FROM players");
+    rs_store_lap lap = {.player_id = evil, .track_hash = track_hash, .params_hash = car_hash,
+                        .base_hash = car_hash, .physics_version = RS_PHYSICS_VERSION,
+                        .lap_number = 1, .time_us = 61000000, .valid = true, .recorded_at = 5};
+    assert_int_equal(rs_store_put_lap(st, &lap, &lap_id, err, sizeof err), RS_OK);
+
+    harness *h = open_room(s, svc, 2);
+    uint32_t bob = join(h, "bob", false);
+    assert_true(wait_event(h, bob, RS_CLIENT_EV_CONNECTED, NULL));
+    uint32_t rid = rs_client_request_leaderboard(harness_client(h, bob), 0, 0, 0, 0, 10);
+    rs_msg_leaderboard_reply r = reply(h, bob, RS_CLIENT_EV_LEADERBOARD_REPLY, rid).u.leaderboard;
+    assert_int_equal(r.result, RS_RESULT_OK);
+    assert_int_equal(r.count, 1);
+    char want[40];
+    snprintf(want, sizeof want, "(player %lld)", (long long)evil);
+    assert_string_equal(r.rows[0].name, want);
+    assert_int_equal(r.rows[0].time_us, 61000000);
     harness_destroy(h);
     rs_services_destroy(svc);
 }
@@ -476,6 +698,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_services_record_every_lap_and_flag_it, db_setup,
                                         db_teardown),
+        cmocka_unit_test_setup_teardown(test_services_refuse_a_control_character_and_record_the_rest,
+                                        db_setup, db_teardown),
+        cmocka_unit_test_setup_teardown(test_services_record_the_race_when_one_guest_row_fails,
+                                        db_setup, db_teardown),
+        cmocka_unit_test_setup_teardown(test_services_hide_a_stored_name_that_breaks_the_rules,
+                                        db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_services_save_and_select_tunes, db_setup,
                                         db_teardown),
         cmocka_unit_test_setup_teardown(test_services_obey_the_admin_secret_only, db_setup,

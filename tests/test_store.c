@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "racesim/base/clock.h"
 #include "racesim/leaderboard.h"
 #include "racesim/physics.h"
 #include "racesim/store.h"
@@ -289,6 +290,81 @@ static void test_player_tokens_are_random_and_stored_only_hashed(void **state)
     assert_int_equal(test_sql_value(f->path, sql), 0);
 }
 
+/* Guest rows ("~" + a guest's name, kept by the services) that hold no lap
+ * are deleted, with their race results, once 30 days old, when a new guest
+ * row is made; everything else stays. The work per new guest is bounded. */
+static void test_guest_rows_without_laps_are_pruned(void **state)
+{
+    fixture *f = *state;
+    world w = make_world(f->path); /* alice, registered at 1000 */
+    char err[512], token[RS_TOKEN_HEX_LEN + 1];
+    const int64_t day = 24 * 3600, now = 1000 + 31 * day;
+    int64_t no_lap = 0, with_result = 0, with_lap = 0, young = 0, registered = 0, id = 0;
+    assert_int_equal(rs_store_player_register(w.s, "~nolap", 1000, &no_lap, token, err,
+                                              sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_register(w.s, "~result", 1000, &with_result, token, err,
+                                              sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_register(w.s, "~lap", 1000, &with_lap, token, err,
+                                              sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_register(w.s, "~young", now - day, &young, token, err,
+                                              sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_register(w.s, "registered", 1000, &registered, token, err,
+                                              sizeof err), RS_OK);
+    rs_store_race race = {.track_hash = w.track_hash, .laps = 3,
+                          .physics_version = RS_PHYSICS_VERSION, .started_at = 1000};
+    int64_t race_id = 0, lap_id = 0;
+    assert_int_equal(rs_store_race_create(w.s, &race, &race_id, err, sizeof err), RS_OK);
+    rs_store_result r = {.race_id = race_id, .player_id = with_result, .params_hash = w.car_hash,
+                         .position = 2, .finish_us = -1, .best_lap_us = -1};
+    assert_int_equal(rs_store_put_result(w.s, &r, err, sizeof err), RS_OK);
+    r.player_id = with_lap;
+    r.position = 1;
+    assert_int_equal(rs_store_put_result(w.s, &r, err, sizeof err), RS_OK);
+    rs_store_lap lap = lap_for(&w, 1, 90000000);
+    lap.player_id = with_lap;
+    lap.race_id = race_id;
+    assert_int_equal(rs_store_put_lap(w.s, &lap, &lap_id, err, sizeof err), RS_OK);
+
+    /* A registered name prunes nothing; a new guest row does. */
+    assert_int_equal(rs_store_player_register(w.s, "carol", now, &id, token, err, sizeof err),
+                     RS_OK);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM players"), 7);
+    assert_int_equal(rs_store_player_register(w.s, "~newcomer", now, &id, token, err,
+                                              sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_find(w.s, "~nolap", &id, err, sizeof err), RS_ERR_MISSING);
+    assert_int_equal(rs_store_player_find(w.s, "~result", &id, err, sizeof err), RS_ERR_MISSING);
+    assert_int_equal(rs_store_player_find(w.s, "~lap", &id, err, sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_find(w.s, "~young", &id, err, sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_find(w.s, "registered", &id, err, sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_find(w.s, "alice", &id, err, sizeof err), RS_OK);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM race_results"), 1);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT player_id FROM race_results");
+    assert_int_equal(test_sql_value(f->path, sql), with_lap);
+
+    /* Many stale rows: each new guest row removes those in a bounded sample
+     * (32 to 64 of them), so its registration costs the same on any table. */
+    test_sql_value(f->path,
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+                   "INSERT INTO players (name, token_salt, token_hash, created_at) "
+                   "SELECT '~stale' || i, zeroblob(16), zeroblob(32), 1000 FROM n");
+    int64_t before = test_sql_value(f->path, "SELECT count(*) FROM players");
+    int64_t t_reg = rs_clock_ns();
+    assert_int_equal(rs_store_player_register(w.s, "dave", now, &id, token, err, sizeof err),
+                     RS_OK);
+    double reg_ms = (double)(rs_clock_ns() - t_reg) / 1e6;
+    before++;
+    int64_t t0 = rs_clock_ns();
+    assert_int_equal(rs_store_player_register(w.s, "~another", now, &id, token, err,
+                                              sizeof err), RS_OK);
+    double ms = (double)(rs_clock_ns() - t0) / 1e6;
+    int64_t removed = before + 1 - test_sql_value(f->path, "SELECT count(*) FROM players");
+    printf("[guests] a new guest row among 20000 stale ones: %lld removed, %.2f ms (a "
+           "registered player's row: %.2f ms)\n", (long long)removed, ms, reg_ms);
+    assert_true(removed >= 32 && removed <= 64);
+    rs_store_close(w.s);
+}
+
 /* ------------------------------------------------------------ catalogue */
 
 static void test_cars_and_tracks_are_stored_once(void **state)
@@ -541,6 +617,7 @@ int main(void)
         T(test_damaged_page_is_caught_by_the_check),
         T(test_read_only_file_is_refused_for_writing),
         T(test_player_tokens_are_random_and_stored_only_hashed),
+        T(test_guest_rows_without_laps_are_pruned),
         T(test_cars_and_tracks_are_stored_once),
         T(test_lap_and_proof_round_trip),
         T(test_bad_laps_are_refused_whole),

@@ -49,6 +49,18 @@ rs_client_config rs_client_config_default(void)
     return cfg;
 }
 
+/* The server's own name rules (rs_proto_name_check): a name the server
+ * would refuse is refused here, before anything is sent, in the same words
+ * ("config.name: player name: control character U+0007 at byte 3"). */
+static bool name_ok(const char *name, char *bad, size_t bad_len)
+{
+    char why[160] = "player name: empty";
+    if (name && rs_proto_name_check(name, strlen(name), why, sizeof why))
+        return true;
+    rs_errf(bad, bad_len, "config.name: %s", why);
+    return false;
+}
+
 /* Checks and copies the configuration into a new client. */
 static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, rs_client **out,
                                    char *err, size_t err_len)
@@ -66,8 +78,9 @@ static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, 
     c->cfg = *cfg;
     const char *bad = NULL;
     size_t tok_len = cfg->token ? strlen(cfg->token) : 0;
-    if (!cfg->name || !cfg->name[0] || !rs_str_copy(c->name, sizeof c->name, cfg->name))
-        bad = "config.name: 1..32 bytes required";
+    char name_bad[200];
+    if (!name_ok(cfg->name, name_bad, sizeof name_bad))
+        bad = name_bad;
     else if ((tok_len != 0 && tok_len != RS_PROTO_TOKEN_LEN) ||
              !rs_str_copy(c->token, sizeof c->token, cfg->token))
         bad = "config.token: empty or 64 hex digits";
@@ -86,6 +99,7 @@ static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, 
         free(c);
         return RS_CLIENT_ERR_ARG;
     }
+    rs_str_copy(c->name, sizeof c->name, cfg->name); /* fits: name_ok */
     c->cfg.name = c->name;
     c->cfg.token = c->token;
     c->cfg.room = c->room;

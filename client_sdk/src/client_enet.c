@@ -1,10 +1,12 @@
 /*
  * The ENet transport of the client: the only file that includes
  * <enet/enet.h>. It performs the connect cookie exchange of SPEC.md
- * section 7, then an ENet connection with RS_CH_COUNT
- * channels, and moves packets between ENet and the client's dispatch
- * (reliable messages with ENET_PACKET_FLAG_RELIABLE, the others
- * ENET_PACKET_FLAG_UNSEQUENCED, each on its message's channel).
+ * section 7, then an ENet connection with RS_CH_COUNT channels, then the
+ * key exchange of section 8, and moves sealed packets between ENet and the
+ * client's dispatch (reliable messages with ENET_PACKET_FLAG_RELIABLE, the
+ * others ENET_PACKET_FLAG_UNSEQUENCED, each on its message's channel). The
+ * client says HELLO only once the session is secure and the server's key
+ * trusted (client_trust.c).
  *
  * The cookie: before ENet allocates a peer on the server, the client sends
  * from its host's socket a 48-byte request ("RSCKREQ1" and 40 zero bytes)
@@ -13,6 +15,7 @@
  * intercept hook, and the cookie rides in the CONNECT command's data field.
  */
 #include "client_internal.h"
+#include "racesim/secure.h"
 #include "racesim/base/err.h"
 
 #include <stdlib.h>
@@ -34,7 +37,17 @@ struct rs_client_enet {
     bool connect_sent;
     int64_t next_request_us;
     uint64_t wire_in, wire_out, wire_pkts_in, wire_pkts_out;
-    uint64_t errors; /* enet_host_service failures */
+    uint64_t errors;   /* enet_host_service failures */
+    uint64_t rejected; /* sealed packets that did not open */
+    /* the secure session */
+    rs_client_trust trust;
+    bool keying;       /* the key offer is out, the reply not in */
+    bool secure;       /* keys agreed, server key trusted */
+    rs_secure_client_hs hs;
+    rs_secure_session session;
+    uint8_t server_key[RS_SECURE_KEY_LEN];
+    rs_client_key_trust key_trust;
+    uint8_t plain[RS_PROTO_MAX_PACKET];
 };
 
 /* ENet's intercept hook sees every datagram before ENet parses it. ENetHost
@@ -92,6 +105,11 @@ rs_client_status rs_client__enet_open(rs_client *c, const char *host, uint16_t p
         return RS_CLIENT_ERR_NOMEM;
     }
     c->enet = e;
+    rs_client_status st = rs_client__trust_init(&e->trust, &c->cfg, host, port, err, err_len);
+    /* Copied: the caller's strings need not outlive this call. */
+    c->cfg.server_key = c->cfg.known_hosts = NULL;
+    if (st != RS_CLIENT_OK)
+        return st;
     if (enet_address_set_host(&e->server, host) != 0) {
         rs_errf(err, err_len, "host '%s' does not resolve", host);
         return RS_CLIENT_ERR_NET;
@@ -102,6 +120,9 @@ rs_client_status rs_client__enet_open(rs_client *c, const char *host, uint16_t p
         rs_errf(err, err_len, "could not create the ENet host (socket)");
         return RS_CLIENT_ERR_NET;
     }
+    /* No server message is larger than one sealed packet (ENet's default
+     * would let a hostile server make us buffer 32 MiB). */
+    e->host->maximumPacketSize = RS_SECURE_MAX_PACKET;
     e->host->compressor.context = e;
     e->host->intercept = intercept;
     send_cookie_request(e);
@@ -120,6 +141,77 @@ static void harvest_counters(rs_client_enet *e)
     e->wire_pkts_out += h->totalSentPackets;
     h->totalReceivedData = h->totalReceivedPackets = 0;
     h->totalSentData = h->totalSentPackets = 0;
+}
+
+/* ENet connected: offer our ephemeral key (SPEC.md section 8). */
+static void offer_keys(rs_client *c, rs_client_enet *e)
+{
+    ENetPacket *p = NULL;
+    if (rs_secure_client_offer(&e->hs, NULL) == RS_SECURE_OK)
+        p = enet_packet_create(e->hs.offer, sizeof e->hs.offer, ENET_PACKET_FLAG_RELIABLE);
+    if (!p || enet_peer_send(e->peer, RS_CH_CONTROL, p) != 0) {
+        if (p)
+            enet_packet_destroy(p);
+        rs_client__close(c, RS_REASON_OTHER, "could not start the key exchange", false);
+        return;
+    }
+    e->keying = true;
+}
+
+/* The first packet after our offer: the server's signed reply, or a
+ * REFUSE in the clear from a server that cannot speak our version. */
+static void key_reply(rs_client *c, rs_client_enet *e, uint8_t channel, const ENetPacket *p,
+                      int64_t now_us)
+{
+    if (channel == RS_CH_CONTROL && p->dataLength > 0 && p->data[0] == RS_MSG_REFUSE) {
+        rs_client__handle_packet(c, channel, p->data, p->dataLength, now_us);
+        return;
+    }
+    e->keying = false;
+    rs_secure_status st = rs_secure_client_finish(&e->hs, p->data, p->dataLength,
+                                                  e->server_key, &e->session);
+    char why[RS_PROTO_TEXT_MAX + 1];
+    if (st == RS_SECURE_VERSION) {
+        rs_client__close(c, RS_REASON_VERSION, "the server's key exchange is of another "
+                         "protocol version", false);
+        return;
+    }
+    if (st != RS_SECURE_OK) {
+        rs_errf(why, sizeof why, "the server's key exchange failed (%s): refusing to go on",
+                rs_secure_status_str(st));
+        rs_client__close(c, RS_REASON_SERVER_KEY, why, false);
+        return;
+    }
+    e->key_trust = rs_client__trust_check(&e->trust, e->server_key, why, sizeof why);
+    if (e->key_trust == RS_CLIENT_KEY_NONE) {
+        rs_secure_session_wipe(&e->session);
+        rs_client__close(c, RS_REASON_SERVER_KEY, why, false);
+        return;
+    }
+    e->secure = true;
+    rs_client__link_up(c, now_us);
+}
+
+static void open_packet(rs_client *c, rs_client_enet *e, uint8_t channel, const ENetPacket *p,
+                        int64_t now_us)
+{
+    size_t n = 0;
+    if (rs_secure_open(&e->session, channel, p->data, p->dataLength, e->plain, sizeof e->plain,
+                       &n) != RS_SECURE_OK) {
+        e->rejected++;
+        return;
+    }
+    rs_client__handle_packet(c, channel, e->plain, n, now_us);
+}
+
+rs_client_key_trust rs_client_server_key(const rs_client *c, char hex[65])
+{
+    const rs_client_enet *e = c ? c->enet : NULL;
+    hex[0] = '\0';
+    if (!e || !e->secure)
+        return RS_CLIENT_KEY_NONE;
+    rs_secure_key_to_hex(e->server_key, hex);
+    return e->key_trust;
 }
 
 void rs_client__enet_service(rs_client *c, int64_t now_us)
@@ -141,14 +233,17 @@ void rs_client__enet_service(rs_client *c, int64_t now_us)
             break;
         switch (ev.type) {
         case ENET_EVENT_TYPE_CONNECT:
-            rs_client__link_up(c, now_us);
+            offer_keys(c, e);
             break;
         case ENET_EVENT_TYPE_RECEIVE:
             if (ev.packet->dataLength == 0 || ev.channelID >= RS_CH_COUNT)
                 c->malformed++;
+            else if (e->secure)
+                open_packet(c, e, ev.channelID, ev.packet, now_us);
+            else if (e->keying)
+                key_reply(c, e, ev.channelID, ev.packet, now_us);
             else
-                rs_client__handle_packet(c, ev.channelID, ev.packet->data,
-                                         ev.packet->dataLength, now_us);
+                c->malformed++;
             enet_packet_destroy(ev.packet);
             break;
         case ENET_EVENT_TYPE_DISCONNECT:
@@ -183,12 +278,19 @@ bool rs_client__enet_send(rs_client *c, uint8_t channel, bool reliable, const ui
                           size_t len)
 {
     rs_client_enet *e = c->enet;
-    if (!e || !e->peer)
+    if (!e || !e->peer || !e->secure || channel >= RS_CH_COUNT ||
+        reliable != rs_proto_channel_reliable(channel))
         return false;
-    ENetPacket *p = enet_packet_create(bytes, len, reliable ? ENET_PACKET_FLAG_RELIABLE
-                                                            : ENET_PACKET_FLAG_UNSEQUENCED);
+    size_t cap = len + rs_secure_overhead(channel), n = 0;
+    ENetPacket *p = enet_packet_create(NULL, cap, reliable ? ENET_PACKET_FLAG_RELIABLE
+                                                           : ENET_PACKET_FLAG_UNSEQUENCED);
     if (!p)
         return false;
+    if (rs_secure_seal(&e->session, channel, bytes, len, p->data, cap, &n) != RS_SECURE_OK) {
+        enet_packet_destroy(p);
+        return false;
+    }
+    p->dataLength = n;
     if (enet_peer_send(e->peer, channel, p) != 0) {
         enet_packet_destroy(p);
         return false;
@@ -226,6 +328,7 @@ void rs_client__enet_destroy(rs_client *c)
         e->host->compressor.context = NULL;
         enet_host_destroy(e->host);
     }
+    rs_secure_wipe(e, sizeof *e);
     free(e);
     c->enet = NULL;
 }
@@ -240,6 +343,7 @@ void rs_client__enet_wire(const rs_client *c, rs_client_stats *out)
     out->wire_packets_in = e->wire_pkts_in;
     out->wire_packets_out = e->wire_pkts_out;
     out->transport_errors = e->errors;
+    out->sealed_rejected = e->rejected;
     if (e->peer) {
         double l = (double)e->peer->packetLoss / ENET_PEER_PACKET_LOSS_SCALE;
         if (l > out->loss)

@@ -6,15 +6,26 @@
  *   client_frames.c   FRAMEs, INPUTs, the clock and the input lead, PING
  *   client_requests.c leaderboard, tune and admin requests
  *   client_stats.c    statistics
- *   client_enet.c     the ENet transport (the only file that sees ENet)
+ *   client_enet.c     the ENet transport and its secure session (the only file
+ *                     that sees ENet)
+ *   client_trust.c    whether the server's key is the one expected
  */
 #ifndef RS_CLIENT_INTERNAL_H
 #define RS_CLIENT_INTERNAL_H
 
 #include "racesim/client.h"
+#include "racesim/secure.h"
 
 #define RS_CLIENT_HIST 512u      /* ticks of confirmed (and pending) inputs kept */
 #define RS_CLIENT_EVQ 64u        /* queued events */
+
+/* Which server key the client accepts (client_trust.c). */
+typedef struct rs_client_trust {
+    bool pinned;                   /* cfg server_key given */
+    uint8_t pin[RS_SECURE_KEY_LEN];
+    char known_hosts[1024];        /* "" = remember nothing */
+    char endpoint[300];            /* "host:port" as the game named it */
+} rs_client_trust;
 
 /* The ENet side, opaque outside client_enet.c. */
 typedef struct rs_client_enet rs_client_enet;
@@ -160,6 +171,17 @@ void rs_client__on_frame(rs_client *c, const rs_msg_frame *f, int64_t now_us);
 void rs_client__on_pong(rs_client *c, const rs_msg_pong *p, int64_t now_us);
 void rs_client__drive(rs_client *c, int64_t now_us);
 void rs_client__request_snapshot(rs_client *c, uint8_t reason, int64_t now_us);
+
+/* client_trust.c: RS_CLIENT_ERR_ARG (message in err) for a malformed
+ * server_key or an overlong known_hosts path. */
+rs_client_status rs_client__trust_init(rs_client_trust *t, const rs_client_config *cfg,
+                                       const char *host, uint16_t port, char *err,
+                                       size_t err_len);
+/* How the server's key is trusted, or RS_CLIENT_KEY_NONE with the reason in
+ * why when it must be refused. A first visit is remembered in known_hosts. */
+rs_client_key_trust rs_client__trust_check(const rs_client_trust *t,
+                                           const uint8_t key[RS_SECURE_KEY_LEN], char *why,
+                                           size_t why_len);
 
 /* client_enet.c */
 rs_client_status rs_client__enet_open(rs_client *c, const char *host, uint16_t port,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "inputs.h"
+#include "racesim/base/err.h"
 #include "racesim/protocol.h"
 #include "wire.h"
 
@@ -42,6 +43,44 @@ static void ser_token(rs_codec *c, char *token, const char *field)
         rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
 }
 
+/* A player name: a length and bytes like a str(1..32), then the name rules
+ * of names.c on those bytes (so bad UTF-8, a NUL and an empty name get the
+ * same words as a control character). name holds at least
+ * RS_PROTO_NAME_MAX + 1 bytes; allow_empty admits "" (CAR_INFO's free
+ * slot). A refusal is RANGE naming the field, with the rule broken in
+ * c->why for rs_proto_decode_err. */
+static void ser_player_name(rs_codec *c, char *name, bool allow_empty, const char *field)
+{
+    if (!rs_proto__codec_ok(c))
+        return;
+    const uint8_t *p = (const uint8_t *)name;
+    uint32_t n = 0;
+    if (c->writing) {
+        const char *end = memchr(name, 0, RS_PROTO_NAME_MAX + 1);
+        if (!end) {
+            rs_errf(c->why, c->why_len, "player name: more than %u bytes",
+                    (unsigned)RS_PROTO_NAME_MAX);
+            rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
+            return;
+        }
+        n = (uint32_t)(end - name);
+        if (!(allow_empty && n == 0) && !rs_proto_name_check(name, n, c->why, c->why_len))
+            rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
+    }
+    rs_proto__blob(c, &p, &n, 0, RS_PROTO_NAME_MAX, field);
+    if (c->writing)
+        return;
+    name[0] = '\0';
+    if (!rs_proto__codec_ok(c))
+        return;
+    if (!(allow_empty && n == 0) && !rs_proto_name_check((const char *)p, n, c->why, c->why_len)) {
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
+        return;
+    }
+    memcpy(name, p, n);
+    name[n] = '\0';
+}
+
 static void ser_hello(rs_codec *c, rs_msg_hello *m)
 {
     /* The version comes first and stays there in every version, so a
@@ -57,7 +96,7 @@ static void ser_hello(rs_codec *c, rs_msg_hello *m)
     }
     rs_proto__varu32(c, &m->physics_version, 1, UINT32_MAX, "hello.physics_version");
     rs_proto__u8(c, &m->flags, 0, RS_HELLO_SPECTATOR | RS_HELLO_REGISTER, "hello.flags");
-    rs_proto__str(c, m->name, 1, RS_PROTO_NAME_MAX, "hello.name");
+    ser_player_name(c, m->name, false, "hello.name");
     ser_token(c, m->token, "hello.token");
     rs_proto__str(c, m->room, 0, RS_PROTO_NAME_MAX, "hello.room");
     rs_proto__str(c, m->password, 0, RS_PROTO_SECRET_MAX, "hello.password");
@@ -259,7 +298,7 @@ static void ser_car_info(rs_codec *c, rs_msg_car_info *m)
     rs_proto__u8(c, &m->car, 1, CAR_MAX, "car_info.car");
     rs_proto__u8(c, &m->flags, 0, RS_CAR_CONNECTED | RS_CAR_BOT, "car_info.flags");
     rs_proto__vari64(c, &m->player_id, 0, INT64_MAX, "car_info.player_id");
-    rs_proto__str(c, m->name, 0, RS_PROTO_NAME_MAX, "car_info.name");
+    ser_player_name(c, m->name, true, "car_info.name"); /* "" = a free slot */
     rs_proto__u64(c, &m->params_hash, "car_info.params_hash");
     rs_proto__u64(c, &m->base_hash, "car_info.base_hash");
     rs_proto__u64(c, &m->tune_hash, "car_info.tune_hash");
@@ -329,7 +368,7 @@ static void ser_leaderboard_reply(rs_codec *c, rs_msg_leaderboard_reply *m)
     for (uint32_t i = 0; i < m->count && rs_proto__codec_ok(c); i++) {
         rs_proto_lb_row *r = &m->rows[i];
         rs_proto__varu32(c, &r->rank, 1, UINT32_MAX, "leaderboard_reply.rows.rank");
-        rs_proto__str(c, r->name, 1, RS_PROTO_NAME_MAX, "leaderboard_reply.rows.name");
+        ser_player_name(c, r->name, false, "leaderboard_reply.rows.name");
         rs_proto__vari64(c, &r->time_us, 0, TIME_MAX, "leaderboard_reply.rows.time_us");
         rs_proto__u64(c, &r->tune_hash, "leaderboard_reply.rows.tune_hash");
         rs_proto__vari64(c, &r->recorded_at, 0, INT64_MAX, "leaderboard_reply.rows.recorded_at");
@@ -377,7 +416,12 @@ static void ser_admin(rs_codec *c, rs_msg_admin *m)
     rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "admin.request_id");
     rs_proto__str(c, m->secret, 1, RS_PROTO_SECRET_MAX, "admin.secret");
     rs_proto__u8(c, &m->command, 0, RS_ADMIN_COMMAND_COUNT - 1, "admin.command");
-    rs_proto__str(c, m->arg, 0, RS_PROTO_TUNE_NAME_MAX, "admin.arg");
+    /* Kick and ban name a player (empty: the server answers that a name is
+     * missing, in words); changing the track names a track. */
+    if (m->command == RS_ADMIN_KICK || m->command == RS_ADMIN_BAN)
+        ser_player_name(c, m->arg, true, "admin.arg");
+    else
+        rs_proto__str(c, m->arg, 0, RS_PROTO_TUNE_NAME_MAX, "admin.arg");
 }
 
 static void ser_admin_reply(rs_codec *c, rs_msg_admin_reply *m)
@@ -482,8 +526,9 @@ rs_proto_status rs_proto_encode(const rs_msg *msg, uint8_t *buf, size_t cap, siz
     return c.status;
 }
 
-rs_proto_status rs_proto_decode(const uint8_t *buf, size_t len, rs_msg *out,
-                                const char **bad_field)
+/* The decoder; a refused player name is explained in why (NULL: not). */
+static rs_proto_status decode(const uint8_t *buf, size_t len, rs_msg *out, const char **bad_field,
+                              char *why, size_t why_len)
 {
     if (bad_field)
         *bad_field = NULL;
@@ -495,12 +540,40 @@ rs_proto_status rs_proto_decode(const uint8_t *buf, size_t len, rs_msg *out,
         return RS_PROTO_OVERSIZED;
     }
     rs_codec c = rs_proto__codec_reader(buf, len);
+    c.why = why;
+    c.why_len = why_len;
     ser_message(&c, out);
     if (c.status == RS_PROTO_OK && c.pos != len)
         rs_proto__codec_fail(&c, RS_PROTO_OVERSIZED, "message");
     if (bad_field)
         *bad_field = c.field;
     return c.status;
+}
+
+rs_proto_status rs_proto_decode(const uint8_t *buf, size_t len, rs_msg *out,
+                                const char **bad_field)
+{
+    return decode(buf, len, out, bad_field, NULL, 0);
+}
+
+rs_proto_status rs_proto_decode_err(const uint8_t *buf, size_t len, rs_msg *out,
+                                    const char **bad_field, char *err, size_t err_len)
+{
+    char why[RS_PROTO_TEXT_MAX + 1];
+    why[0] = '\0';
+    const char *field = NULL;
+    rs_proto_status st = decode(buf, len, out, &field, why, sizeof why);
+    if (bad_field)
+        *bad_field = field;
+    if (st == RS_PROTO_OK) {
+        if (err && err_len)
+            err[0] = '\0'; /* no formatting on the path every packet takes */
+    } else if (why[0]) {
+        rs_errf(err, err_len, "%s: %s", field, why);
+    } else {
+        rs_errf(err, err_len, "%s: %s", field ? field : "message", rs_proto_status_str(st));
+    }
+    return st;
 }
 
 /* ---------------------------------------------------------------- words */
@@ -541,6 +614,8 @@ const char *rs_proto_reason_str(uint8_t reason)
         "malformed message",
         "parameter mismatch",
         "refused",
+        "server key not trusted",
+        "player name not allowed",
     };
     return reason < RS_REASON_COUNT ? words[reason] : "unknown reason";
 }

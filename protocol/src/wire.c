@@ -10,13 +10,13 @@
 
 rs_codec rs_proto__codec_writer(uint8_t *out, size_t cap)
 {
-    rs_codec c = {true, out, NULL, out ? cap : 0, 0, false, RS_PROTO_OK, NULL};
+    rs_codec c = {true, out, NULL, out ? cap : 0, 0, false, RS_PROTO_OK, NULL, NULL, 0};
     return c;
 }
 
 rs_codec rs_proto__codec_reader(const uint8_t *in, size_t len)
 {
-    rs_codec c = {false, NULL, in, len, 0, false, RS_PROTO_OK, NULL};
+    rs_codec c = {false, NULL, in, len, 0, false, RS_PROTO_OK, NULL, NULL, 0};
     return c;
 }
 
@@ -237,40 +237,48 @@ void rs_proto__vari32(rs_codec *c, int32_t *v, int32_t lo, int32_t hi, const cha
         *v = (int32_t)x;
 }
 
+size_t rs_proto__utf8_next(const uint8_t *s, size_t n, uint32_t *cp)
+{
+    uint8_t b = s[0];
+    if (b < 0x80) {
+        *cp = b;
+        return 1;
+    }
+    size_t len;
+    uint32_t v;
+    if (b >= 0xc2 && b <= 0xdf) {
+        len = 2;
+        v = b & 0x1fu;
+    } else if (b >= 0xe0 && b <= 0xef) {
+        len = 3;
+        v = b & 0x0fu;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+        len = 4;
+        v = b & 0x07u;
+    } else {
+        return 0; /* a continuation byte, or 0xc0/0xc1/0xf5.. (overlong or too big) */
+    }
+    if (len > n)
+        return 0;
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[k] & 0x3fu);
+    }
+    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10ffff)) ||
+        (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return len;
+}
+
 bool rs_proto__utf8_valid(const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
-        uint8_t b = s[i];
-        if (b == 0)
-            return false;
-        if (b < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len;
         uint32_t cp;
-        if (b >= 0xc2 && b <= 0xdf) {
-            len = 2;
-            cp = b & 0x1fu;
-        } else if (b >= 0xe0 && b <= 0xef) {
-            len = 3;
-            cp = b & 0x0fu;
-        } else if (b >= 0xf0 && b <= 0xf4) {
-            len = 4;
-            cp = b & 0x07u;
-        } else {
-            return false; /* a continuation byte, or 0xc0/0xc1/0xf5.. (overlong or too big) */
-        }
-        if (len > n - i)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                return false;
-            cp = (cp << 6) | (s[i + k] & 0x3fu);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
+        size_t len = rs_proto__utf8_next(s + i, n - i, &cp);
+        if (len == 0 || cp == 0)
             return false;
         i += len;
     }

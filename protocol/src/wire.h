@@ -26,6 +26,8 @@ typedef struct rs_codec {
     bool overflow;        /* writing: the buffer ran out; counting goes on */
     rs_proto_status status;
     const char *field;    /* the first failing field */
+    char *why;            /* NULL, or where a player name's refusal is explained */
+    size_t why_len;
 } rs_codec;
 
 rs_codec rs_proto__codec_writer(uint8_t *out, size_t cap);
@@ -61,5 +63,12 @@ void rs_proto__blob(rs_codec *c, const uint8_t **p, uint32_t *n, uint32_t min_le
 /* True when s[0..n) is well-formed UTF-8 (no overlongs, no surrogates, at
  * most U+10FFFF) without NUL bytes. */
 bool rs_proto__utf8_valid(const uint8_t *s, size_t n);
+
+/* Decodes the one UTF-8 character at s[0..n) (n >= 1) into *cp and returns
+ * its length in bytes (1..4), or 0 when the bytes there are not well-formed
+ * UTF-8 (an overlong, a surrogate, above U+10FFFF, cut short). NUL decodes
+ * as U+0000. The one UTF-8 decoder of the module: strings (above) and
+ * player names (names.c) both step with it. */
+size_t rs_proto__utf8_next(const uint8_t *s, size_t n, uint32_t *cp);
 
 #endif

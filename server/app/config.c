@@ -56,6 +56,8 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
     c->tick_hz = 60;
     c->max_clients = 512;
     copy_str(c->db, sizeof c->db, "racesim.db");
+    copy_str(c->key_file, sizeof c->key_file, "raceserver.key");
+    c->max_per_address = 8;
     c->log_level = RS_LOG_INFO;
     c->stats_interval_s = 10;
     c->guests = RS_GUESTS_ALLOW;
@@ -237,6 +239,10 @@ static int j_server_key(const jctx *j, rs_server_config *c, const cJSON *it)
         ok = j_u32(j, it, k, 1, MAX_CLIENTS, &c->max_clients);
     } else if (strcmp(k, "db") == 0) {
         ok = j_str(j, it, k, 1, RS_CFG_PATH_MAX - 1, c->db, sizeof c->db);
+    } else if (strcmp(k, "key_file") == 0) {
+        ok = j_str(j, it, k, 1, RS_CFG_PATH_MAX - 1, c->key_file, sizeof c->key_file);
+    } else if (strcmp(k, "max_per_address") == 0) {
+        ok = j_u32(j, it, k, 1, MAX_CLIENTS, &c->max_per_address);
     } else if (strcmp(k, "ban_file") == 0) {
         ok = j_str(j, it, k, 0, RS_CFG_PATH_MAX - 1, c->ban_file, sizeof c->ban_file);
     } else if (strcmp(k, "no_db") == 0) {
@@ -295,6 +301,32 @@ static bool j_rooms(const jctx *j, rs_server_config *c, const cJSON *arr)
     return true;
 }
 
+/* cJSON keeps every member of an object, duplicates included, and lookups
+ * find the first: a file saying "port" twice would be read as one of its
+ * values without a word. Refuse it, naming the key and where it is
+ * (as the physics JSON reader does for tracks and cars). */
+static bool no_duplicate_keys(const cJSON *node, const char *path, jctx *j)
+{
+    char here[160];
+    int index = 0;
+    for (const cJSON *it = node->child; it; it = it->next, index++) {
+        if (cJSON_IsObject(node)) {
+            for (const cJSON *prev = node->child; prev != it; prev = prev->next)
+                if (strcmp(prev->string, it->string) == 0) {
+                    rs_errf(j->err, j->err_len, "%s: %s%s%s: duplicate key", j->source, path,
+                            path[0] ? "." : "", it->string);
+                    return false;
+                }
+            snprintf(here, sizeof here, "%s%s%s", path, path[0] ? "." : "", it->string);
+        } else {
+            snprintf(here, sizeof here, "%s[%d]", path, index);
+        }
+        if ((cJSON_IsObject(it) || cJSON_IsArray(it)) && !no_duplicate_keys(it, here, j))
+            return false;
+    }
+    return true;
+}
+
 bool rs_config_apply_json(rs_server_config *c, const char *text, size_t len, const char *source,
                           char *err, size_t err_len)
 {
@@ -312,6 +344,8 @@ bool rs_config_apply_json(rs_server_config *c, const char *text, size_t len, con
         rs_errf(err, err_len, "%s: the top level must be an object", source);
         goto done;
     }
+    if (!no_duplicate_keys(root, "", &j))
+        goto done;
     /* Top-level room settings are every room's defaults: read them first,
      * "rooms" after, whatever the order in the file. */
     for (const cJSON *it = root->child; it; it = it->next) {
@@ -382,6 +416,11 @@ void rs_config_usage(void)
         "  --password S           room password, up to 64 bytes\n"
         "  --admin-secret S       enables admin commands, 1..64 bytes\n"
         "  --db FILE              SQLite database (default racesim.db)\n"
+        "  --key-file FILE        the server's secret key, created on first start with mode\n"
+        "                         0600 (default raceserver.key)\n"
+        "  --print-public-key     print the server's public key (creating the key file if\n"
+        "                         needed) and exit; players may pin it\n"
+        "  --max-per-address N    connections from one IPv4 address, 1..4095 (default 8)\n"
         "  --no-db                run without persistence\n"
         "  --guests allow|deny    whether unregistered players may play (default allow)\n"
         "  --log-level L          error, warn, info or debug (default info)\n"
@@ -475,7 +514,8 @@ static bool takes_value(const char *a)
 {
     static const char *const server_options[] = {
         "--config", "--port", "--bind", "--tick-hz", "--max-clients", "--rooms", "--track",
-        "--car", "--password", "--admin-secret", "--db", "--guests", "--log-level",
+        "--car", "--password", "--admin-secret", "--db", "--key-file", "--max-per-address",
+        "--guests", "--log-level",
         "--stats-interval", "--bots"};
     for (size_t k = 0; k < sizeof server_options / sizeof server_options[0]; k++)
         if (is_opt(a, server_options[k]))
@@ -535,6 +575,11 @@ static bool server_option(rs_server_config *c, cli_options *o, const char *a, co
         ok = arg_str(a, val, 1, 64, c->admin_secret, sizeof c->admin_secret, err, err_len);
     } else if (is_opt(a, "--db")) {
         ok = arg_str(a, val, 1, RS_CFG_PATH_MAX - 1, c->db, sizeof c->db, err, err_len);
+    } else if (is_opt(a, "--key-file")) {
+        ok = arg_str(a, val, 1, RS_CFG_PATH_MAX - 1, c->key_file, sizeof c->key_file, err,
+                     err_len);
+    } else if (is_opt(a, "--max-per-address")) {
+        ok = arg_u32(a, val, 1, MAX_CLIENTS, &c->max_per_address, err, err_len);
     } else if (is_opt(a, "--guests")) {
         ok = parse_guest_policy(val, &c->guests);
         if (!ok)
@@ -565,6 +610,10 @@ static rs_args_result read_options(rs_server_config *c, cli_options *o, int argc
         }
         if (is_opt(a, "--demo")) {
             c->demo = true;
+            continue;
+        }
+        if (is_opt(a, "--print-public-key")) {
+            c->print_public_key = true;
             continue;
         }
         if (!takes_value(a)) {
@@ -671,6 +720,11 @@ bool rs_config_check(const rs_server_config *c, char *err, size_t err_len)
     }
     if (c->guests == RS_GUESTS_DENY && c->no_db) {
         rs_errf(err, err_len, "guest_policy: deny needs the database (drop --no-db)");
+        return false;
+    }
+    if (c->max_per_address > c->max_clients) {
+        rs_errf(err, err_len, "max_per_address: %u outside 1..%u (max_clients)",
+                (unsigned)c->max_per_address, (unsigned)c->max_clients);
         return false;
     }
     return true;

@@ -50,6 +50,9 @@ typedef struct rs_server_config {
     uint32_t tick_hz;              /* 1..1000 */
     uint32_t max_clients;          /* 1..4095 */
     char db[RS_CFG_PATH_MAX];      /* SQLite file */
+    char key_file[RS_CFG_PATH_MAX];/* the server's secret key (server_key.h) */
+    uint32_t max_per_address;      /* connections from one IPv4 address, 1..max_clients */
+    bool print_public_key;         /* --print-public-key: print it and exit */
     bool no_db;                    /* run without persistence */
     char admin_secret[65];         /* "" = admin commands disabled */
     char ban_file[RS_CFG_PATH_MAX];/* banned names, one per line; "" = bans live in memory */

@@ -215,11 +215,15 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
     if (!d.bots)
         goto done;
     int64_t now = rs_clock_us();
+    /* The bots know the server they were made for: they pin its key. */
+    char server_key[65];
+    rs_server_public_key(d.srv, server_key);
     for (uint32_t i = 0; i < cfg->demo_bots; i++) {
         char name[16];
         snprintf(name, sizeof name, "bot%u", (unsigned)i + 1);
         rs_client_config cc = rs_client_config_default();
         cc.name = name;
+        cc.server_key = server_key;
         if (rs_bot_create(&cc, "127.0.0.1", port, true, now, &d.bots[i], err, sizeof err) !=
             RS_CLIENT_OK) {
             rs_logf(RS_LOG_ERROR, "bot %s: %s", name, err);

@@ -16,6 +16,7 @@
 #include "demo.h"
 #include "log.h"
 #include "server.h"
+#include "server_key.h"
 
 static volatile sig_atomic_t g_stop; /* set by the signal handler, read by the loop */
 
@@ -59,6 +60,25 @@ static void find_data_dir(char *out, size_t cap)
     snprintf(out, cap, "data");
 }
 
+/* --print-public-key: what players pin (creating the key on first use, so
+ * an operator can publish it before the first start). */
+static int print_public_key(const rs_server_config *cfg)
+{
+    rs_secure_identity id;
+    bool created = false;
+    char err[1024], hex[65];
+    if (rs_server_key_load(cfg->key_file, &id, &created, err, sizeof err) != RS_OK) {
+        fprintf(stderr, "raceserver: %s\n", err);
+        return 1;
+    }
+    rs_secure_key_to_hex(id.public_key, hex);
+    rs_secure_wipe(&id, sizeof id);
+    if (created)
+        fprintf(stderr, "raceserver: created %s\n", cfg->key_file);
+    printf("%s\n", hex);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static rs_server_config cfg; /* large: keep it off the stack */
@@ -82,6 +102,8 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    if (cfg.print_public_key)
+        return print_public_key(&cfg);
     if (cfg.demo)
         return rs_demo_run(&cfg, &g_stop);
 

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "log.h"
+#include "db_lock.h"
+#include "server_key.h"
 #include "racesim/protocol.h"
 #include "racesim/track.h"
 #include "racesim/services.h"
@@ -60,6 +62,8 @@ typedef struct srv_peer {
 struct rs_server {
     rs_server_config cfg;
     rs_net *net;
+    rs_secure_identity identity;  /* the long-term key the sessions are signed with */
+    int db_lock;                  /* holds "<db>.lock" (db_lock.h); -1 = none */
     srv_track *tracks;
     uint32_t track_count, track_cap;
     srv_car cars[RS_CFG_MAX_ROOMS];
@@ -72,6 +76,7 @@ struct rs_server {
     uint32_t *closing;
     rs_msg *msg;              /* scratch for decoding a first message (large union) */
     rs_services *services;
+    uint64_t db_failures_logged;  /* services' db_errors + records_failed already logged */
     bool shut_down;
     /* Counters and the stats interval. */
     uint64_t dropped;             /* pre-HELLO junk, HELLOs naming no room */
@@ -161,6 +166,36 @@ static void load_track_catalogue(rs_server *srv)
     closedir(d);
 }
 
+/* A race whose server died (SIGKILL, crash, power cut) is still "running"
+ * in the database and has no results: before any room creates a race, each
+ * one is marked interrupted and named in a WARN line, so an operator learns
+ * what the last run lost (docs/PERSISTENCE.md, "Race status"). */
+static rs_status mark_interrupted_races(rs_server *srv, char *err, size_t err_len)
+{
+    enum { LISTED = 32 };
+    rs_store_race_info races[LISTED];
+    size_t n = 0;
+    char why[512];
+    rs_status st = rs_store_races_interrupt(rs_services_store(srv->services), races, LISTED, &n,
+                                            why, sizeof why);
+    if (st != RS_OK) {
+        rs_errf(err, err_len, "marking the races of a previous run interrupted: %s", why);
+        return st;
+    }
+    for (size_t i = 0; i < n && i < LISTED; i++) {
+        char started[32];
+        rs_time_format_utc(races[i].started_at, "%Y-%m-%dT%H:%M:%SZ", started, sizeof started);
+        rs_logf(RS_LOG_WARN,
+                "database: race %lld (track %s, started %s) was interrupted: the server "
+                "stopped without ending it; its recorded laps are kept, it has no results",
+                (long long)races[i].id, races[i].track_name, started);
+    }
+    if (n > LISTED)
+        rs_logf(RS_LOG_WARN, "database: %zu more races were interrupted (racectl races lists them)",
+                n - LISTED);
+    return RS_OK;
+}
+
 static rs_status open_services(rs_server *srv, char *err, size_t err_len)
 {
     load_track_catalogue(srv);
@@ -173,6 +208,11 @@ static rs_status open_services(rs_server *srv, char *err, size_t err_len)
         cat[i].json = srv->tracks[i].json;
         cat[i].json_len = srv->tracks[i].json_len;
     }
+    rs_status st = rs_db_lock_acquire(srv->cfg.db, &srv->db_lock, err, err_len);
+    if (st != RS_OK) {
+        free(cat);
+        return st;
+    }
     rs_services_def def = rs_services_default();
     def.db_path = srv->cfg.db;
     def.admin_secret = srv->cfg.admin_secret;
@@ -182,8 +222,10 @@ static rs_status open_services(rs_server *srv, char *err, size_t err_len)
     def.track_count = srv->track_count;
     /* A proof covers up to 5 minutes of a lap at any tick rate. */
     def.max_lap_ticks = srv->cfg.tick_hz * 300u;
-    rs_status st = rs_services_create(&def, &srv->services, err, err_len);
+    st = rs_services_create(&def, &srv->services, err, err_len);
     free(cat);
+    if (st == RS_OK)
+        st = mark_interrupted_races(srv, err, err_len);
     return st;
 }
 
@@ -273,6 +315,7 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
         return RS_ERR_NOMEM;
     srv->cfg = *cfg;
     srv->peer_cap = cfg->max_clients;
+    srv->db_lock = -1;
     srv->peers = calloc(srv->peer_cap, sizeof *srv->peers);
     srv->packets = malloc(POLL_BATCH * sizeof *srv->packets);
     srv->closing = malloc(POLL_BATCH * sizeof *srv->closing);
@@ -291,10 +334,20 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
     if ((st = create_rooms(srv, content, err, err_len)) != RS_OK)
         goto fail;
 
+    bool created = false;
+    if ((st = rs_server_key_load(cfg->key_file, &srv->identity, &created, err, err_len)) != RS_OK)
+        goto fail;
+    char hex[65];
+    rs_secure_key_to_hex(srv->identity.public_key, hex);
+    rs_logf(RS_LOG_INFO, "server key %s: %s (public key %s)", created ? "created" : "loaded",
+            cfg->key_file, hex);
+
     rs_net_config nc = rs_net_config_default();
     nc.bind_address = cfg->bind;
     nc.port = cfg->port;
     nc.max_clients = cfg->max_clients;
+    nc.max_per_address = cfg->max_per_address;
+    nc.identity = &srv->identity;
     if ((st = rs_net_create(&nc, &srv->net, err, err_len)) != RS_OK)
         goto fail;
 
@@ -314,10 +367,12 @@ void rs_server_destroy(rs_server *srv)
     if (!srv)
         return;
     rs_net_destroy(srv->net);
+    rs_secure_wipe(&srv->identity, sizeof srv->identity);
     /* Rooms before the services whose hooks they call. */
     for (uint32_t i = 0; i < srv->room_count; i++)
         rs_room_destroy(srv->rooms[i].room);
     rs_services_destroy(srv->services);
+    rs_db_lock_release(srv->db_lock);
     for (uint32_t i = 0; i < srv->track_count; i++) {
         rs_track_destroy(srv->tracks[i].track);
         free(srv->tracks[i].json);
@@ -336,6 +391,11 @@ void rs_server_destroy(rs_server *srv)
 uint16_t rs_server_port(const rs_server *srv)
 {
     return rs_net_port(srv->net);
+}
+
+void rs_server_public_key(const rs_server *srv, char hex[65])
+{
+    rs_secure_key_to_hex(srv->identity.public_key, hex);
 }
 
 uint32_t rs_server_room_count(const rs_server *srv)
@@ -547,12 +607,19 @@ static void log_stats(rs_server *srv, int64_t now)
     double p50 = rs_quantile_sorted(srv->tick_ms, srv->tick_n, 0.50);
     double p99 = rs_quantile_sorted(srv->tick_ms, srv->tick_n, 0.99);
     double max = srv->tick_n ? srv->tick_ms[srv->tick_n - 1] : 0.0;
+    /* Every refusal reason of the transport, as "drop_<reason>":count. */
+    char drops[RS_NET_DROP_COUNT * 40] = "";
+    size_t used = 0;
+    for (int r = 0; r < RS_NET_DROP_COUNT; r++)
+        used += (size_t)snprintf(drops + used, sizeof drops - used, ",\"drop_%s\":%llu",
+                                 rs_net_drop_name((rs_net_drop)r),
+                                 (unsigned long long)(ns.drops[r] - o->drops[r]));
     rs_logf(RS_LOG_INFO,
            "stats {\"interval_s\":%.3f,\"rooms\":%u,\"players\":%u,\"spectators\":%u,"
            "\"connections\":%u,\"ticks\":%zu,\"tick_p50_ms\":%.4f,\"tick_p99_ms\":%.4f,"
            "\"tick_max_ms\":%.4f,\"bytes_in\":%llu,\"bytes_out\":%llu,\"packets_in\":%llu,"
            "\"packets_out\":%llu,\"dropped\":%llu,\"rate_limited\":%llu,\"cookies_issued\":%llu,"
-           "\"cookies_rejected\":%llu,\"laps_recorded\":%llu,\"db_pending\":%llu,"
+           "\"handshakes\":%llu%s,\"laps_recorded\":%llu,\"db_pending\":%llu,"
            "\"db_errors\":%llu}",
            (double)(now - srv->stats_from_us) / 1e6, (unsigned)srv->room_count,
            (unsigned)players, (unsigned)spectators, (unsigned)ns.peers_connected, srv->tick_n,
@@ -562,11 +629,32 @@ static void log_stats(rs_server *srv, int64_t now)
            (unsigned long long)(ns.packets_out - o->packets_out), (unsigned long long)dropped,
            (unsigned long long)limited,
            (unsigned long long)(ns.cookies_issued - o->cookies_issued),
-           (unsigned long long)(ns.cookies_rejected - o->cookies_rejected), laps_recorded,
+           (unsigned long long)(ns.handshakes - o->handshakes), drops, laps_recorded,
            db_pending, db_errors);
     srv->net_reported = ns;
     srv->tick_n = 0;
     srv->stats_from_us = now;
+}
+
+/* Every database failure is an ERROR line at once: the services count
+ * them and keep the last one's message, which says what was lost (a lap not
+ * announced as recorded, a result, a race's end) and why. */
+static void log_db_failures(rs_server *srv)
+{
+    rs_services_stats ss;
+    rs_services_get_stats(srv->services, &ss);
+    uint64_t n = ss.db_errors + ss.records_failed;
+    if (n == srv->db_failures_logged)
+        return;
+    char last[512];
+    rs_services_last_error(srv->services, last, sizeof last);
+    uint64_t others = n - srv->db_failures_logged - 1;
+    if (others)
+        rs_logf(RS_LOG_ERROR, "database: %s (and %llu other failures since the last line)", last,
+                (unsigned long long)others);
+    else
+        rs_logf(RS_LOG_ERROR, "database: %s", last);
+    srv->db_failures_logged = n;
 }
 
 /* Once a second: close connections that never sent a HELLO. */
@@ -629,8 +717,10 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
         flush_room(srv, sr->room);
     }
     /* Database acknowledgements become LAP flags as soon as they are in. */
-    if (srv->services)
+    if (srv->services) {
         rs_services_poll(srv->services);
+        log_db_failures(srv);
+    }
     if (now >= srv->housekeeping_us) {
         housekeeping(srv, now);
         srv->housekeeping_us = now + 1000000;
@@ -645,6 +735,22 @@ void rs_server_run(rs_server *srv, volatile sig_atomic_t *stop)
 {
     while (!*stop)
         rs_server_step(srv, 100000); /* wake at least every 100 ms to look at *stop */
+}
+
+/* Names the races the shutdown cuts short (rs_services_shutdown stores
+ * them: stopped, or abandoned before lights out). */
+static void log_races_stopped(const rs_server *srv)
+{
+    for (uint32_t i = 0; i < srv->room_count; i++) {
+        rs_room_stats st;
+        rs_room_get_stats(srv->rooms[i].room, &st);
+        if (st.phase == RS_PHASE_RACE)
+            rs_logf(RS_LOG_INFO, "room '%s': race stopped: its classification so far is stored "
+                    "(status stopped)", srv->cfg.rooms[i].name);
+        else if (st.phase == RS_PHASE_COUNTDOWN)
+            rs_logf(RS_LOG_INFO, "room '%s': race called off before lights out (status "
+                    "abandoned)", srv->cfg.rooms[i].name);
+    }
 }
 
 void rs_server_shutdown(rs_server *srv)
@@ -679,7 +785,11 @@ void rs_server_shutdown(rs_server *srv)
         rs_net_get_stats(srv->net, &ns);
     }
     if (srv->services) {
+        log_races_stopped(srv);
+        /* Stores each running race's classification so far (status
+         * stopped) and waits until the writer has committed every record. */
         size_t left = rs_services_shutdown(srv->services, 5000);
+        log_db_failures(srv);
         if (left)
             rs_logf(RS_LOG_ERROR, "database: %zu records could not be written before exit",
                    left);

@@ -36,6 +36,9 @@ void rs_server_destroy(rs_server *srv);
 /* The UDP port the server listens on. */
 uint16_t rs_server_port(const rs_server *srv);
 
+/* The server's long-term public key as 64 hex digits (hex holds 65). */
+void rs_server_public_key(const rs_server *srv, char hex[65]);
+
 /* One turn of the loop: waits for network events at most max_wait_us (less
  * when a room's tick is due), handles them, runs due ticks, sends the
  * rooms' packets and logs stats when due. */

@@ -29,12 +29,14 @@ static void race_json(const rs_lb_race *r)
         printf("%" PRId64, r->finished_at);
     else
         printf("null");
-    printf(", \"entries\": %u}", (unsigned)r->entries);
+    printf(", \"status\": \"%s\", \"entries\": %u}", rs_store_race_status_name(r->status),
+           (unsigned)r->entries);
 }
 
 static void race_line(const rs_lb_race *r)
 {
-    char start[32], end[32] = "running/unfinished", laps[16];
+    /* An interrupted race has no end time: its server died. */
+    char start[32], end[32] = "-", laps[16];
     rc_date_str(r->started_at, start, sizeof start);
     if (r->finished_at)
         rc_date_str(r->finished_at, end, sizeof end);
@@ -42,14 +44,15 @@ static void race_line(const rs_lb_race *r)
         snprintf(laps, sizeof laps, "%u", (unsigned)r->laps);
     else
         snprintf(laps, sizeof laps, "practice");
-    printf("%8" PRId64 "  %-24s %8s %7u %8u  %-19s  %-19s\n", r->id, r->track_name, laps,
-           (unsigned)r->physics_version, (unsigned)r->entries, start, end);
+    printf("%8" PRId64 "  %-24s %8s %7u %8u  %-11s  %-19s  %-19s\n", r->id, r->track_name, laps,
+           (unsigned)r->physics_version, (unsigned)r->entries,
+           rs_store_race_status_name(r->status), start, end);
 }
 
 static void race_header(void)
 {
-    printf("%8s  %-24s %8s %7s %8s  %-19s  %-19s\n", "RACE", "TRACK", "LAPS", "PHYSICS",
-           "ENTRIES", "STARTED (UTC)", "FINISHED (UTC)");
+    printf("%8s  %-24s %8s %7s %8s  %-11s  %-19s  %-19s\n", "RACE", "TRACK", "LAPS", "PHYSICS",
+           "ENTRIES", "STATUS", "STARTED (UTC)", "ENDED (UTC)");
 }
 
 int rc_cmd_races(rc_ctx *c, int argc, char **argv)
@@ -62,7 +65,11 @@ int rc_cmd_races(rc_ctx *c, int argc, char **argv)
                         "usage: racectl --db FILE races [--limit N]\n"
                         "\n"
                         "The newest races first (default 20, at most 1000): track, laps, physics\n"
-                        "version, result rows, start and finish times.\n",
+                        "version, result rows, status, start and end times. Status: running,\n"
+                        "finished, stopped (the server was stopped during the race: its results\n"
+                        "are the classification at that moment), interrupted (the server died\n"
+                        "during the race: no results, no end time; its recorded laps are kept)\n"
+                        "or abandoned (called off before lights out).\n",
                         NULL, opts);
     if (rc != RC_GO_ON)
         return rc;

@@ -1,13 +1,39 @@
 /*
  * Writes the seed corpus of fuzz_protocol: one encoded example of every
  * message type (the samples the protocol tests round-trip), plus the
- * refusal a server sends for a HELLO of another version.
+ * refusal a server sends for a HELLO of another version, and HELLOs whose
+ * names sit on either side of the name rules (racesim/protocol.h, "player
+ * names"), so the fuzzer starts next to those branches.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "racesim/protocol.h"
 #include "seed_file.h"
 #include "test_protocol_support.h"
+
+/* A HELLO named by len bytes of name: encoded with a placeholder of the
+ * same length, then the bytes put in its place, so a name the encoder
+ * refuses can be a seed too. */
+static int hello_seed(const char *dir, const char *seed, const char *name, size_t len)
+{
+    static rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_HELLO;
+    m.u.hello.protocol_version = RS_PROTO_VERSION;
+    m.u.hello.physics_version = RS_PHYSICS_VERSION;
+    memset(m.u.hello.name, 'q', len);
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t n = 0;
+    if (len < 1 || len > RS_PROTO_NAME_MAX ||
+        rs_proto_encode(&m, buf, sizeof buf, &n, NULL) != RS_PROTO_OK) {
+        fprintf(stderr, "protocol_seeds: %s: cannot encode\n", seed);
+        return 1;
+    }
+    uint8_t *at = memchr(buf, 'q', n);
+    memcpy(at, name, len);
+    return seed_file_write("protocol_seeds", dir, seed, buf, n);
+}
 
 int main(int argc, char **argv)
 {
@@ -37,5 +63,10 @@ int main(int argc, char **argv)
         if (seed_file_write("protocol_seeds", argv[1], name, buf, len))
             return 1;
     }
+    static const char accepted[] = "Jose\xcc\x81 \xe2\x9d\xa4\xef\xb8\x8f \xf0\x9f\x8f\x8e";
+    static const char refused[] = "evil\xe2\x80\xae" "cba";
+    if (hello_seed(argv[1], "HELLO_name_accepted", accepted, sizeof accepted - 1) ||
+        hello_seed(argv[1], "HELLO_name_refused", refused, sizeof refused - 1))
+        return 1;
     return 0;
 }

@@ -10,16 +10,18 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DRS_FUZZ=ON -DRS_BUILD_TESTS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j2 --target fuzz_car_block fuzz_snapshot fuzz_tir fuzz_json fuzz_track fuzz_lapproof fuzz_protocol fuzz_make_seeds fuzz_protocol_seeds >/dev/null
+cmake --build "$build" -j2 --target fuzz_car_block fuzz_snapshot fuzz_tir fuzz_json fuzz_track fuzz_lapproof fuzz_protocol fuzz_handshake fuzz_sealed fuzz_make_seeds fuzz_protocol_seeds \
+  fuzz_secure_seeds >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work"/{car_block,snapshot,tir,json,track,lapproof,protocol}
+mkdir -p "$work"/{car_block,snapshot,tir,json,track,lapproof,protocol,handshake,sealed}
 "$build"/bin/fuzz_make_seeds "$work/car_block" "$work/snapshot" "$work/lapproof"
 "$build"/bin/fuzz_protocol_seeds "$work/protocol"
+"$build"/bin/fuzz_secure_seeds "$work/handshake" "$work/sealed"
 cp data/tyres/*.tir "$work/tir/"
 cp data/cars/*.json "$work/json/"
 cp data/tracks/*.json "$work/track/"
-for name in car_block snapshot tir json track lapproof protocol; do
+for name in car_block snapshot tir json track lapproof protocol handshake sealed; do
   echo "fuzz_$name: ${secs}s"
   "$build/bin/fuzz_$name" -max_total_time="$secs" -print_final_stats=1 -max_len=131072 \
     -artifact_prefix="$work/crash-$name-" "$work/$name" 2>"$work/$name.log" ||

@@ -46,6 +46,7 @@ typedef struct relay_client {
 /* One client's counters (guarded by the relay's lock). */
 typedef struct client_counts {
     uint16_t client_port, upstream_port;
+    int upstream_fd;
     uint64_t up_received, down_received, down_forwarded;
     int64_t down_received_at_us, down_forwarded_at_us; /* mono_us; 0 = never */
 } client_counts;
@@ -63,6 +64,10 @@ struct udp_relay {
     udp_relay_params params;
     udp_relay_stats stats;
     client_counts *client_stats; /* client_cap */
+    bool recording;
+    udp_relay_datagram *record;  /* recorded datagrams */
+    uint32_t record_len, record_cap;
+    uint64_t record_seen;        /* datagrams that arrived while recording */
 
     /* Owned by the relay thread. */
     dir_state dirs[2];
@@ -214,9 +219,29 @@ static uint32_t client_for(udp_relay *r, const struct sockaddr_in *from)
     memset(cs, 0, sizeof *cs);
     cs->client_port = ntohs(from->sin_port);
     cs->upstream_port = up_port;
+    cs->upstream_fd = fd;
     r->stats.clients = r->client_count + 1;
     pthread_mutex_unlock(&r->worker.lock);
     return r->client_count++;
+}
+
+/* Keeps a copy of a datagram (the lock is held). */
+static void record(udp_relay *r, int dir, uint32_t client, const uint8_t *bytes, size_t len)
+{
+    r->record_seen++;
+    if (r->record_len >= UDP_RELAY_RECORD_MAX)
+        return;
+    if (r->record_len == r->record_cap) {
+        udp_relay_datagram *g = grow_array(r->record, &r->record_cap, sizeof *g, 1024);
+        if (!g)
+            return;
+        r->record = g;
+    }
+    uint8_t *copy = malloc(len ? len : 1);
+    if (!copy)
+        return;
+    memcpy(copy, bytes, len);
+    r->record[r->record_len++] = (udp_relay_datagram){dir == DIR_UP, client, (uint16_t)len, copy};
 }
 
 /* Decides a datagram's fate and queues its copies. */
@@ -224,6 +249,8 @@ static void admit(udp_relay *r, int dir, uint32_t client, const uint8_t *bytes, 
                   int64_t now)
 {
     pthread_mutex_lock(&r->worker.lock);
+    if (r->recording)
+        record(r, dir, client, bytes, len);
     udp_relay_dir p = dir == DIR_UP ? r->params.up : r->params.down;
     udp_relay_dir_stats *st = dir_stats(r, dir);
     st->received++;
@@ -427,6 +454,9 @@ void udp_relay_destroy(udp_relay *r)
     free(r->clients);
     free(r->client_stats);
     free(r->fds);
+    for (uint32_t i = 0; i < r->record_len; i++)
+        free(r->record[i].bytes);
+    free(r->record);
     free(r);
 }
 
@@ -489,4 +519,34 @@ void udp_relay_set_params(udp_relay *r, const udp_relay_params *params)
     else
         memset(&r->params, 0, sizeof r->params);
     pthread_mutex_unlock(&r->worker.lock);
+}
+
+void udp_relay_record(udp_relay *r, bool on)
+{
+    pthread_mutex_lock(&r->worker.lock);
+    r->recording = on;
+    pthread_mutex_unlock(&r->worker.lock);
+}
+
+uint64_t udp_relay_each_recorded(udp_relay *r,
+                                 bool (*fn)(void *ctx, const udp_relay_datagram *d), void *ctx)
+{
+    pthread_mutex_lock(&r->worker.lock);
+    uint32_t n = r->recording ? 0 : r->record_len;
+    uint64_t seen = r->record_seen;
+    pthread_mutex_unlock(&r->worker.lock);
+    /* Not recording: nobody appends, so the array can be read unlocked. */
+    for (uint32_t i = 0; i < n; i++)
+        if (!fn(ctx, &r->record[i]))
+            break;
+    return seen;
+}
+
+bool udp_relay_inject_up(udp_relay *r, uint32_t client, const uint8_t *bytes, size_t len)
+{
+    pthread_mutex_lock(&r->worker.lock);
+    int fd = client < r->stats.clients ? r->client_stats[client].upstream_fd : -1;
+    pthread_mutex_unlock(&r->worker.lock);
+    return fd >= 0 && sendto(fd, bytes, len, 0, (const struct sockaddr *)&r->server,
+                             sizeof r->server) == (ssize_t)len;
 }

@@ -21,6 +21,7 @@
 #define RS_UDP_RELAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The impairments of one direction. All zero: a plain forwarder. */
@@ -88,5 +89,32 @@ bool udp_relay_get_client_stats(udp_relay *r, uint32_t i, udp_relay_client_stats
 /* Replaces the impairments from now on (queued datagrams keep their
  * times). Copied. Lets a test start clean and impair a running race. */
 void udp_relay_set_params(udp_relay *r, const udp_relay_params *params);
+
+/* ------------------------------------------------- recording, injecting */
+
+/* One datagram as it reached the relay. */
+typedef struct udp_relay_datagram {
+    bool up;            /* client -> server */
+    uint32_t client;    /* the client's index (udp_relay_get_client_stats) */
+    uint16_t len;
+    uint8_t *bytes;     /* owned by the relay */
+} udp_relay_datagram;
+
+/* Starts (on) or stops recording every datagram that reaches the relay,
+ * in both directions, before impairment. At most UDP_RELAY_RECORD_MAX are
+ * kept; more are counted but not kept. */
+#define UDP_RELAY_RECORD_MAX 200000u
+void udp_relay_record(udp_relay *r, bool on);
+
+/* The recorded datagrams: calls fn for each in arrival order until it
+ * returns false. Returns how many reached the relay while recording (kept
+ * or not). Recording must be off. */
+uint64_t udp_relay_each_recorded(udp_relay *r,
+                                 bool (*fn)(void *ctx, const udp_relay_datagram *d), void *ctx);
+
+/* Sends bytes to the server at once from client i's upstream socket, as
+ * an attacker on the path who can forge that client's source address
+ * would. False if there is no such client or the send failed. */
+bool udp_relay_inject_up(udp_relay *r, uint32_t client, const uint8_t *bytes, size_t len);
 
 #endif

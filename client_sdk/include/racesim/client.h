@@ -36,10 +36,13 @@
  * never blocks: rs_client_update services the socket without waiting.
  *
  * Two constructors: rs_client_connect over ENet (the connect cookie of
- * SPEC.md section 7, then an ENet connection with RS_CH_COUNT channels), and
- * rs_client_create_custom over a caller-supplied transport (the caller sends
- * the bytes the client hands it and feeds received packets with
- * rs_client_receive), used by tests with an in-memory link.
+ * SPEC.md section 7, an ENet connection with RS_CH_COUNT channels, then the
+ * secure session of section 8: every message encrypted and authenticated),
+ * and rs_client_create_custom over a caller-supplied transport (the caller
+ * sends the bytes the client hands it and feeds received packets with
+ * rs_client_receive), used by tests with an in-memory link. A custom
+ * transport carries the messages as they are: it must bring its own
+ * encryption if it leaves the machine.
  *
  * Thread rules: a client belongs to one thread at a time (no call may run
  * concurrently with another on the same client). Different clients share
@@ -87,7 +90,10 @@ typedef rs_input (*rs_client_input_fn)(void *ctx, const rs_world *world, rs_car_
                                        uint64_t tick);
 
 typedef struct rs_client_config {
-    const char *name;            /* player name, 1..32 bytes of UTF-8; copied. Required */
+    const char *name;            /* player name: 1..32 bytes of UTF-8 that pass
+                                    rs_proto_name_check (no control, bidirectional or
+                                    invisible characters; SPEC.md section 2); copied.
+                                    Required */
     const char *token;           /* "" or NULL = guest (or registering), else the 64 hex digits
                                     WELCOME issued at registration; copied */
     bool register_player;        /* ask the server to register name and issue a token
@@ -95,6 +101,14 @@ typedef struct rs_client_config {
     bool spectator;              /* watch only: no car, no controls */
     const char *room;            /* NULL or "" = the server's default room; copied */
     const char *password;        /* the room password, NULL or "" = none; copied */
+    const char *server_key;      /* over ENet: the server's public key as 64 hex digits
+                                    (raceserver --print-public-key); connect only to a
+                                    server holding it. NULL or "" = use known_hosts; copied */
+    const char *known_hosts;     /* over ENet: a file remembering each server's key by
+                                    "host:port" (trust on first use, as SSH does): a new
+                                    server's key is added, a changed one refused with a
+                                    DISCONNECTED event (reason RS_REASON_SERVER_KEY).
+                                    NULL or "" = remember nothing; copied */
     uint32_t lead_margin_ticks;  /* extra ticks of input lead beyond the measured jitter.
                                     Usually 3 */
     uint32_t min_lead_ms;        /* the input lead (how early inputs reach the server) never
@@ -236,9 +250,13 @@ typedef struct rs_client_event {
 /* Connects over ENet to host:port (a name or dotted IPv4 address). Never
  * blocks: it resolves the address, creates the ENet host, sends the first
  * cookie request (SPEC.md section 7) and returns; rs_client_update completes
- * the handshake, and the outcome is a CONNECTED, REFUSED or DISCONNECTED
- * event. cfg is copied. On error returns a status, writes a message to err
- * (may be NULL) and *out stays NULL. Caller frees with rs_client_destroy. */
+ * the connection and the key exchange (section 8: everything after it is
+ * encrypted and authenticated, and the server's key is checked against
+ * cfg server_key or known_hosts), and the outcome is a CONNECTED, REFUSED
+ * or DISCONNECTED event. cfg is copied. On error (RS_CLIENT_ERR_ARG for a
+ * server_key that is not 64 hex digits) returns a status, writes a message
+ * to err (may be NULL) and *out stays NULL. Caller frees with
+ * rs_client_destroy. */
 rs_client_status rs_client_connect(const rs_client_config *cfg, const char *host, uint16_t port,
                                    int64_t now_us, rs_client **out, char *err, size_t err_len);
 
@@ -376,10 +394,32 @@ typedef struct rs_client_stats {
     uint64_t wire_packets_in, wire_packets_out;
     uint64_t transport_errors;    /* ENet only: enet_host_service calls that failed (a socket
                                      error); each ends that update's servicing */
+    uint64_t sealed_rejected;     /* ENet only: packets from the server that failed
+                                     authentication or came twice or too late (forged,
+                                     replayed or corrupted), dropped unread */
 } rs_client_stats;
 
 /* Fills *out. now_us drives the rollback-rate window. Never fails. */
 void rs_client_get_stats(rs_client *c, int64_t now_us, rs_client_stats *out);
+
+/* ---------------------------------------------------------- server's key */
+
+typedef enum rs_client_key_trust {
+    RS_CLIENT_KEY_NONE = 0,    /* no secure session yet (or a custom transport) */
+    RS_CLIENT_KEY_UNVERIFIED,  /* neither server_key nor known_hosts given: encrypted and
+                                  authenticated, but anyone able to intercept the first
+                                  packets could have been the server */
+    RS_CLIENT_KEY_PINNED,      /* equal to config server_key */
+    RS_CLIENT_KEY_KNOWN,       /* equal to the key known_hosts remembers for this server */
+    RS_CLIENT_KEY_NEW          /* first visit: now remembered in known_hosts (or, if the
+                                  file could not be written, trusted this time only) */
+} rs_client_key_trust;
+
+/* The long-term public key of the server this ENet connection's session
+ * was agreed with, as 64 hex digits (hex holds 65 bytes), and how it came
+ * to be trusted. Returns the trust (NONE, hex "", until the key exchange
+ * completed; the CONNECTED event comes after it). */
+rs_client_key_trust rs_client_server_key(const rs_client *c, char hex[65]);
 
 /* --------------------------------------------------------------- requests */
 

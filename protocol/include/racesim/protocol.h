@@ -37,7 +37,7 @@ extern "C" {
 
 /* Bumped whenever any message's bytes or meaning change (SPEC.md,
  * "Versioning"). HELLO carries it; the server refuses any other. */
-#define RS_PROTO_VERSION 3u
+#define RS_PROTO_VERSION 4u
 
 /* ------------------------------------------------------------------ limits */
 
@@ -68,6 +68,13 @@ enum {
     RS_CH_COUNT = 4
 };
 
+/* Whether a channel carries reliable, ordered packets (control and bulk)
+ * or unreliable, unsequenced ones (input and frame). */
+static inline bool rs_proto_channel_reliable(uint8_t channel)
+{
+    return channel == RS_CH_CONTROL || channel == RS_CH_BULK;
+}
+
 enum { RS_DIR_TO_SERVER = 1, RS_DIR_TO_CLIENT = 2, RS_DIR_BOTH = 3 };
 
 /* ------------------------------------------------------------------ status */
@@ -88,6 +95,48 @@ typedef enum rs_proto_status {
 
 /* A static English description of a status. Never fails. */
 const char *rs_proto_status_str(rs_proto_status status);
+
+/* ------------------------------------------------------------ player names */
+
+/* The one definition of an acceptable player name (SPEC.md section 2,
+ * "Player names"; protocol/src/names.c says why). The decoder applies it to
+ * every field that holds a player name (HELLO's name, LEADERBOARD_REPLY's
+ * rows, and CAR_INFO's name and ADMIN's kick and ban targets when not empty)
+ * and the encoder likewise; the SDK checks a name with it before sending a HELLO and
+ * the store before writing a players row. A name is:
+ *  - 1..RS_PROTO_NAME_MAX bytes of well-formed UTF-8;
+ *  - without control characters (U+0000..U+001F, U+007F..U+009F), line or
+ *    paragraph separators (U+2028, U+2029), bidirectional controls (U+061C,
+ *    U+200E, U+200F, U+202A..U+202E, U+2066..U+2069), invisible characters
+ *    (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B..U+200D,
+ *    U+2060..U+2065, U+206A..U+206F, U+2800, U+3164, U+FEFF, U+FFA0,
+ *    U+FFF9..U+FFFB, U+1D173..U+1D17A, U+E0000..U+E007F), spaces other than
+ *    U+0020 (U+00A0, U+1680, U+2000..U+200A, U+202F, U+205F, U+3000),
+ *    private-use characters (U+E000..U+F8FF, U+F0000..U+10FFFF) and
+ *    noncharacters (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF);
+ *  - without a space at the start or the end, or two spaces in a row.
+ * Two names are one name when they are equal ignoring ASCII case: exactly
+ * how the store's players.name (COLLATE NOCASE) compares them. Letters
+ * outside ASCII compare exactly (their case needs Unicode's tables). */
+#define RS_PROTO_NAME_MIN 1u
+
+/* True when name[0..len) is an acceptable player name. Otherwise false, and
+ * why (may be NULL) receives the first rule it breaks, with the byte offset
+ * (from 0) where: "player name: control character U+0007 at byte 3". The
+ * length, not a NUL, ends the name, so a NUL inside one is reported too. */
+bool rs_proto_name_check(const char *name, size_t len, char *why, size_t why_len);
+
+/* True when the NUL-terminated names a and b are the same player name. */
+bool rs_proto_name_equal(const char *a, const char *b);
+
+struct rs_msg; /* below, with every message */
+
+/* rs_proto_decode, and when it fails, why in err: for a name field the rule
+ * the name breaks ("hello.name: player name: control character U+0007 at
+ * byte 3"), otherwise the field and the status. A server answers a refused
+ * HELLO with it, in words, instead of dropping it. */
+rs_proto_status rs_proto_decode_err(const uint8_t *buf, size_t len, struct rs_msg *out,
+                                    const char **bad_field, char *err, size_t err_len);
 
 /* ---------------------------------------------------------------- messages */
 
@@ -115,6 +164,9 @@ typedef enum rs_proto_reason {
     RS_REASON_MALFORMED = 12,   /* the peer sent bytes that do not decode */
     RS_REASON_PARAMS = 13,      /* parameter hashes differ (client cannot rebuild) */
     RS_REASON_OTHER = 14,
+    RS_REASON_SERVER_KEY = 15,  /* the client does not trust the server's key (pinned or
+                                   remembered key differs, or a bad key exchange) */
+    RS_REASON_BAD_NAME = 16,    /* the player name breaks the rules (rs_proto_name_check) */
     RS_REASON_COUNT
 } rs_proto_reason;
 

@@ -1,20 +1,15 @@
 /*
- * The ENet adapter (racesim/net.h): the only server file that includes
- * <enet/enet.h>. It owns one ENet host, answers cookie requests and drops
- * CONNECTs without a valid cookie in ENet's intercept hook (net_cookie.h,
- * protocol/SPEC.md section 7), turns ENet events into rs_net_events and
- * rs_net_send calls into ENet packets.
+ * The ENet adapter (racesim/net.h): the ENet host, its limits, its events
+ * and sends. What the intercept hook refuses is in net_guard.c, the key
+ * exchange and sealed packets in net_session.c.
  */
-#include "racesim/net.h"
+#include "net_internal.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <enet/enet.h>
-
-#include "racesim/net_cookie.h"
 #include "racesim/protocol.h"
 #include "racesim/base/clock.h"
 
@@ -23,29 +18,38 @@
 #define RS_NET_TIMEOUT_MIN_MS 10000u
 #define RS_NET_TIMEOUT_MAX_MS 30000u
 
+/* ENet buffers up to this many bytes of a peer's packets that the host has
+ * not handed over yet (out-of-order reliable packets, fragments being
+ * reassembled); ENet's default is 32 MiB per peer. A racesim client has at
+ * most a few requests of at most one sealed packet each in flight. */
+#define RS_NET_MAX_WAITING_DATA (32u * 1024u)
+
 #define PEER_INDEX_BITS 12u
 #define PEER_INDEX_MASK ((1u << PEER_INDEX_BITS) - 1u)
 #define PEER_GEN_MAX ((1u << (32u - PEER_INDEX_BITS)) - 1u)
 
-typedef struct net_slot {
-    uint32_t id;      /* the current connection's id; 0 = no connection in this slot */
-    uint32_t gen;     /* generation of the last connection in this slot */
-} net_slot;
-
-struct rs_net {
-    ENetHost *host;
-    net_slot *slots;        /* one per ENet peer slot */
-    ENetPacket *held;       /* lent out by the last RECEIVE event */
-    bool enet_ready;        /* enet_initialize succeeded: deinitialize on destroy */
-    rs_cookie_key key;
-    rs_net_stats stats;
+static const char *const drop_names[RS_NET_DROP_COUNT] = {
+    [RS_NET_DROP_SHORT] = "short",
+    [RS_NET_DROP_UNKNOWN_PEER] = "unknown_peer",
+    [RS_NET_DROP_NO_CONNECT] = "no_connect",
+    [RS_NET_DROP_COMPRESSED] = "compressed",
+    [RS_NET_DROP_COOKIE] = "cookie",
+    [RS_NET_DROP_COOKIE_REQUEST] = "cookie_request",
+    [RS_NET_DROP_COOKIE_RATE] = "cookie_rate",
+    [RS_NET_DROP_HANDSHAKE] = "handshake",
+    [RS_NET_DROP_HANDSHAKE_TIMEOUT] = "handshake_timeout",
+    [RS_NET_DROP_VERSION] = "version",
+    [RS_NET_DROP_MALFORMED] = "malformed",
+    [RS_NET_DROP_AUTH] = "auth",
+    [RS_NET_DROP_REPLAY] = "replay",
+    [RS_NET_DROP_STALE] = "stale",
+    [RS_NET_DROP_CHANNEL] = "channel",
 };
 
-/* ENet's intercept hook carries no user pointer, so rs_net_service names
- * the rs_net it is servicing here for the duration of the call. It is
- * per thread and only set inside rs_net_service: hosts on other threads
- * never see each other's. */
-static _Thread_local rs_net *tls_servicing;
+const char *rs_net_drop_name(rs_net_drop reason)
+{
+    return (unsigned)reason < RS_NET_DROP_COUNT ? drop_names[reason] : "unknown";
+}
 
 rs_net_config rs_net_config_default(void)
 {
@@ -53,75 +57,9 @@ rs_net_config rs_net_config_default(void)
     memset(&c, 0, sizeof c);
     c.port = 27960;
     c.max_clients = 512;
+    c.max_per_address = 8;
+    c.handshake_ms = 3000;
     return c;
-}
-
-static uint32_t read_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-/* Sees every datagram before ENet does. Returns 1 to consume it, 0 to let
- * ENet handle it. */
-static int ENET_CALLBACK net_intercept(ENetHost *host, ENetEvent *event)
-{
-    (void)event;
-    rs_net *net = tls_servicing;
-    if (!net || net->host != host)
-        return 0;
-    const uint8_t *d = host->receivedData;
-    size_t n = host->receivedDataLength;
-    /* Our own datagrams start with "RSCK"; as an ENet header that would be
-     * a compressed datagram, which this host never accepts anyway. */
-    if (n >= 4 && memcmp(d, "RSCK", 4) == 0) {
-        if (rs_cookie_is_request(d, n)) {
-            uint8_t reply[RS_COOKIE_REP_LEN];
-            uint32_t cookie = rs_cookie_make(&net->key, host->receivedAddress.host,
-                                             host->receivedAddress.port,
-                                             rs_cookie_epoch(rs_clock_us()));
-            rs_cookie_reply(cookie, reply);
-            ENetBuffer buf;
-            buf.data = reply;
-            buf.dataLength = sizeof reply;
-            /* 16 bytes out for 48 in: no amplification. */
-            if (enet_socket_send(host->socket, &host->receivedAddress, &buf, 1) > 0)
-                net->stats.cookies_issued++;
-        } else {
-            net->stats.garbage_dropped++;
-        }
-        return 1;
-    }
-    if (n < 2)
-        return 0; /* ENet drops it */
-    uint16_t word = (uint16_t)((unsigned)d[0] << 8 | d[1]); /* network byte order */
-    uint16_t peer_id = (uint16_t)(word & ~(ENET_PROTOCOL_HEADER_FLAG_MASK |
-                                           ENET_PROTOCOL_HEADER_SESSION_MASK));
-    if (peer_id != ENET_PROTOCOL_MAXIMUM_PEER_ID)
-        return 0; /* for an existing peer: ENet checks it */
-    if (word & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED) {
-        net->stats.garbage_dropped++;
-        return 1;
-    }
-    size_t hs = (word & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME)
-                    ? sizeof(ENetProtocolHeader)
-                    : offsetof(ENetProtocolHeader, sentTime);
-    if (n < hs + 1)
-        return 0;
-    /* ENet processes a peer-less datagram only if its first command is a
-     * CONNECT, so only that command needs the cookie. */
-    if ((d[hs] & ENET_PROTOCOL_COMMAND_MASK) != ENET_PROTOCOL_COMMAND_CONNECT)
-        return 0;
-    if (n < hs + sizeof(ENetProtocolConnect)) {
-        net->stats.cookies_rejected++;
-        return 1;
-    }
-    uint32_t cookie = read_be32(d + hs + offsetof(ENetProtocolConnect, data));
-    if (!rs_cookie_valid(&net->key, host->receivedAddress.host, host->receivedAddress.port,
-                         rs_cookie_epoch(rs_clock_us()), cookie)) {
-        net->stats.cookies_rejected++;
-        return 1;
-    }
-    return 0;
 }
 
 rs_status rs_net_create(const rs_net_config *cfg, rs_net **out, char *err, size_t err_len)
@@ -129,9 +67,23 @@ rs_status rs_net_create(const rs_net_config *cfg, rs_net **out, char *err, size_
     if (!cfg || !out)
         return RS_ERR_ARG;
     *out = NULL;
+    if (!cfg->identity) {
+        snprintf(err, err_len, "no server key: the secure session needs one");
+        return RS_ERR_ARG;
+    }
     if (cfg->max_clients < 1 || cfg->max_clients > ENET_PROTOCOL_MAXIMUM_PEER_ID) {
         snprintf(err, err_len, "max_clients: %u outside 1..%u", (unsigned)cfg->max_clients,
                  (unsigned)ENET_PROTOCOL_MAXIMUM_PEER_ID);
+        return RS_ERR_RANGE;
+    }
+    if (cfg->max_per_address < 1 || cfg->max_per_address > cfg->max_clients) {
+        snprintf(err, err_len, "max_per_address: %u outside 1..max_clients (%u)",
+                 (unsigned)cfg->max_per_address, (unsigned)cfg->max_clients);
+        return RS_ERR_RANGE;
+    }
+    if (cfg->handshake_ms < 100 || cfg->handshake_ms > 60000) {
+        snprintf(err, err_len, "handshake_ms: %u outside 100..60000",
+                 (unsigned)cfg->handshake_ms);
         return RS_ERR_RANGE;
     }
     rs_status st = RS_ERR_NOMEM;
@@ -169,7 +121,17 @@ rs_status rs_net_create(const rs_net_config *cfg, rs_net **out, char *err, size_
         st = RS_ERR_IO;
         goto fail;
     }
-    net->host->intercept = net_intercept;
+    net->host->intercept = rs_net__intercept;
+    /* ENet's defaults fit a general-purpose library, not this protocol:
+     * no message is larger than one sealed packet, so a larger one (32 MiB
+     * by default, reassembled from fragments) is refused; a peer may keep
+     * only a little data waiting; one address holds only so many peers
+     * (4095 by default: all of them). */
+    net->host->maximumPacketSize = RS_SECURE_MAX_PACKET;
+    net->host->maximumWaitingData = RS_NET_MAX_WAITING_DATA;
+    net->host->duplicatePeers = cfg->max_per_address;
+    net->identity = cfg->identity;
+    net->handshake_us = (int64_t)cfg->handshake_ms * 1000;
     /* The port actually bound (the caller may have asked for any). */
     if (enet_socket_get_address(net->host->socket, &net->host->address) != 0) {
         snprintf(err, err_len, "cannot read the bound address");
@@ -187,8 +149,6 @@ void rs_net_destroy(rs_net *net)
 {
     if (!net)
         return;
-    if (net->held)
-        enet_packet_destroy(net->held);
     if (net->host)
         enet_host_destroy(net->host);
     if (net->enet_ready)
@@ -230,68 +190,103 @@ static void take_counters(rs_net *net)
     h->totalReceivedPackets = h->totalSentPackets = 0;
 }
 
+/* ENet connected a peer (its cookie was valid): it gets an id and waits
+ * for its key offer; the caller hears of it once the keys are agreed. */
+static void on_enet_connect(rs_net *net, ENetPeer *peer, net_slot *slot, uint32_t index)
+{
+    slot->gen = slot->gen >= PEER_GEN_MAX ? 1u : slot->gen + 1u;
+    slot->id = slot->gen << PEER_INDEX_BITS | index;
+    slot->state = NET_SLOT_KEY_EXCHANGE;
+    slot->connected_us = rs_clock_us();
+    /* ENet's packet throttle drops unreliable packets when the round trip
+     * rises. Inputs and frames are small and time-critical, and lockstep
+     * needs them all, so the throttle never decelerates (this also
+     * configures the client's side). */
+    enet_peer_throttle_configure(peer, ENET_PEER_PACKET_THROTTLE_INTERVAL,
+                                 ENET_PEER_PACKET_THROTTLE_ACCELERATION, 0);
+    /* ENet doubles a reliable packet's retransmission timeout on every loss
+     * and by default gives up after 5 doublings and 5 s: on a 150 ms route
+     * with 10 % loss each way, one packet in about 20 000 fails 6 times in
+     * a row and the player is dropped in mid-race, although FRAMEs and
+     * INPUTs still flow. Allow 7 doublings (an attempt about 19 s after the
+     * first) and drop a peer only after 30 s without an acknowledgement. */
+    enet_peer_timeout(peer, RS_NET_TIMEOUT_LIMIT, RS_NET_TIMEOUT_MIN_MS, RS_NET_TIMEOUT_MAX_MS);
+    (void)net;
+}
+
+/* One packet from a peer: the key offer, or a sealed message to open.
+ * True when *ev was filled (CONNECT or RECEIVE). */
+static bool on_enet_receive(rs_net *net, ENetPeer *peer, net_slot *slot, uint8_t channel,
+                            ENetPacket *packet, rs_net_event *ev)
+{
+    size_t len = 0;
+    switch (slot->state) {
+    case NET_SLOT_KEY_EXCHANGE:
+        if (!rs_net__key_exchange(net, peer, slot, channel, packet))
+            return false;
+        net->stats.peers_connected++;
+        ev->type = RS_NET_EVENT_CONNECT;
+        ev->peer = slot->id;
+        rs_net_peer_address(net, slot->id, ev->address, sizeof ev->address);
+        return true;
+    case NET_SLOT_SECURE:
+        if (!rs_net__open(net, slot, channel, packet, &len))
+            return false;
+        ev->type = RS_NET_EVENT_RECEIVE;
+        ev->peer = slot->id;
+        ev->channel = channel;
+        ev->data = net->plain;
+        ev->len = len;
+        return true;
+    default: /* refused and leaving: nothing more is read */
+        net->stats.drops[RS_NET_DROP_HANDSHAKE]++;
+        return false;
+    }
+}
+
 int rs_net_service(rs_net *net, uint32_t timeout_ms, rs_net_event *ev)
 {
     memset(ev, 0, sizeof *ev);
-    if (net->held) {
-        enet_packet_destroy(net->held);
-        net->held = NULL;
+    int64_t now = rs_clock_us();
+    if (now >= net->next_sweep_us) {
+        rs_net__sweep_key_exchanges(net, now);
+        net->next_sweep_us = now + net->handshake_us / 4;
     }
     for (;;) {
         ENetEvent e;
-        tls_servicing = net;
+        rs_net__servicing = net;
         int rc = enet_host_service(net->host, &e, timeout_ms);
-        tls_servicing = NULL;
+        rs_net__servicing = NULL;
         take_counters(net);
         if (rc <= 0)
             return rc < 0 ? -1 : 0;
         uint32_t index = (uint32_t)(e.peer - net->host->peers);
         net_slot *slot = &net->slots[index];
+        bool announced = slot->state == NET_SLOT_SECURE;
         switch (e.type) {
         case ENET_EVENT_TYPE_CONNECT:
-            slot->gen = slot->gen >= PEER_GEN_MAX ? 1u : slot->gen + 1u;
-            slot->id = slot->gen << PEER_INDEX_BITS | index;
-            net->stats.peers_connected++;
-            /* ENet's packet throttle drops unreliable packets when the
-             * round trip rises. Inputs and frames are small and
-             * time-critical, and lockstep needs them all, so the throttle
-             * never decelerates (this also configures the client's side). */
-            enet_peer_throttle_configure(e.peer, ENET_PEER_PACKET_THROTTLE_INTERVAL,
-                                         ENET_PEER_PACKET_THROTTLE_ACCELERATION, 0);
-            /* ENet doubles a reliable packet's retransmission timeout on
-             * every loss and by default gives up after 5 doublings and 5 s:
-             * on a 150 ms route with 10 % loss each way, one packet in
-             * about 20 000 fails 6 times in a row and the player is dropped
-             * in mid-race, although FRAMEs and INPUTs still flow. Allow 7
-             * doublings (an attempt about 19 s after the first) and drop a
-             * peer only after 30 s without an acknowledgement. */
-            enet_peer_timeout(e.peer, RS_NET_TIMEOUT_LIMIT, RS_NET_TIMEOUT_MIN_MS,
-                              RS_NET_TIMEOUT_MAX_MS);
-            ev->type = RS_NET_EVENT_CONNECT;
-            ev->peer = slot->id;
-            fill_address(e.peer, ev->address, sizeof ev->address);
-            return 1;
-        case ENET_EVENT_TYPE_RECEIVE:
-            if (slot->id == 0) { /* cannot happen: ENet delivers only to connected peers */
-                enet_packet_destroy(e.packet);
-                break;
-            }
-            net->held = e.packet;
-            ev->type = RS_NET_EVENT_RECEIVE;
-            ev->peer = slot->id;
-            ev->channel = e.channelID;
-            ev->data = e.packet->data;
-            ev->len = e.packet->dataLength;
-            return 1;
+            on_enet_connect(net, e.peer, slot, index);
+            break;
+        case ENET_EVENT_TYPE_RECEIVE: {
+            bool filled = on_enet_receive(net, e.peer, slot, e.channelID, e.packet, ev);
+            enet_packet_destroy(e.packet); /* opened into net->plain: not lent out */
+            if (filled)
+                return 1;
+            break;
+        }
         case ENET_EVENT_TYPE_DISCONNECT:
-            if (slot->id == 0)
-                break; /* a connection attempt that never completed */
-            ev->type = RS_NET_EVENT_DISCONNECT;
-            ev->peer = slot->id;
-            fill_address(e.peer, ev->address, sizeof ev->address);
+            if (slot->id != 0 && announced) {
+                ev->type = RS_NET_EVENT_DISCONNECT;
+                ev->peer = slot->id;
+                fill_address(e.peer, ev->address, sizeof ev->address);
+                net->stats.peers_connected--;
+            }
+            rs_secure_session_wipe(&slot->session);
+            slot->state = NET_SLOT_FREE;
             slot->id = 0;
-            net->stats.peers_connected--;
-            return 1;
+            if (ev->type == RS_NET_EVENT_DISCONNECT)
+                return 1;
+            break;
         default:
             break;
         }
@@ -303,10 +298,12 @@ bool rs_net_send(rs_net *net, uint32_t peer, uint8_t channel, bool reliable,
                  const uint8_t *data, size_t len)
 {
     ENetPeer *p = peer_by_id(net, peer);
-    if (!p || channel >= RS_CH_COUNT)
+    if (!p || channel >= RS_CH_COUNT || reliable != rs_proto_channel_reliable(channel))
         return false;
-    ENetPacket *pkt = enet_packet_create(data, len, reliable ? ENET_PACKET_FLAG_RELIABLE
-                                                             : ENET_PACKET_FLAG_UNSEQUENCED);
+    net_slot *slot = &net->slots[peer & PEER_INDEX_MASK];
+    if (slot->state != NET_SLOT_SECURE)
+        return false;
+    ENetPacket *pkt = rs_net__seal(slot, channel, data, len);
     if (!pkt)
         return false;
     if (enet_peer_send(p, channel, pkt) < 0) {

@@ -346,7 +346,7 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
         int seat = -1, free_seat = -1;
         for (uint32_t i = 0; i < room->cfg.max_players; i++) {
             room_seat *s = &room->seats[i];
-            if (s->used && !s->kicked && strcmp(s->name, h->name) == 0)
+            if (s->used && !s->kicked && rs_proto_name_equal(s->name, h->name))
                 seat = (int)i;
             else if (!s->used && free_seat < 0)
                 free_seat = (int)i;
@@ -397,6 +397,20 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
     }
 }
 
+/* A HELLO whose name breaks the name rules (the decoder refused it with
+ * why, "hello.name: player name: control character U+0007 at byte 3") is
+ * answered in words, so the player learns what to change instead of
+ * waiting for a timeout. The name itself is not echoed: it may hold what
+ * the player's screen should not show. */
+static void refuse_name(rs_room *room, room_peer *p, const char *why)
+{
+    const char *rule = strstr(why, "player name: ");
+    char text[RS_PROTO_TEXT_MAX + 1];
+    snprintf(text, sizeof text, "your player name is not allowed: %.160s",
+             rule ? rule + strlen("player name: ") : why);
+    rs_room__refuse(room, p, RS_REASON_BAD_NAME, text);
+}
+
 /* Drops a message that must not be acted on, counting it. */
 static void drop(rs_room *room)
 {
@@ -428,13 +442,20 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
         return;
     }
     rs_msg m;
-    rs_proto_status st = rs_proto_decode(bytes, len, &m, NULL);
+    const char *bad_field = NULL;
+    char why[RS_PROTO_TEXT_MAX + 1];
+    rs_proto_status st = rs_proto_decode_err(bytes, len, &m, &bad_field, why, sizeof why);
     if (st == RS_PROTO_BAD_VERSION && p->state == PEER_NEW) {
         rs_msg r;
         rs_proto_refuse_version(m.u.hello.protocol_version, &r);
         rs_room__send(room, p->id, &r);
         room->stats.refused++;
         rs_room__close_peer(room, p);
+        return;
+    }
+    if (st == RS_PROTO_RANGE && p->state == PEER_NEW && bad_field &&
+        strcmp(bad_field, "hello.name") == 0) {
+        refuse_name(room, p, why);
         return;
     }
     uint8_t ch = 0, dir = 0;

@@ -94,7 +94,7 @@ static int seat_by_name(const rs_room *room, const char *name)
 {
     for (uint32_t i = 0; i < room->cfg.max_players; i++) {
         const room_seat *s = &room->seats[i];
-        if (s->used && !s->kicked && strcmp(s->name, name) == 0)
+        if (s->used && !s->kicked && rs_proto_name_equal(s->name, name))
             return (int)i;
     }
     return -1;
@@ -167,7 +167,7 @@ bool rs_room_kick(rs_room *room, const char *name, uint8_t reason, const char *t
     }
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
-        if (p->state == PEER_SPECTATOR && strcmp(p->name, name) == 0) {
+        if (p->state == PEER_SPECTATOR && rs_proto_name_equal(p->name, name)) {
             send_bye(room, p, reason, text);
             rs_room__close_peer(room, p);
             any = true;

@@ -3,6 +3,7 @@
  * (registration, authentication, guests), the ban list, and the polling and
  * shutdown that make sure every lap reaches the disk.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,33 +23,23 @@ rs_services_def rs_services_default(void)
 void rs_svc__error(rs_services *svc, const char *what, const char *err)
 {
     svc->stats.db_errors++;
+    rs_svc__note(svc, "%s: %s", what, err ? err : "");
+}
+
+void rs_svc__note(rs_services *svc, const char *fmt, ...)
+{
     /* Cut to fit: the message is for a log line. */
-    size_t cap = sizeof svc->last_error - 1, n = 0;
-    const char *parts[3] = {what, ": ", err ? err : ""};
-    for (int k = 0; k < 3; k++) {
-        size_t m = strlen(parts[k]);
-        if (m > cap - n)
-            m = cap - n;
-        memcpy(svc->last_error + n, parts[k], m);
-        n += m;
-    }
-    svc->last_error[n] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    rs_verrf(svc->last_error, sizeof svc->last_error, fmt, ap);
+    va_end(ap);
 }
 
 bool rs_svc__name_eq(const char *a, const char *b)
 {
-    /* ASCII case ignored, as the store compares player names. */
-    for (;; a++, b++) {
-        char x = *a, y = *b;
-        if (x >= 'A' && x <= 'Z')
-            x = (char)(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z')
-            y = (char)(y - 'A' + 'a');
-        if (x != y)
-            return false;
-        if (!x)
-            return true;
-    }
+    /* ASCII case ignored: the protocol's one comparison of names, which is
+     * how the store's players.name compares them too. */
+    return rs_proto_name_equal(a, b);
 }
 
 void rs_svc__note_room(rs_services *svc, rs_room *room)
@@ -207,6 +198,14 @@ static bool register_player(void *ctx, const char *name, int64_t *player_id, cha
         snprintf(text, text_cap, "names starting with ~ are reserved");
         return false;
     }
+    /* The decoder has already applied the name rules; asking again here
+     * keeps "taken" below the store's only other reason for RS_ERR_RANGE. */
+    char why[160];
+    if (!rs_proto_name_check(name, strlen(name), why, sizeof why)) {
+        const char *rule = strstr(why, ": ");
+        snprintf(text, text_cap, "your player name is not allowed: %s", rule ? rule + 2 : why);
+        return false;
+    }
     rs_status st = rs_store_player_register(svc->store, name, rs_wall_time_s(), player_id, token,
                                             err, sizeof err);
     if (st == RS_ERR_RANGE) {
@@ -345,6 +344,9 @@ size_t rs_services_shutdown(rs_services *svc, uint32_t timeout_ms)
     if (!svc)
         return 0;
     int64_t end_us = rs_clock_us() + (int64_t)timeout_ms * 1000;
+    /* A race cut short keeps its classification so far, marked stopped,
+     * rather than staying "running" in the database for ever. */
+    rs_svc__races_stop(svc);
     size_t left = rs_svc__pump(svc);
     for (;;) {
         /* Everything handed over so far is on disk once flush returns; the
@@ -396,7 +398,6 @@ void rs_services_destroy(rs_services *svc)
         free((char *)(uintptr_t)svc->tracks[i].name);
     free(svc->tracks);
     free(svc->rooms);
-    free(svc->guests);
     free(svc->cars_stored);
     free(svc);
 }

@@ -6,6 +6,7 @@
 #ifndef RACESIM_SERVICES_INTERNAL_H
 #define RACESIM_SERVICES_INTERNAL_H
 
+#include "racesim/base/err.h"
 #include "racesim/leaderboard.h"
 #include "racesim/racelog.h"
 #include "racesim/services.h"
@@ -45,15 +46,12 @@ typedef struct svc_race {
     svc_lap *laps;              /* awaiting acknowledgement */
     size_t laps_len, laps_cap;
     rs_store_result res[RS_PROTO_MAX_CARS + 1]; /* own results not yet taken by the writer;
-                                                   the last slot is the race finish */
+                                                   the last slot is the race's end */
     uint32_t res_head, res_len;
-    int64_t finished_at;
+    int64_t finished_at;        /* when the race ended, for the end record */
+    rs_store_race_status end_status; /* what the end record says: finished, stopped, ... */
+    uint64_t lost_reported;     /* racelog records refused or dropped, already reported */
 } svc_race;
-
-typedef struct svc_guest {
-    char name[RS_PROTO_NAME_MAX + 1];
-    int64_t id;
-} svc_guest;
 
 struct rs_services {
     rs_store *store;
@@ -73,19 +71,23 @@ struct rs_services {
     rs_room **rooms;            /* rooms seen through the hooks */
     uint32_t room_count, room_cap;
     svc_race *races;            /* running and finished races not yet settled */
-    svc_guest *guests;          /* "~name" player rows */
-    uint32_t guest_count, guest_cap;
     uint64_t *cars_stored;      /* parameter hashes known to be in the store */
     uint32_t cars_stored_count, cars_stored_cap;
     uint64_t tracks_stored[16]; /* a small cache; a miss only costs a no-op insert */
     uint32_t tracks_stored_count;
 
     rs_services_stats stats;
-    char last_error[256];
+    char last_error[512];
 };
 
 /* services.c */
+/* A failed synchronous store call: counts it in db_errors and keeps
+ * "what: err" as the last error, which the server logs (rs_services_
+ * last_error). what says what was lost, when something was. */
 void rs_svc__error(rs_services *svc, const char *what, const char *err);
+/* Keeps a formatted message as the last error without counting it: for
+ * failures another counter already holds (records_failed). */
+void rs_svc__note(rs_services *svc, const char *fmt, ...) RS_PRINTF(2, 3);
 void rs_svc__note_room(rs_services *svc, rs_room *room);
 bool rs_svc__name_eq(const char *a, const char *b);
 
@@ -100,6 +102,9 @@ void rs_svc__room_closed(void *ctx, rs_room *room);
 /* Drains acknowledgements and re-offers pending records; frees settled
  * races. Returns how many records are still not handed to the writer. */
 size_t rs_svc__pump(rs_services *svc);
+/* For shutdown: every race still running gets its classification so far
+ * and its end, status stopped (abandoned before lights out), queued now. */
+void rs_svc__races_stop(rs_services *svc);
 void rs_svc__races_free(rs_services *svc);
 /* Stores a car block if not known stored (0 on success). */
 rs_status rs_svc__put_car(rs_services *svc, const rs_car_params *params, uint64_t base_hash);

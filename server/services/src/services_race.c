@@ -9,7 +9,16 @@
  *
  * A race outlives its world until every record is in the writer's hands and
  * every lap acknowledged, so laps are never lost to the end of a race.
+ *
+ * Every race row gets an end (races.status): finished with every result
+ * when the race is decided; stopped, with the classification at that
+ * moment, when the server shuts down or the room goes during the race;
+ * abandoned when it is called off before lights out. A race whose server
+ * died stays running until the next start marks it interrupted
+ * (rs_store_races_interrupt). Records the store could not take are kept as
+ * the last error with what was lost, for the server's log.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,12 +94,14 @@ static int64_t entrant_player(rs_services *svc, const rs_room_entrant *e)
         while (n > 0 && ((unsigned char)e->name[n] & 0xC0) == 0x80)
             n--; /* cut at a UTF-8 character boundary */
     }
+    while (n > 0 && e->name[n - 1] == ' ')
+        n--; /* a cut may end on a space, which no name may (names.c) */
     row[0] = '~';
     memcpy(row + 1, e->name, n);
     row[n + 1] = '\0';
-    for (uint32_t i = 0; i < svc->guest_count; i++)
-        if (rs_svc__name_eq(svc->guests[i].name, row))
-            return svc->guests[i].id;
+    /* Looked up at every race, not cached: a few indexed reads at set-up,
+     * and the store prunes guest rows that hold no lap (docs/PERSISTENCE.md,
+     * "Guest rows"), so a cached id could outlive its row. */
     char err[256];
     int64_t id = 0;
     rs_status st = rs_store_player_find(svc->store, row, &id, err, sizeof err);
@@ -100,19 +111,12 @@ static int64_t entrant_player(rs_services *svc, const rs_room_entrant *e)
                                       sizeof err);
     }
     if (st != RS_OK) {
-        rs_svc__error(svc, "guest row", err);
+        char what[160];
+        snprintf(what, sizeof what, "guest %s: storing its player row (its laps and result of "
+                 "this race will not be stored)", e->name);
+        rs_svc__error(svc, what, err);
         return 0;
     }
-    if (svc->guest_count == svc->guest_cap) {
-        uint32_t cap = svc->guest_cap ? 2 * svc->guest_cap : 16;
-        svc_guest *g = realloc(svc->guests, cap * sizeof *g);
-        if (!g)
-            return id;
-        svc->guests = g;
-        svc->guest_cap = cap;
-    }
-    strcpy(svc->guests[svc->guest_count].name, row);
-    svc->guests[svc->guest_count++].id = id;
     return id;
 }
 
@@ -144,16 +148,18 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
     rs_status st = put_track(svc, track, json, json_len);
     for (uint32_t i = 0; i < count && st == RS_OK; i++) {
         const rs_room_entrant *e = &entrants[i];
+        /* An entrant the store cannot take (its car block or its player
+         * row, reported where it failed) loses its own laps, never the
+         * race's: it races with player id 0, which the writer refuses. */
+        rs_status car_st = RS_OK;
         if (e->params_hash != e->base_hash)
-            st = rs_svc__put_car(svc, rs_room_stock_car(room), 0);
-        if (st == RS_OK)
-            st = rs_svc__put_car(svc, e->params, e->base_hash);
-        r->ent[i].player_id = entrant_player(svc, e);
+            car_st = rs_svc__put_car(svc, rs_room_stock_car(room), 0);
+        if (car_st == RS_OK)
+            car_st = rs_svc__put_car(svc, e->params, e->base_hash);
+        r->ent[i].player_id = car_st == RS_OK ? entrant_player(svc, e) : 0;
         r->ent[i].params_hash = e->params_hash;
         r->ent[i].base_hash = e->base_hash;
         r->ent[i].tune_hash = e->tune_hash;
-        if (r->ent[i].player_id == 0)
-            st = RS_ERR_IO;
     }
     char err[256] = "";
     if (st == RS_OK) {
@@ -165,7 +171,8 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
         race.started_at = rs_wall_time_s();
         st = rs_store_race_create(svc->store, &race, &r->race_id, err, sizeof err);
         if (st != RS_OK)
-            rs_svc__error(svc, "creating the race", err);
+            rs_svc__error(svc, "creating the race (its laps and results will not be stored)",
+                          err);
     }
     if (st == RS_OK) {
         rs_racelog_def d;
@@ -178,10 +185,15 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
         d.first_caller_id = (int64_t)r->race_id << SVC_RACE_SHIFT;
         r->next_caller_id = d.first_caller_id;
         st = rs_racelog_create(world, &d, &r->log);
-        if (st != RS_OK)
-            rs_svc__error(svc, "creating the race log", rs_status_str(st));
-        else
+        if (st != RS_OK) {
+            char what[96];
+            snprintf(what, sizeof what,
+                     "race %lld: creating the race log (its laps and results will not be stored)",
+                     (long long)r->race_id);
+            rs_svc__error(svc, what, rs_status_str(st));
+        } else {
             svc->stats.races++;
+        }
     }
     /* A race that cannot be stored still runs: its laps go out with flags 0
      * (the room's 5 s wait ends at race_end at the latest). */
@@ -198,6 +210,15 @@ void rs_svc__before_step(void *ctx, rs_room *room, const rs_world *world)
 
 static void lap_expect(svc_race *r, const rs_event *e)
 {
+    if (r->ent[e->car - 1].player_id <= 0) {
+        /* No player row (reported at the race's start): the writer refuses
+         * the lap and no ack will come. Its id is used all the same, and its
+         * LAP goes out now, not flagged recorded. */
+        r->next_caller_id++;
+        if (r->room)
+            rs_room_lap_flags(r->room, (uint8_t)e->car, e->lap, 0);
+        return;
+    }
     if (r->laps_len == r->laps_cap) {
         size_t cap = r->laps_cap ? 2 * r->laps_cap : 32;
         svc_lap *n = realloc(r->laps, cap * sizeof *n);
@@ -237,6 +258,37 @@ void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world)
     rs_svc__pump(svc);
 }
 
+/* Whether the race's end is already queued, by the racelog (the world said
+ * the race is over) or by the services. */
+static bool end_queued(const svc_race *r)
+{
+    return r->log_results || r->own_results;
+}
+
+/* Queues the race's end with the classification the world holds now: every
+ * car's result (position so far, laps, finished or not) through the same
+ * rs_racelog_result the racelog uses, then the end record with status. A
+ * race called off before lights out was never run: it gets no results and
+ * ends abandoned, whatever status was asked. Once per race. */
+static void queue_end(svc_race *r, const rs_world *world, rs_store_race_status status)
+{
+    r->own_results = true;
+    int64_t id = ((int64_t)r->race_id << SVC_RACE_SHIFT) + SVC_OWN_IDS;
+    if (rs_world_race_time_us(world) > 0) {
+        for (uint32_t i = 0; i < r->cars; i++)
+            r->res[r->res_len++] = rs_racelog_result(world, (uint16_t)(i + 1), r->race_id,
+                                                     &r->ent[i], id++);
+    } else {
+        status = RS_STORE_RACE_ABANDONED;
+    }
+    /* The last slot stands for the race's end. */
+    rs_store_result *fin = &r->res[r->res_len++];
+    memset(fin, 0, sizeof *fin);
+    fin->caller_id = id;
+    r->end_status = status;
+    r->finished_at = rs_wall_time_s();
+}
+
 /* The room decided the race before the world did (every connected car
  * finished, the finish timeout, an admin): the racelog only writes results
  * once the world says the race is over, so they are queued here. */
@@ -244,32 +296,31 @@ void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world)
 {
     rs_services *svc = ctx;
     svc_race *r = race_of_room(svc, room);
-    if (!r || !r->log || r->log_results || r->own_results || rs_world_race_over(world))
+    if (!r || !r->log || end_queued(r) || rs_world_race_over(world))
         return;
-    /* A race stopped before lights out (an admin, a shutdown during the
-     * countdown) was never run: it gets no results, only its race row. */
-    if (rs_world_race_time_us(world) <= 0)
-        return;
-    r->own_results = true;
-    int64_t id = ((int64_t)r->race_id << SVC_RACE_SHIFT) + SVC_OWN_IDS;
-    for (uint32_t i = 0; i < r->cars; i++)
-        r->res[r->res_len++] = rs_racelog_result(world, (uint16_t)(i + 1), r->race_id, &r->ent[i],
-                                                 id++);
-    /* The last slot stands for the race's finish. */
-    rs_store_result *fin = &r->res[r->res_len++];
-    memset(fin, 0, sizeof *fin);
-    fin->caller_id = id;
-    r->finished_at = rs_wall_time_s();
+    queue_end(r, world, RS_STORE_RACE_FINISHED);
     rs_svc__pump(svc);
+}
+
+void rs_svc__races_stop(rs_services *svc)
+{
+    for (svc_race *r = svc->races; r; r = r->next) {
+        const rs_world *world = r->room && !r->ended ? rs_room_world(r->room) : NULL;
+        if (world && r->log && !end_queued(r))
+            queue_end(r, world, RS_STORE_RACE_STOPPED);
+    }
 }
 
 void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world)
 {
-    (void)world;
     rs_services *svc = ctx;
     svc_race *r = race_of_room(svc, room);
     if (!r)
         return;
+    /* The world goes before the race was decided: the room is being
+     * destroyed mid-race. What was raced so far is kept, as stopped. */
+    if (r->log && !end_queued(r))
+        queue_end(r, world, RS_STORE_RACE_STOPPED);
     /* The log keeps what the writer could not take yet; it lives on (the
      * world does not: nothing left to record needs it) until settled. */
     r->ended = true;
@@ -319,31 +370,82 @@ static uint8_t lap_flags(rs_services *svc, const svc_race *r, const svc_lap *l, 
     return flags;
 }
 
+/* A record the writer could not store: counted, and kept as the last
+ * error saying what was lost and why (the writer's last error), for the
+ * server's log. lap is NULL for a result or a race's end. */
+static void record_lost(rs_services *svc, const rs_store_ack *a, const svc_lap *lap)
+{
+    svc->stats.records_failed++;
+    char why[256];
+    rs_store_writer_last_error(svc->writer, why, sizeof why);
+    long long race = (long long)(a->caller_id >> SVC_RACE_SHIFT);
+    const char *cause = why[0] ? why : rs_status_str(a->status);
+    if (lap)
+        rs_svc__note(svc, "race %lld: lap %u of car %u was not stored (%s), so it was not "
+                     "announced as recorded: %s", race, (unsigned)lap->lap, (unsigned)lap->car,
+                     rs_status_str(a->status), cause);
+    else if (a->kind == RS_RECORD_RACE_FINISH)
+        rs_svc__note(svc, "race %lld: its end was not stored (%s), so the next start will find "
+                     "it running and mark it interrupted: %s", race, rs_status_str(a->status),
+                     cause);
+    else
+        rs_svc__note(svc, "race %lld: a %s record (caller id %lld) was not stored (%s): %s",
+                     race, a->kind == RS_RECORD_RESULT ? "result" : "lap",
+                     (long long)a->caller_id, rs_status_str(a->status), cause);
+}
+
+/* The index of the lap awaiting the ack for caller_id in r, or -1. */
+static ptrdiff_t awaited_lap(const svc_race *r, int64_t caller_id)
+{
+    for (size_t i = 0; i < r->laps_len; i++)
+        if (r->laps[i].caller_id == caller_id)
+            return (ptrdiff_t)i;
+    return -1;
+}
+
 static void on_ack(rs_services *svc, const rs_store_ack *a)
 {
-    if (a->status != RS_OK)
-        svc->stats.records_failed++;
     int64_t race_id = a->caller_id >> SVC_RACE_SHIFT;
     svc_race *r = svc->races;
     while (r && r->race_id != race_id)
         r = r->next;
-    if (!r || a->kind != RS_RECORD_LAP)
-        return;
-    for (size_t i = 0; i < r->laps_len; i++) {
-        if (r->laps[i].caller_id != a->caller_id)
-            continue;
-        svc_lap l = r->laps[i];
-        memmove(r->laps + i, r->laps + i + 1, (r->laps_len - i - 1) * sizeof *r->laps);
-        r->laps_len--;
-        uint8_t flags = 0;
-        if (a->status == RS_OK) {
-            svc->stats.laps_recorded++;
-            flags = lap_flags(svc, r, &l, a->row_id);
-        }
-        if (r->room)
-            rs_room_lap_flags(r->room, l.car, l.lap, flags);
+    ptrdiff_t found = r && a->kind == RS_RECORD_LAP ? awaited_lap(r, a->caller_id) : -1;
+    if (found < 0) {
+        if (a->status != RS_OK)
+            record_lost(svc, a, NULL);
         return;
     }
+    size_t i = (size_t)found;
+    svc_lap l = r->laps[i];
+    memmove(r->laps + i, r->laps + i + 1, (r->laps_len - i - 1) * sizeof *r->laps);
+    r->laps_len--;
+    uint8_t flags = 0;
+    if (a->status == RS_OK) {
+        svc->stats.laps_recorded++;
+        flags = lap_flags(svc, r, &l, a->row_id);
+    } else {
+        record_lost(svc, a, &l);
+    }
+    if (r->room)
+        rs_room_lap_flags(r->room, l.car, l.lap, flags);
+}
+
+/* Records the race log gave up on (refused by the writer for good, or no
+ * memory to keep them) are lost without an ack: report each new loss. */
+static void check_racelog_losses(rs_services *svc, svc_race *r)
+{
+    if (!r->log)
+        return;
+    rs_racelog_stats st = rs_racelog_get_stats(r->log);
+    uint64_t lost = st.refused + st.dropped;
+    if (lost <= r->lost_reported)
+        return;
+    char what[64], why[160];
+    snprintf(what, sizeof what, "race %lld", (long long)r->race_id);
+    snprintf(why, sizeof why, "%llu record(s) refused by the writer or dropped for lack of "
+             "memory were not stored", (unsigned long long)(lost - r->lost_reported));
+    r->lost_reported = lost;
+    rs_svc__error(svc, what, why);
 }
 
 /* Offers the services' own result records; returns how many are left. */
@@ -352,15 +454,20 @@ static uint32_t offer_own(rs_services *svc, svc_race *r)
     while (r->res_head < r->res_len) {
         const rs_store_result *res = &r->res[r->res_head];
         rs_status st;
-        if (r->res_head + 1 == r->res_len)
-            st = rs_store_writer_finish_race(svc->writer, res->caller_id, r->race_id,
-                                             r->finished_at);
+        bool last = r->res_head + 1 == r->res_len;
+        if (last)
+            st = rs_store_writer_end_race(svc->writer, res->caller_id, r->race_id, r->end_status,
+                                          r->finished_at);
         else
             st = rs_store_writer_put_result(svc->writer, res);
         if (st == RS_ERR_FULL)
             break;
-        if (st != RS_OK)
-            rs_svc__error(svc, "queueing a result", rs_status_str(st));
+        if (st != RS_OK) {
+            char what[96];
+            snprintf(what, sizeof what, "race %lld: queueing its %s (not stored)",
+                     (long long)r->race_id, last ? "end" : "result");
+            rs_svc__error(svc, what, rs_status_str(st));
+        }
         r->res_head++;
     }
     return r->res_len - r->res_head;
@@ -388,6 +495,7 @@ size_t rs_svc__pump(rs_services *svc)
     while (*pp) {
         svc_race *r = *pp;
         size_t pending = (r->log ? rs_racelog_flush(r->log) : 0) + offer_own(svc, r);
+        check_racelog_losses(svc, r);
         left += pending;
         if (r->ended && pending == 0 &&
             (r->laps_len == 0 || now_us - r->ended_us > SVC_SETTLE_US)) {
@@ -408,8 +516,13 @@ void rs_svc__races_free(rs_services *svc)
         svc->races = r->next;
         if (r->log) {
             rs_racelog_stats st = rs_racelog_get_stats(r->log);
-            if (st.pending)
-                rs_svc__error(svc, "destroy", "race records dropped (call rs_services_shutdown)");
+            if (st.pending) {
+                char what[64], why[128];
+                snprintf(what, sizeof what, "race %lld", (long long)r->race_id);
+                snprintf(why, sizeof why, "%llu record(s) dropped unstored at destroy (call "
+                         "rs_services_shutdown first)", (unsigned long long)st.pending);
+                rs_svc__error(svc, what, why);
+            }
         }
         race_free(r);
     }

@@ -48,7 +48,12 @@ static void on_leaderboard(rs_services *svc, rs_room *room, uint32_t peer,
         if (rows[i].time_us <= 0 || rows[i].time_us > RS_PROTO_TIME_MAX_US)
             continue; /* not representable on the wire */
         o->rank = rows[i].rank;
-        snprintf(o->name, sizeof o->name, "%s", rows[i].player_name);
+        const char *name = rows[i].player_name;
+        size_t len = strlen(name);
+        if (rs_proto_name_check(name, len, NULL, 0))
+            memcpy(o->name, name, len + 1); /* at most RS_PROTO_NAME_MAX bytes: checked */
+        else /* a name from before the name rules (docs/PERSISTENCE.md, "Player names") */
+            snprintf(o->name, sizeof o->name, "(player %lld)", (long long)rows[i].player_id);
         o->time_us = rows[i].time_us;
         o->tune_hash = rows[i].tune_hash;
         o->recorded_at = rows[i].recorded_at > 0 ? rows[i].recorded_at : 0;

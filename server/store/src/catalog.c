@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "racesim/base/err.h"
+#include "racesim/base/text.h"
 #include "store_internal.h"
 
 /* SELECT id ... WHERE hash = ?1 through a cached slot. */
@@ -152,21 +153,120 @@ rs_status rs_store_put_result(rs_store *s, const rs_store_result *r, char *err, 
     return rs_store__step_done(s, st, "storing a race result", err, err_len);
 }
 
-rs_status rs_store_race_finish(rs_store *s, int64_t race_id, int64_t finished_at, char *err,
-                               size_t err_len)
+/* Indexed by rs_store_race_status: the words migration 0004 allows. */
+static const char *const race_status_names[] = {"running", "finished", "stopped",
+                                                "interrupted", "abandoned"};
+
+const char *rs_store_race_status_name(rs_store_race_status status)
+{
+    unsigned i = (unsigned)status;
+    return i < sizeof race_status_names / sizeof race_status_names[0] ? race_status_names[i]
+                                                                       : "?";
+}
+
+rs_store_race_status rs_store__race_status_parse(const unsigned char *text)
+{
+    for (unsigned i = 0; text && i < sizeof race_status_names / sizeof race_status_names[0]; i++)
+        if (strcmp((const char *)text, race_status_names[i]) == 0)
+            return (rs_store_race_status)i;
+    return RS_STORE_RACE_RUNNING; /* the CHECK constraint allows nothing else */
+}
+
+rs_status rs_store_race_end(rs_store *s, int64_t race_id, rs_store_race_status status,
+                            int64_t ended_at, char *err, size_t err_len)
 {
     if (!s)
         return RS_ERR_ARG;
-    int64_t v[2] = {race_id, finished_at};
-    sqlite3_stmt *st = rs_store__stmt_ints(s, RS_STMT_RACE_FINISH,
-                                           "UPDATE races SET finished_at = ?2 WHERE id = ?1", v,
-                                           2, err, err_len);
+    /* Running is where a race starts, and interrupted is a finding about a
+     * dead server, never something a live one decides. */
+    if (status != RS_STORE_RACE_FINISHED && status != RS_STORE_RACE_STOPPED &&
+        status != RS_STORE_RACE_ABANDONED) {
+        rs_errf(err, err_len, "%s: race %lld: cannot end a race as %s", s->path,
+                (long long)race_id, rs_store_race_status_name(status));
+        return RS_ERR_ARG;
+    }
+    int64_t v[2] = {race_id, ended_at};
+    sqlite3_stmt *st = rs_store__stmt_ints(s, RS_STMT_RACE_END,
+                                           "UPDATE races SET status = ?3, finished_at = ?2 "
+                                           "WHERE id = ?1",
+                                           v, 2, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    rs_status status = rs_store__step_done(s, st, "finishing a race", err, err_len);
-    if (status == RS_OK && sqlite3_changes(s->db) == 0) {
+    sqlite3_bind_text(st, 3, rs_store_race_status_name(status), -1, SQLITE_STATIC);
+    rs_status result = rs_store__step_done(s, st, "ending a race", err, err_len);
+    if (result == RS_OK && sqlite3_changes(s->db) == 0) {
         rs_errf(err, err_len, "%s: race %lld does not exist", s->path, (long long)race_id);
         return RS_ERR_MISSING;
     }
+    return result;
+}
+
+rs_status rs_store_race_finish(rs_store *s, int64_t race_id, int64_t finished_at, char *err,
+                               size_t err_len)
+{
+    return rs_store_race_end(s, race_id, RS_STORE_RACE_FINISHED, finished_at, err, err_len);
+}
+
+/* Reads the running races (oldest first) into out, counting them all. */
+static rs_status list_running(rs_store *s, rs_store_race_info *out, size_t cap, size_t *count,
+                              char *err, size_t err_len)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT r.id, t.track_hash, t.name, r.laps, r.started_at "
+                                "FROM races AS r JOIN tracks AS t ON t.id = r.track_id "
+                                "WHERE r.status = 'running' ORDER BY r.id",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rs_store__fail(s, rc, "looking for running races", err, err_len);
+    size_t n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n < cap) {
+            rs_store_race_info *r = &out[n];
+            memset(r, 0, sizeof *r);
+            r->id = sqlite3_column_int64(st, 0);
+            r->track_hash = (uint64_t)sqlite3_column_int64(st, 1);
+            const char *name = (const char *)sqlite3_column_text(st, 2);
+            if (!rs_str_copy(r->track_name, sizeof r->track_name, name))
+                rs_str_copy(r->track_name, sizeof r->track_name, "(name too long)");
+            r->laps = (uint32_t)sqlite3_column_int64(st, 3);
+            r->started_at = sqlite3_column_int64(st, 4);
+        }
+        n++;
+    }
+    rs_status status = rc == SQLITE_DONE
+                           ? RS_OK
+                           : rs_store__fail(s, rc, "looking for running races", err, err_len);
+    sqlite3_finalize(st);
+    *count = n;
+    return status;
+}
+
+rs_status rs_store_races_interrupt(rs_store *s, rs_store_race_info *out, size_t cap,
+                                   size_t *count, char *err, size_t err_len)
+{
+    if (!s || !count || (cap && !out))
+        return RS_ERR_ARG;
+    *count = 0;
+    /* One write transaction: what is listed is exactly what is marked. */
+    rs_status status = rs_store__begin(s, err, err_len);
+    if (status != RS_OK)
+        return status;
+    size_t n = 0;
+    status = list_running(s, out, cap, &n, err, err_len);
+    if (status == RS_OK && n > 0) {
+        int rc = sqlite3_exec(s->db,
+                              "UPDATE races SET status = 'interrupted' WHERE status = 'running'",
+                              NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+            status = rs_store__fail(s, rc, "marking running races interrupted", err, err_len);
+    }
+    if (status != RS_OK) {
+        rs_store__rollback(s);
+        return status;
+    }
+    status = rs_store__commit(s, err, err_len);
+    if (status == RS_OK)
+        *count = n;
     return status;
 }

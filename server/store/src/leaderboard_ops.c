@@ -17,7 +17,7 @@
     "SELECT r.id, t.track_hash, t.name, r.laps, r.physics_version,"                          \
     " r.forced_tune_hash IS NOT NULL, coalesce(r.forced_tune_hash, 0), r.started_at,"         \
     " coalesce(r.finished_at, 0),"                                                            \
-    " (SELECT count(*) FROM race_results AS rr WHERE rr.race_id = r.id)"                      \
+    " (SELECT count(*) FROM race_results AS rr WHERE rr.race_id = r.id), r.status"            \
     " FROM races AS r JOIN tracks AS t ON t.id = r.track_id"
 
 static const char *const op_sql[LB_QUERIES - LB_BOARD_QUERIES] = {
@@ -148,6 +148,7 @@ static void read_race(sqlite3_stmt *st, rs_lb_race *r)
     r->started_at = sqlite3_column_int64(st, 7);
     r->finished_at = sqlite3_column_int64(st, 8);
     r->entries = (uint32_t)sqlite3_column_int64(st, 9);
+    r->status = rs_store__race_status_parse(sqlite3_column_text(st, 10));
 }
 
 static void read_result(sqlite3_stmt *st, rs_lb_result *r)

@@ -107,11 +107,14 @@ size_t rs_racelog_flush(rs_racelog *log)
 {
     while (log->count > 0) {
         pending *p = &log->queue[log->head];
-        if (offer(log, p) == RS_ERR_FULL)
+        rs_status st = offer(log, p);
+        if (st == RS_ERR_FULL)
             break;
-        /* Accepted, or refused for good (a malformed record: counted by its
-         * missing ack, never retried). */
-        if (p->kind == RS_RECORD_LAP)
+        /* Accepted, or refused for good (a malformed record, no memory for
+         * the proof's copy): never retried, so counted as lost. */
+        if (st != RS_OK)
+            log->stats.refused++;
+        else if (p->kind == RS_RECORD_LAP)
             log->stats.laps_queued++;
         free_pending(p);
         log->head = (log->head + 1) % log->cap;
@@ -128,7 +131,9 @@ static rs_status submit(rs_racelog *log, pending *p)
     if (rs_racelog_flush(log) == 0) {
         rs_status st = offer(log, p);
         if (st != RS_ERR_FULL) {
-            if (st == RS_OK && p->kind == RS_RECORD_LAP)
+            if (st != RS_OK)
+                log->stats.refused++;
+            else if (p->kind == RS_RECORD_LAP)
                 log->stats.laps_queued++;
             free_pending(p);
             return st;

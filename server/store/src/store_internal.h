@@ -24,7 +24,7 @@ enum rs_stmt_slot {
     RS_STMT_TRACK_INSERT,
     RS_STMT_TRACK_ID,
     RS_STMT_RACE_INSERT,
-    RS_STMT_RACE_FINISH,
+    RS_STMT_RACE_END,
     RS_STMT_RESULT_UPSERT,
     RS_STMT_LAP_INSERT,
     RS_STMT_PROOF_INSERT,
@@ -104,6 +104,10 @@ rs_status rs_store__status_from_sqlite(int rc);
 rs_status rs_store__begin(rs_store *s, char *err, size_t err_len);
 rs_status rs_store__commit(rs_store *s, char *err, size_t err_len);
 void rs_store__rollback(rs_store *s);
+
+/* The rs_store_race_status a races.status text names (RUNNING for NULL or
+ * an unknown word, which the schema's CHECK constraint rules out). */
+rs_store_race_status rs_store__race_status_parse(const unsigned char *text);
 
 /* Checks the applied migrations recorded in the database against the
  * embedded ones and, unless read_only, applies the missing ones up to

@@ -4,7 +4,8 @@
  * takes whatever is queued (up to batch_max records), writes it in one
  * transaction, and after COMMIT posts one ack per record to a completion
  * queue that the producer polls. An RS_OK ack therefore means the record is
- * in a committed transaction: the moment the server may tell the player.
+ * in a committed transaction, and with synchronous=FULL (store.c) on disk,
+ * power loss included: the moment the server may tell the player.
  *
  * Batching needs no timer: while one transaction is being written, new
  * records gather in the queue and go into the next one, so a quiet server
@@ -39,8 +40,9 @@ typedef struct wrec {
         rs_store_result result;
         struct {
             int64_t race_id;
-            int64_t finished_at;
-        } finish;
+            int64_t ended_at;
+            rs_store_race_status status;
+        } end;
     } u;
 } wrec;
 
@@ -117,8 +119,8 @@ static rs_status apply_record(rs_store *s, const wrec *r, int64_t *row_id, char 
     case RS_RECORD_RESULT:
         return rs_store_put_result(s, &r->u.result, err, err_len);
     case RS_RECORD_RACE_FINISH:
-        return rs_store_race_finish(s, r->u.finish.race_id, r->u.finish.finished_at, err,
-                                    err_len);
+        return rs_store_race_end(s, r->u.end.race_id, r->u.end.status, r->u.end.ended_at, err,
+                                 err_len);
     default:
         return RS_ERR_ARG;
     }
@@ -345,15 +347,22 @@ rs_status rs_store_writer_put_result(rs_store_writer *w, const rs_store_result *
     return enqueue(w, &r);
 }
 
-rs_status rs_store_writer_finish_race(rs_store_writer *w, int64_t caller_id, int64_t race_id,
-                                      int64_t finished_at)
+rs_status rs_store_writer_end_race(rs_store_writer *w, int64_t caller_id, int64_t race_id,
+                                   rs_store_race_status status, int64_t ended_at)
 {
     if (!w || race_id <= 0)
         return RS_ERR_ARG;
     wrec r = {.kind = RS_RECORD_RACE_FINISH, .caller_id = caller_id};
-    r.u.finish.race_id = race_id;
-    r.u.finish.finished_at = finished_at;
+    r.u.end.race_id = race_id;
+    r.u.end.ended_at = ended_at;
+    r.u.end.status = status;
     return enqueue(w, &r);
+}
+
+rs_status rs_store_writer_finish_race(rs_store_writer *w, int64_t caller_id, int64_t race_id,
+                                      int64_t finished_at)
+{
+    return rs_store_writer_end_race(w, caller_id, race_id, RS_STORE_RACE_FINISHED, finished_at);
 }
 
 size_t rs_store_writer_poll(rs_store_writer *w, rs_store_ack *acks, size_t cap)

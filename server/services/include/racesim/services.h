@@ -109,8 +109,10 @@ bool rs_services_is_banned(const rs_services *svc, const char *name);
  * every tick). Never blocks on disk. */
 void rs_services_poll(rs_services *svc);
 
-/* For shutdown (SIGINT): hands every pending record of every race (running
- * or finished) to the writer and waits until they are committed; rounds of
+/* For shutdown (SIGINT, SIGTERM): ends every running race as stopped, with
+ * its classification so far stored as results (docs/PERSISTENCE.md, "Race
+ * status"), hands every pending record of every race (running or finished)
+ * to the writer and waits until they are committed; rounds of
  * offering and waiting for the writer stop after timeout_ms (a round in
  * progress finishes its wait). Returns how many records are still not
  * handed over (0 = every lap, result and race finish is on disk). Rooms may

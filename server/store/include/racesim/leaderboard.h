@@ -173,8 +173,9 @@ typedef struct rs_lb_race {
     bool forced_tune;
     uint64_t forced_tune_hash;
     int64_t started_at;        /* unix seconds */
-    int64_t finished_at;       /* 0 while running (or never finished) */
+    int64_t finished_at;       /* when it ended; 0 while running and when interrupted */
     uint32_t entries;          /* result rows */
+    rs_store_race_status status; /* running, finished, stopped, interrupted, abandoned */
 } rs_lb_race;
 
 typedef struct rs_lb_result {

@@ -75,7 +75,9 @@ typedef struct rs_racelog_stats {
     uint64_t laps_unproven;   /* no proof could be built (too long, recorder started mid-lap) */
     uint64_t records_failed;  /* acknowledged with an error */
     uint64_t pending;         /* waiting for room in the writer's queue */
-    uint64_t dropped;         /* lost at destroy while pending */
+    uint64_t refused;         /* refused by the writer for good (malformed, no memory): lost */
+    uint64_t dropped;         /* lost: no memory to keep it pending, or destroyed while
+                                 pending */
 } rs_racelog_stats;
 
 rs_racelog_stats rs_racelog_get_stats(const rs_racelog *log);

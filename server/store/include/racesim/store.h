@@ -65,11 +65,12 @@ enum {
 };
 
 /* Opens (and with RS_STORE_CREATE creates and migrates) the database at path.
- * Read-write connections use WAL journaling, synchronous=NORMAL, foreign
- * keys on and a 5 s busy timeout. On error returns a status, writes a message
- * naming path and the reason into err and leaves *out NULL; the file is never
- * modified when it is refused (no silent reset). Caller frees with
- * rs_store_close. */
+ * Read-write connections use WAL journaling, synchronous=FULL (a commit is
+ * on disk when it returns, power loss included: docs/PERSISTENCE.md,
+ * "Durability"), foreign keys on and a 5 s busy timeout. On error returns a
+ * status, writes a message naming path and the reason into err and leaves
+ * *out NULL; the file is never modified when it is refused (no silent
+ * reset). Caller frees with rs_store_close. */
 rs_status rs_store_open(const char *path, unsigned flags, rs_store **out, char *err,
                         size_t err_len);
 
@@ -98,8 +99,10 @@ rs_status rs_store_check(rs_store *s, bool full, char *err, size_t err_len);
 
 /* Registers a player and issues a fresh random secret token, written as
  * lower-case hex (RS_TOKEN_HEX_LEN characters + NUL) into token_hex: shown
- * once; the database keeps only a salted SHA-256 of it. Names are unique
- * ignoring ASCII case: RS_ERR_RANGE when taken or not 1..32 bytes. */
+ * once; the database keeps only a salted SHA-256 of it. A name must pass
+ * rs_proto_name_check (the wire's rules, racesim/protocol.h) and is unique
+ * ignoring ASCII case: RS_ERR_RANGE when taken or not acceptable, with the
+ * rule in err. */
 rs_status rs_store_player_register(rs_store *s, const char *name, int64_t now_s,
                                    int64_t *player_id, char token_hex[RS_TOKEN_HEX_LEN + 1],
                                    char *err, size_t err_len);
@@ -169,9 +172,53 @@ typedef struct rs_store_result {
 /* Writes (or replaces) one result row. */
 rs_status rs_store_put_result(rs_store *s, const rs_store_result *r, char *err, size_t err_len);
 
-/* Sets a race's finished_at. RS_ERR_MISSING for an unknown race. */
+/* How a race ended: races.status (migration 0004). A race is created
+ * running and gets one of the other values when it ends, so no race stays
+ * running once its server is gone. */
+typedef enum rs_store_race_status {
+    RS_STORE_RACE_RUNNING = 0,     /* being raced now */
+    RS_STORE_RACE_FINISHED = 1,    /* decided: every car's result stored */
+    RS_STORE_RACE_STOPPED = 2,     /* the server was stopped (SIGTERM/SIGINT) during it: the
+                                      classification at that moment is stored, cars that had
+                                      not taken the flag as not finished */
+    RS_STORE_RACE_INTERRUPTED = 3, /* the server died during it (found running at the next
+                                      start, rs_store_races_interrupt): its recorded laps are
+                                      kept, it has no results and no finish time */
+    RS_STORE_RACE_ABANDONED = 4    /* called off before lights out: no laps, no results */
+} rs_store_race_status;
+
+/* The status as the database spells it ("running", "finished", ...), or
+ * "?" for a value outside the enum. Never fails. */
+const char *rs_store_race_status_name(rs_store_race_status status);
+
+/* Ends a race: sets its status (anything but RUNNING and INTERRUPTED, which
+ * only rs_store_races_interrupt sets: RS_ERR_ARG) and finished_at = ended_at.
+ * Ending an ended race again overwrites both (the last word wins).
+ * RS_ERR_MISSING for an unknown race. */
+rs_status rs_store_race_end(rs_store *s, int64_t race_id, rs_store_race_status status,
+                            int64_t ended_at, char *err, size_t err_len);
+
+/* rs_store_race_end with RS_STORE_RACE_FINISHED. */
 rs_status rs_store_race_finish(rs_store *s, int64_t race_id, int64_t finished_at, char *err,
                                size_t err_len);
+
+/* A race rs_store_races_interrupt found still running. */
+typedef struct rs_store_race_info {
+    int64_t id;
+    uint64_t track_hash;
+    char track_name[64];       /* as stored (1..63 bytes) */
+    uint32_t laps;             /* race length; 0 = open practice */
+    int64_t started_at;        /* unix seconds */
+} rs_store_race_info;
+
+/* For a server at start-up, before it creates any race: marks every race
+ * still running as interrupted (its server died without ending it), in one
+ * transaction. Writes the first cap of them, oldest first, into out (may be
+ * NULL when cap is 0) and how many were marked into *count, so the caller
+ * can log each one. Only the one process that races on this database may
+ * call it: it cannot tell a dead server's race from a live one's. */
+rs_status rs_store_races_interrupt(rs_store *s, rs_store_race_info *out, size_t cap,
+                                   size_t *count, char *err, size_t err_len);
 
 /* ------------------------------------------------------------------ laps */
 
@@ -252,13 +299,17 @@ rs_status rs_store_writer_open(const char *path, const rs_store_writer_def *def,
  * queued then. A lap's proof is copied. */
 rs_status rs_store_writer_put_lap(rs_store_writer *w, const rs_store_lap *lap);
 rs_status rs_store_writer_put_result(rs_store_writer *w, const rs_store_result *r);
+/* Queues rs_store_race_end(race_id, status, ended_at); status as there. */
+rs_status rs_store_writer_end_race(rs_store_writer *w, int64_t caller_id, int64_t race_id,
+                                   rs_store_race_status status, int64_t ended_at);
+/* rs_store_writer_end_race with RS_STORE_RACE_FINISHED. */
 rs_status rs_store_writer_finish_race(rs_store_writer *w, int64_t caller_id, int64_t race_id,
                                       int64_t finished_at);
 
 typedef enum rs_store_record_kind {
     RS_RECORD_LAP = 1,
     RS_RECORD_RESULT = 2,
-    RS_RECORD_RACE_FINISH = 3
+    RS_RECORD_RACE_FINISH = 3 /* a race's end, whatever its status */
 } rs_store_record_kind;
 
 /* What became of one record. */
@@ -270,7 +321,8 @@ typedef struct rs_store_ack {
 } rs_store_ack;
 
 /* Copies up to cap acks, oldest first, into acks and returns how many. An
- * RS_OK ack is written only after the record's transaction committed. Never
+ * RS_OK ack is written only after the record's transaction committed, and
+ * a commit returns only once it is on disk (synchronous=FULL). Never
  * blocks on disk; never fails. */
 size_t rs_store_writer_poll(rs_store_writer *w, rs_store_ack *acks, size_t cap);
 

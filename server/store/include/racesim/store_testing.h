@@ -5,13 +5,15 @@
  * What it offers is what the tests cannot reach through racesim/store.h and
  * racesim/leaderboard.h: the migrations embedded in this build, opening a
  * database at an intermediate schema version (the upgrade test builds one
- * at every version) and the leaderboard's SQL texts (the query-plan test).
+ * at every version), the leaderboard's SQL texts (the query-plan test) and
+ * the synchronous setting durbench compares.
  * SQL on a file from outside the store is the tests' own (tests/support/
  * test_sql.h): no production binary carries it.
  */
 #ifndef RACESIM_STORE_TESTING_H
 #define RACESIM_STORE_TESTING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +42,12 @@ extern const uint32_t rs_store__migration_count;
  * migrations. */
 rs_status rs_store__open_upto(const char *path, unsigned flags, uint32_t upto, rs_store **out,
                               char *err, size_t err_len);
+
+/* Which PRAGMA synchronous the read-write connections opened from now on
+ * use: FULL (true, the default and what a server runs with) or NORMAL. For
+ * durbench, which measures what FULL costs; process-wide, so set it before
+ * opening anything, from one thread. */
+void rs_store__set_synchronous(bool full);
 
 /* The SQL of the i-th leaderboard query and a short name for it ("top",
  * "rank", ...), so a test can check each query's plan. NULL past the last

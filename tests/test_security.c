@@ -1,0 +1,463 @@
+/*
+ * The server on the open internet, end to end: the real raceserver program
+ * and SDK clients over loopback, with a relay in between that records every
+ * datagram and lets the test act as an attacker on the path.
+ *
+ * - Nothing secret travels in the clear: through registration, a login
+ *   with the issued token, a room password, a tune save and an admin
+ *   command, no recorded datagram contains the token, the password, the
+ *   admin credential, the tune or even the player's name.
+ * - Replayed and altered packets, and forged INPUTs for a racing player's
+ *   car, injected into that player's ENet peer (whose address, peer id and
+ *   session the attacker sees): each one is refused and counted by reason,
+ *   and the player's car drives on its own inputs only, session intact.
+ * - One address opening connections in a loop gets at most its share of
+ *   the server, and a real client still joins.
+ * - A flood of maximal fragmented packets from connected attackers keeps
+ *   the server's memory within the documented bound (docs/RACESERVER.md,
+ *   "Limits").
+ */
+#define _GNU_SOURCE /* memmem */
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include <cmocka.h>
+
+#include "enet_forge.h"
+#include "raw_client.h"
+#include "server_proc.h"
+#include "udp_relay.h"
+#include "racesim/bot.h"
+#include "racesim/client.h"
+#include "racesim/protocol.h"
+#include "racesim/secure.h"
+#include "racesim/base/clock.h"
+
+#define ADMIN_SECRET "admin-credential-7f3a91"
+#define ROOM_PASSWORD "room-password-93b1c2"
+#define PLAYER "reggie"
+#define TUNE_NAME "wet-setup-4417"
+#define TUNE_JSON "{\"gearbox\":{\"final_drive\":3.7},\"brakes\":{\"bias_front\":0.6}}"
+
+static const char *const server_args[] = {
+    "--admin-secret", ADMIN_SECRET, "--password", ROOM_PASSWORD, "--track", "oval",
+    "--laps", "50", "--lobby-s", "1", "--countdown-s", "1", "--stats-interval", "1",
+    NULL};
+
+/* ------------------------------------------------------------- a player */
+
+typedef struct player {
+    rs_bot *bot;
+    bool connected, disconnected, refused;
+    char token[RS_PROTO_TOKEN_LEN + 1];
+    uint8_t car;
+    uint32_t request;        /* the request waited for */
+    bool replied;
+    uint8_t result;
+    uint8_t disconnect_reason;
+} player;
+
+static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
+{
+    (void)bot;
+    player *p = ctx;
+    switch (ev->type) {
+    case RS_CLIENT_EV_CONNECTED:
+        p->connected = true;
+        p->car = ev->u.connected.car;
+        snprintf(p->token, sizeof p->token, "%s", ev->u.connected.token);
+        break;
+    case RS_CLIENT_EV_REFUSED:
+        p->refused = true;
+        break;
+    case RS_CLIENT_EV_DISCONNECTED:
+        p->disconnected = true;
+        p->disconnect_reason = ev->u.disconnected.reason;
+        break;
+    case RS_CLIENT_EV_TUNE_REPLY:
+        if (ev->u.tune.request_id == p->request) {
+            p->replied = true;
+            p->result = ev->u.tune.result;
+        }
+        break;
+    case RS_CLIENT_EV_ADMIN_REPLY:
+        if (ev->u.admin.request_id == p->request) {
+            p->replied = true;
+            p->result = ev->u.admin.result;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void join(player *p, uint16_t port, const char *token, bool register_player)
+{
+    memset(p, 0, sizeof *p);
+    rs_client_config cfg = rs_client_config_default();
+    cfg.name = PLAYER;
+    cfg.token = token;
+    cfg.register_player = register_player;
+    cfg.password = ROOM_PASSWORD;
+    char err[256] = "";
+    assert_int_equal(rs_bot_create(&cfg, "127.0.0.1", port, true, rs_clock_us(), &p->bot, err,
+                                   sizeof err),
+                     RS_CLIENT_OK);
+    rs_bot_set_event_fn(p->bot, on_event, p);
+}
+
+/* Runs the player until done(p) or timeout_ms; true if done. */
+static bool run_until(player *p, bool (*done)(const player *), int timeout_ms)
+{
+    int64_t until = rs_clock_us() + (int64_t)timeout_ms * 1000;
+    while (rs_clock_us() < until) {
+        rs_bot_update(p->bot, rs_clock_us());
+        if (done && done(p))
+            return true;
+        rs_sleep_us(1000);
+    }
+    return done == NULL;
+}
+
+static bool is_connected(const player *p)
+{
+    return p->connected || p->refused || p->disconnected;
+}
+
+static bool is_replied(const player *p)
+{
+    return p->replied || p->disconnected;
+}
+
+static void leave(player *p)
+{
+    rs_bot_disconnect(p->bot, rs_clock_us());
+    run_until(p, NULL, 300);
+    rs_bot_destroy(p->bot);
+    p->bot = NULL;
+}
+
+/* --------------------------------------------------- the recorded stream */
+
+typedef struct scan {
+    const char *needles[8];
+    size_t needle_count;
+    uint64_t datagrams, bytes;
+    const char *found;      /* the first needle seen in the clear */
+    uint32_t victim;        /* relay client index of the racing player */
+    uint8_t input[RS_SECURE_MAX_PACKET]; /* a sealed INPUT of the victim's */
+    size_t input_len;
+    uint16_t peer;          /* the victim's ENet peer id and session */
+    bool have_input;
+} scan;
+
+static bool scan_one(void *ctx, const udp_relay_datagram *d)
+{
+    scan *s = ctx;
+    s->datagrams++;
+    s->bytes += d->len;
+    for (size_t i = 0; i < s->needle_count && !s->found; i++)
+        if (memmem(d->bytes, d->len, s->needles[i], strlen(s->needles[i])))
+            s->found = s->needles[i];
+    const uint8_t *payload = NULL;
+    size_t len = 0;
+    uint8_t channel = 0;
+    uint16_t group = 0;
+    if (d->up && d->client == s->victim &&
+        enet_forge_find_unsequenced(d->bytes, d->len, &payload, &len, &channel, &group) &&
+        channel == RS_CH_INPUT && len <= sizeof s->input &&
+        enet_forge_peer(d->bytes, d->len, &s->peer)) {
+        memcpy(s->input, payload, len); /* the latest one wins */
+        s->input_len = len;
+        s->have_input = true;
+    }
+    return true;
+}
+
+/* The sum over every stats line of the refusals of sealed packets. */
+static int64_t sealed_drops(const server_proc *srv)
+{
+    static const char *const keys[] = {"drop_auth", "drop_replay", "drop_stale",
+                                       "drop_malformed", "drop_channel"};
+    int64_t total = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        total += sum_json_number(srv->log, keys[i]);
+    return total;
+}
+
+static void test_secrets_never_travel_and_forgeries_never_land(void **state)
+{
+    (void)state;
+    server_proc srv;
+    server_start(&srv, true, server_args);
+    uint16_t relay_port = 0;
+    udp_relay *relay = udp_relay_create("127.0.0.1", srv.port, NULL, 7, &relay_port);
+    assert_non_null(relay);
+    udp_relay_record(relay, true);
+
+    /* Register, then come back with the token: the second connection races. */
+    player p;
+    join(&p, relay_port, NULL, true);
+    assert_true(run_until(&p, is_connected, 5000));
+    assert_true(p.connected);
+    assert_int_equal(strlen(p.token), RS_PROTO_TOKEN_LEN);
+    char token[RS_PROTO_TOKEN_LEN + 1];
+    snprintf(token, sizeof token, "%s", p.token);
+    leave(&p);
+    join(&p, relay_port, token, false);
+    assert_true(run_until(&p, is_connected, 5000));
+    assert_true(p.connected);
+    rs_client *c = rs_bot_client(p.bot);
+
+    p.request = rs_client_tune_save(c, TUNE_NAME, TUNE_JSON);
+    assert_true(p.request != 0);
+    assert_true(run_until(&p, is_replied, 5000));
+    assert_int_equal(p.result, RS_RESULT_OK);
+    p.replied = false;
+    p.request = rs_client_admin(c, ADMIN_SECRET, RS_ADMIN_KICK, "nobody-here");
+    assert_true(p.request != 0);
+    assert_true(run_until(&p, is_replied, 5000));
+    assert_false(p.disconnected);
+    assert_int_not_equal(p.result, RS_RESULT_DENIED); /* the credential was accepted */
+
+    /* Race a while so INPUTs flow, then look at everything recorded. */
+    run_until(&p, NULL, 4000);
+    udp_relay_record(relay, false);
+    scan s = {.needles = {token, ROOM_PASSWORD, ADMIN_SECRET, TUNE_NAME, "final_drive",
+                          PLAYER},
+              .needle_count = 6,
+              .victim = 1};
+    uint64_t seen = udp_relay_each_recorded(relay, scan_one, &s);
+    print_message("[security] %llu datagrams (%llu bytes) recorded; in the clear: %s\n",
+                  (unsigned long long)s.datagrams, (unsigned long long)s.bytes,
+                  s.found ? s.found : "nothing");
+    assert_int_equal(seen, s.datagrams);
+    assert_true(s.datagrams > 200);
+    assert_null(s.found);
+    assert_true(s.have_input);
+
+    /* The attacker: the victim's sealed INPUT replayed and altered byte by
+     * byte, plaintext INPUTs for its car (full throttle, hard left, every
+     * tick ahead), and INPUTs sealed under a key of the attacker's own. */
+    rs_client_stats before;
+    rs_client_get_stats(c, rs_clock_us(), &before);
+    uint8_t out[2048];
+    uint16_t seq = 1;
+    uint32_t injected = 0;
+    size_t n;
+    for (int k = 0; k < 3; k++) {
+        n = enet_forge_unreliable(s.peer, RS_CH_INPUT, seq++, s.input, s.input_len, out,
+                                  sizeof out);
+        assert_true(udp_relay_inject_up(relay, s.victim, out, n));
+        injected++;
+    }
+    for (size_t i = 0; i < s.input_len; i++) {
+        uint8_t bad[RS_SECURE_MAX_PACKET];
+        memcpy(bad, s.input, s.input_len);
+        bad[i] ^= 0x40;
+        n = enet_forge_unreliable(s.peer, RS_CH_INPUT, seq++, bad, s.input_len, out, sizeof out);
+        assert_true(udp_relay_inject_up(relay, s.victim, out, n));
+        injected++;
+        if (i % 16 == 0)
+            rs_bot_update(p.bot, rs_clock_us());
+    }
+    for (int k = 0; k < 120; k++) {
+        static rs_msg m;
+        memset(&m, 0, sizeof m);
+        m.type = RS_MSG_INPUT;
+        m.u.input.newest_tick = before.present_tick + 30 + (uint64_t)k;
+        m.u.input.count = 1;
+        m.u.input.inputs[0] = rs_proto_input_neutral();
+        m.u.input.inputs[0].throttle = 255;
+        m.u.input.inputs[0].steer = 32767;
+        uint8_t msg[RS_PROTO_MAX_PACKET], sealed[RS_SECURE_MAX_PACKET];
+        size_t len = 0, slen = 0;
+        assert_int_equal(rs_proto_encode(&m, msg, sizeof msg, &len, NULL), RS_PROTO_OK);
+        const uint8_t *payload = msg;
+        if (k % 2) { /* sealed, but under the attacker's key */
+            rs_secure_session fake;
+            memset(&fake, 0, sizeof fake);
+            memset(fake.tx_key, 0x5a, sizeof fake.tx_key);
+            fake.tx_next[RS_CH_INPUT] = (uint64_t)k;
+            assert_int_equal(rs_secure_seal(&fake, RS_CH_INPUT, msg, len, sealed, sizeof sealed,
+                                            &slen),
+                             RS_SECURE_OK);
+            payload = sealed;
+            len = slen;
+        }
+        n = enet_forge_unreliable(s.peer, RS_CH_INPUT, seq++, payload, len, out, sizeof out);
+        assert_true(udp_relay_inject_up(relay, s.victim, out, n));
+        injected++;
+        run_until(&p, NULL, 2);
+    }
+
+    /* The race goes on, on the victim's own inputs only. */
+    run_until(&p, NULL, 3000);
+    rs_client_stats after;
+    rs_client_get_stats(c, rs_clock_us(), &after);
+    print_message("[security] %u forged packets injected; victim: confirmed %llu -> %llu, "
+                  "desyncs %llu, late inputs %u, local error max %.6f m\n",
+                  (unsigned)injected, (unsigned long long)before.confirmed_tick,
+                  (unsigned long long)after.confirmed_tick,
+                  (unsigned long long)after.desyncs, (unsigned)after.late_inputs,
+                  after.local_error_m_max);
+    assert_false(p.disconnected);
+    assert_true(after.confirmed_tick > before.confirmed_tick + 120);
+    assert_int_equal(after.desyncs, 0);
+    /* A forged input the server used would have moved the victim's car
+     * away from what its own inputs predict. */
+    assert_true(after.local_error_m_max == before.local_error_m_max);
+
+    leave(&p);
+    udp_relay_destroy(relay);
+    server_stop(&srv);
+    int64_t dropped = sealed_drops(&srv);
+    print_message("[security] the server refused %lld sealed packets\n", (long long)dropped);
+    if (dropped != (int64_t)injected)
+        server_dump_log(&srv);
+    assert_int_equal(dropped, injected);
+    server_cleanup(&srv);
+}
+
+/* ------------------------------------------------------------- limits */
+
+static bool secure_within(raw_client *c, int timeout_ms)
+{
+    return raw_client_wait_secure(c, timeout_ms);
+}
+
+static void test_one_address_cannot_take_the_server(void **state)
+{
+    (void)state;
+    static const char *const args[] = {"--max-per-address", "4", "--stats-interval", "1", NULL};
+    server_proc srv;
+    server_start(&srv, false, args);
+    /* Another machine (127.0.0.3) opens connections in a loop and keeps
+     * every one it gets. */
+    enum { TRIES = 12 };
+    static raw_client a[TRIES];
+    int admitted = 0;
+    for (int i = 0; i < TRIES; i++)
+        if (raw_client_open_from(&a[i], "127.0.0.3", srv.port, NULL, NULL) &&
+            secure_within(&a[i], 400))
+            admitted++;
+    /* A real player from elsewhere still gets in, at once. */
+    player p;
+    memset(&p, 0, sizeof p);
+    rs_client_config cfg = rs_client_config_default();
+    cfg.name = "latecomer";
+    char err[256] = "";
+    int64_t t0 = rs_clock_us();
+    assert_int_equal(rs_bot_create(&cfg, "127.0.0.1", srv.port, true, t0, &p.bot, err,
+                                   sizeof err),
+                     RS_CLIENT_OK);
+    rs_bot_set_event_fn(p.bot, on_event, &p);
+    assert_true(run_until(&p, is_connected, 3000));
+    int64_t took = rs_clock_us() - t0;
+    print_message("[limits] one address got %d of %d connections; another client joined in "
+                  "%.1f ms\n",
+                  admitted, TRIES, (double)took / 1000.0);
+    assert_int_equal(admitted, 4);
+    assert_true(p.connected);
+    assert_true(took < 1000000);
+    leave(&p);
+    for (int i = 0; i < TRIES; i++)
+        raw_client_close(&a[i]);
+    server_stop(&srv);
+    server_cleanup(&srv);
+}
+
+/* The server's resident memory in KiB (/proc/PID/status VmRSS), or -1. */
+static long resident_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    FILE *f = fopen(path, "r");
+    long kib = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
+}
+
+static void test_fragment_floods_stay_within_the_memory_bound(void **state)
+{
+    (void)state;
+    server_proc srv;
+    server_start(&srv, false, NULL);
+    /* A whole address's worth of connected attackers (8, the default cap). */
+    enum { ATTACKERS = 8 };
+    static raw_client a[ATTACKERS];
+    for (int i = 0; i < ATTACKERS; i++) {
+        assert_true(raw_client_open_from(&a[i], "127.0.0.4", srv.port, NULL, NULL));
+        assert_true(secure_within(&a[i], 3000));
+    }
+    rs_sleep_us(500000);
+    long before = resident_kib(srv.pid);
+    assert_true(before > 0);
+    /* Each attacker sends the fragments of one packet of the largest size
+     * ENet accepts by default (32 MiB: each fragment written touches a new
+     * page), and starts many packets of the largest size we accept, never
+     * finishing any. */
+    static uint8_t chunk[1024];
+    memset(chunk, 0xa5, sizeof chunk);
+    uint8_t out[2048];
+    uint64_t sent = 0;
+    const uint32_t big = 32u << 20, count = big / (uint32_t)sizeof chunk;
+    for (uint32_t k = 0; k < 4000; k++) {
+        for (int i = 0; i < ATTACKERS; i++) {
+            uint16_t peer = raw_client_peer_word(&a[i]);
+            size_t n = enet_forge_fragment(peer, RS_CH_BULK, 1, count, k, big,
+                                           k * (uint32_t)sizeof chunk, chunk, sizeof chunk, out,
+                                           sizeof out);
+            sent += raw_client_send_datagram(&a[i], out, n);
+            if (k % 4 == 0) {
+                n = enet_forge_fragment(peer, RS_CH_BULK, (uint16_t)(2 + k / 4), 2, 0,
+                                        RS_SECURE_MAX_PACKET, 0, chunk, 600, out, sizeof out);
+                sent += raw_client_send_datagram(&a[i], out, n);
+            }
+        }
+        if (k % 100 == 0) {
+            static rs_msg m;
+            for (int i = 0; i < ATTACKERS; i++)
+                raw_client_poll(&a[i], 0, &m);
+            rs_sleep_us(5000);
+        }
+    }
+    rs_sleep_us(1000000);
+    long after = resident_kib(srv.pid);
+    print_message("[limits] %llu forged fragments from %d peers: server resident memory %ld KiB "
+                  "-> %ld KiB\n",
+                  (unsigned long long)sent, ATTACKERS, before, after);
+    /* docs/RACESERVER.md, "Limits": at most 32 KiB and one packet waiting
+     * per peer; allow 4 MiB for the allocator and ENet's bookkeeping. */
+    assert_true(after - before < 4096);
+    for (int i = 0; i < ATTACKERS; i++)
+        raw_client_close(&a[i]);
+    server_stop(&srv);
+    server_cleanup(&srv);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_secrets_never_travel_and_forgeries_never_land,
+                                  server_kill_leftover),
+        cmocka_unit_test_teardown(test_one_address_cannot_take_the_server, server_kill_leftover),
+        cmocka_unit_test_teardown(test_fragment_floods_stay_within_the_memory_bound,
+                                  server_kill_leftover),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
