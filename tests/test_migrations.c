@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "racesim/identity.h"
 #include "racesim/store.h"
 #include "racesim/store_testing.h"
 #include "test_data.h"
@@ -234,6 +235,54 @@ static void test_foreign_database_is_left_alone(void **state)
                      0);
 }
 
+/* Migration 0006 (identity) on a database with players: everyone already
+ * registered stays able to log in (confirmed, no admin rights), and ids
+ * keep growing. */
+static void test_identity_migration_keeps_existing_players(void **state)
+{
+    test_tmpdb *f = *state;
+    char err[512];
+    open_ok(f->path, RS_STORE_CREATE, 5, 5);
+    /* A player as a build of schema 5 stored them: token 32 bytes of 0x11,
+     * salt 16 bytes of 0x22, hash SHA-256(salt || token). */
+    uint8_t secret[48], hash[32];
+    memset(secret, 0x22, 16);
+    memset(secret + 16, 0x11, 32);
+    rs_sha256(secret, sizeof secret, hash);
+    char sql[512], hex[65];
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", hash[i]);
+    snprintf(sql, sizeof sql,
+             "INSERT INTO players (id, name, token_salt, token_hash, created_at) VALUES "
+             "(7, 'veteran', x'22222222222222222222222222222222', x'%s', 1);"
+             "INSERT INTO players (id, name, token_salt, token_hash, created_at) VALUES "
+             "(8, '~guest', x'22222222222222222222222222222222', x'%s', 1)",
+             hex, hex);
+    test_sql_value(f->path, sql);
+
+    rs_store *s = NULL;
+    assert_int_equal(rs_store_open(f->path, RS_STORE_CREATE, &s, err, sizeof err), RS_OK);
+    char token[RS_TOKEN_HEX_LEN + 1];
+    memset(token, '1', RS_TOKEN_HEX_LEN);
+    token[RS_TOKEN_HEX_LEN] = '\0';
+    int64_t id = 0;
+    assert_int_equal(rs_store_player_auth(s, "veteran", token, &id, err, sizeof err), RS_OK);
+    assert_int_equal(id, 7);
+    rs_store_player_info info;
+    assert_int_equal(rs_store_player_info_get(s, 7, &info, err, sizeof err), RS_OK);
+    assert_true(info.confirmed);
+    assert_false(info.admin);
+    assert_int_equal(rs_store_player_info_by_name(s, "~guest", &info, err, sizeof err), RS_OK);
+    assert_true(info.confirmed && info.guest);
+    int64_t version = -1;
+    assert_int_equal(rs_store_bans_version(s, &version, err, sizeof err), RS_OK);
+    assert_int_equal(version, 0);
+    assert_int_equal(rs_store_player_register(s, "rookie", 2, &id, token, err, sizeof err),
+                     RS_OK);
+    assert_int_equal(id, 9);
+    rs_store_close(s);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, test_tmpdb_setup, test_tmpdb_teardown)
@@ -246,6 +295,7 @@ int main(void)
         T(test_renamed_or_missing_migration_is_refused),
         T(test_newer_schema_is_refused),
         T(test_foreign_database_is_left_alone),
+        T(test_identity_migration_keeps_existing_players),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -269,7 +269,6 @@ static void check_other_fields(const name_case *c)
     for (uint8_t command = RS_ADMIN_KICK; command <= RS_ADMIN_BAN; command++) {
         memset(&m, 0, sizeof m);
         m.type = RS_MSG_ADMIN;
-        strcpy(m.u.admin.secret, "sesame");
         m.u.admin.command = command;
         check_field(c, &m, m.u.admin.arg, sizeof m.u.admin.arg, true, "admin.arg");
     }
@@ -618,7 +617,6 @@ static void test_decode_err_names_field_and_status_otherwise(void **state)
     /* A track's name is no player's: CHANGE_TRACK takes any str(0..64). */
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_ADMIN;
-    strcpy(m.u.admin.secret, "sesame");
     m.u.admin.command = RS_ADMIN_CHANGE_TRACK;
     strcpy(m.u.admin.arg, " Spa  Francorchamps, the long one ");
     uint8_t out[RS_PROTO_MAX_PACKET];

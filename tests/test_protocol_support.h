@@ -204,22 +204,38 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
         m->u.tune_load = (rs_msg_tune_name){.request_id = 7, .name = "wet setup"};
         break;
     case RS_MSG_TUNE_LIST:
-        m->u.tune_list = (rs_msg_tune_list){.request_id = 8, .base_hash = 99};
+        m->u.tune_list = (rs_msg_tune_list){.request_id = 8, .base_hash = 99, .offset = 40};
         break;
     case RS_MSG_TUNE_REPLY:
         m->u.tune_reply = (rs_msg_tune_reply){
             .request_id = 6,
             .op = RS_TUNE_OP_SAVE,
             .result = RS_RESULT_INVALID,
+            .total = 3,
             .text = "wet setup: gearbox.final_drive: 9.1 outside 2.8..4.5"};
         break;
     case RS_MSG_ADMIN:
-        m->u.admin = (rs_msg_admin){
-            .request_id = 9, .secret = "sesame", .command = RS_ADMIN_KICK, .arg = "griefer"};
+        m->u.admin = (rs_msg_admin){.request_id = 9,
+                                    .command = RS_ADMIN_BAN,
+                                    .arg = "griefer",
+                                    .reason = "ramming on purpose",
+                                    .duration_s = 86400};
         break;
     case RS_MSG_ADMIN_REPLY:
         m->u.admin_reply = (rs_msg_admin_reply){
-            .request_id = 9, .result = RS_RESULT_DENIED, .text = "wrong admin secret"};
+            .request_id = 9, .result = RS_RESULT_DENIED, .text = "you are not an administrator"};
+        break;
+    case RS_MSG_TOKEN_ACK:
+        m->u.token_ack = (rs_msg_token_ack){.kind = RS_TOKEN_ACK_ROTATED};
+        break;
+    case RS_MSG_TOKEN_ROTATE:
+        m->u.token_rotate = (rs_msg_token_rotate){.request_id = 10};
+        break;
+    case RS_MSG_TOKEN_REPLY:
+        m->u.token_reply = (rs_msg_token_reply){
+            .request_id = 10,
+            .result = RS_RESULT_OK,
+            .token = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"};
         break;
     default:
         break;

@@ -546,7 +546,6 @@ static void test_room_serves_requests_and_controls_without_a_server(void **state
     memset(&q, 0, sizeof q);
     q.type = RS_MSG_ADMIN;
     q.u.admin.request_id = 7;
-    strcpy(q.u.admin.secret, "s");
     for (int i = 0; i < 10; i++)
         send_msg(room, 3, &q, 2000);
     assert_int_equal(msgs_for(room, 3, RS_MSG_ADMIN_REPLY, m, 16), 10);
@@ -584,6 +583,587 @@ static void test_room_serves_requests_and_controls_without_a_server(void **state
     rs_room_stats st;
     rs_room_get_stats(room, &st);
     assert_int_equal(st.players + st.spectators, 0);
+    rs_room_destroy(room);
+}
+
+/* ------------------------------------------------------------ admission */
+
+/* The admit hook of these tests: a desk that notes every HELLO it is
+ * asked about and answers as told. Names starting with "guest" are let in
+ * at once; the others get `verdict`, after answering inside the call when
+ * told to. */
+typedef struct admit_desk {
+    uint32_t calls;
+    uint32_t peer;         /* the last peer asked about */
+    rs_msg_hello hello;    /* its HELLO */
+    uint8_t verdict;       /* RS_ROOM_ADMIT_* for the others */
+    bool admit_inside;     /* rs_room_admit(inside_id, inside_token) inside the call */
+    bool refuse_inside;    /* rs_room_refuse(BANNED, "banned here") inside the call */
+    int64_t inside_id;
+    const char *inside_token;
+    bool inside_result;
+    rs_room_stats inside_stats; /* the room as the hook saw it */
+} admit_desk;
+
+static uint8_t desk_admit(void *ctx, rs_room *room, uint32_t peer, const rs_msg_hello *h)
+{
+    admit_desk *d = ctx;
+    d->calls++;
+    d->peer = peer;
+    d->hello = *h;
+    rs_room_get_stats(room, &d->inside_stats);
+    if (strncmp(h->name, "guest", 5) == 0)
+        return RS_ROOM_ADMIT_GUEST;
+    if (d->admit_inside)
+        d->inside_result = rs_room_admit(room, peer, d->inside_id, d->inside_token);
+    if (d->refuse_inside)
+        d->inside_result = rs_room_refuse(room, peer, RS_REASON_BANNED, "banned here");
+    return d->verdict;
+}
+
+static const char *const TOKEN = "0123456789abcdef0123456789ABCDEF0123456789abcdef0123456789abcdef";
+
+/* A room with the desk as its admit hook (and nothing else). */
+static rs_room *desk_room(const scene *s, admit_desk *d, uint32_t players, uint32_t spectators)
+{
+    rs_room_config cfg = room_config(s, players);
+    cfg.max_players = players;
+    cfg.start_players = players;
+    cfg.spectator_slots = spectators;
+    cfg.load_wait_ticks = 120; /* 2 s: a race starts without PARAMS_ACKs */
+    memset(d, 0, sizeof *d);
+    d->verdict = RS_ROOM_ADMIT_PENDING;
+    cfg.hooks.ctx = d;
+    cfg.hooks.admit = desk_admit;
+    rs_room *room = NULL;
+    char err[256];
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    return room;
+}
+
+/* Peer sends m on the channel its definition gives it. */
+static void send_on_its_channel(rs_room *room, uint32_t peer, const rs_msg *m, int64_t now_us)
+{
+    uint8_t buf[RS_PROTO_MAX_PACKET], ch = 0, dir = 0;
+    bool rel = false;
+    size_t len = 0;
+    assert_true(rs_proto_msg_info(m->type, &ch, &rel, &dir));
+    assert_int_equal(rs_proto_encode(m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    rs_room_receive(room, peer, ch, buf, len, now_us);
+}
+
+static void ping(rs_room *room, uint32_t peer, int64_t now_us)
+{
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_PING;
+    m.u.ping.id = 9;
+    send_on_its_channel(room, peer, &m, now_us);
+}
+
+/* How many packets the room queued for peer (the whole queue is consumed). */
+static uint32_t packets_for(rs_room *room, uint32_t peer)
+{
+    static rs_room_packet pk[512];
+    uint32_t got = 0;
+    size_t n;
+    while ((n = rs_room_poll(room, pk, 512)) > 0)
+        for (size_t i = 0; i < n; i++)
+            got += pk[i].peer == peer;
+    return got;
+}
+
+static uint64_t dropped(const rs_room *room)
+{
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    return st.dropped_messages;
+}
+
+static void test_room_admits_a_pending_player_later_with_its_token(void **state)
+{
+    admit_desk d;
+    rs_room *room = desk_room(*state, &d, 2, 1);
+    static rs_msg m[16];
+
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "ann", "", RS_HELLO_REGISTER);
+    assert_int_equal(d.calls, 1);
+    assert_int_equal(d.peer, 1);
+    assert_string_equal(d.hello.name, "ann");
+    assert_true(d.hello.flags & RS_HELLO_REGISTER);
+    /* Waiting: no answer, no seat; whatever it sends meanwhile, a second
+     * HELLO and a request too, is dropped and counted, and the hook is not
+     * asked again. */
+    assert_int_equal(packets_for(room, 1), 0);
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 0);
+    uint64_t before = dropped(room);
+    ping(room, 1, 1000);
+    hello_to(room, 1, "ann", "", 0);
+    rs_msg q;
+    memset(&q, 0, sizeof q);
+    q.type = RS_MSG_LEADERBOARD_REQUEST;
+    q.u.leaderboard_request.request_id = 3;
+    q.u.leaderboard_request.count = 4;
+    send_msg(room, 1, &q, 1000);
+    assert_int_equal(dropped(room), before + 3);
+    assert_int_equal(d.calls, 1);
+    assert_int_equal(packets_for(room, 1), 0);
+    rs_room_update(room, 5000);
+    assert_int_equal(packets_for(room, 1), 0);
+
+    /* The answer: WELCOME with the player id and the token, then the race
+     * state and the blocks; from then on the peer is served. */
+    assert_true(rs_room_admit(room, 1, 42, TOKEN));
+    assert_int_equal(msgs_for(room, 1, RS_MSG_WELCOME, m, 8), 1);
+    assert_int_equal(m[0].u.welcome.player_id, 42);
+    assert_string_equal(m[0].u.welcome.token, TOKEN);
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 1);
+    assert_false(rs_room_admit(room, 1, 42, TOKEN)); /* not waiting any more */
+    assert_false(rs_room_refuse(room, 1, RS_REASON_AUTH, "late"));
+    ping(room, 1, 2000);
+    assert_int_equal(msgs_for(room, 1, RS_MSG_PONG, m, 8), 1);
+
+    /* A guest of the desk, at once; and a pending spectator admitted
+     * without a token gets an empty one. */
+    rs_room_connect(room, 2, 0);
+    hello_to(room, 2, "guest1", "", 0);
+    assert_int_equal(msgs_for(room, 2, RS_MSG_WELCOME, m, 8), 1);
+    assert_int_equal(m[0].u.welcome.player_id, 0);
+    assert_string_equal(m[0].u.welcome.token, "");
+    rs_room_connect(room, 3, 0);
+    hello_to(room, 3, "viewer", "", RS_HELLO_SPECTATOR);
+    assert_int_equal(packets_for(room, 3), 0);
+    assert_true(rs_room_admit(room, 3, 5, NULL));
+    assert_int_equal(msgs_for(room, 3, RS_MSG_WELCOME, m, 8), 1);
+    assert_int_equal(m[0].u.welcome.player_id, 5);
+    assert_string_equal(m[0].u.welcome.token, "");
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 2);
+    assert_int_equal(st.spectators, 1);
+    assert_false(rs_room_admit(room, 99, 1, NULL)); /* nobody */
+    assert_false(rs_room_admit(NULL, 1, 1, NULL));
+    rs_room_destroy(room);
+}
+
+static void test_room_refuses_a_pending_player_later_in_the_hooks_words(void **state)
+{
+    admit_desk d;
+    rs_room *room = desk_room(*state, &d, 2, 1);
+    static rs_msg m[16];
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "mallory", "", 0);
+    assert_int_equal(packets_for(room, 1), 0);
+    assert_true(rs_room_refuse(room, 1, RS_REASON_BANNED, "banned until Tuesday"));
+    assert_int_equal(msgs_for(room, 1, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_BANNED);
+    assert_string_equal(m[0].u.refuse.text, "banned until Tuesday");
+    uint32_t closing[4];
+    assert_int_equal(rs_room_poll_closing(room, closing, 4), 1);
+    assert_int_equal(closing[0], 1);
+    assert_false(rs_room_admit(room, 1, 7, NULL)); /* refused: not waiting */
+    assert_false(rs_room_refuse(room, 1, RS_REASON_AUTH, "again"));
+    assert_int_equal(packets_for(room, 1), 0);
+    rs_room_disconnect(room, 1, 0);
+
+    /* A reason beyond the protocol's goes out as OTHER, a long text is cut
+     * to what a REFUSE holds, at a character boundary. */
+    rs_room_connect(room, 2, 0);
+    hello_to(room, 2, "trudy", "", 0);
+    char text[400];
+    size_t n = 0;
+    text[n++] = 'x';
+    while (n + 2 < sizeof text) {
+        text[n++] = (char)0xc3; /* é, two bytes, from an odd offset: byte 200 is its second */
+        text[n++] = (char)0xa9;
+    }
+    text[n] = '\0';
+    assert_true(rs_room_refuse(room, 2, 200, text));
+    assert_int_equal(msgs_for(room, 2, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_OTHER);
+    assert_int_equal(strlen(m[0].u.refuse.text), RS_PROTO_TEXT_MAX - 1);
+    assert_memory_equal(m[0].u.refuse.text, text, strlen(m[0].u.refuse.text));
+    rs_room_destroy(room);
+}
+
+static void test_room_forgets_a_pending_player_who_leaves(void **state)
+{
+    admit_desk d;
+    rs_room *room = desk_room(*state, &d, 1, 0);
+    static rs_msg m[16];
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "ann", "", 0);
+    rs_room_disconnect(room, 1, 0);
+    assert_false(rs_room_admit(room, 1, 42, TOKEN));
+    assert_false(rs_room_refuse(room, 1, RS_REASON_AUTH, "gone"));
+    assert_int_equal(packets_for(room, 1), 0);
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 0);
+    assert_int_equal(st.refused, 0);
+    /* Its seat (the room's only one) was never taken. */
+    rs_room_connect(room, 2, 0);
+    hello_to(room, 2, "guest2", "", 0);
+    assert_int_equal(msgs_for(room, 2, RS_MSG_WELCOME, m, 8), 1);
+
+    /* BYE while waiting closes it like before a HELLO: the answer then
+     * finds nobody waiting. */
+    rs_room_connect(room, 3, 0);
+    rs_room_disconnect(room, 2, 0);
+    hello_to(room, 3, "bob", "", 0);
+    rs_msg bye;
+    memset(&bye, 0, sizeof bye);
+    bye.type = RS_MSG_BYE;
+    send_msg(room, 3, &bye, 0);
+    uint32_t closing[4];
+    assert_int_equal(rs_room_poll_closing(room, closing, 4), 1);
+    assert_int_equal(closing[0], 3);
+    assert_false(rs_room_admit(room, 3, 1, NULL));
+    assert_int_equal(packets_for(room, 3), 0);
+    rs_room_destroy(room);
+}
+
+static void test_room_refuses_a_pending_player_when_it_filled_up_meanwhile(void **state)
+{
+    admit_desk d;
+    rs_room *room = desk_room(*state, &d, 1, 1);
+    static rs_msg m[16];
+    /* Both pass the place check while the seat is free; waiting holds no
+     * seat, so the guest who is let in at once takes it. */
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "ann", "", RS_HELLO_REGISTER);
+    rs_room_connect(room, 2, 0);
+    hello_to(room, 2, "guest2", "", 0);
+    assert_int_equal(msgs_for(room, 2, RS_MSG_WELCOME, m, 8), 1);
+    assert_true(rs_room_admit(room, 1, 42, TOKEN));
+    assert_int_equal(msgs_for(room, 1, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_FULL);
+    assert_string_equal(m[0].u.refuse.text, "no car free");
+    /* Now the room is full: a new HELLO is refused before the hook is
+     * asked, a registration with words of its own. */
+    uint32_t calls = d.calls;
+    rs_room_connect(room, 3, 0);
+    hello_to(room, 3, "cat", "", RS_HELLO_REGISTER);
+    assert_int_equal(msgs_for(room, 3, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_FULL);
+    assert_string_equal(m[0].u.refuse.text, "the room is full: register later");
+    assert_int_equal(d.calls, calls);
+
+    /* The same for the spectator slot. */
+    rs_room_connect(room, 4, 0);
+    hello_to(room, 4, "viewer", "", RS_HELLO_SPECTATOR);
+    rs_room_connect(room, 5, 0);
+    hello_to(room, 5, "guest5", "", RS_HELLO_SPECTATOR);
+    assert_int_equal(msgs_for(room, 5, RS_MSG_WELCOME, m, 8), 1);
+    assert_true(rs_room_admit(room, 4, 0, NULL));
+    assert_int_equal(msgs_for(room, 4, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_FULL);
+    assert_string_equal(m[0].u.refuse.text, "no spectator slot free");
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 1);
+    assert_int_equal(st.spectators, 1);
+    rs_room_destroy(room);
+}
+
+static void test_room_lets_the_hook_answer_inside_its_call(void **state)
+{
+    admit_desk d;
+    rs_room *room = desk_room(*state, &d, 2, 0);
+    static rs_msg m[16];
+    d.admit_inside = true;
+    d.inside_id = 7;
+    d.inside_token = TOKEN;
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "ann", "", RS_HELLO_REGISTER);
+    assert_true(d.inside_result);
+    assert_int_equal(d.inside_stats.players, 0); /* asked before any seat was taken */
+    assert_int_equal(msgs_for(room, 1, RS_MSG_WELCOME, m, 8), 1); /* once */
+    assert_int_equal(m[0].u.welcome.player_id, 7);
+    assert_string_equal(m[0].u.welcome.token, TOKEN);
+    assert_false(rs_room_admit(room, 1, 7, NULL));
+
+    /* Answered inside and then said GUEST anyway: the first answer stands. */
+    d.verdict = RS_ROOM_ADMIT_GUEST;
+    d.inside_id = 8;
+    d.inside_token = NULL;
+    rs_room_connect(room, 2, 0);
+    hello_to(room, 2, "bob", "", 0);
+    assert_true(d.inside_result);
+    assert_int_equal(msgs_for(room, 2, RS_MSG_WELCOME, m, 8), 1);
+    assert_int_equal(m[0].u.welcome.player_id, 8);
+    uint32_t closing[4];
+    assert_int_equal(rs_room_poll_closing(room, closing, 4), 0);
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 2);
+    assert_int_equal(st.refused, 0);
+    rs_room_disconnect(room, 2, 0);
+
+    /* Refused inside the call. */
+    d.admit_inside = false;
+    d.refuse_inside = true;
+    d.verdict = RS_ROOM_ADMIT_PENDING;
+    rs_room_connect(room, 3, 0);
+    hello_to(room, 3, "mallory", "", 0);
+    assert_true(d.inside_result);
+    assert_int_equal(msgs_for(room, 3, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_BANNED);
+    assert_string_equal(m[0].u.refuse.text, "banned here");
+    rs_room_disconnect(room, 3, 0);
+
+    /* A hook breaking its contract: a verdict the room does not know, a
+     * token that is not one: refused in words, never left waiting. */
+    d.refuse_inside = false;
+    d.verdict = 9;
+    rs_room_connect(room, 4, 0);
+    hello_to(room, 4, "odd", "", 0);
+    assert_int_equal(msgs_for(room, 4, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_AUTH);
+    rs_room_disconnect(room, 4, 0);
+    d.verdict = RS_ROOM_ADMIT_PENDING;
+    rs_room_connect(room, 5, 0);
+    hello_to(room, 5, "odd", "", 0);
+    assert_true(rs_room_admit(room, 5, 3, "abc"));
+    assert_int_equal(msgs_for(room, 5, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_AUTH);
+    rs_room_disconnect(room, 5, 0);
+    rs_room_connect(room, 6, 0);
+    hello_to(room, 6, "odd", "", 0);
+    assert_true(rs_room_admit(room, 6, -8, NULL));
+    assert_int_equal(msgs_for(room, 6, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_AUTH);
+    rs_room_destroy(room);
+}
+
+/* The seat rules apply when the answer comes: a seat kept for a rejoin is
+ * its player's, by name and player id. */
+static void test_room_keeps_a_seat_for_its_own_player_through_admission(void **state)
+{
+    admit_desk d;
+    rs_room *room = desk_room(*state, &d, 2, 0);
+    static rs_msg m[16];
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "ann", "", 0);
+    assert_true(rs_room_admit(room, 1, 7, NULL));
+    rs_room_connect(room, 2, 0);
+    hello_to(room, 2, "guest2", "", 0);
+    /* Into the countdown (the load wait runs out), then ann drops: her
+     * seat and car wait for her. */
+    rs_room_update(room, 0);
+    rs_room_update(room, 2000000);
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.phase, RS_PHASE_COUNTDOWN);
+    rs_room_disconnect(room, 1, 2000000);
+    packets_for(room, 2);
+
+    uint32_t calls = d.calls;
+    /* Someone else of that name: its registration is refused before the
+     * hook (it could never own the seat, so no token is issued)... */
+    rs_room_connect(room, 3, 2000000);
+    hello_to(room, 3, "ANN", "", RS_HELLO_REGISTER);
+    assert_int_equal(msgs_for(room, 3, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_NAME_TAKEN);
+    assert_int_equal(d.calls, calls);
+    rs_room_disconnect(room, 3, 2000000);
+    /* ...and another player id is refused when the answer comes. */
+    rs_room_connect(room, 4, 2000000);
+    hello_to(room, 4, "ann", "", 0);
+    assert_int_equal(d.calls, calls + 1);
+    assert_true(rs_room_admit(room, 4, 8, NULL));
+    assert_int_equal(msgs_for(room, 4, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_NAME_TAKEN);
+    assert_string_equal(m[0].u.refuse.text, "that name belongs to another player");
+    rs_room_disconnect(room, 4, 2000000);
+    /* Two of her at once: the first answer takes the seat, the second
+     * finds her connected. */
+    rs_room_connect(room, 5, 2000000);
+    hello_to(room, 5, "ann", "", 0);
+    rs_room_connect(room, 6, 2000000);
+    hello_to(room, 6, "ann", "", 0);
+    assert_true(rs_room_admit(room, 5, 7, NULL));
+    assert_true(rs_room_admit(room, 6, 7, NULL));
+    static rs_room_packet pk[512];
+    size_t n;
+    uint8_t car = 0;
+    bool refused6 = false;
+    while ((n = rs_room_poll(room, pk, 512)) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            rs_msg x;
+            assert_int_equal(rs_proto_decode(pk[i].data, pk[i].len, &x, NULL), RS_PROTO_OK);
+            if (pk[i].peer == 5 && x.type == RS_MSG_WELCOME)
+                car = x.u.welcome.car;
+            if (pk[i].peer == 6 && x.type == RS_MSG_REFUSE)
+                refused6 = x.u.refuse.reason == RS_REASON_NAME_TAKEN &&
+                           strcmp(x.u.refuse.text, "a player of that name is connected") == 0;
+        }
+    }
+    assert_int_equal(car, 1); /* her car of this race again */
+    assert_true(refused6);
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 2);
+    rs_room_destroy(room);
+}
+
+static void test_room_without_an_admit_hook_refuses_registration(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 2);
+    rs_room *room = NULL;
+    char err[256];
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    static rs_msg m[16];
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "ann", "", RS_HELLO_REGISTER);
+    assert_int_equal(msgs_for(room, 1, RS_MSG_REFUSE, m, 8), 1);
+    assert_int_equal(m[0].u.refuse.reason, RS_REASON_AUTH);
+    assert_string_equal(m[0].u.refuse.text, "this room cannot register players");
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 0);
+    /* The same name as a guest is welcome at once. */
+    rs_room_connect(room, 2, 0);
+    hello_to(room, 2, "ann", "", 0);
+    assert_int_equal(msgs_for(room, 2, RS_MSG_WELCOME, m, 8), 1);
+    assert_int_equal(m[0].u.welcome.player_id, 0);
+    assert_string_equal(m[0].u.welcome.token, "");
+    rs_room_destroy(room);
+}
+
+static void test_room_answers_token_requests_without_a_request_hook(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 2);
+    rs_room *room = NULL;
+    char err[256];
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    static rs_msg m[16];
+    rs_room_connect(room, 1, 0);
+    hello_to(room, 1, "ann", "", 0);
+    packets_for(room, 1);
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    uint64_t requests = st.requests, drops = st.dropped_messages;
+
+    rs_msg q;
+    memset(&q, 0, sizeof q);
+    q.type = RS_MSG_TOKEN_ROTATE;
+    q.u.token_rotate.request_id = 77;
+    send_msg(room, 1, &q, 1000);
+    assert_int_equal(msgs_for(room, 1, RS_MSG_TOKEN_REPLY, m, 8), 1);
+    assert_int_equal(m[0].u.token_reply.request_id, 77);
+    assert_int_equal(m[0].u.token_reply.result, RS_RESULT_ERROR);
+    assert_string_equal(m[0].u.token_reply.token, "");
+    assert_string_equal(m[0].u.token_reply.text, "unsupported");
+    /* TOKEN_ACK: nothing to confirm, nothing to answer, nothing wrong. */
+    memset(&q, 0, sizeof q);
+    q.type = RS_MSG_TOKEN_ACK;
+    q.u.token_ack.kind = RS_TOKEN_ACK_REGISTERED;
+    send_msg(room, 1, &q, 1000);
+    assert_int_equal(packets_for(room, 1), 0);
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.requests, requests + 1);
+    assert_int_equal(st.dropped_messages, drops);
+    /* The request rate limit covers rotations: the 11th of a second is BUSY. */
+    memset(&q, 0, sizeof q);
+    q.type = RS_MSG_TOKEN_ROTATE;
+    for (int i = 0; i < 10; i++)
+        send_msg(room, 1, &q, 1000);
+    assert_int_equal(msgs_for(room, 1, RS_MSG_TOKEN_REPLY, m, 16), 10); /* 12 this second */
+    assert_int_equal(m[7].u.token_reply.result, RS_RESULT_ERROR);
+    assert_int_equal(m[8].u.token_reply.result, RS_RESULT_BUSY);
+    assert_int_equal(m[9].u.token_reply.result, RS_RESULT_BUSY);
+    assert_string_equal(m[9].u.token_reply.token, "");
+    rs_room_destroy(room);
+}
+
+/* The request hook of these tests: counts what reaches it. */
+typedef struct request_log {
+    uint32_t acks, rotates;
+    int64_t player_id;
+    char name[RS_PROTO_NAME_MAX + 1];
+} request_log;
+
+static void log_request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id,
+                        const char *name, const rs_msg *msg)
+{
+    request_log *l = ctx;
+    l->player_id = player_id;
+    snprintf(l->name, sizeof l->name, "%s", name);
+    if (msg->type == RS_MSG_TOKEN_ACK)
+        l->acks++;
+    if (msg->type == RS_MSG_TOKEN_ROTATE) {
+        l->rotates++;
+        rs_msg r;
+        memset(&r, 0, sizeof r);
+        r.type = RS_MSG_TOKEN_REPLY;
+        r.u.token_reply.request_id = msg->u.token_rotate.request_id;
+        r.u.token_reply.result = RS_RESULT_OK;
+        strcpy(r.u.token_reply.token, TOKEN);
+        assert_true(rs_room_send(room, peer, &r));
+    }
+}
+
+static uint8_t admit_as_9(void *ctx, rs_room *room, uint32_t peer, const rs_msg_hello *h)
+{
+    (void)ctx, (void)h;
+    assert_true(rs_room_admit(room, peer, 9, TOKEN));
+    return RS_ROOM_ADMIT_PENDING;
+}
+
+static void test_room_hands_token_requests_to_the_request_hook(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 2);
+    request_log log;
+    memset(&log, 0, sizeof log);
+    cfg.hooks.ctx = &log;
+    cfg.hooks.request = log_request;
+    cfg.hooks.admit = admit_as_9;
+    rs_room *room = NULL;
+    char err[256];
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    static rs_msg m[16];
+    rs_room_connect(room, 1, 0);
+    /* Before admission a token message is nobody's business. */
+    rs_msg q;
+    memset(&q, 0, sizeof q);
+    q.type = RS_MSG_TOKEN_ACK;
+    uint64_t drops = dropped(room);
+    send_msg(room, 1, &q, 0);
+    assert_int_equal(dropped(room), drops + 1);
+    hello_to(room, 1, "ann", "", RS_HELLO_REGISTER);
+    assert_int_equal(msgs_for(room, 1, RS_MSG_WELCOME, m, 8), 1);
+    send_msg(room, 1, &q, 1000);
+    assert_int_equal(log.acks, 1);
+    assert_int_equal(log.player_id, 9);
+    assert_string_equal(log.name, "ann");
+    memset(&q, 0, sizeof q);
+    q.type = RS_MSG_TOKEN_ROTATE;
+    q.u.token_rotate.request_id = 4;
+    send_msg(room, 1, &q, 1000);
+    assert_int_equal(log.rotates, 1);
+    assert_int_equal(msgs_for(room, 1, RS_MSG_TOKEN_REPLY, m, 8), 1);
+    assert_int_equal(m[0].u.token_reply.request_id, 4);
+    assert_string_equal(m[0].u.token_reply.token, TOKEN);
+    /* One budget for every request: 8 more ACKs fill this second, the
+     * rest are dropped without a word. */
+    memset(&q, 0, sizeof q);
+    q.type = RS_MSG_TOKEN_ACK;
+    q.u.token_ack.kind = RS_TOKEN_ACK_ROTATED;
+    for (int i = 0; i < 12; i++)
+        send_msg(room, 1, &q, 1000);
+    assert_int_equal(log.acks, 9);
+    assert_int_equal(packets_for(room, 1), 0);
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.rate_limited, 4);
+    send_msg(room, 1, &q, 1100000);
+    assert_int_equal(log.acks, 10);
     rs_room_destroy(room);
 }
 
@@ -845,6 +1425,15 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_room_refuses_in_words_and_drops_garbage),
         cmocka_unit_test(test_room_serves_requests_and_controls_without_a_server),
+        cmocka_unit_test(test_room_admits_a_pending_player_later_with_its_token),
+        cmocka_unit_test(test_room_refuses_a_pending_player_later_in_the_hooks_words),
+        cmocka_unit_test(test_room_forgets_a_pending_player_who_leaves),
+        cmocka_unit_test(test_room_refuses_a_pending_player_when_it_filled_up_meanwhile),
+        cmocka_unit_test(test_room_lets_the_hook_answer_inside_its_call),
+        cmocka_unit_test(test_room_keeps_a_seat_for_its_own_player_through_admission),
+        cmocka_unit_test(test_room_without_an_admit_hook_refuses_registration),
+        cmocka_unit_test(test_room_answers_token_requests_without_a_request_hook),
+        cmocka_unit_test(test_room_hands_token_requests_to_the_request_hook),
         cmocka_unit_test(test_room_sends_blocks_once_and_waits_for_them),
         cmocka_unit_test(test_room_calls_its_hooks_and_defers_laps),
         cmocka_unit_test(test_room_gives_a_rejoining_player_the_same_car),

@@ -4,9 +4,10 @@
  * datagram and lets the test act as an attacker on the path.
  *
  * - Nothing secret travels in the clear: through registration, a login
- *   with the issued token, a room password, a tune save and an admin
+ *   with the issued token (an administrator's credential, since racectl
+ *   made the player one), a room password, a tune save and an admin
  *   command, no recorded datagram contains the token, the password, the
- *   admin credential, the tune or even the player's name.
+ *   tune or even the player's name.
  * - Replayed and altered packets, and forged INPUTs for a racing player's
  *   car, injected into that player's ENet peer (whose address, peer id and
  *   session the attacker sees): each one is refused and counted by reason,
@@ -41,14 +42,13 @@
 #include "racesim/secure.h"
 #include "racesim/base/clock.h"
 
-#define ADMIN_SECRET "admin-credential-7f3a91"
 #define ROOM_PASSWORD "room-password-93b1c2"
 #define PLAYER "reggie"
 #define TUNE_NAME "wet-setup-4417"
 #define TUNE_JSON "{\"gearbox\":{\"final_drive\":3.7},\"brakes\":{\"bias_front\":0.6}}"
 
 static const char *const server_args[] = {
-    "--admin-secret", ADMIN_SECRET, "--password", ROOM_PASSWORD, "--track", "oval",
+    "--password", ROOM_PASSWORD, "--track", "oval",
     "--laps", "50", "--lobby-s", "1", "--countdown-s", "1", "--stats-interval", "1",
     NULL};
 
@@ -145,6 +145,15 @@ static void leave(player *p)
     p->bot = NULL;
 }
 
+/* racectl on the server's database, as an operator runs it: must exit 0. */
+static void racectl(const server_proc *srv, const char *a, const char *b, const char *c)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s --db %s %s %s %s >/dev/null", RS_RACECTL_PATH, srv->db, a, b,
+             c);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* --------------------------------------------------- the recorded stream */
 
 typedef struct scan {
@@ -212,6 +221,7 @@ static void test_secrets_never_travel_and_forgeries_never_land(void **state)
     char token[RS_PROTO_TOKEN_LEN + 1];
     snprintf(token, sizeof token, "%s", p.token);
     leave(&p);
+    racectl(&srv, "admin", "grant", PLAYER);
     join(&p, relay_port, token, false);
     assert_true(run_until(&p, is_connected, 5000));
     assert_true(p.connected);
@@ -222,17 +232,16 @@ static void test_secrets_never_travel_and_forgeries_never_land(void **state)
     assert_true(run_until(&p, is_replied, 5000));
     assert_int_equal(p.result, RS_RESULT_OK);
     p.replied = false;
-    p.request = rs_client_admin(c, ADMIN_SECRET, RS_ADMIN_KICK, "nobody-here");
+    p.request = rs_client_admin(c, RS_ADMIN_KICK, "nobody-here", "testing", 0);
     assert_true(p.request != 0);
     assert_true(run_until(&p, is_replied, 5000));
     assert_false(p.disconnected);
-    assert_int_not_equal(p.result, RS_RESULT_DENIED); /* the credential was accepted */
+    assert_int_equal(p.result, RS_RESULT_NOT_FOUND); /* an administrator: the command ran */
 
     /* Race a while so INPUTs flow, then look at everything recorded. */
     run_until(&p, NULL, 4000);
     udp_relay_record(relay, false);
-    scan s = {.needles = {token, ROOM_PASSWORD, ADMIN_SECRET, TUNE_NAME, "final_drive",
-                          PLAYER},
+    scan s = {.needles = {token, ROOM_PASSWORD, TUNE_NAME, "final_drive", PLAYER, "testing"},
               .needle_count = 6,
               .victim = 1};
     uint64_t seen = udp_relay_each_recorded(relay, scan_one, &s);
@@ -324,6 +333,104 @@ static void test_secrets_never_travel_and_forgeries_never_land(void **state)
     if (dropped != (int64_t)injected)
         server_dump_log(&srv);
     assert_int_equal(dropped, injected);
+    server_cleanup(&srv);
+}
+
+/* ----------------------------------------------------------- identity */
+
+/* A raw client from `from` says HELLO as name (registering or with a
+ * token) and waits for WELCOME or REFUSE: true when welcomed; the reply
+ * in *m. The client never confirms a token on its own. */
+static bool raw_join(raw_client *c, const char *from, uint16_t port, const char *name,
+                     bool register_player, const char *token, rs_msg *m)
+{
+    if (!raw_client_open_from(c, from, port, NULL, NULL) || !raw_client_wait_secure(c, 3000))
+        return false;
+    memset(m, 0, sizeof *m);
+    m->type = RS_MSG_HELLO;
+    m->u.hello.protocol_version = RS_PROTO_VERSION;
+    m->u.hello.physics_version = RS_PHYSICS_VERSION;
+    m->u.hello.flags = register_player ? RS_HELLO_REGISTER : 0;
+    snprintf(m->u.hello.name, sizeof m->u.hello.name, "%s", name);
+    snprintf(m->u.hello.token, sizeof m->u.hello.token, "%s", token ? token : "");
+    raw_client_send(c, m);
+    int64_t until = rs_clock_us() + 5000000;
+    while (rs_clock_us() < until)
+        if (raw_client_poll(c, 10, m) && (m->type == RS_MSG_WELCOME || m->type == RS_MSG_REFUSE))
+            return m->type == RS_MSG_WELCOME;
+    return false;
+}
+
+static void test_registrations_and_bans_hold(void **state)
+{
+    (void)state;
+    static const char *const args[] = {"--stats-interval", "0", NULL};
+    server_proc srv;
+    server_start(&srv, true, args);
+    raw_client a, b;
+    static rs_msg m;
+
+    /* A registration whose client never confirms its token is undone when
+     * it leaves: the name is free again. */
+    assert_true(raw_join(&a, "127.0.0.6", srv.port, "forgetful", true, NULL, &m));
+    assert_int_equal(strlen(m.u.welcome.token), RS_PROTO_TOKEN_LEN);
+    /* While it is connected the name is taken. */
+    assert_false(raw_join(&b, "127.0.0.7", srv.port, "forgetful", true, NULL, &m));
+    assert_int_equal(m.u.refuse.reason, RS_REASON_NAME_TAKEN);
+    raw_client_close(&b);
+    raw_client_disconnect(&a, 1000); /* without a TOKEN_ACK */
+    rs_sleep_us(300000);
+    assert_true(raw_join(&b, "127.0.0.7", srv.port, "forgetful", true, NULL, &m));
+    raw_client_close(&b);
+    /* A confirmed one stays. */
+    assert_true(raw_join(&a, "127.0.0.6", srv.port, "keeper", true, NULL, &m));
+    char token[RS_PROTO_TOKEN_LEN + 1];
+    snprintf(token, sizeof token, "%s", m.u.welcome.token);
+    static rs_msg ack;
+    memset(&ack, 0, sizeof ack);
+    ack.type = RS_MSG_TOKEN_ACK;
+    ack.u.token_ack.kind = RS_TOKEN_ACK_REGISTERED;
+    raw_client_send(&a, &ack);
+    for (int64_t until = rs_clock_us() + 300000; rs_clock_us() < until;)
+        raw_client_poll(&a, 10, &m); /* until the server has it */
+    raw_client_disconnect(&a, 1000);
+
+    /* Registrations per address: 5 an hour (two made above). */
+    int refused = 0;
+    for (int i = 0; i < 5; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "bulk%d", i);
+        if (!raw_join(&a, "127.0.0.6", srv.port, name, true, NULL, &m) &&
+            m.type == RS_MSG_REFUSE && strstr(m.u.refuse.text, "too many registrations"))
+            refused++;
+        raw_client_close(&a);
+    }
+    assert_int_equal(refused, 2);
+
+    /* A ban on an address range, by the operator, closes a connected
+     * player within seconds, refuses the next connection, and is lifted. */
+    assert_true(raw_join(&a, "127.0.0.9", srv.port, "keeper", false, token, &m));
+    racectl(&srv, "ban add --address 127.0.0.8/29 --reason", "'testing bans'", "--for 1h");
+    int64_t until = rs_clock_us() + 6000000;
+    bool closed = false;
+    while (!closed && rs_clock_us() < until)
+        closed = raw_client_poll(&a, 10, &m) && m.type == RS_MSG_BYE;
+    assert_true(closed);
+    assert_int_equal(m.u.bye.reason, RS_REASON_BANNED);
+    assert_non_null(strstr(m.u.bye.text, "testing bans"));
+    raw_client_close(&a);
+    assert_false(raw_join(&a, "127.0.0.10", srv.port, "keeper", false, token, &m));
+    assert_int_equal(m.u.refuse.reason, RS_REASON_BANNED);
+    raw_client_close(&a);
+    /* An address outside the range is not covered. */
+    assert_true(raw_join(&a, "127.0.0.3", srv.port, "keeper", false, token, &m));
+    raw_client_disconnect(&a, 1000);
+    racectl(&srv, "ban", "lift", "1");
+    assert_true(raw_join(&a, "127.0.0.10", srv.port, "keeper", false, token, &m));
+    raw_client_close(&a);
+    server_stop(&srv);
+    assert_true(file_contains(srv.log, "registration of forgetful"));
+    assert_true(file_contains(srv.log, "too many registrations"));
     server_cleanup(&srv);
 }
 
@@ -455,6 +562,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_secrets_never_travel_and_forgeries_never_land,
                                   server_kill_leftover),
+        cmocka_unit_test_teardown(test_registrations_and_bans_hold, server_kill_leftover),
         cmocka_unit_test_teardown(test_one_address_cannot_take_the_server, server_kill_leftover),
         cmocka_unit_test_teardown(test_fragment_floods_stay_within_the_memory_bound,
                                   server_kill_leftover),

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "racesim/base/clock.h"
+#include "racesim/identity.h"
 #include "racesim/leaderboard.h"
 #include "racesim/physics.h"
 #include "racesim/store.h"
@@ -247,6 +248,9 @@ static void test_player_tokens_are_random_and_stored_only_hashed(void **state)
     assert_int_equal(strlen(t1), RS_TOKEN_HEX_LEN);
     assert_string_not_equal(t1, t2);
     assert_true(a != b);
+    /* Registration is two-phase (test_identity): confirmed, they log in. */
+    assert_int_equal(rs_store_player_confirm(s, a, err, sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_confirm(s, b, err, sizeof err), RS_OK);
 
     assert_int_equal(rs_store_player_auth(s, "Alice", t1, &id, err, sizeof err), RS_OK);
     assert_int_equal(id, a);

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "run_command.h"
+
 #include "racesim/driver.h"
 #include "racesim/racelog.h"
 #include "racesim/store.h"
@@ -34,12 +36,7 @@ static int racectl(const char *db, const char *args, char *out, size_t cap)
 {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "'%s' --db '%s' %s 2>&1", RS_RACECTL_PATH, db, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run_command(cmd, out, cap);
 }
 
 typedef struct race_db {

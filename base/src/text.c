@@ -16,6 +16,22 @@ bool rs_str_copy(char *dst, size_t cap, const char *src)
     return true;
 }
 
+bool rs_str_cut(char *dst, size_t cap, const char *src)
+{
+    if (!src)
+        src = "";
+    size_t n = strlen(src);
+    bool whole = n < cap;
+    if (!whole) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+            n--; /* src[n] would be a continuation byte: cut before its lead */
+    }
+    memmove(dst, src, n);
+    dst[n] = '\0';
+    return whole;
+}
+
 int rs_hex_digit(int c)
 {
     if (c >= '0' && c <= '9')

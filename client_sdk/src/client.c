@@ -215,6 +215,23 @@ void rs_client__error(rs_client *c, uint8_t code, uint64_t tick, const char *fmt
     va_end(ap);
 }
 
+/* An event that hands the game a token (a registration's CONNECTED, a
+ * rotation's TOKEN_REPLY) has reached the game once it is polled: only
+ * then does the server hear that the token arrived (TOKEN_ACK), and only
+ * then does a registration or rotation take effect for good (SPEC.md,
+ * TOKEN_ACK). A token lost on the way never locks a player out. */
+static void confirm_token(rs_client *c, const rs_client_event *ev)
+{
+    rs_msg m = {.type = RS_MSG_TOKEN_ACK};
+    if (ev->type == RS_CLIENT_EV_CONNECTED && ev->u.connected.token[0])
+        m.u.token_ack.kind = RS_TOKEN_ACK_REGISTERED;
+    else if (ev->type == RS_CLIENT_EV_TOKEN_REPLY && ev->u.token.result == RS_RESULT_OK)
+        m.u.token_ack.kind = RS_TOKEN_ACK_ROTATED;
+    else
+        return;
+    rs_client__send(c, &m);
+}
+
 bool rs_client_poll_event(rs_client *c, rs_client_event *ev)
 {
     if (!c || !ev || c->ev_len == 0)
@@ -222,6 +239,7 @@ bool rs_client_poll_event(rs_client *c, rs_client_event *ev)
     *ev = c->evq[c->ev_head];
     c->ev_head = (c->ev_head + 1) % RS_CLIENT_EVQ;
     c->ev_len--;
+    confirm_token(c, ev);
     return true;
 }
 
@@ -481,6 +499,9 @@ static bool dispatch(rs_client *c, const rs_msg *m, int64_t now_us)
         break;
     case RS_MSG_ADMIN_REPLY:
         rs_client__push_event(c, RS_CLIENT_EV_ADMIN_REPLY)->u.admin = m->u.admin_reply;
+        break;
+    case RS_MSG_TOKEN_REPLY:
+        rs_client__push_event(c, RS_CLIENT_EV_TOKEN_REPLY)->u.token = m->u.token_reply;
         break;
     default:
         break;

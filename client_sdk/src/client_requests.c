@@ -53,11 +53,12 @@ uint32_t rs_client_tune_load(rs_client *c, const char *name)
     return send_request(c, &m, &m.u.tune_load.request_id);
 }
 
-uint32_t rs_client_tune_list(rs_client *c, uint64_t base_hash)
+uint32_t rs_client_tune_list(rs_client *c, uint64_t base_hash, uint32_t offset)
 {
-    if (!c)
+    if (!c || offset > RS_PROTO_LIST_OFFSET_MAX)
         return 0;
-    rs_msg m = {.type = RS_MSG_TUNE_LIST, .u.tune_list = {.base_hash = base_hash}};
+    rs_msg m = {.type = RS_MSG_TUNE_LIST,
+                .u.tune_list = {.base_hash = base_hash, .offset = offset}};
     return send_request(c, &m, &m.u.tune_list.request_id);
 }
 
@@ -69,13 +70,23 @@ uint32_t rs_client_tune_select(rs_client *c, const char *name)
     return send_request(c, &m, &m.u.select_tune.request_id);
 }
 
-uint32_t rs_client_admin(rs_client *c, const char *secret, uint8_t command, const char *arg)
+uint32_t rs_client_admin(rs_client *c, uint8_t command, const char *arg, const char *reason,
+                         uint32_t duration_s)
 {
     rs_msg m = {.type = RS_MSG_ADMIN};
-    if (!c || command >= RS_ADMIN_COMMAND_COUNT || !secret || !secret[0] ||
-        !rs_str_copy(m.u.admin.secret, sizeof m.u.admin.secret, secret) ||
-        !rs_str_copy(m.u.admin.arg, sizeof m.u.admin.arg, arg))
+    if (!c || command >= RS_ADMIN_COMMAND_COUNT ||
+        !rs_str_copy(m.u.admin.arg, sizeof m.u.admin.arg, arg ? arg : "") ||
+        !rs_str_copy(m.u.admin.reason, sizeof m.u.admin.reason, reason ? reason : ""))
         return 0;
     m.u.admin.command = command;
+    m.u.admin.duration_s = duration_s;
     return send_request(c, &m, &m.u.admin.request_id);
+}
+
+uint32_t rs_client_rotate_token(rs_client *c)
+{
+    if (!c)
+        return 0;
+    rs_msg m = {.type = RS_MSG_TOKEN_ROTATE};
+    return send_request(c, &m, &m.u.token_rotate.request_id);
 }

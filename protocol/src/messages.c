@@ -354,7 +354,7 @@ static void ser_leaderboard_request(rs_codec *c, rs_msg_leaderboard_request *m)
     rs_proto__u64(c, &m->track_hash, "leaderboard_request.track_hash");
     rs_proto__u64(c, &m->base_hash, "leaderboard_request.base_hash");
     rs_proto__u64(c, &m->tune_key, "leaderboard_request.tune_key");
-    rs_proto__varu32(c, &m->offset, 0, UINT32_MAX, "leaderboard_request.offset");
+    rs_proto__varu32(c, &m->offset, 0, RS_PROTO_LIST_OFFSET_MAX, "leaderboard_request.offset");
     rs_proto__u8(c, &m->count, 1, RS_PROTO_LB_ROWS, "leaderboard_request.count");
 }
 
@@ -392,6 +392,7 @@ static void ser_tune_list(rs_codec *c, rs_msg_tune_list *m)
 {
     rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "tune_list.request_id");
     rs_proto__u64(c, &m->base_hash, "tune_list.base_hash");
+    rs_proto__varu32(c, &m->offset, 0, RS_PROTO_LIST_OFFSET_MAX, "tune_list.offset");
 }
 
 static void ser_select_tune(rs_codec *c, rs_msg_select_tune *m)
@@ -406,6 +407,7 @@ static void ser_tune_reply(rs_codec *c, rs_msg_tune_reply *m)
     rs_proto__u8(c, &m->op, 0, RS_TUNE_OP_COUNT - 1, "tune_reply.op");
     rs_proto__u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "tune_reply.result");
     rs_proto__u64(c, &m->tune_hash, "tune_reply.tune_hash");
+    rs_proto__varu32(c, &m->total, 0, UINT32_MAX, "tune_reply.total");
     rs_proto__str(c, m->text, 0, RS_PROTO_TUNE_TEXT_MAX, "tune_reply.text");
 }
 
@@ -414,7 +416,6 @@ static void ser_tune_reply(rs_codec *c, rs_msg_tune_reply *m)
 static void ser_admin(rs_codec *c, rs_msg_admin *m)
 {
     rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "admin.request_id");
-    rs_proto__str(c, m->secret, 1, RS_PROTO_SECRET_MAX, "admin.secret");
     rs_proto__u8(c, &m->command, 0, RS_ADMIN_COMMAND_COUNT - 1, "admin.command");
     /* Kick and ban name a player (empty: the server answers that a name is
      * missing, in words); changing the track names a track. */
@@ -422,6 +423,9 @@ static void ser_admin(rs_codec *c, rs_msg_admin *m)
         ser_player_name(c, m->arg, true, "admin.arg");
     else
         rs_proto__str(c, m->arg, 0, RS_PROTO_TUNE_NAME_MAX, "admin.arg");
+    rs_proto__str(c, m->reason, 0, RS_PROTO_TEXT_MAX, "admin.reason");
+    /* At most a year: longer is "until lifted" (0). */
+    rs_proto__varu32(c, &m->duration_s, 0, 366u * 86400u, "admin.duration_s");
 }
 
 static void ser_admin_reply(rs_codec *c, rs_msg_admin_reply *m)
@@ -429,6 +433,29 @@ static void ser_admin_reply(rs_codec *c, rs_msg_admin_reply *m)
     rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "admin_reply.request_id");
     rs_proto__u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "admin_reply.result");
     rs_proto__str(c, m->text, 0, RS_PROTO_TEXT_MAX, "admin_reply.text");
+}
+
+/* ---------------------------------------------------------------- tokens */
+
+static void ser_token_ack(rs_codec *c, rs_msg_token_ack *m)
+{
+    rs_proto__u8(c, &m->kind, 0, RS_TOKEN_ACK_COUNT - 1, "token_ack.kind");
+}
+
+static void ser_token_rotate(rs_codec *c, rs_msg_token_rotate *m)
+{
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "token_rotate.request_id");
+}
+
+static void ser_token_reply(rs_codec *c, rs_msg_token_reply *m)
+{
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "token_reply.request_id");
+    rs_proto__u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "token_reply.result");
+    ser_token(c, m->token, "token_reply.token");
+    /* A token exactly when the rotation succeeded. */
+    if (rs_proto__codec_ok(c) && (m->result == RS_RESULT_OK) != (m->token[0] != '\0'))
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "token_reply.token");
+    rs_proto__str(c, m->text, 0, RS_PROTO_TEXT_MAX, "token_reply.text");
 }
 
 /* -------------------------------------------------------------- dispatch */

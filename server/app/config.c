@@ -244,11 +244,14 @@ static int j_server_key(const jctx *j, rs_server_config *c, const cJSON *it)
     } else if (strcmp(k, "max_per_address") == 0) {
         ok = j_u32(j, it, k, 1, MAX_CLIENTS, &c->max_per_address);
     } else if (strcmp(k, "ban_file") == 0) {
-        ok = j_str(j, it, k, 0, RS_CFG_PATH_MAX - 1, c->ban_file, sizeof c->ban_file);
+        ok = false; /* a file of names: gone, and a banned guest just changed name */
+        jfail(j, k, "no longer supported: bans live in the database (racectl ban add)");
     } else if (strcmp(k, "no_db") == 0) {
         ok = j_bool(j, it, k, &c->no_db);
     } else if (strcmp(k, "admin_secret") == 0) {
-        ok = j_str(j, it, k, 0, 64, c->admin_secret, sizeof c->admin_secret);
+        ok = false; /* a shared secret in every client: gone */
+        jfail(j, k, "no longer supported: make registered players administrators with "
+                    "racectl admin grant NAME");
     } else if (strcmp(k, "log_level") == 0) {
         ok = cJSON_IsString(it) && rs_log_level_parse(it->valuestring, &c->log_level);
         if (!ok)
@@ -414,7 +417,7 @@ void rs_config_usage(void)
         "(default 15)\n"
         "  --countdown-s S        countdown to lights out, 1..60 s (default 5)\n"
         "  --password S           room password, up to 64 bytes\n"
-        "  --admin-secret S       enables admin commands, 1..64 bytes\n"
+
         "  --db FILE              SQLite database (default racesim.db)\n"
         "  --key-file FILE        the server's secret key, created on first start with mode\n"
         "                         0600 (default raceserver.key)\n"
@@ -572,7 +575,9 @@ static bool server_option(rs_server_config *c, cli_options *o, const char *a, co
     } else if (is_opt(a, "--rooms")) {
         ok = arg_u32(a, val, 1, RS_CFG_MAX_ROOMS, &o->rooms, err, err_len);
     } else if (is_opt(a, "--admin-secret")) {
-        ok = arg_str(a, val, 1, 64, c->admin_secret, sizeof c->admin_secret, err, err_len);
+        ok = false;
+        rs_errf(err, err_len, "--admin-secret: no longer supported: make registered players "
+                              "administrators with racectl admin grant NAME");
     } else if (is_opt(a, "--db")) {
         ok = arg_str(a, val, 1, RS_CFG_PATH_MAX - 1, c->db, sizeof c->db, err, err_len);
     } else if (is_opt(a, "--key-file")) {

@@ -54,8 +54,6 @@ typedef struct rs_server_config {
     uint32_t max_per_address;      /* connections from one IPv4 address, 1..max_clients */
     bool print_public_key;         /* --print-public-key: print it and exit */
     bool no_db;                    /* run without persistence */
-    char admin_secret[65];         /* "" = admin commands disabled */
-    char ban_file[RS_CFG_PATH_MAX];/* banned names, one per line; "" = bans live in memory */
     rs_log_level log_level;
     uint32_t stats_interval_s;     /* 0 = no stats line */
     rs_guest_policy guests;

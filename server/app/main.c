@@ -118,7 +118,8 @@ int main(int argc, char **argv)
                (unsigned)cfg.rooms[i].laps, (unsigned)cfg.rooms[i].max_players,
                (unsigned)cfg.rooms[i].spectators, cfg.rooms[i].password[0] ? ", password" : "");
     rs_logf(RS_LOG_INFO, "database: %s", cfg.no_db ? "none (--no-db)" : cfg.db);
-    rs_logf(RS_LOG_INFO, "admin commands: %s", cfg.admin_secret[0] ? "enabled" : "disabled");
+    rs_logf(RS_LOG_INFO, "admin commands: %s", cfg.no_db ? "none (they need the database)"
+                                                          : "for players racectl made admins");
     rs_logf(RS_LOG_INFO, "listening on %s:%u", cfg.bind[0] ? cfg.bind : "0.0.0.0",
            (unsigned)rs_server_port(srv));
     rs_server_run(srv, &g_stop);

@@ -196,6 +196,17 @@ static rs_status mark_interrupted_races(rs_server *srv, char *err, size_t err_le
     return RS_OK;
 }
 
+/* The services' lines (admin actions, refusals, registrations, bans,
+ * lost data) in the server's log. */
+static void services_log(void *ctx, int level, const char *text)
+{
+    (void)ctx;
+    rs_log_level l = level == RS_SERVICES_LOG_ERROR  ? RS_LOG_ERROR
+                     : level == RS_SERVICES_LOG_WARN ? RS_LOG_WARN
+                                                     : RS_LOG_INFO;
+    rs_logf(l, "%s", text);
+}
+
 static rs_status open_services(rs_server *srv, char *err, size_t err_len)
 {
     load_track_catalogue(srv);
@@ -215,9 +226,9 @@ static rs_status open_services(rs_server *srv, char *err, size_t err_len)
     }
     rs_services_def def = rs_services_default();
     def.db_path = srv->cfg.db;
-    def.admin_secret = srv->cfg.admin_secret;
     def.allow_guests = srv->cfg.guests == RS_GUESTS_ALLOW;
-    def.ban_path = srv->cfg.ban_file[0] ? srv->cfg.ban_file : NULL;
+    def.max_peers = srv->cfg.max_clients;
+    def.log = services_log;
     def.tracks = cat;
     def.track_count = srv->track_count;
     /* A proof covers up to 5 minutes of a lap at any tick rate. */
@@ -280,8 +291,6 @@ static rs_room_config room_config(const rs_server *srv, uint32_t i, const room_c
     rc.name = r->name;
     if (srv->services) {
         rc.hooks = rs_services_hooks(srv->services);
-        rc.auth = rs_services_auth;
-        rc.auth_ctx = srv->services;
         rc.defer_laps = true;
     }
     return rc;
@@ -516,6 +525,7 @@ static void handle_event(rs_server *srv, const rs_net_event *ev, int64_t now)
         p->room = -1;
         p->connected_us = now;
         p->pre_hello_drops = 0;
+        rs_services_peer_connected(srv->services, ev->peer, ev->address);
         rs_logf(RS_LOG_INFO, "%s: connected (peer %u)", ev->address, (unsigned)ev->peer);
         break;
     case RS_NET_EVENT_RECEIVE:
@@ -531,6 +541,7 @@ static void handle_event(rs_server *srv, const rs_net_event *ev, int64_t now)
             break;
         if (p->room >= 0)
             rs_room_disconnect(srv->rooms[p->room].room, p->id, now);
+        rs_services_peer_gone(srv->services, p->id);
         rs_logf(RS_LOG_INFO, "%s: disconnected (peer %u)", ev->address, (unsigned)ev->peer);
         memset(p, 0, sizeof *p);
         break;

@@ -1,12 +1,15 @@
 /*
  * racectl: the operators' command-line tool for a racesim database. It
- * opens the database read-only (so it can run beside a live server: WAL
- * lets it read while the server writes), answers leaderboard, rank,
- * personal-best, recent-lap, tune, race and result questions as tables or
- * JSON, and re-simulates a stored lap to verify it. This file dispatches and
- * holds the helpers the subcommands share (racectl.h).
+ * answers leaderboard, rank, personal-best, recent-lap, tune, race and
+ * result questions as tables or JSON, re-simulates a stored lap to verify
+ * it, and lists players, bans and the audit log; those open the database
+ * read-only, so they can run beside a live server (WAL lets them read while
+ * it writes). The operators' write commands (admin grant/revoke, token
+ * reset, ban add/lift) open it read-write, never upgrading its schema, and
+ * record each attempt in the audit log. This file dispatches and holds the
+ * helpers the subcommands share (racectl.h).
  */
-#define _POSIX_C_SOURCE 200809L /* gmtime_r */
+#define _POSIX_C_SOURCE 200809L /* gmtime_r, getuid */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "racectl.h"
 #include "racesim/base/clock.h"
@@ -23,18 +27,47 @@ typedef struct command {
     const char *name;
     int (*run)(rc_ctx *c, int argc, char **argv);
     const char *summary;
+    /* The verbs (first argument) that write: the database is opened
+     * read-write for them only. NULL: the command only reads. */
+    const char *const *write_verbs;
 } command;
 
+static const char *const admin_writes[] = {"grant", "revoke", NULL};
+static const char *const token_writes[] = {"reset", NULL};
+static const char *const ban_writes[] = {"add", "lift", NULL};
+
 static const command commands[] = {
-    {"leaderboard", rc_cmd_leaderboard, "a board's best laps, one per player, a page at a time"},
-    {"rank", rc_cmd_rank, "a player's rank on a board and the rows around it"},
-    {"pbs", rc_cmd_pbs, "a player's personal bests on every board, with ranks"},
-    {"recent", rc_cmd_recent, "the newest laps of a board or of a player (valid or not)"},
-    {"tunes", rc_cmd_tunes, "a player's saved car tunes"},
-    {"races", rc_cmd_races, "the newest races"},
-    {"results", rc_cmd_results, "one race's results"},
-    {"verify-lap", rc_cmd_verify_lap, "re-simulate a stored lap and compare it bit for bit"},
+    {"leaderboard", rc_cmd_leaderboard, "a board's best laps, one per player, a page at a time",
+     NULL},
+    {"rank", rc_cmd_rank, "a player's rank on a board and the rows around it", NULL},
+    {"pbs", rc_cmd_pbs, "a player's personal bests on every board, with ranks", NULL},
+    {"recent", rc_cmd_recent, "the newest laps of a board or of a player (valid or not)", NULL},
+    {"tunes", rc_cmd_tunes, "a player's saved car tunes", NULL},
+    {"races", rc_cmd_races, "the newest races", NULL},
+    {"results", rc_cmd_results, "one race's results", NULL},
+    {"verify-lap", rc_cmd_verify_lap, "re-simulate a stored lap and compare it bit for bit",
+     NULL},
+    {"players", rc_cmd_players, "registered players (or admins only), a page at a time", NULL},
+    {"admin", rc_cmd_admin, "grant or revoke a registered player's admin rights (writes)",
+     admin_writes},
+    {"token", rc_cmd_token, "reset a player's token: a new one, shown once (writes)",
+     token_writes},
+    {"ban", rc_cmd_ban, "add, list or lift bans by player or address range (add/lift write)",
+     ban_writes},
+    {"audit", rc_cmd_audit, "the audit log of admin actions and failed attempts, newest first",
+     NULL},
 };
+
+/* Whether cmd, given these arguments, writes. */
+static bool writes(const command *cmd, int argc, char **argv)
+{
+    if (!cmd->write_verbs || argc < 1)
+        return false;
+    for (const char *const *v = cmd->write_verbs; *v; v++)
+        if (strcmp(argv[0], *v) == 0)
+            return true;
+    return false;
+}
 
 static void usage(FILE *f)
 {
@@ -42,9 +75,11 @@ static void usage(FILE *f)
                "   (racectl <command> --help for details)\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nThe commands that write (admin, token reset, ban add and lift) record each\n"
+               "attempt in the audit log as racectl:<user> from \"local\".\n");
     fprintf(f,
-            "\n  --db FILE    the racesim database (opened read-only; it must exist and\n"
-            "               have this build's schema)\n"
+            "\n  --db FILE    the racesim database (it must exist and have this build's\n"
+            "               schema; opened read-only but by the commands that write)\n"
             "  --json       one JSON document on stdout instead of a table\n"
             "\nTracks and cars are given by name (any case) or by hash (16 hex digits).\n"
             "Boards default to physics version %u and \"any tune\".\n"
@@ -108,7 +143,11 @@ int main(int argc, char **argv)
         return rs_usage_error(cmd->name, "no database: give --db FILE before the command");
 
     char err[1024];
-    if (rs_store_open(c.db_path, RS_STORE_READONLY, &c.store, err, sizeof err) != RS_OK) {
+    /* Read-only unless the command writes; a writing racectl runs beside a
+     * live server, so it must not upgrade the schema under it either. */
+    c.writable = writes(cmd, sub_argc, sub_argv);
+    unsigned flags = c.writable ? RS_STORE_NO_UPGRADE : RS_STORE_READONLY;
+    if (rs_store_open(c.db_path, flags, &c.store, err, sizeof err) != RS_OK) {
         fprintf(stderr, "racectl: %s\n", err);
         return RC_EXIT_FAIL;
     }
@@ -372,4 +411,78 @@ void rc_row_json(FILE *f, const rs_lb_row *r, bool with_board)
                ", \"lap_number\": %u}",
             r->valid ? "true" : "false", (int)r->invalid_reason, r->race_id,
             (unsigned)r->lap_number);
+}
+
+/* ------------------------------------------------------- writes, audit */
+
+bool rc_help_asked(int argc, char **argv, const char *help)
+{
+    for (int i = 0; i < argc; i++) {
+        if (rs_is_help(argv[i])) {
+            fputs(help, stdout);
+            return true;
+        }
+    }
+    return false;
+}
+
+void rc_page_footer(const char *what, uint32_t offset, size_t n, size_t total)
+{
+    if (n == 0) {
+        printf("(no %s%s)\n", what, offset ? " at this offset" : "");
+        return;
+    }
+    printf("%s %u-%zu of %zu", what, (unsigned)offset + 1, (size_t)offset + n, total);
+    if ((size_t)offset + n < total)
+        printf("; next page: --offset %zu", (size_t)offset + n);
+    printf("\n");
+}
+
+bool rc_take_flag(int *argc, char **argv, const char *flag)
+{
+    bool seen = false;
+    int kept = 0;
+    for (int i = 0; i < *argc; i++) {
+        if (strcmp(argv[i], flag) == 0)
+            seen = true;
+        else
+            argv[kept++] = argv[i];
+    }
+    *argc = kept;
+    return seen;
+}
+
+void rc_actor(char *out, size_t cap)
+{
+    /* $USER, as the operator's shell has it; the uid when it is not set.
+     * Characters a log line should not hold become '_'. */
+    const char *user = getenv("USER");
+    char name[48];
+    if (user && user[0]) {
+        size_t n = 0;
+        for (; user[n] && n < sizeof name - 1; n++) {
+            char ch = user[n];
+            bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                         (ch >= '0' && ch <= '9') || strchr("._-@", ch);
+            name[n] = plain ? ch : '_';
+        }
+        name[n] = '\0';
+    } else {
+        snprintf(name, sizeof name, "uid %lu", (unsigned long)getuid());
+    }
+    snprintf(out, cap, "racectl:%s", name);
+}
+
+int rc_audit(rc_ctx *c, const char *cmd, const char *action, const char *target,
+             const char *result, int rc)
+{
+    char actor[RS_STORE_ACTOR_MAX + 1], err[512];
+    rc_actor(actor, sizeof actor);
+    if (rs_store_audit_add(c->store, rs_wall_time_s(), actor, "local", action, target, result,
+                           err, sizeof err) != RS_OK) {
+        fprintf(stderr, "racectl %s: %s; recording it in the audit log failed: %s\n", cmd,
+                rc == RC_EXIT_OK ? "done" : "failed", err);
+        return RC_EXIT_FAIL;
+    }
+    return rc;
 }

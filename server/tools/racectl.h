@@ -2,7 +2,8 @@
  * racectl, the operators' tool over a racesim database: shared context,
  * argument helpers and output helpers for its subcommands (racectl.c
  * dispatches; racectl_boards.c has the leaderboard commands,
- * racectl_races.c races, results and tunes, racectl_verify.c verify-lap).
+ * racectl_races.c races, results and tunes, racectl_verify.c verify-lap,
+ * racectl_players.c players, admin, token and audit, racectl_bans.c ban).
  * Exit status as racesim: 0 ok, 1 failure, 2 usage error.
  */
 #ifndef RACECTL_H
@@ -13,19 +14,22 @@
 #include <stdio.h>
 
 #include "racesim/base/cli.h"
+#include "racesim/identity.h"
 #include "racesim/leaderboard.h"
 #include "racesim/store.h"
 
 /* Exit status: racesim/base/cli.h. */
 enum { RC_EXIT_OK = RS_EXIT_OK, RC_EXIT_FAIL = RS_EXIT_FAIL, RC_EXIT_USAGE = RS_EXIT_USAGE };
 
-/* What every subcommand gets: the store, opened read-only, the queries over
- * it, and the output format. */
+/* What every subcommand gets: the store (opened read-only, or read-write
+ * without schema upgrades for a command that writes), the queries over it,
+ * and the output format. */
 typedef struct rc_ctx {
     const char *db_path;
     rs_store *store;
     rs_leaderboard *lb;
     bool json;
+    bool writable; /* the store was opened for writing */
 } rc_ctx;
 
 int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv);
@@ -36,6 +40,11 @@ int rc_cmd_tunes(rc_ctx *c, int argc, char **argv);
 int rc_cmd_races(rc_ctx *c, int argc, char **argv);
 int rc_cmd_results(rc_ctx *c, int argc, char **argv);
 int rc_cmd_verify_lap(rc_ctx *c, int argc, char **argv);
+int rc_cmd_players(rc_ctx *c, int argc, char **argv);
+int rc_cmd_admin(rc_ctx *c, int argc, char **argv);
+int rc_cmd_token(rc_ctx *c, int argc, char **argv);
+int rc_cmd_ban(rc_ctx *c, int argc, char **argv);
+int rc_cmd_audit(rc_ctx *c, int argc, char **argv);
 
 /* ---------------------------------------------------------- arguments */
 
@@ -85,6 +94,34 @@ int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_boar
  * no database is open), 0 when found. */
 int rc_player(rc_ctx *c, const char *cmd, const char *name, int64_t *id,
               char name_out[RS_LB_NAME_MAX]);
+
+/* A page of a listing (players, bans, audit): --limit rows, by default
+ * RC_PAGE_DEFAULT and at most RC_PAGE_MAX, from --offset. */
+enum { RC_PAGE_DEFAULT = 50, RC_PAGE_MAX = 1000 };
+
+/* True, after printing help (plain text), when an argument is -h/--help. */
+bool rc_help_asked(int argc, char **argv, const char *help);
+
+/* Under a page's table: "players 1-50 of 120; next page: --offset 50", or
+ * "(no players)". */
+void rc_page_footer(const char *what, uint32_t offset, size_t n, size_t total);
+
+/* Takes every occurrence of a value-less flag ("--all") out of argv,
+ * updating *argc; true when there was one. */
+bool rc_take_flag(int *argc, char **argv, const char *flag);
+
+/* ------------------------------------------------------- writes, audit */
+
+/* Who is acting, for the audit log and a ban's author: "racectl:<$USER>",
+ * or "racectl:uid N" when USER is not set. */
+void rc_actor(char *out, size_t cap);
+
+/* Records one write attempt of cmd in the audit log (actor rc_actor,
+ * address "local"): action, target and result ("ok", or "failed: why").
+ * Returns rc, the command's exit status so far, or RC_EXIT_FAIL (after
+ * saying so) when the entry could not be written. */
+int rc_audit(rc_ctx *c, const char *cmd, const char *action, const char *target,
+             const char *result, int rc);
 
 /* ------------------------------------------------------------- output */
 

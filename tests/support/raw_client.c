@@ -166,6 +166,18 @@ bool raw_client_wait_secure(raw_client *c, int timeout_ms)
     return c->secure;
 }
 
+void raw_client_disconnect(raw_client *c, int timeout_ms)
+{
+    if (c->peer) {
+        enet_peer_disconnect(c->peer, 0);
+        int64_t until = rs_clock_us() + (int64_t)timeout_ms * 1000;
+        static rs_msg m;
+        while (!c->gone && rs_clock_us() < until)
+            raw_client_poll(c, 10, &m);
+    }
+    raw_client_close(c);
+}
+
 void raw_client_close(raw_client *c)
 {
     if (c->host)

@@ -72,6 +72,10 @@ void raw_client_hello(raw_client *c, const char *name, const char *room);
  * channel is), as an attacker who can inject into this ENet peer would. */
 void raw_client_send_bytes(raw_client *c, uint8_t channel, const uint8_t *bytes, size_t len);
 
+/* Says goodbye at the ENet level and waits up to timeout_ms for the
+ * server's acknowledgement, then destroys the host. */
+void raw_client_disconnect(raw_client *c, int timeout_ms);
+
 /* Destroys the ENet host (the server sees a timeout later). */
 void raw_client_close(raw_client *c);
 

@@ -97,7 +97,10 @@ typedef struct rs_client_config {
     const char *token;           /* "" or NULL = guest (or registering), else the 64 hex digits
                                     WELCOME issued at registration; copied */
     bool register_player;        /* ask the server to register name and issue a token
-                                    (delivered in the CONNECTED event) */
+                                    (delivered in the CONNECTED event: store it. Polling
+                                    that event tells the server it arrived; a registration
+                                    whose event was never polled is forgotten when the
+                                    connection ends, and the name is free again) */
     bool spectator;              /* watch only: no car, no controls */
     const char *room;            /* NULL or "" = the server's default room; copied */
     const char *password;        /* the room password, NULL or "" = none; copied */
@@ -161,6 +164,7 @@ typedef enum rs_client_event_type {
     RS_CLIENT_EV_LEADERBOARD_REPLY,/* u.leaderboard (request_id as returned by the request) */
     RS_CLIENT_EV_TUNE_REPLY,       /* u.tune */
     RS_CLIENT_EV_ADMIN_REPLY,      /* u.admin */
+    RS_CLIENT_EV_TOKEN_REPLY,      /* u.token: the new token of rs_client_rotate_token */
     RS_CLIENT_EV_ERROR,            /* something went wrong but the connection lives: u.error */
     RS_CLIENT_EV_DISCONNECTED      /* the connection is over: u.disconnected. Last event */
 } rs_client_event_type;
@@ -239,6 +243,7 @@ typedef struct rs_client_event {
         rs_msg_leaderboard_reply leaderboard;
         rs_msg_tune_reply tune;
         rs_msg_admin_reply admin;
+        rs_msg_token_reply token;     /* result; token (64 hex digits) when OK: store it */
         rs_client_error_info error;
         rs_msg_bye disconnected;      /* reason (rs_proto_reason; TIMEOUT when the link died
                                          or never came up), text */
@@ -429,18 +434,31 @@ rs_client_key_trust rs_client_server_key(const rs_client *c, char hex[65]);
 
 /* LEADERBOARD_REQUEST: track_hash 0 = the room's track, base_hash 0 = the
  * requester's car, tune_key 0 = any tune / UINT64_MAX = stock / a tune hash;
- * rows offset .. offset + count - 1 (count 1..16). */
+ * rows offset .. offset + count - 1 (count 1..16, offset at most
+ * RS_PROTO_LIST_OFFSET_MAX). */
 uint32_t rs_client_request_leaderboard(rs_client *c, uint64_t track_hash, uint64_t base_hash,
                                        uint64_t tune_key, uint32_t offset, uint8_t count);
 /* TUNE_SAVE of a tune JSON document (docs/TUNES.md) under name. */
 uint32_t rs_client_tune_save(rs_client *c, const char *name, const char *json);
 uint32_t rs_client_tune_load(rs_client *c, const char *name);
-/* base_hash 0 = the car the requester drives. */
-uint32_t rs_client_tune_list(rs_client *c, uint64_t base_hash);
+/* The names of the player's tunes for a car (base_hash 0 = the car the
+ * requester drives), sorted, from offset on: the reply holds as many as
+ * fit and says how many there are in all (u.tune.total). */
+uint32_t rs_client_tune_list(rs_client *c, uint64_t base_hash, uint32_t offset);
 /* The tune to drive from the next race on; "" = stock. */
 uint32_t rs_client_tune_select(rs_client *c, const char *name);
-/* ADMIN: command RS_ADMIN_*, arg a player or track name ("" if none). */
-uint32_t rs_client_admin(rs_client *c, const char *secret, uint8_t command, const char *arg);
+/* ADMIN, for a player the operator made an administrator (racectl admin
+ * grant; the server checks, nothing is sent to prove it): command
+ * RS_ADMIN_*, arg a player or track name ("" if none), reason shown to a
+ * kicked or banned player and kept with a ban ("" or NULL if none),
+ * duration_s how long a ban lasts (0 = until lifted). */
+uint32_t rs_client_admin(rs_client *c, uint8_t command, const char *arg, const char *reason,
+                         uint32_t duration_s);
+/* TOKEN_ROTATE: a registered player asks for a new token (the old one may
+ * have leaked). The TOKEN_REPLY event carries it; the client confirms its
+ * receipt to the server by itself, and from then on only the new token
+ * works: store it before anything else. */
+uint32_t rs_client_rotate_token(rs_client *c);
 
 /* Asks for a fresh snapshot now (reason RS_SNAP_*). RS_CLIENT_ERR_STATE
  * when not connected. */

@@ -47,8 +47,10 @@ extern "C" {
 #define RS_PROTO_FRAME_MAX_TICKS 8u   /* ticks in one FRAME */
 #define RS_PROTO_NAME_MAX 32u         /* player and room names, bytes of UTF-8 */
 #define RS_PROTO_TOKEN_LEN 64u        /* a player's secret token: 64 hex digits */
-#define RS_PROTO_SECRET_MAX 64u       /* room passwords and the admin secret */
+#define RS_PROTO_SECRET_MAX 64u       /* room passwords */
 #define RS_PROTO_TEXT_MAX 200u        /* human-readable text (REFUSE, BYE, ADMIN_REPLY) */
+#define RS_PROTO_LIST_OFFSET_MAX 100000u /* the deepest offset of a LEADERBOARD_REQUEST or
+                                            TUNE_LIST: deeper pages cost the server a scan */
 #define RS_PROTO_TUNE_NAME_MAX 64u    /* a tune's name */
 #define RS_PROTO_TUNE_TEXT_MAX 960u   /* tune JSON, or a TUNE_REPLY's text */
 #define RS_PROTO_LB_ROWS 16u          /* rows in one LEADERBOARD_REPLY */
@@ -425,6 +427,7 @@ typedef rs_msg_tune_name rs_msg_select_tune;
 typedef struct rs_msg_tune_list {
     uint32_t request_id;
     uint64_t base_hash;   /* 0 = the car the requester drives */
+    uint32_t offset;      /* the first name wanted (names sorted), 0..RS_PROTO_LIST_OFFSET_MAX */
 } rs_msg_tune_list;
 
 enum { RS_TUNE_OP_SAVE = 0, RS_TUNE_OP_LOAD = 1, RS_TUNE_OP_LIST = 2, RS_TUNE_OP_SELECT = 3,
@@ -435,19 +438,25 @@ typedef struct rs_msg_tune_reply {
     uint8_t op;           /* RS_TUNE_OP_* */
     uint8_t result;       /* rs_proto_result */
     uint64_t tune_hash;   /* SAVE, LOAD, SELECT: the tune's hash (0 = stock) */
+    uint32_t total;       /* LIST: how many names there are in all (a page holds what fits) */
     /* An error: the message naming each bad field. LOAD: the tune JSON.
-     * LIST: the names, one per line. */
+     * LIST: the names from the offset asked, one per line. */
     char text[RS_PROTO_TUNE_TEXT_MAX + 1];
 } rs_msg_tune_reply;
 
 enum { RS_ADMIN_KICK = 0, RS_ADMIN_BAN = 1, RS_ADMIN_END_RACE = 2, RS_ADMIN_CHANGE_TRACK = 3,
        RS_ADMIN_COMMAND_COUNT };
 
+/* Sent by a player the operator made an administrator (racectl admin
+ * grant); the server checks the sender's rights, nothing in the message
+ * proves them. */
 typedef struct rs_msg_admin {
     uint32_t request_id;
-    char secret[RS_PROTO_SECRET_MAX + 1]; /* the server's admin secret, 1..64 bytes */
     uint8_t command;                      /* RS_ADMIN_* */
     char arg[RS_PROTO_TUNE_NAME_MAX + 1]; /* KICK/BAN: player name; CHANGE_TRACK: track name */
+    char reason[RS_PROTO_TEXT_MAX + 1];   /* KICK/BAN: shown to the player and kept with a
+                                             ban; may be empty */
+    uint32_t duration_s;                  /* BAN: how long, 0 = until lifted */
 } rs_msg_admin;
 
 typedef struct rs_msg_admin_reply {
@@ -455,6 +464,29 @@ typedef struct rs_msg_admin_reply {
     uint8_t result;                       /* rs_proto_result */
     char text[RS_PROTO_TEXT_MAX + 1];
 } rs_msg_admin_reply;
+
+/* The client holds the token it was given: a registration's (WELCOME) or a
+ * rotation's (TOKEN_REPLY). Until it says so the server keeps the old state:
+ * an unconfirmed registration is forgotten when the connection ends, and an
+ * unconfirmed rotation leaves the old token valid (the new one works too,
+ * and using it confirms it). */
+enum { RS_TOKEN_ACK_REGISTERED = 0, RS_TOKEN_ACK_ROTATED = 1, RS_TOKEN_ACK_COUNT };
+
+typedef struct rs_msg_token_ack {
+    uint8_t kind;                         /* RS_TOKEN_ACK_* */
+} rs_msg_token_ack;
+
+/* A registered player asks for a new token (the old one may have leaked). */
+typedef struct rs_msg_token_rotate {
+    uint32_t request_id;
+} rs_msg_token_rotate;
+
+typedef struct rs_msg_token_reply {
+    uint32_t request_id;
+    uint8_t result;                       /* rs_proto_result */
+    char token[RS_PROTO_TOKEN_LEN + 1];   /* OK: the new token, 64 hex digits; else empty */
+    char text[RS_PROTO_TEXT_MAX + 1];     /* not OK: why */
+} rs_msg_token_reply;
 
 /* A decoded (or to-be-encoded) message: the type selects the member. */
 typedef struct rs_msg {

@@ -1,10 +1,11 @@
 /*
  * A room's front door: creation, the peers the transport reports, the
- * handshake (HELLO -> REFUSE, or WELCOME + race state + the world) and the
- * dispatch of every message a client may send. Bytes from the wire are
- * decoded by the protocol library and never trusted beyond what it checked:
- * anything that does not decode, comes from an unknown peer, travels the
- * wrong way or on the wrong channel is dropped and counted.
+ * handshake (HELLO -> REFUSE, or the admit hook's answer, at once or later
+ * -> WELCOME + race state + the world) and the dispatch of every message a
+ * client may send. Bytes from the wire are decoded by the protocol library
+ * and never trusted beyond what it checked: anything that does not decode,
+ * comes from an unknown peer, travels the wrong way or on the wrong
+ * channel is dropped and counted.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,141 +251,98 @@ static bool is_token(const char *t)
     return n == RS_PROTO_TOKEN_LEN;
 }
 
-/* Whether a newcomer could take a place now (a free seat or spectator
- * slot): checked before registering, so a token is never issued to a
- * player the room then turns away. */
-static bool place_free(const rs_room *room, const rs_msg_hello *h)
+/* ------------------------------------------------------------ admission */
+
+/* Where a newcomer may go: a player's seat, or a spectator slot (seat -1);
+ * text says why there is no place (REFUSE reason and text). */
+typedef struct place {
+    int seat;
+    uint8_t reason;
+    const char *text; /* NULL: there is a place */
+} place;
+
+/* The seat holding name (-1: none), and the first free seat (-1: none). */
+static int seat_named(const rs_room *room, const char *name, int *free_seat)
 {
-    if (h->flags & RS_HELLO_SPECTATOR)
-        return count_state(room, PEER_SPECTATOR) < room->cfg.spectator_slots;
-    for (uint32_t i = 0; i < room->cfg.max_players; i++)
-        if (!room->seats[i].used)
-            return true;
-    return false;
+    int seat = -1;
+    *free_seat = -1;
+    for (uint32_t i = 0; i < room->cfg.max_players; i++) {
+        const room_seat *s = &room->seats[i];
+        if (s->used && !s->kicked && rs_proto_name_equal(s->name, name))
+            seat = (int)i;
+        else if (!s->used && *free_seat < 0)
+            *free_seat = (int)i;
+    }
+    return seat;
 }
 
-/* Registration (the register_player hook) or authentication (cfg.auth):
- * false when p was refused. */
-static bool identify(rs_room *room, room_peer *p, const rs_msg_hello *h, int64_t *player_id,
-                     char token[RS_PROTO_TOKEN_LEN + 1])
+/* The place of a peer named name asking as flags (RS_HELLO_*), checked
+ * twice: before the admit hook (player_id < 0, who it is not known yet) so
+ * nobody is looked up, or registered, for a place the room does not have;
+ * and at admission (player_id known), because the room may have filled up
+ * while the hook worked. A seat holding the name is the player's own (a
+ * rejoin) only while its player is away and, once known, is the same
+ * player; a registration is a new player, so it can never own one. */
+static place find_place(const rs_room *room, const char *name, uint8_t flags, int64_t player_id)
 {
-    char text[RS_PROTO_TEXT_MAX + 1];
-    *player_id = 0;
-    token[0] = '\0';
-    if (h->flags & RS_HELLO_REGISTER) {
-        if (!room->cfg.hooks.register_player) {
-            rs_room__refuse(room, p, RS_REASON_AUTH, "this room cannot register players");
-            return false;
-        }
-        if (!place_free(room, h)) {
-            rs_room__refuse(room, p, RS_REASON_FULL, "the room is full: register later");
-            return false;
-        }
-        bool taken = false;
-        snprintf(text, sizeof text, "registration failed");
-        if (!room->cfg.hooks.register_player(room->cfg.hooks.ctx, h->name, player_id, token,
-                                             &taken, text, sizeof text)) {
-            text[RS_PROTO_TEXT_MAX] = '\0';
-            rs_room__refuse(room, p, taken ? RS_REASON_NAME_TAKEN : RS_REASON_AUTH, text);
-            return false;
-        }
-        token[RS_PROTO_TOKEN_LEN] = '\0';
-        if (*player_id <= 0 || !is_token(token)) {
-            /* A hook that breaks its contract must not produce a WELCOME
-             * that does not encode. */
-            rs_room__refuse(room, p, RS_REASON_AUTH, "registration failed");
-            return false;
-        }
-        return true;
+    bool registering = player_id < 0 && (flags & RS_HELLO_REGISTER);
+    const char *full = registering ? "the room is full: register later" : NULL;
+    if (flags & RS_HELLO_SPECTATOR) {
+        if (count_state(room, PEER_SPECTATOR) >= room->cfg.spectator_slots)
+            return (place){-1, RS_REASON_FULL, full ? full : "no spectator slot free"};
+        return (place){-1, 0, NULL};
     }
-    if (room->cfg.auth) {
-        snprintf(text, sizeof text, "unknown player or wrong token");
-        if (!room->cfg.auth(room->cfg.auth_ctx, h->name, h->token, player_id, text,
-                            sizeof text) || *player_id < 0) {
-            text[RS_PROTO_TEXT_MAX] = '\0';
-            uint8_t reason = RS_REASON_AUTH;
-            if (*player_id < 0 && *player_id > -256)
-                reason = (uint8_t)-*player_id;
-            rs_room__refuse(room, p, reason, text);
-            return false;
-        }
+    int free_seat = -1;
+    int seat = seat_named(room, name, &free_seat);
+    if (seat >= 0) {
+        const room_seat *s = &room->seats[seat];
+        if (s->peer >= 0)
+            return (place){-1, RS_REASON_NAME_TAKEN, "a player of that name is connected"};
+        if (registering || (player_id >= 0 && s->player_id != player_id))
+            return (place){-1, RS_REASON_NAME_TAKEN, "that name belongs to another player"};
+        return (place){seat, 0, NULL};
     }
-    return true;
+    if (free_seat < 0)
+        return (place){-1, RS_REASON_FULL, full ? full : "no car free"};
+    return (place){free_seat, 0, NULL};
 }
 
-static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
+/* p sits in seat as player_id: its own seat again (a rejoin: the same car
+ * in the running race), or a free one taken afresh. */
+static void take_seat(rs_room *room, room_peer *p, int seat, int64_t player_id)
 {
-    if (h->physics_version != RS_PHYSICS_VERSION) {
-        char text[RS_PROTO_TEXT_MAX + 1];
-        snprintf(text, sizeof text, "physics version %u, server runs %u: update the game",
-                 (unsigned)h->physics_version, (unsigned)RS_PHYSICS_VERSION);
-        rs_room__refuse(room, p, RS_REASON_PHYSICS, text);
+    room_seat *s = &room->seats[seat];
+    if (!s->used) {
+        rs_room__seat_free(room, seat);
+        s->used = true;
+        strcpy(s->name, p->name);
+        s->player_id = player_id;
+    }
+    s->peer = (int)(p - room->peers);
+    p->state = PEER_PLAYER;
+    p->seat = seat;
+    if (!room->lobby_timer) {
+        room->lobby_timer = true;
+        room->lobby_since_us = -1; /* set by the next update */
+    }
+}
+
+/* The end of every admission, whether the answer came at once (a guest)
+ * or later (rs_room_admit): the place is checked again, then the player
+ * gets WELCOME, the race state, and the blocks or the running world. */
+static void admit_now(rs_room *room, room_peer *p, int64_t player_id, const char *token)
+{
+    place pl = find_place(room, p->name, p->hello_flags, player_id);
+    if (pl.text) {
+        rs_room__refuse(room, p, pl.reason, pl.text);
         return;
     }
-    if (h->room[0] && strcmp(h->room, room->name) != 0) {
-        char text[RS_PROTO_TEXT_MAX + 1];
-        snprintf(text, sizeof text, "no room named \"%s\" here", h->room);
-        rs_room__refuse(room, p, RS_REASON_NO_ROOM, text);
-        return;
-    }
-    if (room->password[0] && strcmp(room->password, h->password) != 0) {
-        rs_room__refuse(room, p, RS_REASON_PASSWORD, "wrong room password");
-        return;
-    }
-    int64_t player_id = 0;
-    char token[RS_PROTO_TOKEN_LEN + 1];
-    if (!identify(room, p, h, &player_id, token))
-        return;
-    if (h->flags & RS_HELLO_SPECTATOR) {
-        if (count_state(room, PEER_SPECTATOR) >= room->cfg.spectator_slots) {
-            rs_room__refuse(room, p, RS_REASON_FULL, "no spectator slot free");
-            return;
-        }
+    if (p->hello_flags & RS_HELLO_SPECTATOR) {
         p->state = PEER_SPECTATOR;
         p->seat = -1;
     } else {
-        int seat = -1, free_seat = -1;
-        for (uint32_t i = 0; i < room->cfg.max_players; i++) {
-            room_seat *s = &room->seats[i];
-            if (s->used && !s->kicked && rs_proto_name_equal(s->name, h->name))
-                seat = (int)i;
-            else if (!s->used && free_seat < 0)
-                free_seat = (int)i;
-        }
-        if (seat >= 0) {
-            room_seat *s = &room->seats[seat];
-            /* A rejoin: the same name, and the same player when registered. */
-            if (s->peer >= 0) {
-                rs_room__refuse(room, p, RS_REASON_NAME_TAKEN,
-                                "a player of that name is connected");
-                return;
-            }
-            if (s->player_id != player_id) {
-                rs_room__refuse(room, p, RS_REASON_NAME_TAKEN,
-                                "that name belongs to another player");
-                return;
-            }
-        } else {
-            if (free_seat < 0) {
-                rs_room__refuse(room, p, RS_REASON_FULL, "no car free");
-                return;
-            }
-            seat = free_seat;
-            room_seat *s = &room->seats[seat];
-            rs_room__seat_free(room, seat);
-            s->used = true;
-            strcpy(s->name, h->name);
-            s->player_id = player_id;
-        }
-        room->seats[seat].peer = (int)(p - room->peers);
-        p->state = PEER_PLAYER;
-        p->seat = seat;
-        if (!room->lobby_timer) {
-            room->lobby_timer = true;
-            room->lobby_since_us = -1; /* set by the next update */
-        }
+        take_seat(room, p, pl.seat, player_id);
     }
-    strcpy(p->name, h->name);
     p->player_id = player_id;
     send_welcome(room, p, player_id, token);
     rs_room__send_race_state(room, p);
@@ -395,6 +353,94 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
         if (p->seat >= 0 && room->seats[p->seat].car)
             rs_room__broadcast_car_info(room, room->seats[p->seat].car);
     }
+}
+
+/* The room's own checks of a HELLO, before anyone is asked who it is:
+ * false when p was refused. */
+static bool hello_fits(rs_room *room, room_peer *p, const rs_msg_hello *h)
+{
+    char text[RS_PROTO_TEXT_MAX + 1];
+    if (h->physics_version != RS_PHYSICS_VERSION) {
+        snprintf(text, sizeof text, "physics version %u, server runs %u: update the game",
+                 (unsigned)h->physics_version, (unsigned)RS_PHYSICS_VERSION);
+        rs_room__refuse(room, p, RS_REASON_PHYSICS, text);
+        return false;
+    }
+    if (h->room[0] && strcmp(h->room, room->name) != 0) {
+        snprintf(text, sizeof text, "no room named \"%s\" here", h->room);
+        rs_room__refuse(room, p, RS_REASON_NO_ROOM, text);
+        return false;
+    }
+    if (room->password[0] && strcmp(room->password, h->password) != 0) {
+        rs_room__refuse(room, p, RS_REASON_PASSWORD, "wrong room password");
+        return false;
+    }
+    if ((h->flags & RS_HELLO_REGISTER) && !room->cfg.hooks.admit) {
+        rs_room__refuse(room, p, RS_REASON_AUTH, "this room cannot register players");
+        return false;
+    }
+    place pl = find_place(room, h->name, h->flags, -1);
+    if (pl.text) {
+        rs_room__refuse(room, p, pl.reason, pl.text);
+        return false;
+    }
+    return true;
+}
+
+/* The peer of this id if it is waiting for admission, else NULL. */
+static room_peer *admitting_peer(rs_room *room, uint32_t id)
+{
+    room_peer *p = rs_room__find_peer(room, id);
+    return p && p->state == PEER_ADMITTING ? p : NULL;
+}
+
+static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
+{
+    if (!hello_fits(room, p, h))
+        return;
+    strcpy(p->name, h->name);
+    p->hello_flags = h->flags;
+    p->state = PEER_ADMITTING;
+    if (!room->cfg.hooks.admit) {
+        admit_now(room, p, 0, NULL);
+        return;
+    }
+    uint32_t id = p->id;
+    uint8_t verdict = room->cfg.hooks.admit(room->cfg.hooks.ctx, room, id, h);
+    /* The hook may have answered already (rs_room_admit, rs_room_refuse
+     * inside the call): then the peer is waiting no more. */
+    p = admitting_peer(room, id);
+    if (!p || verdict == RS_ROOM_ADMIT_PENDING)
+        return;
+    if (verdict == RS_ROOM_ADMIT_GUEST)
+        admit_now(room, p, 0, NULL);
+    else /* a verdict the room does not know: better refused than waiting for nothing */
+        rs_room__refuse(room, p, RS_REASON_AUTH, "admission failed");
+}
+
+bool rs_room_admit(rs_room *room, uint32_t peer, int64_t player_id, const char *token)
+{
+    room_peer *p = room ? admitting_peer(room, peer) : NULL;
+    if (!p)
+        return false;
+    if (player_id < 0 || (token && (player_id == 0 || !is_token(token)))) {
+        /* A hook that breaks its contract must not produce a WELCOME that
+         * does not encode, nor leave the player waiting for one. */
+        rs_room__refuse(room, p, RS_REASON_AUTH, "admission failed");
+        return true;
+    }
+    admit_now(room, p, player_id, token);
+    return true;
+}
+
+bool rs_room_refuse(rs_room *room, uint32_t peer, uint8_t reason, const char *text)
+{
+    room_peer *p = room ? admitting_peer(room, peer) : NULL;
+    if (!p)
+        return false;
+    rs_room__refuse(room, p, reason < RS_REASON_COUNT ? reason : RS_REASON_OTHER,
+                    text ? text : "");
+    return true;
 }
 
 /* A HELLO whose name breaks the name rules (the decoder refused it with
@@ -465,8 +511,10 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
         drop(room);
         return;
     }
-    if (p->state == PEER_NEW) {
-        if (m.type == RS_MSG_HELLO)
+    if (p->state == PEER_NEW || p->state == PEER_ADMITTING) {
+        /* Nothing counts before admission but a goodbye; a second HELLO
+         * while the first is being decided is dropped like the rest. */
+        if (m.type == RS_MSG_HELLO && p->state == PEER_NEW)
             on_hello(room, p, &m.u.hello);
         else if (m.type == RS_MSG_BYE)
             rs_room__close_peer(room, p);
@@ -522,8 +570,10 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
     case RS_MSG_TUNE_LIST:
     case RS_MSG_SELECT_TUNE:
     case RS_MSG_ADMIN:
-        /* Leaderboards, tunes and admin commands are the server's business
-         * (they need the store): the request hook answers them. */
+    case RS_MSG_TOKEN_ROTATE:
+    case RS_MSG_TOKEN_ACK:
+        /* Leaderboards, tunes, admin commands and tokens are the server's
+         * business (they need the store): the request hook answers them. */
         rs_room__on_request(room, p, &m, now_us);
         break;
     default:

@@ -39,6 +39,14 @@ static void reply_plain(rs_room *room, room_peer *p, const rs_msg *req, uint8_t 
         r.u.admin_reply.result = result;
         snprintf(r.u.admin_reply.text, sizeof r.u.admin_reply.text, "%s", text);
         break;
+    case RS_MSG_TOKEN_ROTATE:
+        r.type = RS_MSG_TOKEN_REPLY; /* no token: only a rotation that worked carries one */
+        r.u.token_reply.request_id = req->u.token_rotate.request_id;
+        r.u.token_reply.result = result;
+        snprintf(r.u.token_reply.text, sizeof r.u.token_reply.text, "%s", text);
+        break;
+    case RS_MSG_TOKEN_ACK:
+        return; /* a confirmation has no reply */
     default:
         r.type = RS_MSG_TUNE_REPLY;
         r.u.tune_reply.result = result;
@@ -68,16 +76,23 @@ void rs_room__on_request(rs_room *room, room_peer *p, const rs_msg *m, int64_t n
         p->req_count = 0;
     }
     if (++p->req_count > RS_ROOM_REQUEST_RATE) {
-        /* A reply smaller than the request, so a flood gains nothing. */
+        /* A reply smaller than the request, so a flood gains nothing. A
+         * TOKEN_ACK gets none, it is dropped: a client sends one per token
+         * it receives, and an unconfirmed token leaves the player no worse
+         * off than before it was issued (protocol.h, TOKEN_ACK). */
         room->stats.rate_limited++;
         reply_plain(room, p, m, RS_RESULT_BUSY, "too many requests");
         return;
     }
-    room->stats.requests++;
     if (!room->cfg.hooks.request) {
+        /* Nobody issued a token to confirm: a TOKEN_ACK is no request here. */
+        if (m->type == RS_MSG_TOKEN_ACK)
+            return;
+        room->stats.requests++;
         reply_plain(room, p, m, RS_RESULT_ERROR, "unsupported");
         return;
     }
+    room->stats.requests++;
     room->cfg.hooks.request(room->cfg.hooks.ctx, room, p->id, p->player_id, p->name, m);
 }
 

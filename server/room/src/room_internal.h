@@ -21,15 +21,20 @@
  * repair cursor has caught up it waits this long for a fresh
  * acknowledgement before walking again. About 330 ms at 60 Hz. */
 #define RS_ROOM_REPAIR_LAG_TICKS 20u
-/* Peers beyond the seats that may be mid-handshake at once. */
+/* Peers beyond the seats that may be mid-handshake at once (before their
+ * HELLO, or waiting for the admit hook's answer). */
 #define RS_ROOM_PENDING_PEERS 32u
-/* Requests (leaderboards, tunes, admin) a peer may send per second; more
- * are answered BUSY. Each may cost the server a database query. */
+/* Requests (leaderboards, tunes, admin, tokens) a peer may send per
+ * second; more are answered BUSY. Each may cost the server a database
+ * query. */
 #define RS_ROOM_REQUEST_RATE 10u
 /* How long a deferred LAP waits for its flags (rs_room_lap_flags). */
 #define RS_ROOM_LAP_WAIT_US 5000000
 
-enum { PEER_FREE = 0, PEER_NEW, PEER_PLAYER, PEER_SPECTATOR, PEER_CLOSING };
+/* A peer's life: NEW until its HELLO, ADMITTING while the admit hook
+ * decides who it is (it holds no seat meanwhile), then PLAYER or
+ * SPECTATOR, CLOSING once refused or gone (until the transport lets it go). */
+enum { PEER_FREE = 0, PEER_NEW, PEER_ADMITTING, PEER_PLAYER, PEER_SPECTATOR, PEER_CLOSING };
 
 /* A parameter block sent to a peer on this connection (room_blocks.c). */
 typedef struct room_block_sent {
@@ -61,9 +66,14 @@ typedef struct room_peer {
     /* rate limit of requests */
     int64_t req_window_us;
     uint32_t req_count;
-    /* who it is (players and spectators), for requests and kicks */
+    /* who it is (players and spectators), for requests and kicks; while
+     * ADMITTING the name it asked for */
     char name[RS_PROTO_NAME_MAX + 1];
     int64_t player_id;
+    /* ADMITTING: the HELLO's RS_HELLO_* flags. Only these and the name are
+     * kept: the token and password are the hook's to read during its call,
+     * and the room holds no secret longer than it needs to */
+    uint8_t hello_flags;
 } room_peer;
 
 typedef struct room_seat {

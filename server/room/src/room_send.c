@@ -128,7 +128,15 @@ void rs_room__refuse(rs_room *room, room_peer *p, uint8_t reason, const char *te
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_REFUSE;
     m.u.refuse.reason = reason;
-    strncpy(m.u.refuse.text, text, RS_PROTO_TEXT_MAX);
+    /* Cut at a character boundary: the encoder refuses broken UTF-8, and a
+     * REFUSE that does not encode would leave the player guessing. */
+    size_t n = strlen(text);
+    if (n > RS_PROTO_TEXT_MAX) {
+        n = RS_PROTO_TEXT_MAX;
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(m.u.refuse.text, text, n);
     rs_room__send(room, p->id, &m);
     room->stats.refused++;
     rs_room__close_peer(room, p);

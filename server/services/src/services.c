@@ -1,7 +1,7 @@
 /*
- * The services' front (racesim/services.h): creation over a store, players
- * (registration, authentication, guests), the ban list, and the polling and
- * shutdown that make sure every lap reaches the disk.
+ * The services' front (racesim/services.h): creation over a database, the
+ * hooks, and the polling and shutdown that make sure every answer goes out
+ * and every lap reaches the disk.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +17,10 @@ rs_services_def rs_services_default(void)
     memset(&d, 0, sizeof d);
     d.allow_guests = true;
     d.max_lap_ticks = 18000;
+    d.max_peers = 512;
+    d.limits.requests_per_s = 20;
+    d.limits.registers_per_hour = 5;
+    d.limits.registers_per_minute = 30;
     return d;
 }
 
@@ -24,6 +28,18 @@ void rs_svc__error(rs_services *svc, const char *what, const char *err)
 {
     svc->stats.db_errors++;
     rs_svc__note(svc, "%s: %s", what, err ? err : "");
+}
+
+void rs_svc__log(rs_services *svc, int level, const char *fmt, ...)
+{
+    if (!svc->log)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    svc->log(svc->log_ctx, level, line);
 }
 
 void rs_svc__note(rs_services *svc, const char *fmt, ...)
@@ -58,171 +74,49 @@ void rs_svc__note_room(rs_services *svc, rs_room *room)
     svc->rooms[svc->room_count++] = room;
 }
 
-/* --------------------------------------------------------------- bans */
-
-static rs_status ban_add(rs_services *svc, const char *name)
-{
-    if (rs_services_is_banned(svc, name))
-        return RS_OK;
-    if (svc->ban_count == svc->ban_cap) {
-        uint32_t cap = svc->ban_cap ? 2 * svc->ban_cap : 16;
-        char **n = realloc(svc->bans, cap * sizeof *n);
-        if (!n)
-            return RS_ERR_NOMEM;
-        svc->bans = n;
-        svc->ban_cap = cap;
-    }
-    size_t len = strlen(name);
-    char *copy = malloc(len + 1);
-    if (!copy)
-        return RS_ERR_NOMEM;
-    memcpy(copy, name, len + 1);
-    svc->bans[svc->ban_count++] = copy;
-    return RS_OK;
-}
-
-static rs_status bans_load(rs_services *svc, const char *path, char *err, size_t err_len)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return RS_OK; /* no file yet: nobody is banned */
-    char line[256];
-    rs_status st = RS_OK;
-    while (st == RS_OK && fgets(line, sizeof line, f)) {
-        size_t n = strcspn(line, "\r\n");
-        line[n] = '\0';
-        if (n == 0 || line[0] == '#' || n > RS_PROTO_NAME_MAX)
-            continue;
-        st = ban_add(svc, line);
-    }
-    if (ferror(f)) {
-        snprintf(err, err_len, "%s: cannot read the ban list", path);
-        st = RS_ERR_IO;
-    }
-    fclose(f);
-    return st;
-}
-
-bool rs_services_is_banned(const rs_services *svc, const char *name)
-{
-    for (uint32_t i = 0; i < svc->ban_count; i++)
-        if (rs_svc__name_eq(svc->bans[i], name))
-            return true;
-    return false;
-}
-
-rs_status rs_services_ban(rs_services *svc, const char *name)
-{
-    if (!svc || !name || !name[0] || strlen(name) > RS_PROTO_NAME_MAX)
-        return RS_ERR_ARG;
-    bool had = rs_services_is_banned(svc, name);
-    rs_status st = ban_add(svc, name);
-    for (uint32_t i = 0; i < svc->room_count; i++)
-        rs_room_kick(svc->rooms[i], name, RS_REASON_BANNED, "banned by an administrator");
-    if (st != RS_OK || had || !svc->ban_path)
-        return st;
-    FILE *f = fopen(svc->ban_path, "a");
-    if (!f || fprintf(f, "%s\n", name) < 0 || fclose(f) != 0) {
-        rs_svc__error(svc, svc->ban_path, "cannot append to the ban list");
-        return RS_ERR_IO;
-    }
-    return RS_OK;
-}
-
-/* ------------------------------------------------------------ players */
-
-bool rs_services_auth(void *ctx, const char *name, const char *token, int64_t *player_id,
-                      char *text, size_t text_cap)
-{
-    rs_services *svc = ctx;
-    char err[256];
-    *player_id = 0;
-    if (rs_services_is_banned(svc, name)) {
-        svc->stats.auth_refused++;
-        snprintf(text, text_cap, "you are banned from this server");
-        *player_id = -(int64_t)RS_REASON_BANNED;
-        return false;
-    }
-    if (token && token[0]) {
-        rs_status st = rs_store_player_auth(svc->store, name, token, player_id, err, sizeof err);
-        if (st == RS_OK)
-            return true;
-        *player_id = 0;
-        svc->stats.auth_refused++;
-        if (st == RS_ERR_MISMATCH) {
-            snprintf(text, text_cap, "unknown player or wrong token");
-        } else {
-            rs_svc__error(svc, "authentication", err);
-            snprintf(text, text_cap, "the server cannot check players right now");
-        }
-        return false;
-    }
-    if (name[0] == '~') {
-        svc->stats.auth_refused++;
-        snprintf(text, text_cap, "names starting with ~ are reserved");
-        return false;
-    }
-    int64_t id = 0;
-    rs_status st = rs_store_player_find(svc->store, name, &id, err, sizeof err);
-    if (st == RS_OK) {
-        svc->stats.auth_refused++;
-        snprintf(text, text_cap, "the name %s is registered: connect with its token", name);
-        return false;
-    }
-    if (st != RS_ERR_MISSING) {
-        rs_svc__error(svc, "player lookup", err);
-        svc->stats.auth_refused++;
-        snprintf(text, text_cap, "the server cannot check players right now");
-        return false;
-    }
-    if (!svc->allow_guests) {
-        svc->stats.auth_refused++;
-        snprintf(text, text_cap, "this server accepts registered players only");
-        return false;
-    }
-    return true; /* a guest */
-}
-
-static bool register_player(void *ctx, const char *name, int64_t *player_id, char token[65],
-                         bool *name_taken, char *text, size_t text_cap)
-{
-    rs_services *svc = ctx;
-    char err[256];
-    *name_taken = false;
-    if (rs_services_is_banned(svc, name)) {
-        snprintf(text, text_cap, "you are banned from this server");
-        return false;
-    }
-    if (name[0] == '~') {
-        /* "~name" rows hold guests' laps. */
-        snprintf(text, text_cap, "names starting with ~ are reserved");
-        return false;
-    }
-    /* The decoder has already applied the name rules; asking again here
-     * keeps "taken" below the store's only other reason for RS_ERR_RANGE. */
-    char why[160];
-    if (!rs_proto_name_check(name, strlen(name), why, sizeof why)) {
-        const char *rule = strstr(why, ": ");
-        snprintf(text, text_cap, "your player name is not allowed: %s", rule ? rule + 2 : why);
-        return false;
-    }
-    rs_status st = rs_store_player_register(svc->store, name, rs_wall_time_s(), player_id, token,
-                                            err, sizeof err);
-    if (st == RS_ERR_RANGE) {
-        *name_taken = true;
-        snprintf(text, text_cap, "the name %s is taken", name);
-        return false;
-    }
-    if (st != RS_OK) {
-        rs_svc__error(svc, "registration", err);
-        snprintf(text, text_cap, "the server cannot register players right now");
-        return false;
-    }
-    svc->stats.registered++;
-    return true;
-}
-
 /* ---------------------------------------------------------- lifecycle */
+
+static rs_status copy_tracks(rs_services *svc, const rs_services_def *def, char *err,
+                             size_t err_len)
+{
+    if (!def->track_count)
+        return RS_OK;
+    svc->tracks = calloc(def->track_count, sizeof *svc->tracks);
+    if (!svc->tracks)
+        return RS_ERR_NOMEM;
+    for (uint32_t i = 0; i < def->track_count; i++) {
+        const rs_services_track *t = &def->tracks[i];
+        if (!t->name || !t->track || !t->json || !t->json_len) {
+            snprintf(err, err_len, "services: tracks[%u]: name, track and json needed", i);
+            return RS_ERR_ARG;
+        }
+        size_t n = strlen(t->name);
+        char *name = malloc(n + 1);
+        if (!name)
+            return RS_ERR_NOMEM;
+        memcpy(name, t->name, n + 1);
+        svc->tracks[i] = *t;
+        svc->tracks[i].name = name;
+        svc->track_count = i + 1;
+    }
+    return RS_OK;
+}
+
+/* Registrations a previous run issued but never saw confirmed: their
+ * clients never learned the token (or the server died first), so the names
+ * are free again. */
+static void forget_unconfirmed(rs_services *svc)
+{
+    size_t n = 0;
+    char err[256];
+    if (rs_store_players_forget_unconfirmed(svc->store, &n, err, sizeof err) != RS_OK)
+        rs_svc__error(svc, "forgetting unconfirmed registrations", err);
+    else if (n)
+        rs_svc__log(svc, RS_SERVICES_LOG_INFO,
+                    "players: %zu registrations of the last run were never confirmed by their "
+                    "clients and are forgotten (the names are free again)",
+                    n);
+}
 
 rs_status rs_services_create(const rs_services_def *def, rs_services **out, char *err,
                              size_t err_len)
@@ -236,88 +130,44 @@ rs_status rs_services_create(const rs_services_def *def, rs_services **out, char
     if (!out || !def)
         return RS_ERR_ARG;
     *out = NULL;
-    if (!def->db_path && (!def->store || !def->writer)) {
-        snprintf(err, err_len, "services: a database path, or a store and a writer, needed");
+    if (!def->db_path || !def->db_path[0]) {
+        snprintf(err, err_len, "services: a database path is needed");
         return RS_ERR_ARG;
-    }
-    if (def->admin_secret && strlen(def->admin_secret) > RS_PROTO_SECRET_MAX) {
-        snprintf(err, err_len, "services: admin secret longer than 64 bytes");
-        return RS_ERR_RANGE;
     }
     rs_services *svc = calloc(1, sizeof *svc);
     if (!svc)
         return RS_ERR_NOMEM;
-    rs_status st = RS_OK;
     svc->allow_guests = def->allow_guests;
     svc->max_lap_ticks = def->max_lap_ticks ? def->max_lap_ticks : 18000;
-    if (def->admin_secret) {
-        svc->secret_len = strlen(def->admin_secret);
-        memcpy(svc->secret, def->admin_secret, svc->secret_len);
-    }
-    if (def->store && def->writer) {
-        svc->store = def->store;
-        svc->writer = def->writer;
-    } else {
+    svc->limits = def->limits;
+    svc->log = def->log;
+    svc->log_ctx = def->log_ctx;
+    svc->peer_cap = def->max_peers ? def->max_peers : 512;
+    svc->peers = calloc(svc->peer_cap, sizeof *svc->peers);
+    svc->addresses = calloc(SVC_ADDRESS_SLOTS, sizeof *svc->addresses);
+    rs_status st = svc->peers && svc->addresses ? RS_OK : RS_ERR_NOMEM;
+    if (st == RS_OK)
         st = rs_store_open(def->db_path, RS_STORE_CREATE, &svc->store, err, err_len);
-        if (st != RS_OK)
-            goto fail;
-        svc->own_store = true;
+    if (st == RS_OK) {
         rs_store_writer_def wd = rs_store_writer_default();
         st = rs_store_writer_open(def->db_path, &wd, &svc->writer, err, err_len);
-        if (st != RS_OK)
-            goto fail;
-        svc->own_writer = true;
     }
-    st = rs_leaderboard_open(svc->store, &svc->lb, err, err_len);
-    if (st != RS_OK)
-        goto fail;
-    for (uint32_t i = 0; i < def->ban_count && st == RS_OK; i++)
-        if (def->bans[i] && def->bans[i][0])
-            st = ban_add(svc, def->bans[i]);
-    if (st == RS_OK && def->ban_path) {
-        size_t n = strlen(def->ban_path);
-        svc->ban_path = malloc(n + 1);
-        if (!svc->ban_path)
-            st = RS_ERR_NOMEM;
-        else {
-            memcpy(svc->ban_path, def->ban_path, n + 1);
-            st = bans_load(svc, def->ban_path, err, err_len);
-        }
+    if (st == RS_OK)
+        st = rs_leaderboard_open(svc->store, &svc->lb, err, err_len);
+    if (st == RS_OK)
+        st = copy_tracks(svc, def, err, err_len);
+    if (st == RS_OK) {
+        forget_unconfirmed(svc);
+        st = rs_svc__worker_start(svc, def->db_path, err, err_len);
     }
-    if (st != RS_OK)
-        goto fail;
-    if (def->track_count) {
-        svc->tracks = calloc(def->track_count, sizeof *svc->tracks);
-        if (!svc->tracks) {
-            st = RS_ERR_NOMEM;
-            goto fail;
-        }
-        for (uint32_t i = 0; i < def->track_count; i++) {
-            const rs_services_track *t = &def->tracks[i];
-            if (!t->name || !t->track || !t->json || !t->json_len) {
-                snprintf(err, err_len, "services: tracks[%u]: name, track and json needed", i);
-                st = RS_ERR_ARG;
-                goto fail;
-            }
-            size_t n = strlen(t->name);
-            char *name = malloc(n + 1);
-            if (!name) {
-                st = RS_ERR_NOMEM;
-                goto fail;
-            }
-            memcpy(name, t->name, n + 1);
-            svc->tracks[i] = *t;
-            svc->tracks[i].name = name;
-            svc->track_count = i + 1;
-        }
+    if (st != RS_OK) {
+        if (st == RS_ERR_NOMEM && !err[0])
+            snprintf(err, err_len, "services: out of memory");
+        rs_services_destroy(svc);
+        return st;
     }
     *out = svc;
     return RS_OK;
-fail:
-    if (st == RS_ERR_NOMEM && !err[0])
-        snprintf(err, err_len, "services: out of memory");
-    rs_services_destroy(svc);
-    return st;
 }
 
 rs_room_hooks rs_services_hooks(rs_services *svc)
@@ -328,15 +178,18 @@ rs_room_hooks rs_services_hooks(rs_services *svc)
                            .after_step = rs_svc__after_step,
                            .race_end = rs_svc__race_end,
                            .request = rs_svc__request,
-                           .register_player = register_player,
+                           .admit = rs_svc__admit,
                            .race_results = rs_svc__race_results,
                            .closed = rs_svc__room_closed};
 }
 
 void rs_services_poll(rs_services *svc)
 {
-    if (svc)
-        rs_svc__pump(svc);
+    if (!svc)
+        return;
+    rs_svc__jobs_finish(svc);
+    rs_svc__bans_poll(svc);
+    rs_svc__pump(svc);
 }
 
 size_t rs_services_shutdown(rs_services *svc, uint32_t timeout_ms)
@@ -382,22 +235,19 @@ void rs_services_destroy(rs_services *svc)
 {
     if (!svc)
         return;
+    rs_svc__worker_stop(svc);
     if (svc->writer && svc->store)
         rs_svc__pump(svc);
     rs_svc__races_free(svc);
     rs_leaderboard_close(svc->lb);
-    if (svc->own_writer)
-        rs_store_writer_close(svc->writer); /* writes whatever is still queued */
-    if (svc->own_store)
-        rs_store_close(svc->store);
-    for (uint32_t i = 0; i < svc->ban_count; i++)
-        free(svc->bans[i]);
-    free(svc->bans);
-    free(svc->ban_path);
+    rs_store_writer_close(svc->writer); /* writes whatever is still queued */
+    rs_store_close(svc->store);
     for (uint32_t i = 0; i < svc->track_count; i++)
         free((char *)(uintptr_t)svc->tracks[i].name);
     free(svc->tracks);
     free(svc->rooms);
     free(svc->cars_stored);
+    free(svc->peers);
+    free(svc->addresses);
     free(svc);
 }

@@ -1,12 +1,18 @@
 /*
  * Internals of racesim/services.h, shared by services.c (creation,
- * players, bans, polling, shutdown), services_race.c (races into the store
- * and LAP flags) and services_requests.c (leaderboards, tunes, admin).
+ * polling, shutdown), services_race.c (races into the store and LAP
+ * flags), services_worker.c (the thread that answers from the database),
+ * services_peers.c (who is on each connection, and their budgets),
+ * services_admit.c (admission, registration, tokens, bans) and
+ * services_requests.c (leaderboards, tunes, admin).
  */
 #ifndef RACESIM_SERVICES_INTERNAL_H
 #define RACESIM_SERVICES_INTERNAL_H
 
+#include <pthread.h>
+
 #include "racesim/base/err.h"
+#include "racesim/identity.h"
 #include "racesim/leaderboard.h"
 #include "racesim/racelog.h"
 #include "racesim/services.h"
@@ -53,20 +59,136 @@ typedef struct svc_race {
     uint64_t lost_reported;     /* racelog records refused or dropped, already reported */
 } svc_race;
 
-struct rs_services {
-    rs_store *store;
-    rs_store_writer *writer;
-    bool own_store, own_writer;
+/* ------------------------------------------------------------ peers */
+
+/* A token bucket: burst tokens, refilled at rate per second. */
+typedef struct svc_bucket {
+    double tokens;
+    int64_t at_us;
+} svc_bucket;
+
+/* Budgets per IPv4 address (requests, registrations): a small table keyed
+ * by address; two addresses sharing a slot only reset each other. */
+#define SVC_ADDRESS_SLOTS 1024u
+typedef struct svc_address {
+    uint32_t ipv4;
+    svc_bucket requests, registrations;
+} svc_address;
+
+/* One connection as the services know it (rs_services_peer_connected). */
+typedef struct svc_peer {
+    uint32_t id;                /* 0 = free */
+    char address[24];           /* "a.b.c.d:port" */
+    uint32_t ipv4;              /* host byte order */
+    rs_room *room;              /* once admitted */
+    int64_t player_id;          /* once admitted; 0 guest */
+    char name[RS_PROTO_NAME_MAX + 1];
+    bool admitting;             /* an admission job is out */
+    bool unconfirmed;           /* registered here, TOKEN_ACK not seen yet */
+} svc_peer;
+
+/* ------------------------------------------------------------- jobs */
+
+/* Work for the database thread, and what comes back. */
+typedef enum svc_job_kind {
+    SVC_JOB_ADMIT = 1,    /* a HELLO: bans, then register, authenticate or a guest */
+    SVC_JOB_CONFIRM,      /* TOKEN_ACK of a registration */
+    SVC_JOB_FORGET,       /* an unconfirmed registration whose connection ended */
+    SVC_JOB_ROTATE,       /* TOKEN_ROTATE */
+    SVC_JOB_ROTATE_COMMIT,/* TOKEN_ACK of a rotation */
+    SVC_JOB_LEADERBOARD,
+    SVC_JOB_TUNE_SAVE,
+    SVC_JOB_TUNE_LOAD,
+    SVC_JOB_TUNE_LIST,
+    SVC_JOB_TUNE_SELECT,
+    SVC_JOB_ADMIN,
+    SVC_JOB_BANS          /* are any connected players or addresses banned now? */
+} svc_job_kind;
+
+/* A connection a bans job checks, and the verdict. */
+typedef struct svc_ban_check {
+    rs_room *room;
+    uint32_t peer;
+    int64_t player_id;
+    uint32_t ipv4;
+    char name[RS_PROTO_NAME_MAX + 1];
+    bool banned;
+    char text[RS_PROTO_TEXT_MAX + 1];
+} svc_ban_check;
+
+typedef struct svc_job {
+    uint8_t kind;               /* svc_job_kind */
+    /* who asked */
+    rs_room *room;
+    uint32_t peer;
+    int64_t player_id;
+    char name[RS_PROTO_NAME_MAX + 1];
+    char address[24];
+    uint32_t ipv4;
+    /* what */
+    rs_msg msg;                 /* the request, or the HELLO */
+    const rs_car_params *stock; /* TUNE_*: the room's stock car (a room waits for its jobs
+                                   before it goes: rs_svc__room_closed) */
+    uint64_t track_hash, base_hash; /* LEADERBOARD, TUNE_*: resolved on the room's thread */
+    char target_address[24];    /* ADMIN BAN: the target's connection, if connected */
+    uint32_t target_ipv4;
+    svc_ban_check *checks;      /* BANS: owned by the job */
+    size_t check_count;
+    /* results, filled by the database thread */
+    rs_msg reply;               /* sent to peer if its type is set */
+    bool admitted;              /* ADMIT */
+    int64_t admitted_id;
+    bool registered;            /* ADMIT: a new, unconfirmed player */
+    char token[RS_PROTO_TOKEN_LEN + 1];
+    uint8_t refuse_reason;
+    char text[RS_PROTO_TEXT_MAX + 1];
+    rs_car_params *tuned;       /* TUNE_SELECT: the car to seat (NULL = stock) */
+    uint64_t tuned_hash;
+    bool admin;                 /* ADMIN: the sender is an administrator */
+    bool changed;               /* BANS: the bans changed since the last check */
+    int64_t bans_version;
+    int log_level;              /* a line for the server log, if log[0] */
+    char log[320];
+    char error[256];            /* a database failure, for db_errors and the log */
+} svc_job;
+
+/* The database thread: its own store connection, and two queues. */
+typedef struct svc_worker {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;        /* work arrived, or stop */
+    pthread_cond_t settled;     /* a job finished */
+    bool started, stop;
+    svc_job **todo, **done;     /* rings of SVC_QUEUE pointers */
+    size_t todo_head, todo_len, done_head, done_len;
+    size_t running;             /* taken from todo, not yet in done */
+    rs_store *store;            /* the thread's own connection */
     rs_leaderboard *lb;
-    char secret[RS_PROTO_SECRET_MAX + 1];
-    size_t secret_len;
-    char **bans;
-    uint32_t ban_count, ban_cap;
-    char *ban_path;
+    bool allow_guests;
+    int64_t bans_version;       /* the version the last bans job saw */
+} svc_worker;
+
+#define SVC_QUEUE 1024u         /* jobs waiting at most; more are answered BUSY */
+
+struct rs_services {
+    rs_store *store;            /* the room thread's connection (races, start-up) */
+    rs_store_writer *writer;
+    rs_leaderboard *lb;         /* on store: the LAP flags' ranks */
     rs_services_track *tracks;  /* names owned */
     uint32_t track_count;
     bool allow_guests;
     uint32_t max_lap_ticks;
+    rs_services_limits limits;
+    void (*log)(void *ctx, int level, const char *text);
+    void *log_ctx;
+
+    svc_worker worker;
+    svc_peer *peers;            /* by peer id's slot, peer_cap of them */
+    uint32_t peer_cap;
+    svc_address *addresses;     /* SVC_ADDRESS_SLOTS */
+    svc_bucket registrations;   /* the whole server's */
+    int64_t next_bans_check_us;
+    bool bans_job_out;
 
     rs_room **rooms;            /* rooms seen through the hooks */
     uint32_t room_count, room_cap;
@@ -106,11 +228,67 @@ size_t rs_svc__pump(rs_services *svc);
  * and its end, status stopped (abandoned before lights out), queued now. */
 void rs_svc__races_stop(rs_services *svc);
 void rs_svc__races_free(rs_services *svc);
+/* The player row a guest's laps are stored under: "~" and the name, cut
+ * to fit 32 bytes. */
+void rs_svc__guest_row(const char *name, char row[RS_PROTO_NAME_MAX + 1]);
 /* Stores a car block if not known stored (0 on success). */
 rs_status rs_svc__put_car(rs_services *svc, const rs_car_params *params, uint64_t base_hash);
 
-/* services_requests.c */
+/* services.c: a line for the server's log (a no-op without a log). */
+void rs_svc__log(rs_services *svc, int level, const char *fmt, ...) RS_PRINTF(3, 4);
+
+/* services_worker.c */
+rs_status rs_svc__worker_start(rs_services *svc, const char *db_path, char *err, size_t err_len);
+/* Stops the thread after the jobs it holds (answered or not) and closes
+ * its connection. */
+void rs_svc__worker_stop(rs_services *svc);
+/* Queues a job (taking it over); false when the queue is full (the job is
+ * the caller's again: answer BUSY). */
+bool rs_svc__submit(rs_services *svc, svc_job *job);
+/* Finishes the jobs the thread is done with, on the room's thread. */
+void rs_svc__jobs_finish(rs_services *svc);
+/* Waits until no job of room is queued or running (the room is going). */
+void rs_svc__jobs_wait_room(rs_services *svc, const rs_room *room);
+/* A new job of a kind for a connection (zeroed, who filled from the peer
+ * map when known); NULL when out of memory. */
+svc_job *rs_svc__job_new(rs_services *svc, uint8_t kind, rs_room *room, uint32_t peer,
+                         int64_t player_id, const char *name);
+void rs_svc__job_free(svc_job *job);
+/* A line for the server's log, written when the job is finished. */
+void rs_svc__job_log(svc_job *job, int level, const char *fmt, ...) RS_PRINTF(3, 4);
+/* What a job was doing, for error lines ("saving a tune"). */
+const char *rs_svc__job_what(const svc_job *job);
+
+/* services_peers.c */
+svc_peer *rs_svc__peer(rs_services *svc, uint32_t peer);
+/* Whether the peer's address may make one more request now (its budget). */
+bool rs_svc__request_budget(rs_services *svc, const svc_peer *p);
+/* Whether the peer's address, and the server, may register one more
+ * player now; text says why not. */
+bool rs_svc__register_budget(rs_services *svc, const svc_peer *p, char *text, size_t cap);
+/* "name (player N) at a.b.c.d:port", for log lines. */
+void rs_svc__who(const svc_job *job, char *out, size_t cap);
+
+/* services_admit.c: the admit hook, the database thread's side of
+ * ADMIT, CONFIRM, FORGET, ROTATE, ROTATE_COMMIT and BANS, and their
+ * completions. */
+uint8_t rs_svc__admit(void *ctx, rs_room *room, uint32_t peer, const rs_msg_hello *hello);
+void rs_svc__run_identity(svc_worker *w, svc_job *job);
+void rs_svc__run_rotate(svc_worker *w, svc_job *job);
+void rs_svc__finish_identity(rs_services *svc, svc_job *job);
+/* TOKEN_ACK, TOKEN_ROTATE from an admitted peer. */
+void rs_svc__token_request(rs_services *svc, rs_room *room, uint32_t peer, int64_t player_id,
+                           const char *name, const rs_msg *msg);
+/* Every few seconds: asks whether anyone connected is banned now. */
+void rs_svc__bans_poll(rs_services *svc);
+
+/* services_requests.c: the request hook, and the database thread's side of
+ * leaderboards, tunes and admin, and their completions. */
 void rs_svc__request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id, const char *name,
                      const rs_msg *msg);
+void rs_svc__run_request(svc_worker *w, svc_job *job);
+void rs_svc__finish_request(rs_services *svc, svc_job *job);
+/* The BUSY answer to a request the services cannot take now. */
+void rs_svc__reply_busy(rs_room *room, uint32_t peer, const rs_msg *msg, const char *text);
 
 #endif

@@ -83,22 +83,27 @@ static rs_status put_track(rs_services *svc, const rs_track *track, const char *
 
 /* The player row a car's laps go under: the registered player, or the
  * guest's "~name" row (created on first use, its token thrown away). */
+void rs_svc__guest_row(const char *name, char row[RS_PROTO_NAME_MAX + 1])
+{
+    size_t n = strlen(name);
+    if (n > RS_PROTO_NAME_MAX - 1) {
+        n = RS_PROTO_NAME_MAX - 1;
+        while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
+            n--; /* cut at a UTF-8 character boundary */
+    }
+    while (n > 0 && name[n - 1] == ' ')
+        n--; /* a cut may end on a space, which no name may (names.c) */
+    row[0] = '~';
+    memcpy(row + 1, name, n);
+    row[n + 1] = '\0';
+}
+
 static int64_t entrant_player(rs_services *svc, const rs_room_entrant *e)
 {
     if (e->player_id > 0)
         return e->player_id;
     char row[RS_PROTO_NAME_MAX + 1];
-    size_t n = strlen(e->name);
-    if (n > RS_PROTO_NAME_MAX - 1) {
-        n = RS_PROTO_NAME_MAX - 1;
-        while (n > 0 && ((unsigned char)e->name[n] & 0xC0) == 0x80)
-            n--; /* cut at a UTF-8 character boundary */
-    }
-    while (n > 0 && e->name[n - 1] == ' ')
-        n--; /* a cut may end on a space, which no name may (names.c) */
-    row[0] = '~';
-    memcpy(row + 1, e->name, n);
-    row[n + 1] = '\0';
+    rs_svc__guest_row(e->name, row);
     /* Looked up at every race, not cached: a few indexed reads at set-up,
      * and the store prunes guest rows that hold no lap (docs/PERSISTENCE.md,
      * "Guest rows"), so a cached id could outlive its row. */
@@ -331,6 +336,12 @@ void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world)
 void rs_svc__room_closed(void *ctx, rs_room *room)
 {
     rs_services *svc = ctx;
+    /* Its jobs read its stock car: they finish first, and their answers
+     * are not sent. */
+    rs_svc__jobs_wait_room(svc, room);
+    for (uint32_t i = 0; i < svc->peer_cap; i++)
+        if (svc->peers[i].room == room)
+            svc->peers[i].room = NULL;
     for (svc_race *r = svc->races; r; r = r->next)
         if (r->room == room) {
             r->room = NULL;

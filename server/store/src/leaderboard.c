@@ -157,17 +157,7 @@ rs_status rs_store__lb_step_row(rs_leaderboard *lb, sqlite3_stmt *st, const char
 
 void rs_store__lb_copy_name(char dst[RS_LB_NAME_MAX], const unsigned char *src)
 {
-    size_t n = 0;
-    if (src) {
-        n = strlen((const char *)src);
-        if (n >= RS_LB_NAME_MAX) {
-            n = RS_LB_NAME_MAX - 1;
-            while (n > 0 && (src[n] & 0xc0) == 0x80)
-                n--;
-        }
-        memcpy(dst, src, n);
-    }
-    dst[n] = '\0';
+    rs_store__copy_text(dst, RS_LB_NAME_MAX, src);
 }
 
 /* Parses the stored sector list, a JSON array of integers ("[31250,-1]").

@@ -304,7 +304,9 @@ rs_status rs_store__open_upto(const char *path, unsigned flags, uint32_t upto, r
         if (status != RS_OK)
             goto fail;
     }
-    status = rs_store__migrate(s, upto, read_only, err, err_len);
+    /* NO_UPGRADE checks the history exactly as a read-only open does. */
+    status = rs_store__migrate(s, upto, read_only || (flags & RS_STORE_NO_UPGRADE), err,
+                               err_len);
     if (status != RS_OK)
         goto fail;
     *out = s;

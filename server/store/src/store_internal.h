@@ -35,6 +35,37 @@ enum rs_stmt_slot {
     RS_STMT_TUNE_LIST,
     RS_STMT_TUNE_LOAD,
     RS_STMT_TUNE_DELETE,
+    RS_STMT_TUNE_PAGE,
+    RS_STMT_TUNE_COUNT,
+    /* identity.c */
+    RS_STMT_PLAYER_CONFIRM,
+    RS_STMT_PLAYER_FORGET,
+    RS_STMT_PLAYERS_FORGET,
+    RS_STMT_PLAYERS_CONFIRM_ALL,
+    RS_STMT_PLAYER_INFO_ID,
+    RS_STMT_PLAYER_INFO_NAME,
+    RS_STMT_PLAYERS_PAGE,
+    RS_STMT_PLAYERS_COUNT,
+    RS_STMT_ADMINS_PAGE,
+    RS_STMT_ADMINS_COUNT,
+    RS_STMT_TOKEN_PENDING,
+    RS_STMT_TOKEN_COMMIT,
+    RS_STMT_TOKEN_COMMIT_USED,
+    RS_STMT_TOKEN_RESET,
+    RS_STMT_PLAYER_SET_ADMIN,
+    /* bans.c */
+    RS_STMT_BAN_INSERT,
+    RS_STMT_BAN_LIFT,
+    RS_STMT_BAN_GET,
+    RS_STMT_BANS_PAGE,
+    RS_STMT_BANS_COUNT,
+    RS_STMT_BAN_MATCH,
+    RS_STMT_BANS_VERSION,
+    /* audit.c */
+    RS_STMT_AUDIT_INSERT,
+    RS_STMT_AUDIT_PRUNE,
+    RS_STMT_AUDIT_PAGE,
+    RS_STMT_AUDIT_COUNT,
     RS_STMT_BEGIN,
     RS_STMT_COMMIT,
     RS_STMT_ROLLBACK,
@@ -104,6 +135,43 @@ rs_status rs_store__status_from_sqlite(int rc);
 rs_status rs_store__begin(rs_store *s, char *err, size_t err_len);
 rs_status rs_store__commit(rs_store *s, char *err, size_t err_len);
 void rs_store__rollback(rs_store *s);
+
+/* ------------------------------------------------- tokens (players.c) */
+
+#define RS_STORE__SALT_BYTES 16
+
+/* A fresh random token: its hex text into token_hex (RS_TOKEN_HEX_LEN + 1)
+ * and a fresh random salt and SHA-256(salt || token) to store. RS_ERR_IO
+ * (with the reason) when the kernel's random source cannot be read. */
+rs_status rs_store__token_new(uint8_t salt[RS_STORE__SALT_BYTES], uint8_t hash[32],
+                              char token_hex[RS_TOKEN_HEX_LEN + 1], char *err, size_t err_len);
+
+/* True for a guest row's name ("~" + the guest's name, racesim/services.h). */
+bool rs_store__is_guest_name(const char *name);
+
+/* ------------------------------------------------ text (store_text.c) */
+
+/* Copies src (NULL: "") into dst of cap bytes, cut at a UTF-8 character
+ * boundary when it does not fit. */
+void rs_store__copy_text(char *dst, size_t cap, const unsigned char *src);
+
+/* Checks a text the store is asked to keep and show (a ban's reason, who
+ * made it): 1..max bytes of well-formed UTF-8 without control characters.
+ * RS_ERR_ARG for NULL, else RS_ERR_RANGE with what and the rule in err. */
+rs_status rs_store__text_check(const char *text, size_t max, const char *what, char *err,
+                               size_t err_len);
+
+/* Copies untrusted text (NULL: "") into dst of cap bytes for the audit log:
+ * cut at a character boundary, every control character and every byte that
+ * is not part of well-formed UTF-8 written as '?'. */
+void rs_store__text_clean(char *dst, size_t cap, const char *src);
+
+/* A page's offset for LIMIT/OFFSET: RS_ERR_ARG (with the reason) when
+ * negative. And a cap as an SQL LIMIT (a size_t above INT64_MAX is
+ * clamped). */
+rs_status rs_store__page_check(int64_t offset, size_t cap, const void *out, char *err,
+                               size_t err_len);
+int64_t rs_store__limit(size_t cap);
 
 /* The rs_store_race_status a races.status text names (RUNNING for NULL or
  * an unknown word, which the schema's CHECK constraint rules out). */

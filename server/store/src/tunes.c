@@ -5,7 +5,9 @@
  * keeps the JSON as given with its content hash and the hash of the tuned
  * car's block.
  * Saving under an existing name replaces that tune (a new version is a new
- * content hash under the same name).
+ * content hash under the same name). A player holds at most
+ * RS_STORE_TUNES_PER_PLAYER tunes: a new name beyond that is refused, so a
+ * player's rows, and every listing of them, stay bounded.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,8 @@
 #include "store_internal.h"
 
 #define TUNE_NAME_MAX 64
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static rs_status check_name(const char *name, char *err, size_t err_len)
 {
@@ -36,12 +40,18 @@ rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
     rs_status status = check_name(name, err, err_len);
     if (status != RS_OK)
         return status;
-    /* ?3 (the name), ?6 (the JSON) and ?7 are bound below. */
+    /* ?3 (the name), ?6 (the JSON) and ?7 are bound below. One statement
+     * both checks the cap and writes, so two connections saving at once
+     * cannot pass it together: the SELECT yields no row (nothing is
+     * inserted) when the name is new and the player already has
+     * RS_STORE_TUNES_PER_PLAYER tunes; an existing name is replaced. */
     int64_t v[5] = {player_id, (int64_t)base_hash, 0, (int64_t)tune_hash, (int64_t)params_hash};
     sqlite3_stmt *st = rs_store__stmt_ints(
         s, RS_STMT_TUNE_UPSERT,
         "INSERT INTO tunes (player_id, base_hash, name, tune_hash, params_hash, json, created_at) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+        "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE (SELECT count(*) FROM tunes WHERE player_id = ?1) "
+        "< " STR(RS_STORE_TUNES_PER_PLAYER) " OR EXISTS (SELECT 1 FROM tunes WHERE player_id = ?1 "
+        "AND base_hash = ?2 AND name = ?3) "
         "ON CONFLICT (player_id, base_hash, name) DO UPDATE SET tune_hash = excluded.tune_hash, "
         "params_hash = excluded.params_hash, json = excluded.json, "
         "created_at = excluded.created_at RETURNING id",
@@ -51,9 +61,11 @@ rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
     sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, json, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 7, now_s);
+    bool stored = false;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         *tune_id = sqlite3_column_int64(st, 0);
+        stored = true;
         rc = sqlite3_step(st);
     }
     sqlite3_reset(st);
@@ -62,7 +74,14 @@ rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
                 name, sqlite3_errmsg(s->db), (long long)player_id);
         return RS_ERR_RANGE;
     }
-    return rc == SQLITE_DONE ? RS_OK : rs_store__fail(s, rc, "saving a tune", err, err_len);
+    if (rc != SQLITE_DONE)
+        return rs_store__fail(s, rc, "saving a tune", err, err_len);
+    if (!stored) {
+        rs_errf(err, err_len, "at most %d saved tunes per player: save under an existing name "
+                "to replace one", RS_STORE_TUNES_PER_PLAYER);
+        return RS_ERR_RANGE;
+    }
+    return RS_OK;
 }
 
 static void read_info(sqlite3_stmt *st, rs_store_tune *t)
@@ -121,6 +140,45 @@ rs_status rs_store_tune_list(rs_store *s, int64_t player_id, uint64_t base_hash,
     if (rc != SQLITE_DONE)
         return rs_store__fail(s, rc, "listing tunes", err, err_len);
     *total = n;
+    return RS_OK;
+}
+
+rs_status rs_store_tune_list_page(rs_store *s, int64_t player_id, uint64_t base_hash,
+                                  int64_t offset, rs_store_tune *out, size_t cap, size_t *n,
+                                  size_t *total, char *err, size_t err_len)
+{
+    if (!s || !n || !total)
+        return RS_ERR_ARG;
+    rs_status status = rs_store__page_check(offset, cap, out, err, err_len);
+    if (status != RS_OK)
+        return status;
+    *n = 0;
+    sqlite3_stmt *st = tune_stmt(s, RS_STMT_TUNE_COUNT,
+                                 "SELECT count(*) FROM tunes WHERE player_id = ?1 "
+                                 "AND (?2 = 0 OR base_hash = ?2)",
+                                 player_id, base_hash, NULL, err, err_len);
+    if (!st)
+        return RS_ERR_IO;
+    status = rs_store__step_row(s, st, "counting tunes", err, err_len);
+    if (status == RS_OK)
+        *total = (size_t)sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (status != RS_OK || cap == 0)
+        return status == RS_ERR_MISSING ? RS_ERR_IO : status;
+    st = tune_stmt(s, RS_STMT_TUNE_PAGE,
+                   "SELECT " TUNE_COLUMNS " FROM tunes WHERE player_id = ?1 "
+                   "AND (?2 = 0 OR base_hash = ?2) ORDER BY base_hash, name LIMIT ?3 OFFSET ?4",
+                   player_id, base_hash, NULL, err, err_len);
+    if (!st)
+        return RS_ERR_IO;
+    sqlite3_bind_int64(st, 3, rs_store__limit(cap));
+    sqlite3_bind_int64(st, 4, offset);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap)
+        read_info(st, &out[(*n)++]);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return rs_store__fail(s, rc, "listing tunes", err, err_len);
     return RS_OK;
 }
 

@@ -15,6 +15,12 @@ extern "C" {
  * bytes; false, leaving dst alone, when it would have to be cut. */
 bool rs_str_copy(char *dst, size_t cap, const char *src);
 
+/* Copies as much of src (NULL: "") as fits in cap bytes (cap >= 1), cut
+ * at a UTF-8 character boundary, always NUL-terminated: for messages that
+ * may be shortened but must stay valid text. Returns true when nothing
+ * was cut. */
+bool rs_str_cut(char *dst, size_t cap, const char *src);
+
 /* The value of one hexadecimal digit (either case), or -1. */
 int rs_hex_digit(int c);
 

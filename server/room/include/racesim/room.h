@@ -38,15 +38,6 @@
 extern "C" {
 #endif
 
-/* Decides who a HELLO is. Returns true and sets *player_id (>= 0; 0 =
- * guest) to accept, or false and fills text (a NUL-terminated message for
- * the player, at most text_cap bytes) to refuse. The refusal's reason is
- * RS_REASON_AUTH unless the function also sets *player_id to minus another
- * reason (-RS_REASON_BANNED: REFUSE reason 8). *player_id is 0 on entry.
- * Called from rs_room_receive; must not call back into the room. */
-typedef bool (*rs_room_auth_fn)(void *ctx, const char *name, const char *token,
-                                int64_t *player_id, char *text, size_t text_cap);
-
 typedef struct rs_room rs_room;
 
 /* Who drives a car of a new race world. */
@@ -61,6 +52,11 @@ typedef struct rs_room_entrant {
                                     race_end */
 } rs_room_entrant;
 
+/* What the admit hook decided at once. */
+enum { RS_ROOM_ADMIT_GUEST = 0,   /* admit now as a guest (player id 0) */
+       RS_ROOM_ADMIT_PENDING = 1  /* the hook answers later (or already did) with
+                                     rs_room_admit or rs_room_refuse */ };
+
 /* What a room tells its server and asks of it. Every member is optional
  * (NULL). Called on the room's thread from inside rs_room_* calls; a hook
  * may call only the rs_room functions its comment allows (on its own room;
@@ -72,26 +68,39 @@ typedef struct rs_room_hooks {
     void (*race_begin)(void *ctx, rs_room *room, const rs_world *world,
                        const rs_room_entrant *entrants, uint32_t count);
     /* Around every rs_world_step of the race world (inputs are set before
-     * before_step). after_step may call rs_room_lap_flags and rs_room_send. */
+     * before_step). after_step may call rs_room_lap_flags, rs_room_send,
+     * rs_room_admit and rs_room_refuse. */
     void (*before_step)(void *ctx, rs_room *room, const rs_world *world);
     void (*after_step)(void *ctx, rs_room *room, const rs_world *world);
     /* The race world is about to be destroyed (after results, or the room is
      * destroyed). May call rs_room_lap_flags (deferred LAPs still waiting go
      * out with flags 0 right after this hook). */
     void (*race_end)(void *ctx, rs_room *room, const rs_world *world);
-    /* LEADERBOARD_REQUEST, TUNE_SAVE/LOAD/LIST, SELECT_TUNE or ADMIN from a connected
-     * player or spectator (already decoded, on the right channel, rate-limited). The hook
-     * answers with rs_room_send and may call rs_room_set_seat_car, rs_room_kick,
-     * rs_room_end_race, rs_room_set_track. Without the hook the room answers
-     * LEADERBOARD_REPLY / TUNE_REPLY / ADMIN_REPLY with result RS_RESULT_ERROR and the
-     * text "unsupported" (the protocol has no result code of its own for it). */
+    /* LEADERBOARD_REQUEST, TUNE_SAVE/LOAD/LIST, SELECT_TUNE, ADMIN, TOKEN_ROTATE or
+     * TOKEN_ACK from an admitted player or spectator (already decoded, on the right
+     * channel, rate-limited: over 10 a second from one peer are answered BUSY, and a
+     * TOKEN_ACK over the limit is dropped, having no reply). The hook answers with
+     * rs_room_send and may call rs_room_set_seat_car, rs_room_kick, rs_room_end_race,
+     * rs_room_set_track, rs_room_admit and rs_room_refuse. Without the hook the room
+     * answers LEADERBOARD_REPLY / TUNE_REPLY / ADMIN_REPLY / TOKEN_REPLY with result
+     * RS_RESULT_ERROR and the text "unsupported" (the protocol has no result code of its
+     * own for it), and ignores TOKEN_ACK: it issued no token to confirm. */
     void (*request)(void *ctx, rs_room *room, uint32_t peer, int64_t player_id,
                     const char *name, const rs_msg *msg);
-    /* HELLO with RS_HELLO_REGISTER: create the player. Return true with *player_id and a
-     * 64-hex-digit token (sent once in WELCOME.token), or false with text (reason 4 if
-     * name_taken, else 3). Without the hook registration is refused (reason 3). */
-    bool (*register_player)(void *ctx, const char *name, int64_t *player_id,
-                            char token[65], bool *name_taken, char *text, size_t text_cap);
+    /* A HELLO passed the room's own checks (physics version, room name,
+     * password, a free seat or spectator slot): who is it? Called with the
+     * peer in the ADMITTING state; the hook may call rs_room_admit or
+     * rs_room_refuse on this peer before returning (then it returns
+     * PENDING) or later, from the room's thread. Without the hook everyone
+     * is a guest, and a HELLO asking to register is refused (reason AUTH,
+     * "this room cannot register players"). hello is borrowed for the call
+     * (the room keeps its name and flags). A waiting peer holds no seat: its
+     * place is checked again when it is admitted. A HELLO asking to register
+     * whose name holds a seat here is refused before the hook (NAME_TAKEN),
+     * so a token goes only to a player the room can seat, unless the room
+     * fills up meanwhile. The waiting peer's other messages are dropped; if
+     * it leaves, rs_room_admit and rs_room_refuse return false. */
+    uint8_t (*admit)(void *ctx, rs_room *room, uint32_t peer, const rs_msg_hello *hello);
     /* The race is decided (RESULTS was just sent, the results phase
      * begins; also after rs_room_end_race). The world still runs through the
      * results phase. */
@@ -132,8 +141,6 @@ typedef struct rs_room_config {
     uint32_t max_input_rate;    /* INPUT messages a peer may send per second; more are dropped
                                    and counted. At least tick_hz. Usually 120 (2 x 60 Hz) */
     const char *password;       /* NULL or "" = none; copied */
-    rs_room_auth_fn auth;       /* NULL: everybody is accepted as a guest (player id 0) */
-    void *auth_ctx;
     rs_room_hooks hooks;        /* copied; every member optional */
     const char *name;           /* matched against HELLO.room ("" there = any room); copied;
                                    NULL or "" = "default". At most 32 bytes */
@@ -161,15 +168,19 @@ rs_status rs_room_create(const rs_room_config *cfg, rs_room **out, char *err, si
 void rs_room_destroy(rs_room *room);
 
 /* The transport says a peer connected. peer is the transport's id for it
- * (any value, unique among connected peers). The peer has no seat until its
- * HELLO is accepted. A peer id already connected is reset. */
+ * (any value, unique among connected peers; an id reused soon after its
+ * peer left could receive an admission meant for the one before: the ENet
+ * adapter's ids carry a generation). The peer has no seat until its HELLO
+ * is admitted (rs_room_hooks.admit). A peer id already connected is
+ * reset. */
 void rs_room_connect(rs_room *room, uint32_t peer, int64_t now_us);
 
 /* One packet from peer (one message, SPEC.md section 1). Decodes it and
  * acts on it; bytes that do not decode, a message the client may not send,
- * a message on the wrong channel and anything from an unknown peer are
- * dropped and counted (stats.dropped_messages), never trusted. Copied;
- * nothing is kept. */
+ * a message on the wrong channel, anything but HELLO or BYE before the
+ * peer is admitted (a second HELLO too) and anything from an unknown peer
+ * are dropped and counted (stats.dropped_messages), never trusted.
+ * Copied; nothing is kept. */
 void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_t *bytes,
                      size_t len, int64_t now_us);
 
@@ -233,7 +244,7 @@ typedef struct rs_room_stats {
                                  (cfg.load_wait_ticks ran out) */
     uint64_t requests;        /* requests handed to the request hook (or answered
                                  "unsupported"); over 10 per second per peer are answered
-                                 BUSY and counted in rate_limited */
+                                 BUSY (a TOKEN_ACK dropped) and counted in rate_limited */
 } rs_room_stats;
 
 /* Fills *out. Never fails. */
@@ -253,6 +264,26 @@ bool rs_room_hash_at(const rs_room *room, uint64_t tick, uint64_t *hash);
 /* Queues one message for a peer (channel and reliability from the message list). Returns
  * false if the peer is unknown or the message does not encode. Allowed inside hooks. */
 bool rs_room_send(rs_room *room, uint32_t peer, const rs_msg *msg);
+
+/* Completes a pending admission: the peer takes its seat (or spectator
+ * slot) as player_id (0 = guest) and gets WELCOME, with token (64 hex
+ * digits) in it when the admission registered the player, else NULL.
+ * If no place is free any more it is refused (FULL) instead. False if the
+ * peer is unknown or not waiting for admission (it left meanwhile).
+ * The seat rules of the handshake apply here, checked now: the seat
+ * holding the peer's name is its own only when its player is away and has
+ * the same player_id (else REFUSE NAME_TAKEN). A negative player_id, or a
+ * token that is not 64 hex digits or comes with player_id 0, breaks the
+ * contract: the peer is refused (AUTH, "admission failed") rather than
+ * sent a WELCOME that does not encode. Allowed in the admit, request and
+ * after_step hooks, and between rs_room calls on the room's thread. */
+bool rs_room_admit(rs_room *room, uint32_t peer, int64_t player_id, const char *token);
+
+/* Refuses a peer waiting for admission with reason and text (REFUSE, then
+ * the peer is closed). False if the peer is unknown or not waiting.
+ * A reason beyond the protocol's is sent as RS_REASON_OTHER; text (NULL =
+ * "") is cut to RS_PROTO_TEXT_MAX bytes. Allowed where rs_room_admit is. */
+bool rs_room_refuse(rs_room *room, uint32_t peer, uint8_t reason, const char *text);
 
 /* The car a seat (found by player name) drives from the next race on: the room copies
  * params (through its canonical block). tune_hash 0 = stock; base_hash is the stock car.

@@ -3,30 +3,33 @@
  * by the store (server/store).
  *
  * A room (racesim/room.h) knows nothing of databases or secrets; it calls
- * hooks. rs_services implements them over one SQLite store:
+ * hooks. rs_services implements them over one SQLite database:
  *  - every race is created in the store (track, each car's parameter block,
  *    the race row) and logged by an rs_racelog fed around every world step,
  *    through the store's writer thread, so the tick loop never waits on disk;
  *    the writer's acknowledgements set the LAP flags (recorded, personal
  *    best, track record) through rs_room_lap_flags;
- *  - players register (HELLO with RS_HELLO_REGISTER) and authenticate with
- *    their name and token (rs_services_auth, the room's auth function);
- *    guests are allowed or not; banned names are refused with reason BANNED;
- *  - leaderboard, tune and admin requests are answered.
+ *  - HELLOs are admitted (the admit hook): bans by player and by address,
+ *    registration (two-phase: forgotten unless the client confirms its
+ *    token with TOKEN_ACK), authentication by name and token, guests;
+ *  - leaderboard, tune, token and admin requests are answered. Admin
+ *    commands are for players the operator made administrators (racectl).
+ *
+ * Nothing that touches the database runs on the room's thread but race
+ * set-up at each countdown: admissions and requests are jobs for the
+ * services' own database thread, on its own connection, and their answers
+ * go out from rs_services_poll, which the server calls every loop. A full
+ * queue is answered BUSY, never waited for. Every request is budgeted per
+ * address (on top of the room's per-peer limit), registrations per address
+ * and for the whole server.
  *
  * Guests' laps and results are recorded under a player row named "~" + the
  * guest's name (cut to 32 bytes), created on first use; registration refuses
  * names starting with "~", so these rows never belong to anyone.
  *
- * Requests are answered synchronously on the room's thread with one or two
- * indexed queries (leaderboard page, tune row) on the services' own
- * connection: about 50 microseconds for a small leaderboard page, rate-limited by the room to
- * 10 per second per peer. Race set-up (storing the track, the cars and the
- * race row) is a small synchronous write at each countdown.
- *
  * Thread rules: one rs_services and every room using its hooks belong to one
- * thread (the store connection is single-threaded; an admin ban kicks the
- * name from every room). Destroy the rooms before the services.
+ * thread (the database thread is the services' own). Destroy the rooms
+ * before the services.
  */
 #ifndef RACESIM_SERVICES_H
 #define RACESIM_SERVICES_H
@@ -52,36 +55,48 @@ typedef struct rs_services_track {
     size_t json_len;
 } rs_services_track;
 
+/* What one address, and the whole server, may ask for. */
+typedef struct rs_services_limits {
+    uint32_t requests_per_s;     /* requests (leaderboards, tunes, tokens, admin) from one
+                                    IPv4 address, all its connections together, per second;
+                                    twice as many at once. Usually 20 */
+    uint32_t registers_per_hour; /* registrations from one address per hour (at once, too).
+                                    Usually 5 */
+    uint32_t registers_per_minute; /* registrations from everyone per minute. Usually 30 */
+} rs_services_limits;
+
+/* Levels of the services' log lines (the server maps them to its own). */
+enum { RS_SERVICES_LOG_ERROR = 0, RS_SERVICES_LOG_WARN = 1, RS_SERVICES_LOG_INFO = 2 };
+
 typedef struct rs_services_def {
-    /* Either a database path (the services open the store, creating and
-     * migrating it, and a writer on it, and close both) ... */
-    const char *db_path;
-    /* ... or an open read-write store and a writer on the same file, both
-     * borrowed (they must outlive the services). */
-    rs_store *store;
-    rs_store_writer *writer;
-    const char *admin_secret;  /* 1..64 bytes; NULL or "" = admin commands refused. Copied */
-    const char *const *bans;   /* banned player names (ASCII case ignored); copied */
-    uint32_t ban_count;
-    const char *ban_path;      /* NULL, or a text file of banned names, one per line, read at
-                                  creation (a missing file is empty) and appended to on BAN */
+    const char *db_path;       /* the database: the services open the store (creating and
+                                  migrating it), a writer, and a connection for their
+                                  database thread. Required */
     const rs_services_track *tracks; /* the CHANGE_TRACK catalogue; copied (see above) */
     uint32_t track_count;
     bool allow_guests;         /* HELLO without token accepted as a guest. Usually true */
     uint32_t max_lap_ticks;    /* longest lap that gets a proof. Usually 18000 (5 min at
                                   60 Hz); costs 8 bytes per car per tick per room */
+    uint32_t max_peers;        /* connections known at once (rs_services_peer_connected);
+                                  usually the transport's peer slots, 512 */
+    rs_services_limits limits;
+    /* Where admin actions, refused admin attempts, registrations, token
+     * changes, bans and data-losing failures are reported: one line each,
+     * saying who and where. NULL: nowhere. Called on the room's thread. */
+    void (*log)(void *ctx, int level, const char *text);
+    void *log_ctx;
 } rs_services_def;
 
-/* Guests allowed, 18000 proof ticks, everything else empty. */
+/* Guests allowed, 18000 proof ticks, 512 peers, the usual limits, no log,
+ * everything else empty. */
 rs_services_def rs_services_default(void);
 
 typedef struct rs_services rs_services;
 
-/* Opens (or borrows) the store and writer, loads the ban file. On error
- * returns a status (RS_ERR_ARG: neither db_path nor store+writer; store
- * statuses; RS_ERR_IO for an unreadable ban file; RS_ERR_RANGE for an
- * admin secret longer than 64 bytes) with a message in err. Caller frees
- * with rs_services_destroy. */
+/* Opens the store, the writer and the database thread's connection, and
+ * forgets registrations a previous run left unconfirmed. On error returns
+ * a status (RS_ERR_ARG: no db_path; store statuses; RS_ERR_NOMEM) with a
+ * message in err. Caller frees with rs_services_destroy. */
 rs_status rs_services_create(const rs_services_def *def, rs_services **out, char *err,
                              size_t err_len);
 
@@ -90,22 +105,19 @@ rs_status rs_services_create(const rs_services_def *def, rs_services **out, char
  * number of rooms may use them. Never fails. */
 rs_room_hooks rs_services_hooks(rs_services *svc);
 
-/* An rs_room_auth_fn: pass svc as cfg.auth_ctx. A name with a token must
- * match a registered player (rs_store_player_auth); a name without one is a
- * guest if guests are allowed and the name is not registered; a banned name
- * is refused with RS_REASON_BANNED. */
-bool rs_services_auth(void *svc, const char *name, const char *token, int64_t *player_id,
-                      char *text, size_t text_cap);
+/* The transport's connections: each one's address ("a.b.c.d:port") as it
+ * connects, before its first message reaches a room, and its end, after the
+ * room heard of it. The services need the address for bans by address
+ * range, budgets per address and log lines; an unconfirmed registration is
+ * forgotten when its connection ends. Unknown peers are ignored. */
+void rs_services_peer_connected(rs_services *svc, uint32_t peer, const char *address);
+void rs_services_peer_gone(rs_services *svc, uint32_t peer);
 
-/* Bans a name (persisted to ban_path if set) and kicks it from every room
- * using these services with reason BANNED. RS_ERR_IO when the ban file
- * cannot be appended (the ban holds in memory anyway). */
-rs_status rs_services_ban(rs_services *svc, const char *name);
-bool rs_services_is_banned(const rs_services *svc, const char *name);
-
-/* Drains the writer's acknowledgements, delivers LAP flags to live rooms,
- * re-offers records the writer could not take and frees finished races'
- * logs. Cheap; call it every server loop (the room hooks also do it on
+/* Sends the answers of finished admissions and requests, checks every few
+ * seconds whether anyone connected is banned now (racectl's bans take
+ * effect at once), drains the writer's acknowledgements, delivers LAP flags
+ * to live rooms, re-offers records the writer could not take and frees
+ * finished races' logs. Cheap; call it every server loop (the room hooks also do it on
  * every tick). Never blocks on disk. */
 void rs_services_poll(rs_services *svc);
 
@@ -125,18 +137,21 @@ typedef struct rs_services_stats {
     uint64_t records_failed;   /* acknowledgements with an error */
     uint64_t laps_pending;     /* laps handed to racelogs, not yet acknowledged */
     uint64_t requests;         /* requests answered */
-    uint64_t admin_denied;     /* ADMIN with a wrong secret */
-    uint64_t auth_refused;
+    uint64_t busy;             /* requests and admissions answered BUSY (queue full, or
+                                  over an address's budget) */
+    uint64_t admin_denied;     /* ADMIN from someone who is not an administrator */
+    uint64_t auth_refused;     /* HELLOs refused: wrong token, banned, reserved names... */
     uint64_t registered;
+    uint64_t bans_enforced;    /* connected players closed because a ban now covers them */
     uint64_t db_errors;        /* synchronous store calls that failed */
 } rs_services_stats;
 
 /* Fills *out. Never fails. */
 void rs_services_get_stats(const rs_services *svc, rs_services_stats *out);
 
-/* The services' store connection (for the server's own queries, e.g. the
- * demo's final leaderboard), borrowed until rs_services_destroy; the thread
- * rules above apply. */
+/* The room thread's store connection (for the server's own queries, e.g.
+ * the demo's final leaderboard), borrowed until rs_services_destroy; the
+ * thread rules above apply. */
 rs_store *rs_services_store(rs_services *svc);
 
 /* The last store error met (empty when none); copied into err. Never fails. */

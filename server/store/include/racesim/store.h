@@ -31,6 +31,9 @@
  * name already taken), RS_ERR_MISSING (no such row), RS_ERR_ARG (NULL or
  * malformed arguments), RS_ERR_NOMEM, RS_ERR_FULL (writer queue full),
  * RS_ERR_BUFFER (caller's buffer too small).
+ *
+ * Identity (two-phase registration, tokens, admins, bans, the audit log) is
+ * declared in racesim/identity.h, also part of rs_store.
  */
 #ifndef RACESIM_STORE_H
 #define RACESIM_STORE_H
@@ -61,7 +64,11 @@ enum {
      * a large database) and refuse a database that fails it. Without it,
      * damage to the header, the schema or the file size is still caught at
      * open; damage inside a table is reported when it is read. */
-    RS_STORE_CHECK = 1u << 2
+    RS_STORE_CHECK = 1u << 2,
+    /* Read-write, but refuse (RS_ERR_MISMATCH) a schema older than this
+     * build's instead of upgrading it: for a tool that writes beside a
+     * running server (racectl), which must not change the schema under it. */
+    RS_STORE_NO_UPGRADE = 1u << 3
 };
 
 /* Opens (and with RS_STORE_CREATE creates and migrates) the database at path.
@@ -102,15 +109,24 @@ rs_status rs_store_check(rs_store *s, bool full, char *err, size_t err_len);
  * once; the database keeps only a salted SHA-256 of it. A name must pass
  * rs_proto_name_check (the wire's rules, racesim/protocol.h) and is unique
  * ignoring ASCII case: RS_ERR_RANGE when taken or not acceptable, with the
- * rule in err. */
+ * rule in err.
+ * Registration is two-phase (racesim/identity.h): the row is made
+ * unconfirmed and cannot log in until rs_store_player_confirm, once the
+ * client confirmed it received the token; a registration never confirmed is
+ * undone with rs_store_player_forget_unconfirmed. A guest row ("~" + a
+ * guest's name, racesim/services.h) is confirmed at once: nobody is ever
+ * given its token. */
 rs_status rs_store_player_register(rs_store *s, const char *name, int64_t now_s,
                                    int64_t *player_id, char token_hex[RS_TOKEN_HEX_LEN + 1],
                                    char *err, size_t err_len);
 
 /* Checks a player's token (hex, either case) in constant time with respect to
  * the token. RS_OK and *player_id set when it matches; RS_ERR_MISMATCH when
- * the player does not exist or the token is wrong (the same answer for both,
- * so names cannot be probed). */
+ * the player does not exist, has not confirmed their registration, or the
+ * token is wrong (the same answer, and the same work, for all three, so
+ * names cannot be probed). While a token rotation is pending
+ * (rs_store_token_rotate_begin) the pending token matches too, and logging
+ * in with it commits the rotation: the old token stops working. */
 rs_status rs_store_player_auth(rs_store *s, const char *name, const char *token_hex,
                                int64_t *player_id, char *err, size_t err_len);
 
@@ -361,8 +377,14 @@ typedef struct rs_store_tune {
     int64_t created_at;
 } rs_store_tune;
 
+/* A player holds at most this many saved tunes, over every car. */
+#define RS_STORE_TUNES_PER_PLAYER 100
+
 /* Saves (or replaces, same player, car and name) a tune. The JSON must have
- * been validated by the caller (racesim/tune.h); it is stored as given. */
+ * been validated by the caller (racesim/tune.h); it is stored as given. A
+ * new name beyond RS_STORE_TUNES_PER_PLAYER tunes is refused with
+ * RS_ERR_RANGE ("at most 100 saved tunes per player: ..."); saving under an
+ * existing name always works. */
 rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
                              const char *name, uint64_t tune_hash, uint64_t params_hash,
                              const char *json, int64_t now_s, int64_t *tune_id, char *err,
@@ -374,17 +396,28 @@ rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
  * err names every bad field with its legal range and nothing is stored.
  * *tune_hash (may be NULL) receives the content hash. The stock car's block
  * must be stored already (rs_store_put_car). The tuned car's block is
- * stored too, so laps driven with the tune can be re-simulated. */
+ * stored too, so laps driven with the tune can be re-simulated. The
+ * per-player cap applies as for rs_store_tune_save. */
 rs_status rs_store_tune_put(rs_store *s, int64_t player_id, const rs_car_params *stock,
                             const char *name, const char *tune_json, size_t len, int64_t now_s,
                             int64_t *tune_id, uint64_t *tune_hash, char *err, size_t err_len);
 
 /* Lists a player's tunes (for one car, or every car when base_hash is 0),
  * ordered by car then name. Writes up to cap entries and returns the total
- * count in *total. */
+ * count in *total. It reads every row the player has (at most
+ * RS_STORE_TUNES_PER_PLAYER, but for players who saved more before the cap
+ * existed); rs_store_tune_list_page reads one page. */
 rs_status rs_store_tune_list(rs_store *s, int64_t player_id, uint64_t base_hash,
                              rs_store_tune *out, size_t cap, size_t *total, char *err,
                              size_t err_len);
+
+/* One page of rs_store_tune_list's order: skips offset (>= 0, else
+ * RS_ERR_ARG), writes at most cap tunes into out (may be NULL when cap is 0)
+ * and their number into *n, and the number of the player's tunes (for that
+ * car, or all) into *total. */
+rs_status rs_store_tune_list_page(rs_store *s, int64_t player_id, uint64_t base_hash,
+                                  int64_t offset, rs_store_tune *out, size_t cap, size_t *n,
+                                  size_t *total, char *err, size_t err_len);
 
 /* Loads one tune by player, car and name. *json is malloc'ed: caller frees
  * with free(). RS_ERR_MISSING when absent. */

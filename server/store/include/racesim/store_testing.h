@@ -5,8 +5,8 @@
  * What it offers is what the tests cannot reach through racesim/store.h and
  * racesim/leaderboard.h: the migrations embedded in this build, opening a
  * database at an intermediate schema version (the upgrade test builds one
- * at every version), the leaderboard's SQL texts (the query-plan test) and
- * the synchronous setting durbench compares.
+ * at every version), the leaderboard's SQL texts (the query-plan test),
+ * the synchronous setting durbench compares and the audit log's bound.
  * SQL on a file from outside the store is the tests' own (tests/support/
  * test_sql.h): no production binary carries it.
  */
@@ -48,6 +48,11 @@ rs_status rs_store__open_upto(const char *path, unsigned flags, uint32_t upto, r
  * durbench, which measures what FULL costs; process-wide, so set it before
  * opening anything, from one thread. */
 void rs_store__set_synchronous(bool full);
+
+/* How many audit rows the store keeps (RS_STORE_AUDIT_KEEP unless set; 0
+ * restores it), so a test can watch the oldest go without writing 200,000
+ * rows. Process-wide, like rs_store__set_synchronous. */
+void rs_store__set_audit_keep(int64_t rows);
 
 /* The SQL of the i-th leaderboard query and a short name for it ("top",
  * "rank", ...), so a test can check each query's plan. NULL past the last
