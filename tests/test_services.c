@@ -88,15 +88,21 @@ static rs_services *services(const scene *s)
 }
 
 /* One step of the harness's virtual clock, then the services send what
- * their database thread answered. That thread runs in real time: each step
- * gives it a tenth of a millisecond. */
+ * their database thread answered. That thread runs in real time: while it
+ * holds jobs, the virtual clock waits for it, up to 50 ms a step. */
 static void step(harness *h, int64_t us)
 {
     harness_step(h, us);
-    if (g_svc) {
+    if (!g_svc)
+        return;
+    rs_services_poll(g_svc);
+    rs_services_stats st;
+    rs_services_get_stats(g_svc, &st);
+    for (int k = 0; st.jobs_pending && k < 500; k++) {
         struct timespec t = {0, 100000};
         nanosleep(&t, NULL);
         rs_services_poll(g_svc);
+        rs_services_get_stats(g_svc, &st);
     }
 }
 

@@ -215,6 +215,7 @@ size_t rs_services_shutdown(rs_services *svc, uint32_t timeout_ms)
 void rs_services_get_stats(const rs_services *svc, rs_services_stats *out)
 {
     *out = svc->stats;
+    out->jobs_pending = rs_svc__jobs_pending(svc);
     out->laps_pending = 0;
     for (const svc_race *r = svc->races; r; r = r->next)
         out->laps_pending += r->laps_len;

@@ -247,6 +247,8 @@ void rs_svc__worker_stop(rs_services *svc);
 bool rs_svc__submit(rs_services *svc, svc_job *job);
 /* Finishes the jobs the thread is done with, on the room's thread. */
 void rs_svc__jobs_finish(rs_services *svc);
+/* Jobs queued, running or answered but not finished. */
+size_t rs_svc__jobs_pending(const rs_services *svc);
 /* Waits until no job of room is queued or running (the room is going). */
 void rs_svc__jobs_wait_room(rs_services *svc, const rs_room *room);
 /* A new job of a kind for a connection (zeroed, who filled from the peer

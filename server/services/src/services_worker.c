@@ -9,6 +9,7 @@
  * writes only its results.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,19 @@ void rs_svc__jobs_finish(rs_services *svc)
             rs_svc__finish_request(svc, job);
         rs_svc__job_free(job);
     }
+}
+
+size_t rs_svc__jobs_pending(const rs_services *svc)
+{
+    const svc_worker *w = &svc->worker;
+    if (!w->started)
+        return 0;
+    /* Taking the lock to read changes nothing the caller can see. */
+    pthread_mutex_t *lock = (pthread_mutex_t *)(uintptr_t)&w->lock;
+    pthread_mutex_lock(lock);
+    size_t n = w->todo_len + w->running + w->done_len;
+    pthread_mutex_unlock(lock);
+    return n;
 }
 
 /* Whether a job for room is queued or running (the lock is held). */

@@ -143,6 +143,8 @@ typedef struct rs_services_stats {
     uint64_t auth_refused;     /* HELLOs refused: wrong token, banned, reserved names... */
     uint64_t registered;
     uint64_t bans_enforced;    /* connected players closed because a ban now covers them */
+    uint64_t jobs_pending;     /* admissions and requests the database thread holds now
+                                  (waiting, running, or answered but not yet sent) */
     uint64_t db_errors;        /* synchronous store calls that failed */
 } rs_services_stats;
 
