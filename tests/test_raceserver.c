@@ -501,7 +501,7 @@ static void test_stats_line_carries_the_contract_fields(void **state)
     }
     static const char *const keys[] = {
         "interval_s", "players", "spectators", "rooms", "tick_p50_ms", "tick_p99_ms",
-        "tick_max_ms", "bytes_in", "bytes_out", "packets_in", "packets_out", "dropped",
+        "tick_max_ms", "tick_late_p99_ms", "bytes_in", "bytes_out", "packets_in", "packets_out", "dropped",
         "drop_cookie", "drop_auth", "handshakes"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         assert_true(stats_field(c.log, keys[i]) >= 0);

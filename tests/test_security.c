@@ -17,6 +17,10 @@
  * - A flood of maximal fragmented packets from connected attackers keeps
  *   the server's memory within the documented bound (docs/RACESERVER.md,
  *   "Limits").
+ * - A hundred players saving tunes at their request budget (a thousand
+ *   database writes a second) leave the ticks as punctual as a quiet run
+ *   (the 99th percentile of how late a tick begins, same server, same
+ *   sitting): the database work is on the services' own thread.
  */
 #define _GNU_SOURCE /* memmem */
 
@@ -556,6 +560,161 @@ static void test_fragment_floods_stay_within_the_memory_bound(void **state)
     server_cleanup(&srv);
 }
 
+/* The tick_late_p99_ms of the stats lines from the first-th on (0 = all),
+ * and their median: how late the 99th percentile tick began. */
+static double median_p99(const char *log, int first, int *lines)
+{
+    FILE *f = fopen(log, "r");
+    double v[256];
+    int n = 0, at = 0;
+    char line[4096];
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "\"tick_late_p99_ms\":");
+        if (!strstr(line, " stats {") || !p)
+            continue;
+        if (at++ >= first && n < 256 && !strstr(line, "\"ticks\":0,"))
+            v[n++] = strtod(p + strlen("\"tick_late_p99_ms\":"), NULL);
+    }
+    if (f)
+        fclose(f);
+    *lines = at;
+    for (int i = 1; i < n; i++) /* a few values: insertion sort */
+        for (int k = i; k > 0 && v[k] < v[k - 1]; k--) {
+            double t = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = t;
+        }
+    return n ? v[n / 2] : -1.0;
+}
+
+/* Spectators say HELLO; the drivers drive (light clients: inputs only). */
+static void keep_up(player *drivers, int n_drivers, raw_client *spec, int n_spec,
+                    uint64_t *replies, uint64_t *busy)
+{
+    static rs_msg m;
+    for (int i = 0; i < n_drivers; i++)
+        rs_bot_update(drivers[i].bot, rs_clock_us());
+    for (int i = 0; i < n_spec; i++)
+        while (raw_client_poll(&spec[i], 0, &m))
+            if (m.type == RS_MSG_TUNE_REPLY) {
+                (*replies)++;
+                *busy += m.u.tune_reply.result == RS_RESULT_BUSY;
+            }
+}
+
+static void test_requests_at_their_budget_leave_the_tick_alone(void **state)
+{
+    (void)state;
+    /* A timing comparison: run on a quiet machine (RS_SECURITY_TIMING=1).
+     * On this 2-core machine with other tests running it is not yet
+     * steady enough for every run (issue 12, point 5(f), still open). */
+    const char *on = getenv("RS_SECURITY_TIMING");
+    if (!on || strcmp(on, "1") != 0)
+        skip();
+    /* A hundred registrations in a moment: more than a real server allows. */
+    char conf[64];
+    snprintf(conf, sizeof conf, "/tmp/racesim_test_requests_%ld.json", (long)getpid());
+    FILE *cf = fopen(conf, "w");
+    assert_non_null(cf);
+    fputs("{\"registrations_per_minute\": 1000}\n", cf);
+    fclose(cf);
+    const char *const args[] = {"--config", conf, "--track", "oval", "--laps", "50",
+                                "--max-players", "4", "--spectators", "128", "--lobby-s", "1",
+                                "--countdown-s", "1", "--stats-interval", "1", NULL};
+    server_proc srv;
+    server_start(&srv, true, args);
+    unlink(conf);
+    enum { DRIVERS = 4, SPECTATORS = 100 };
+    static player drivers[DRIVERS];
+    static raw_client spec[SPECTATORS];
+    char err[256];
+    for (int i = 0; i < DRIVERS; i++) {
+        rs_client_config cfg = rs_client_config_default();
+        char name[16];
+        snprintf(name, sizeof name, "driver%d", i);
+        cfg.name = name;
+        cfg.simulate = false;
+        memset(&drivers[i], 0, sizeof drivers[i]);
+        assert_int_equal(rs_bot_create(&cfg, "127.0.0.1", srv.port, false, rs_clock_us(),
+                                       &drivers[i].bot, err, sizeof err),
+                         RS_CLIENT_OK);
+        rs_bot_set_event_fn(drivers[i].bot, on_event, &drivers[i]);
+    }
+    /* Every spectator a registered player (tunes are theirs), from an
+     * address of its own: each has its budget. */
+    static rs_msg m;
+    for (int i = 0; i < SPECTATORS; i++) {
+        char from[20], name[16];
+        snprintf(from, sizeof from, "127.0.1.%d", 10 + i);
+        snprintf(name, sizeof name, "watcher%d", i);
+        assert_true(raw_client_open_from(&spec[i], from, srv.port, NULL, NULL));
+        assert_true(raw_client_wait_secure(&spec[i], 3000));
+        memset(&m, 0, sizeof m);
+        m.type = RS_MSG_HELLO;
+        m.u.hello.protocol_version = RS_PROTO_VERSION;
+        m.u.hello.physics_version = RS_PHYSICS_VERSION;
+        m.u.hello.flags = RS_HELLO_SPECTATOR | RS_HELLO_REGISTER;
+        snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", name);
+        raw_client_send(&spec[i], &m);
+        assert_true(raw_client_wait(&spec[i], RS_MSG_WELCOME, &m, 3000));
+        memset(&m, 0, sizeof m);
+        m.type = RS_MSG_TOKEN_ACK;
+        m.u.token_ack.kind = RS_TOKEN_ACK_REGISTERED;
+        raw_client_send(&spec[i], &m);
+    }
+    uint64_t replies = 0, busy = 0, sent = 0;
+    /* Racing, then a quiet stretch, then the same with every spectator
+     * saving a tune ten times a second, its per-connection budget: a
+     * thousand database writes (each an fsync) asked for a second. */
+    for (int64_t until = rs_clock_us() + 4000000; rs_clock_us() < until; rs_sleep_us(1000))
+        keep_up(drivers, DRIVERS, spec, SPECTATORS, &replies, &busy);
+    int quiet_from = 0, busy_from = 0, end = 0;
+    median_p99(srv.log, 0, &quiet_from);
+    for (int64_t until = rs_clock_us() + 6000000; rs_clock_us() < until; rs_sleep_us(1000))
+        keep_up(drivers, DRIVERS, spec, SPECTATORS, &replies, &busy);
+    double quiet = median_p99(srv.log, quiet_from, &busy_from);
+    int64_t next = 0;
+    for (int64_t until = rs_clock_us() + 6000000; rs_clock_us() < until; rs_sleep_us(1000)) {
+        if (rs_clock_us() >= next) {
+            next = rs_clock_us() + 100000;
+            for (int i = 0; i < SPECTATORS; i++) {
+                memset(&m, 0, sizeof m);
+                m.type = RS_MSG_TUNE_SAVE;
+                m.u.tune_save.request_id = (uint32_t)++sent;
+                snprintf(m.u.tune_save.name, sizeof m.u.tune_save.name, "%s", TUNE_NAME);
+                snprintf(m.u.tune_save.json, sizeof m.u.tune_save.json, "%s", TUNE_JSON);
+                raw_client_send(&spec[i], &m);
+            }
+        }
+        keep_up(drivers, DRIVERS, spec, SPECTATORS, &replies, &busy);
+    }
+    for (int64_t until = rs_clock_us() + 500000; rs_clock_us() < until; rs_sleep_us(1000))
+        keep_up(drivers, DRIVERS, spec, SPECTATORS, &replies, &busy);
+    double loaded = median_p99(srv.log, busy_from + 1, &end);
+    print_message("[requests] ticks late by (p99, median of 1 s lines) %.3f ms quiet, %.3f ms "
+                  "with %llu tune saves asked for in 6 s (%llu answered, %llu of them BUSY): "
+                  "ratio %.2f\n",
+                  quiet, loaded, (unsigned long long)sent, (unsigned long long)replies,
+                  (unsigned long long)busy, quiet > 0 ? loaded / quiet : 0.0);
+    assert_true(quiet > 0 && loaded > 0);
+    /* Every request answered, at once when the database cannot keep up. */
+    assert_true(replies >= sent * 9 / 10);
+    /* Unchanged but for what a thousand more packets a second cost the
+     * loop (opening, decoding, answering: about 1.2 to 2.5 times the quiet
+     * lateness on the 2-core machine this was written on, busy with other
+     * tests). With the saves on the tick thread instead, ticks were 17 ms
+     * late (p99) against 1.4 ms quiet, 12 times: that is what this catches.
+     * ENet waits in whole milliseconds, so a tick is normally up to 1 ms
+     * late. */
+    assert_true(loaded <= 3.0 * quiet + 1.0);
+    for (int i = 0; i < SPECTATORS; i++)
+        raw_client_close(&spec[i]);
+    for (int i = 0; i < DRIVERS; i++)
+        rs_bot_destroy(drivers[i].bot);
+    server_stop(&srv);
+    server_cleanup(&srv);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -565,6 +724,8 @@ int main(void)
         cmocka_unit_test_teardown(test_registrations_and_bans_hold, server_kill_leftover),
         cmocka_unit_test_teardown(test_one_address_cannot_take_the_server, server_kill_leftover),
         cmocka_unit_test_teardown(test_fragment_floods_stay_within_the_memory_bound,
+                                  server_kill_leftover),
+        cmocka_unit_test_teardown(test_requests_at_their_budget_leave_the_tick_alone,
                                   server_kill_leftover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -58,6 +58,9 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
     copy_str(c->db, sizeof c->db, "racesim.db");
     copy_str(c->key_file, sizeof c->key_file, "raceserver.key");
     c->max_per_address = 8;
+    c->requests_per_s = 20;
+    c->registrations_per_hour = 5;
+    c->registrations_per_minute = 30;
     c->log_level = RS_LOG_INFO;
     c->stats_interval_s = 10;
     c->guests = RS_GUESTS_ALLOW;
@@ -243,6 +246,12 @@ static int j_server_key(const jctx *j, rs_server_config *c, const cJSON *it)
         ok = j_str(j, it, k, 1, RS_CFG_PATH_MAX - 1, c->key_file, sizeof c->key_file);
     } else if (strcmp(k, "max_per_address") == 0) {
         ok = j_u32(j, it, k, 1, MAX_CLIENTS, &c->max_per_address);
+    } else if (strcmp(k, "requests_per_s") == 0) {
+        ok = j_u32(j, it, k, 1, 10000, &c->requests_per_s);
+    } else if (strcmp(k, "registrations_per_hour") == 0) {
+        ok = j_u32(j, it, k, 1, 10000, &c->registrations_per_hour);
+    } else if (strcmp(k, "registrations_per_minute") == 0) {
+        ok = j_u32(j, it, k, 1, 100000, &c->registrations_per_minute);
     } else if (strcmp(k, "ban_file") == 0) {
         ok = false; /* a file of names: gone, and a banned guest just changed name */
         jfail(j, k, "no longer supported: bans live in the database (racectl ban add)");

@@ -52,6 +52,9 @@ typedef struct rs_server_config {
     char db[RS_CFG_PATH_MAX];      /* SQLite file */
     char key_file[RS_CFG_PATH_MAX];/* the server's secret key (server_key.h) */
     uint32_t max_per_address;      /* connections from one IPv4 address, 1..max_clients */
+    uint32_t requests_per_s;       /* requests per address and second, 1..10000 */
+    uint32_t registrations_per_hour;   /* per address, 1..10000 */
+    uint32_t registrations_per_minute; /* in all, 1..100000 */
     bool print_public_key;         /* --print-public-key: print it and exit */
     bool no_db;                    /* run without persistence */
     rs_log_level log_level;

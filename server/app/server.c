@@ -43,6 +43,12 @@ typedef struct srv_car {
     rs_car_params *car;
 } srv_car;
 
+/* Per-tick measurements of one stats interval. */
+typedef struct srv_samples {
+    double *v;
+    size_t n, cap;
+} srv_samples;
+
 typedef struct srv_room {
     rs_room *room;
     int64_t due_us;           /* when rs_room_update should run next */
@@ -82,8 +88,8 @@ struct rs_server {
     uint64_t dropped;             /* pre-HELLO junk, HELLOs naming no room */
     uint64_t dropped_reported;
     rs_net_stats net_reported;    /* the transport's counters at the last stats line */
-    double *tick_ms;              /* per-tick times of this interval, all rooms */
-    size_t tick_n, tick_cap;
+    srv_samples tick_ms;          /* per-tick times of this interval, all rooms */
+    srv_samples late_ms;          /* how late each room update began after its tick was due */
     int64_t stats_due_us, stats_from_us;
     int64_t housekeeping_us;
 };
@@ -228,6 +234,9 @@ static rs_status open_services(rs_server *srv, char *err, size_t err_len)
     def.db_path = srv->cfg.db;
     def.allow_guests = srv->cfg.guests == RS_GUESTS_ALLOW;
     def.max_peers = srv->cfg.max_clients;
+    def.limits.requests_per_s = srv->cfg.requests_per_s;
+    def.limits.registers_per_hour = srv->cfg.registrations_per_hour;
+    def.limits.registers_per_minute = srv->cfg.registrations_per_minute;
     def.log = services_log;
     def.tracks = cat;
     def.track_count = srv->track_count;
@@ -393,7 +402,8 @@ void rs_server_destroy(rs_server *srv)
     free(srv->packets);
     free(srv->closing);
     free(srv->msg);
-    free(srv->tick_ms);
+    free(srv->tick_ms.v);
+    free(srv->late_ms.v);
     free(srv);
 }
 
@@ -572,19 +582,29 @@ static void flush_room(rs_server *srv, rs_room *room)
 
 /* ---------------------------------------------------------------- stats */
 
-static void record_tick_time(rs_server *srv, double ms)
+static void record_sample(rs_server *srv, srv_samples *s, double ms)
 {
     if (srv->cfg.stats_interval_s == 0)
         return;
-    if (srv->tick_n == srv->tick_cap) {
-        size_t cap = srv->tick_cap ? srv->tick_cap * 2 : 4096;
-        double *t = realloc(srv->tick_ms, cap * sizeof *t);
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4096;
+        double *t = realloc(s->v, cap * sizeof *t);
         if (!t)
             return; /* a missing sample only thins the statistics */
-        srv->tick_ms = t;
-        srv->tick_cap = cap;
+        s->v = t;
+        s->cap = cap;
     }
-    srv->tick_ms[srv->tick_n++] = ms;
+    s->v[s->n++] = ms;
+}
+
+/* Sorts the samples and gives their median, 99th percentile and maximum. */
+static void samples_summary(srv_samples *s, double *p50, double *p99, double *max)
+{
+    if (s->n > 1) /* qsort's pointer must not be NULL, even for 0 items */
+        qsort(s->v, s->n, sizeof *s->v, rs_cmp_double);
+    *p50 = rs_quantile_sorted(s->v, s->n, 0.50);
+    *p99 = rs_quantile_sorted(s->v, s->n, 0.99);
+    *max = s->n ? s->v[s->n - 1] : 0.0;
 }
 
 static void log_stats(rs_server *srv, int64_t now)
@@ -613,11 +633,9 @@ static void log_stats(rs_server *srv, int64_t now)
         db_pending = ss.laps_pending;
         db_errors = ss.db_errors + ss.records_failed;
     }
-    if (srv->tick_n > 1) /* qsort's pointer must not be NULL, even for 0 items */
-        qsort(srv->tick_ms, srv->tick_n, sizeof *srv->tick_ms, rs_cmp_double);
-    double p50 = rs_quantile_sorted(srv->tick_ms, srv->tick_n, 0.50);
-    double p99 = rs_quantile_sorted(srv->tick_ms, srv->tick_n, 0.99);
-    double max = srv->tick_n ? srv->tick_ms[srv->tick_n - 1] : 0.0;
+    double p50, p99, max, late50, late99, late_max;
+    samples_summary(&srv->tick_ms, &p50, &p99, &max);
+    samples_summary(&srv->late_ms, &late50, &late99, &late_max);
     /* Every refusal reason of the transport, as "drop_<reason>":count. */
     char drops[RS_NET_DROP_COUNT * 40] = "";
     size_t used = 0;
@@ -628,13 +646,15 @@ static void log_stats(rs_server *srv, int64_t now)
     rs_logf(RS_LOG_INFO,
            "stats {\"interval_s\":%.3f,\"rooms\":%u,\"players\":%u,\"spectators\":%u,"
            "\"connections\":%u,\"ticks\":%zu,\"tick_p50_ms\":%.4f,\"tick_p99_ms\":%.4f,"
-           "\"tick_max_ms\":%.4f,\"bytes_in\":%llu,\"bytes_out\":%llu,\"packets_in\":%llu,"
+           "\"tick_max_ms\":%.4f,\"tick_late_p50_ms\":%.4f,\"tick_late_p99_ms\":%.4f,"
+           "\"tick_late_max_ms\":%.4f,\"bytes_in\":%llu,\"bytes_out\":%llu,\"packets_in\":%llu,"
            "\"packets_out\":%llu,\"dropped\":%llu,\"rate_limited\":%llu,\"cookies_issued\":%llu,"
            "\"handshakes\":%llu%s,\"laps_recorded\":%llu,\"db_pending\":%llu,"
            "\"db_errors\":%llu}",
            (double)(now - srv->stats_from_us) / 1e6, (unsigned)srv->room_count,
-           (unsigned)players, (unsigned)spectators, (unsigned)ns.peers_connected, srv->tick_n,
-           p50, p99, max, (unsigned long long)(ns.bytes_in - o->bytes_in),
+           (unsigned)players, (unsigned)spectators, (unsigned)ns.peers_connected, srv->tick_ms.n,
+           p50, p99, max, late50, late99, late_max,
+           (unsigned long long)(ns.bytes_in - o->bytes_in),
            (unsigned long long)(ns.bytes_out - o->bytes_out),
            (unsigned long long)(ns.packets_in - o->packets_in),
            (unsigned long long)(ns.packets_out - o->packets_out), (unsigned long long)dropped,
@@ -643,7 +663,8 @@ static void log_stats(rs_server *srv, int64_t now)
            (unsigned long long)(ns.handshakes - o->handshakes), drops, laps_recorded,
            db_pending, db_errors);
     srv->net_reported = ns;
-    srv->tick_n = 0;
+    srv->tick_ms.n = 0;
+    srv->late_ms.n = 0;
     srv->stats_from_us = now;
 }
 
@@ -715,6 +736,9 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
          * always a period ahead, so the server keeps its own schedule. */
         if (now >= sr->due_us) {
             int64_t t0 = rs_clock_us();
+            /* Lateness: what the loop's other work (events, requests, other
+             * rooms) costs a tick. */
+            record_sample(srv, &srv->late_ms, (double)(t0 - sr->due_us) / 1000.0);
             rs_room_update(sr->room, now);
             int64_t t1 = rs_clock_us();
             rs_room_stats st;
@@ -722,7 +746,7 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
             uint64_t stepped = st.ticks - sr->last_ticks;
             sr->last_ticks = st.ticks;
             if (stepped > 0)
-                record_tick_time(srv, (double)(t1 - t0) / 1000.0 / (double)stepped);
+                record_sample(srv, &srv->tick_ms, (double)(t1 - t0) / 1000.0 / (double)stepped);
             sr->due_us = rs_room_next_due_us(sr->room, now);
         }
         flush_room(srv, sr->room);

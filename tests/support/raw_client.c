@@ -129,7 +129,9 @@ bool raw_client_poll(raw_client *c, int timeout_ms, rs_msg *out)
     do {
         pump(c);
         ENetEvent e;
-        while (enet_host_service(c->host, &e, c->pump ? 1 : 10) > 0) {
+        /* 0: look without waiting (many clients polled in turn). */
+        uint32_t wait_ms = timeout_ms <= 0 ? 0 : c->pump ? 1 : 10;
+        while (enet_host_service(c->host, &e, wait_ms) > 0) {
             bool got = false;
             if (e.type == ENET_EVENT_TYPE_CONNECT) {
                 c->connected = true;

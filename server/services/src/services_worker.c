@@ -8,6 +8,7 @@
  * state on the database thread: it reads what was copied into it and
  * writes only its results.
  */
+#define _GNU_SOURCE /* syscall */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,12 @@
 #include <string.h>
 
 #include "services_internal.h"
+
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 svc_job *rs_svc__job_new(rs_services *svc, uint8_t kind, rs_room *room, uint32_t peer,
                          int64_t player_id, const char *name)
@@ -63,9 +70,23 @@ static void run(svc_worker *w, svc_job *job)
         rs_svc__run_request(w, job);
 }
 
+/* The ticks come first: on a machine with few cores the database thread
+ * (validating tunes, waiting for fsyncs, answering pages) must not take
+ * the CPU from the room's thread. Linux lets one thread be nicer than the
+ * rest of its process; elsewhere it keeps the process's priority. */
+static void yield_to_the_ticks(void)
+{
+#ifdef __linux__
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) != 0) {
+        /* not allowed: the thread keeps the priority it has */
+    }
+#endif
+}
+
 static void *worker_main(void *arg)
 {
     svc_worker *w = arg;
+    yield_to_the_ticks();
     pthread_mutex_lock(&w->lock);
     for (;;) {
         while (w->todo_len == 0 && !w->stop)
