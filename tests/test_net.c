@@ -130,7 +130,7 @@ typedef struct loop {
     uint64_t received; /* RECEIVE events the adapter delivered */
 } loop;
 
-static int loop_setup(void **state)
+static int loop_open(void **state, uint32_t max_clients, uint32_t max_per_address)
 {
     loop *l = calloc(1, sizeof *l);
     char err[512] = "";
@@ -151,8 +151,8 @@ static int loop_setup(void **state)
     rs_net_config nc = rs_net_config_default();
     nc.bind_address = "127.0.0.1";
     nc.port = 0;
-    nc.max_clients = 8;
-    nc.max_per_address = 3;
+    nc.max_clients = max_clients;
+    nc.max_per_address = max_per_address;
     nc.handshake_ms = 400;
     nc.identity = &l->identity;
     if (rs_net_create(&nc, &l->net, err, sizeof err) != RS_OK) {
@@ -166,6 +166,17 @@ static int loop_setup(void **state)
     l->server.port = rs_net_port(l->net);
     *state = l;
     return 0;
+}
+
+static int loop_setup(void **state)
+{
+    return loop_open(state, 8, 3);
+}
+
+/* A LAN party's server: twenty connections allowed from one address. */
+static int loop_setup_lan(void **state)
+{
+    return loop_open(state, 32, 20);
 }
 
 static int loop_teardown(void **state)
@@ -498,24 +509,42 @@ static void test_malformed_cookie_request_gets_no_reply(void **state)
     assert_int_equal(st.peers_in_use, 0);
 }
 
-static void test_cookie_requests_are_limited_per_address(void **state)
+/* Sends n cookie requests at once; how many got a reply. */
+static int cookie_requests_answered(loop *l, int n)
 {
-    loop *l = *state;
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < n; i++)
         send_cookie_request(l, RS_COOKIE_REQ_LEN);
     uint8_t rep[64];
     int replies = 0;
     while (raw_receive(l, rep, sizeof rep, 300) == RS_COOKIE_REP_LEN)
         replies++;
+    return replies;
+}
+
+static void test_cookie_requests_are_limited_per_address(void **state)
+{
+    loop *l = *state;
+    assert_int_equal(cookie_requests_answered(l, 20), 8);
     rs_net_stats st;
     rs_net_get_stats(l->net, &st);
-    assert_int_equal(replies, 8);
     assert_int_equal(st.cookies_issued, 8);
     assert_int_equal(st.drops[RS_NET_DROP_COOKIE_RATE], 12);
     /* The budget refills: a second later the address is served again. */
     rs_sleep_us(600000);
     send_cookie_request(l, RS_COOKIE_REQ_LEN);
+    uint8_t rep[64];
     assert_int_equal(raw_receive(l, rep, sizeof rep, 1000), RS_COOKIE_REP_LEN);
+}
+
+/* Everyone behind one router may join at the same moment: the burst
+ * follows max_per_address. */
+static void test_an_address_allowed_more_connections_may_ask_as_many_at_once(void **state)
+{
+    loop *l = *state;
+    assert_int_equal(cookie_requests_answered(l, 30), 20);
+    rs_net_stats st;
+    rs_net_get_stats(l->net, &st);
+    assert_int_equal(st.drops[RS_NET_DROP_COOKIE_RATE], 10);
 }
 
 static void test_a_cookie_for_another_address_is_refused(void **state)
@@ -603,6 +632,9 @@ int main(void)
                                         loop_setup, loop_teardown),
         cmocka_unit_test_setup_teardown(test_cookie_requests_are_limited_per_address,
                                         loop_setup, loop_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_an_address_allowed_more_connections_may_ask_as_many_at_once, loop_setup_lan,
+            loop_teardown),
         cmocka_unit_test_setup_teardown(test_a_cookie_for_another_address_is_refused,
                                         loop_setup, loop_teardown),
     };

@@ -318,6 +318,7 @@ static rs_status create_rooms(rs_server *srv, const room_content *content, char 
                     rerr);
             return st;
         }
+        srv->rooms[i].due_us = rs_clock_us(); /* the first update is due at once */
         srv->room_count++;
     }
     return RS_OK;
@@ -718,14 +719,18 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
     int64_t wait_us = due - now;
     uint32_t wait_ms = wait_us <= 0 ? 0 : (uint32_t)((wait_us + 999) / 1000);
 
+    /* Events until something is due: a burst of packets (a thousand
+     * requests in one moment) then waits behind the ticks instead of
+     * making them late; ENet keeps the rest for the next step. */
     rs_net_event ev;
     int rc = rs_net_service(srv->net, wait_ms, &ev);
-    for (int n = 0; rc > 0 && n < EVENTS_PER_STEP; n++) {
-        handle_event(srv, &ev, rs_clock_us());
+    for (int n = 1; rc > 0; n++) {
+        int64_t t = rs_clock_us();
+        handle_event(srv, &ev, t); /* every event taken from ENet is handled */
+        if (t >= due || n >= EVENTS_PER_STEP)
+            break;
         rc = rs_net_service(srv->net, 0, &ev);
     }
-    if (rc > 0)
-        handle_event(srv, &ev, rs_clock_us());
     if (rc < 0)
         rs_logf(RS_LOG_WARN, "network: socket error while servicing");
 
@@ -736,9 +741,6 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
          * always a period ahead, so the server keeps its own schedule. */
         if (now >= sr->due_us) {
             int64_t t0 = rs_clock_us();
-            /* Lateness: what the loop's other work (events, requests, other
-             * rooms) costs a tick. */
-            record_sample(srv, &srv->late_ms, (double)(t0 - sr->due_us) / 1000.0);
             rs_room_update(sr->room, now);
             int64_t t1 = rs_clock_us();
             rs_room_stats st;
@@ -747,6 +749,16 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
             sr->last_ticks = st.ticks;
             if (stepped > 0)
                 record_sample(srv, &srv->tick_ms, (double)(t1 - t0) / 1000.0 / (double)stepped);
+            /* Lateness: what the loop's other work (events, requests, other
+             * rooms, a stall) cost each tick stepped. After a stall the room
+             * catches up many ticks at once, each due a period after the
+             * one before: every one of them counts, so a one-second stall
+             * is sixty late ticks, not one. */
+            int64_t period_us = 1000000 / (int64_t)srv->cfg.tick_hz;
+            for (uint64_t k = 0; k < stepped; k++) {
+                int64_t late_us = t0 - sr->due_us - (int64_t)k * period_us;
+                record_sample(srv, &srv->late_ms, late_us > 0 ? (double)late_us / 1000.0 : 0.0);
+            }
             sr->due_us = rs_room_next_due_us(sr->room, now);
         }
         flush_room(srv, sr->room);

@@ -130,6 +130,8 @@ rs_status rs_net_create(const rs_net_config *cfg, rs_net **out, char *err, size_
     net->host->maximumPacketSize = RS_SECURE_MAX_PACKET;
     net->host->maximumWaitingData = RS_NET_MAX_WAITING_DATA;
     net->host->duplicatePeers = cfg->max_per_address;
+    net->cookie_burst = cfg->max_per_address > RS_NET_COOKIE_BURST_MIN ? cfg->max_per_address
+                                                                      : RS_NET_COOKIE_BURST_MIN;
     net->identity = cfg->identity;
     net->handshake_us = (int64_t)cfg->handshake_ms * 1000;
     /* The port actually bound (the caller may have asked for any). */

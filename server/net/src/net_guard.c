@@ -30,7 +30,7 @@ static int refuse(rs_net *net, rs_net_drop reason)
     return 1;
 }
 
-/* One address's cookie budget: a token bucket of RS_NET_COOKIE_BURST
+/* One address's cookie budget: a token bucket of net->cookie_burst
  * requests refilled at RS_NET_COOKIE_PER_S. The table is small and keyed
  * by a keyed hash, so nobody can aim collisions at another address; two
  * addresses that share a slot only reset each other's budget. */
@@ -43,12 +43,12 @@ static bool cookie_budget(rs_net *net, uint32_t ipv4)
     int64_t now = rs_clock_us();
     if (k->ipv4 != ipv4 || k->at_us == 0) {
         k->ipv4 = ipv4;
-        k->tokens = RS_NET_COOKIE_BURST;
+        k->tokens = net->cookie_burst;
     } else {
         int64_t refill = (now - k->at_us) * RS_NET_COOKIE_PER_S / 1000000;
         if (refill > 0)
-            k->tokens = (uint32_t)(k->tokens + refill > RS_NET_COOKIE_BURST
-                                       ? RS_NET_COOKIE_BURST
+            k->tokens = (uint32_t)(k->tokens + refill > net->cookie_burst
+                                       ? net->cookie_burst
                                        : k->tokens + refill);
         else
             now = k->at_us; /* keep the fraction for the next request */

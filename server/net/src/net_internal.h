@@ -32,9 +32,11 @@ typedef struct net_slot {
 } net_slot;
 
 /* Cookie requests per address (net_guard.c): a client asks every 250 ms
- * until answered, so 8 at once and 4 a second more are plenty. */
+ * until answered, so 4 a second more are plenty. At once, an address may
+ * ask for as many as it may hold connections (at least 8): a LAN party
+ * allowed 64 connections can all join in the same second. */
 #define RS_NET_COOKIE_BUCKETS 4096u
-#define RS_NET_COOKIE_BURST 8u
+#define RS_NET_COOKIE_BURST_MIN 8u
 #define RS_NET_COOKIE_PER_S 4
 
 typedef struct net_cookie_bucket {
@@ -51,6 +53,7 @@ struct rs_net {
     const rs_secure_identity *identity;
     int64_t handshake_us;    /* the key exchange deadline after connecting */
     int64_t next_sweep_us;   /* when to look for peers past that deadline */
+    uint32_t cookie_burst;   /* cookie requests one address may make at once */
     uint8_t plain[RS_PROTO_MAX_PACKET]; /* the last RECEIVE's message, opened */
     net_cookie_bucket cookie_buckets[RS_NET_COOKIE_BUCKETS];
     rs_net_stats stats;

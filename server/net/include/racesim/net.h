@@ -45,7 +45,8 @@ typedef struct rs_net_config {
     uint16_t port;            /* 0 = a free port (rs_net_port tells which). Usually 27960 */
     uint32_t max_clients;     /* ENet peer slots, 1..4095. Usually 512 */
     uint32_t max_per_address; /* connections from one IPv4 address at once (a LAN party
-                                 behind one router shares one), 1..max_clients. Usually 8 */
+                                 behind one router shares one), 1..max_clients. Usually 8.
+                                 Also the address's cookie requests at once (at least 8) */
     uint32_t handshake_ms;    /* a peer that has not completed its key exchange this long
                                  after connecting is dropped, 100..60000. Usually 3000 */
     const rs_secure_identity *identity; /* the server's long-term key pair; required,
@@ -126,8 +127,9 @@ typedef enum rs_net_drop {
     RS_NET_DROP_COMPRESSED,     /* ENet compression (never used by racesim) */
     RS_NET_DROP_COOKIE,         /* a CONNECT without a valid cookie */
     RS_NET_DROP_COOKIE_REQUEST, /* a malformed cookie request */
-    RS_NET_DROP_COOKIE_RATE,    /* a cookie request over its address's budget (8 at once,
-                                   4 a second), unanswered */
+    RS_NET_DROP_COOKIE_RATE,    /* a cookie request over its address's budget
+                                   (max_per_address but at least 8 at once, 4 a second),
+                                   unanswered */
     RS_NET_DROP_HANDSHAKE,      /* a malformed key offer, a weak key, or a packet before
                                    the key exchange: the peer is disconnected */
     RS_NET_DROP_HANDSHAKE_TIMEOUT, /* a peer that never completed the key exchange */
