@@ -36,6 +36,7 @@ rs_client_config rs_client_config_default(void)
     cfg.lead_margin_ticks = 3;
     cfg.min_lead_ms = 30;
     cfg.max_lead_ticks = 200;
+    cfg.input_interval_ticks = 2;
     /* ENet retries its CONNECT at 0, 0.5, 1.5, 3.5 and 7.5 s (the timeout
      * doubles from a 500 ms guess at the round trip), and HELLO and
      * WELCOME follow: on a route losing 10 % each way, 5 s failed now and
@@ -94,6 +95,8 @@ static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, 
         bad = "config.snapshot_policy: unknown";
     else if (cfg->lead_margin_ticks > 60)
         bad = "config.lead_margin_ticks: 0..60";
+    else if (cfg->input_interval_ticks < 1 || cfg->input_interval_ticks > 4)
+        bad = "config.input_interval_ticks: 1..4";
     if (bad) {
         rs_errf(err, err_len, "%s", bad);
         free(c);

@@ -198,6 +198,22 @@ void rs_client__on_frame(rs_client *c, const rs_msg_frame *f, int64_t now_us)
     }
 }
 
+/* How early our inputs should reach the room: twice the measured jitter
+ * plus a margin, never below min_lead_ms; and since an INPUT goes out only
+ * every input_interval_ticks, its oldest new input was ready that many
+ * ticks less one before it left: the lead covers that too, or it would be
+ * late. */
+static double target_lead_ms(const rs_client *c)
+{
+    double hz = c->welcome.tick_hz;
+    double lead = (double)rs_predict_lead_ticks(0.0, 2.0 * c->jitter_ms, c->welcome.tick_hz,
+                                                c->cfg.lead_margin_ticks) *
+                  1000.0 / hz;
+    if (lead < c->cfg.min_lead_ms)
+        lead = c->cfg.min_lead_ms;
+    return lead + (double)(c->cfg.input_interval_ticks - 1) * 1000.0 / hz;
+}
+
 void rs_client__on_pong(rs_client *c, const rs_msg_pong *p, int64_t now_us)
 {
     double rtt_ms = (double)(now_us - (int64_t)p->echo_time_us) / 1000.0;
@@ -219,12 +235,7 @@ void rs_client__on_pong(rs_client *c, const rs_msg_pong *p, int64_t now_us)
      * another half to reach it: start a full round trip plus the target
      * lead ahead. */
     double hz = c->welcome.tick_hz;
-    c->target_lead_ms = (double)rs_predict_lead_ticks(0.0, 2.0 * c->jitter_ms,
-                                                      c->welcome.tick_hz,
-                                                      c->cfg.lead_margin_ticks) *
-                        1000.0 / hz;
-    if (c->target_lead_ms < c->cfg.min_lead_ms)
-        c->target_lead_ms = c->cfg.min_lead_ms;
+    c->target_lead_ms = target_lead_ms(c);
     c->clock_tick = (double)p->tick + (rtt_ms + c->target_lead_ms) / 1000.0 * hz;
     c->calibrated = true;
     c->rate = 1.0;
@@ -319,11 +330,7 @@ static void predicted_events(rs_client *c)
 /* Steers the clock's rate towards the target input lead. */
 static void keep_lead(rs_client *c, int64_t now_us, double hz)
 {
-    /* The target follows the measured jitter. */
-    double target = (double)rs_predict_lead_ticks(0.0, 2.0 * c->jitter_ms, c->welcome.tick_hz,
-                                                  c->cfg.lead_margin_ticks) *
-                    1000.0 / hz;
-    c->target_lead_ms = target < c->cfg.min_lead_ms ? c->cfg.min_lead_ms : target;
+    c->target_lead_ms = target_lead_ms(c);
     if (!c->lead_known)
         return;
     double err = c->lead_ms - c->target_lead_ms;
@@ -415,8 +422,14 @@ void rs_client__drive(rs_client *c, int64_t now_us)
      * is the slower for it: one INPUT per tick period whatever happens. */
     bool keepalive = !stepped && present > 0 &&
                      now_us - c->input_sent_us >= (int64_t)(1e6 / hz);
-    if ((stepped && (c->car || present % 2 == 0)) || keepalive) {
+    /* A driver's INPUT every input_interval_ticks (each carries every
+     * unacknowledged input); a spectator's, which only acknowledges
+     * frames, every second tick. */
+    uint64_t every = c->car ? c->cfg.input_interval_ticks : 2;
+    bool due = present < c->input_sent_present || present - c->input_sent_present >= every;
+    if ((stepped && due) || keepalive) {
         c->input_sent_us = now_us;
+        c->input_sent_present = present;
         /* One INPUT per update however many ticks it covered, plus, when
          * inputs older than its 8 are still unacknowledged (a jump ahead, a
          * burst of loss), one more carrying the oldest of them: the room's

@@ -105,6 +105,7 @@ struct rs_client {
     int64_t jump_hold_us;
     int64_t backlog_next_us;
     int64_t input_sent_us;    /* when the last INPUT went out (keep-alive while stalled) */
+    uint64_t input_sent_present; /* the present tick when it went out */
     int64_t snap_request_next_us;
     uint32_t late_inputs;
 
