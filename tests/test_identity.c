@@ -46,6 +46,61 @@ static rs_store *open_store(const test_tmpdb *f)
     return s;
 }
 
+/* What most tests work on: a fresh database and one store open on it, the
+ * test's state. store_setup and store_teardown are their cmocka set-up and
+ * tear-down. */
+typedef struct store_fixture {
+    test_tmpdb db;
+    rs_store *s; /* NULL once the test has closed it (close_store) */
+} store_fixture;
+
+static int store_setup(void **state)
+{
+    store_fixture *fx = calloc(1, sizeof *fx);
+    *state = fx;
+    if (fx && test_tmpdb_make(&fx->db)) {
+        char err[512];
+        if (rs_store_open(fx->db.path, RS_STORE_CREATE, &fx->s, err, sizeof err) == RS_OK)
+            return 0;
+        print_error("opening %s: %s\n", fx->db.path, err);
+        test_tmpdb_remove(&fx->db);
+    }
+    free(fx);
+    *state = NULL;
+    return -1;
+}
+
+static int store_teardown(void **state)
+{
+    store_fixture *fx = *state;
+    if (fx->s)
+        rs_store_close(fx->s);
+    test_tmpdb_remove(&fx->db);
+    free(fx);
+    return 0;
+}
+
+/* The fixture's open store. */
+static rs_store *store_of(void **state)
+{
+    return ((store_fixture *)*state)->s;
+}
+
+/* The path of the fixture's database. */
+static const char *path_of(void **state)
+{
+    return ((store_fixture *)*state)->db.path;
+}
+
+/* Closes the fixture's store before the test ends (to look at the file as
+ * a later process would). */
+static void close_store(void **state)
+{
+    store_fixture *fx = *state;
+    rs_store_close(fx->s);
+    fx->s = NULL;
+}
+
 /* Registers name (still unconfirmed) and returns its id; its token into tok. */
 static int64_t register_only(rs_store *s, const char *name, token_t tok)
 {
@@ -123,36 +178,59 @@ static void save_tune(rs_store *s, int64_t player_id, const char *name)
                      RS_OK);
 }
 
-static int64_t ban_player(rs_store *s, const char *name, int64_t expires_at)
+/* A page of up to 10 of player's tunes for the car base_hash (0: of every
+ * car) from offset, into page: it must be listed, and total_want the
+ * player's tunes in all. How many the page holds. */
+static size_t tune_page(rs_store *s, int64_t player, uint64_t base_hash, int64_t offset,
+                        rs_store_tune page[10], size_t total_want)
+{
+    char err[512];
+    size_t n = 0, total = 0;
+    assert_int_equal(rs_store_tune_list_page(s, player, base_hash, offset, page, 10, &n, &total,
+                                             err, sizeof err),
+                     RS_OK);
+    assert_int_equal(total, total_want);
+    return n;
+}
+
+/* A ban as the tests write them: made by "tester" at NOW; "" for the
+ * player or the network it does not name. */
+static rs_store_ban ban_of(const char *player, const char *network, const char *reason,
+                           int64_t expires_at)
 {
     rs_store_ban b = {0};
-    snprintf(b.player_name, sizeof b.player_name, "%s", name);
-    snprintf(b.reason, sizeof b.reason, "test ban");
+    snprintf(b.player_name, sizeof b.player_name, "%s", player);
+    snprintf(b.network, sizeof b.network, "%s", network);
+    snprintf(b.reason, sizeof b.reason, "%s", reason);
     snprintf(b.created_by, sizeof b.created_by, "tester");
     b.created_at = NOW;
     b.expires_at = expires_at;
+    return b;
+}
+
+/* Adds b, which must be accepted (what names it in the failure); its id. */
+static int64_t add_ban(rs_store *s, rs_store_ban *b, const char *what)
+{
     int64_t id = 0;
     char err[512];
-    rs_status st = rs_store_ban_add(s, &b, &id, err, sizeof err);
+    rs_status st = rs_store_ban_add(s, b, &id, err, sizeof err);
     if (st != RS_OK)
-        fail_msg("banning %s: %s", name, err);
+        fail_msg("banning %s: %s", what, err);
     return id;
+}
+
+static int64_t ban_player(rs_store *s, const char *name, int64_t expires_at)
+{
+    rs_store_ban b = ban_of(name, "", "test ban", expires_at);
+    return add_ban(s, &b, name);
 }
 
 static int64_t ban_network(rs_store *s, const char *cidr, int64_t expires_at)
 {
-    rs_store_ban b = {0};
-    snprintf(b.network, sizeof b.network, "%s", cidr);
-    snprintf(b.reason, sizeof b.reason, "bots from %s", cidr);
-    snprintf(b.created_by, sizeof b.created_by, "tester");
-    b.created_at = NOW;
-    b.expires_at = expires_at;
-    int64_t id = 0;
-    char err[512];
-    rs_status st = rs_store_ban_add(s, &b, &id, err, sizeof err);
-    if (st != RS_OK)
-        fail_msg("banning %s: %s", cidr, err);
-    return id;
+    char reason[64];
+    snprintf(reason, sizeof reason, "bots from %s", cidr);
+    rs_store_ban b = ban_of("", cidr, reason, expires_at);
+    return add_ban(s, &b, cidr);
 }
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
@@ -175,8 +253,7 @@ static bool banned(rs_store *s, int64_t player_id, uint32_t ip, int64_t now, int
 
 static void test_registration_completes_only_when_confirmed(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512];
     token_t tok, tok2;
     int64_t id = register_only(s, "Ada", tok), got = 0;
@@ -220,13 +297,11 @@ static void test_registration_completes_only_when_confirmed(void **state)
     assert_false(forgotten);
     assert_true(info_of(s, "bob").confirmed);
     assert_int_equal(auth(s, "bob", tok2, NULL), RS_OK);
-    rs_store_close(s);
 }
 
 static void test_startup_sweep_forgets_unconfirmed_rows_without_history(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512];
     token_t t;
     register_only(s, "plain", t);
@@ -250,22 +325,20 @@ static void test_startup_sweep_forgets_unconfirmed_rows_without_history(void **s
     const char *kept[] = {"lapper", "tuner", "banned", "done", "~guest"};
     for (size_t i = 0; i < 5; i++)
         assert_true(info_of(s, kept[i]).confirmed);
-    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM players WHERE confirmed = 0"),
-                     0);
+    assert_int_equal(
+        test_sql_value(path_of(state), "SELECT count(*) FROM players WHERE confirmed = 0"), 0);
     /* Nothing left to do the second time. */
     assert_int_equal(rs_store_players_forget_unconfirmed(s, &count, err, sizeof err), RS_OK);
     assert_int_equal(count, 0);
     (void)done;
     (void)guest;
-    rs_store_close(s);
 }
 
 /* ---------------------------------------------------------------- tokens */
 
 static void test_token_rotation_keeps_the_old_token_until_commit(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512];
     token_t t0, t1, t2, t3, t4;
     int64_t id = register_player(s, "ada", t0);
@@ -307,7 +380,7 @@ static void test_token_rotation_keeps_the_old_token_until_commit(void **state)
                      RS_ERR_RANGE);
     assert_non_null(strstr(err, "registration"));
     assert_int_equal(rs_store_token_rotate_begin(s, 9999, t1, err, sizeof err), RS_ERR_MISSING);
-    rs_store_close(s);
+    close_store(state);
 
     /* Only hashes are stored: neither token is in the file's rows. */
     char sql[512];
@@ -315,13 +388,12 @@ static void test_token_rotation_keeps_the_old_token_until_commit(void **state)
              "SELECT count(*) FROM players WHERE instr(lower(hex(token_salt || token_hash || "
              "coalesce(pending_salt, x'') || coalesce(pending_hash, x''))), '%.32s') > 0",
              t4);
-    assert_int_equal(test_sql_value(f->path, sql), 0);
+    assert_int_equal(test_sql_value(path_of(state), sql), 0);
 }
 
 static void test_operator_reset_issues_a_fresh_token_at_once(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512];
     token_t t0, pending, fresh, t_new;
     int64_t id = register_player(s, "ada", t0);
@@ -343,15 +415,13 @@ static void test_operator_reset_issues_a_fresh_token_at_once(void **state)
     assert_int_equal(rs_store_token_reset(s, "~visitor", fresh, err, sizeof err), RS_ERR_RANGE);
     assert_int_equal(rs_store_token_reset(s, "nobody", fresh, err, sizeof err), RS_ERR_MISSING);
     assert_non_null(strstr(err, "nobody"));
-    rs_store_close(s);
 }
 
 /* ---------------------------------------------------------------- admins */
 
 static void test_admin_rights_are_granted_and_revoked_never_to_guests(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512];
     token_t t;
     int64_t ada = register_player(s, "ada", t);
@@ -376,8 +446,9 @@ static void test_admin_rights_are_granted_and_revoked_never_to_guests(void **sta
                      RS_ERR_MISSING);
     /* The schema refuses an admin guest row too, whatever writes it. */
     int64_t v = 0;
-    assert_false(test_sql_run(f->path, "UPDATE players SET admin = 1 WHERE name = '~visitor'",
-                              &v, err, sizeof err));
+    assert_false(test_sql_run(path_of(state),
+                              "UPDATE players SET admin = 1 WHERE name = '~visitor'", &v, err,
+                              sizeof err));
     assert_non_null(strstr(err, "CHECK"));
 
     size_t n = 0, total = 0;
@@ -392,13 +463,11 @@ static void test_admin_rights_are_granted_and_revoked_never_to_guests(void **sta
     assert_int_equal(rs_store_player_is_admin(s, ada, &admin, err, sizeof err), RS_OK);
     assert_false(admin);
     assert_int_equal(rs_store_player_is_admin(s, 9999, &admin, err, sizeof err), RS_ERR_MISSING);
-    rs_store_close(s);
 }
 
 static void test_players_are_listed_by_name_a_page_at_a_time(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512];
     token_t t;
     const char *names[] = {"delta", "Alpha", "charlie", "Echo", "bravo"};
@@ -441,7 +510,6 @@ static void test_players_are_listed_by_name_a_page_at_a_time(void **state)
     assert_int_equal(rs_store_player_info_get(s, g.id, &byid, err, sizeof err), RS_OK);
     assert_string_equal(byid.name, "~guest");
     assert_int_equal(rs_store_player_info_get(s, 9999, &byid, err, sizeof err), RS_ERR_MISSING);
-    rs_store_close(s);
 }
 
 /* ------------------------------------------------------------------ bans */
@@ -488,8 +556,7 @@ static void test_networks_are_canonical_and_bad_ones_refused(void **state)
 
 static void test_bans_match_players_and_networks_until_expired_or_lifted(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512];
     token_t t;
     int64_t ada = register_player(s, "ada", t);
@@ -562,13 +629,11 @@ static void test_bans_match_players_and_networks_until_expired_or_lifted(void **
     assert_string_equal(list[0].lifted_by, "op");
     assert_string_equal(list[0].reason, "test ban");
     assert_string_equal(list[0].created_by, "tester");
-    rs_store_close(s);
 }
 
 static void test_bad_bans_are_refused_and_nothing_is_stored(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512];
     token_t t;
     register_player(s, "ada", t);
@@ -591,33 +656,24 @@ static void test_bad_bans_are_refused_and_nothing_is_stored(void **state)
         {"ada", "", "expired already", NOW, RS_ERR_RANGE, "expired already"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        rs_store_ban b = {0};
-        snprintf(b.player_name, sizeof b.player_name, "%s", cases[i].player);
-        snprintf(b.network, sizeof b.network, "%s", cases[i].network);
-        snprintf(b.reason, sizeof b.reason, "%s", cases[i].reason);
-        snprintf(b.created_by, sizeof b.created_by, "tester");
-        b.created_at = NOW;
-        b.expires_at = cases[i].expires_at;
+        rs_store_ban b =
+            ban_of(cases[i].player, cases[i].network, cases[i].reason, cases[i].expires_at);
         err[0] = '\0';
         rs_status st = rs_store_ban_add(s, &b, &id, err, sizeof err);
         if (st != cases[i].want || !strstr(err, cases[i].says))
             fail_msg("case %zu: status %d, \"%s\"", i, (int)st, err);
     }
-    rs_store_ban b = {0};
-    snprintf(b.network, sizeof b.network, "10.0.0.0/8");
+    rs_store_ban b = ban_of("", "10.0.0.0/8", "", 0);
     memset(b.reason, 'x', RS_STORE_BAN_REASON_MAX); /* exactly the maximum: fine */
-    snprintf(b.created_by, sizeof b.created_by, "tester");
-    b.created_at = NOW;
     assert_int_equal(rs_store_ban_add(s, &b, &id, err, sizeof err), RS_OK);
-    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM bans"), 1);
+    assert_int_equal(test_sql_value(path_of(state), "SELECT count(*) FROM bans"), 1);
     /* The schema holds the rules too. */
     int64_t v;
-    assert_false(test_sql_run(f->path,
+    assert_false(test_sql_run(path_of(state),
                               "INSERT INTO bans (player_id, network, net_first, net_last, "
                               "reason, created_at, created_by) VALUES (1, '10.0.0.0/8', 1, 2, "
                               "'x', 1, 'y')",
                               &v, err, sizeof err));
-    rs_store_close(s);
 }
 
 static void test_ban_version_changes_for_other_connections(void **state)
@@ -656,8 +712,7 @@ static void test_ban_version_changes_for_other_connections(void **state)
  * with it (and a foreign key would stop every prune). */
 static void test_guest_prune_spares_banned_guests(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512];
     token_t t;
     int64_t old = 0, stale = 0, id = 0;
@@ -671,15 +726,13 @@ static void test_guest_prune_spares_banned_guests(void **state)
     assert_true(exists(s, "~troll"));
     assert_false(exists(s, "~idle"));
     assert_true(banned(s, old, 0, NOW, NULL));
-    rs_store_close(s);
 }
 
 /* ----------------------------------------------------------------- audit */
 
 static void test_audit_log_is_cleaned_paged_and_bounded(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512];
     assert_int_equal(rs_store_audit_add(s, NOW, "ada", "203.0.113.5:4000", "kick", "bob", "ok",
                                         err, sizeof err),
@@ -730,15 +783,13 @@ static void test_audit_log_is_cleaned_paged_and_bounded(void **state)
     assert_int_equal(rs_store_audit_list(s, 4, rows, 4, &n, &total, err, sizeof err), RS_OK);
     assert_int_equal(n, 1);
     assert_string_equal(rows[0].action, "action 3");
-    rs_store_close(s);
 }
 
 /* ----------------------------------------------------------------- tunes */
 
 static void test_a_player_holds_at_most_100_tunes(void **state)
 {
-    test_tmpdb *f = *state;
-    rs_store *s = open_store(f);
+    rs_store *s = store_of(state);
     char err[512], name[32];
     token_t t;
     int64_t ada = register_player(s, "ada", t), bob = register_player(s, "bob", t), id = 0;
@@ -759,8 +810,9 @@ static void test_a_player_holds_at_most_100_tunes(void **state)
                                         err, sizeof err),
                      RS_OK);
     save_tune(s, bob, "bob's");
-    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM tunes WHERE player_id = 1"),
-                     RS_STORE_TUNES_PER_PLAYER);
+    assert_int_equal(
+        test_sql_value(path_of(state), "SELECT count(*) FROM tunes WHERE player_id = 1"),
+        RS_STORE_TUNES_PER_PLAYER);
     /* Deleting one makes room. */
     assert_int_equal(rs_store_tune_delete(s, ada, 2, "tune 001", err, sizeof err), RS_OK);
     assert_int_equal(rs_store_tune_save(s, ada, 1, "one more", 5, 6, "{}", NOW, &id, err,
@@ -770,23 +822,14 @@ static void test_a_player_holds_at_most_100_tunes(void **state)
     /* Pages, in rs_store_tune_list's order. */
     rs_store_tune page[10];
     size_t n = 0, total = 0;
-    assert_int_equal(rs_store_tune_list_page(s, ada, 1, 0, page, 10, &n, &total, err,
-                                             sizeof err),
-                     RS_OK);
-    assert_int_equal(total, 51);
-    assert_int_equal(n, 10);
+    assert_int_equal(tune_page(s, ada, 1, 0, page, 51), 10);
     assert_string_equal(page[0].name, "one more");
     assert_string_equal(page[1].name, "tune 000");
-    assert_int_equal(rs_store_tune_list_page(s, ada, 0, 95, page, 10, &n, &total, err,
-                                             sizeof err),
-                     RS_OK);
-    assert_int_equal(total, 100);
-    assert_int_equal(n, 5);
+    assert_int_equal(tune_page(s, ada, 0, 95, page, 100), 5);
     assert_string_equal(page[4].name, "tune 099");
     assert_int_equal(rs_store_tune_list_page(s, ada, 0, -1, page, 10, &n, &total, err,
                                              sizeof err),
                      RS_ERR_ARG);
-    rs_store_close(s);
 }
 
 /* --------------------------------------------------------------- racectl */
@@ -921,7 +964,9 @@ static void test_racectl_writes_never_upgrade_the_schema(void **state)
 
 int main(void)
 {
-#define T(name) cmocka_unit_test_setup_teardown(name, test_tmpdb_setup, test_tmpdb_teardown)
+/* On an open store (store_setup), or on a database path only. */
+#define T(name) cmocka_unit_test_setup_teardown(name, store_setup, store_teardown)
+#define T_DB(name) cmocka_unit_test_setup_teardown(name, test_tmpdb_setup, test_tmpdb_teardown)
     const struct CMUnitTest tests[] = {
         T(test_registration_completes_only_when_confirmed),
         T(test_startup_sweep_forgets_unconfirmed_rows_without_history),
@@ -932,13 +977,14 @@ int main(void)
         cmocka_unit_test(test_networks_are_canonical_and_bad_ones_refused),
         T(test_bans_match_players_and_networks_until_expired_or_lifted),
         T(test_bad_bans_are_refused_and_nothing_is_stored),
-        T(test_ban_version_changes_for_other_connections),
+        T_DB(test_ban_version_changes_for_other_connections),
         T(test_guest_prune_spares_banned_guests),
         T(test_audit_log_is_cleaned_paged_and_bounded),
         T(test_a_player_holds_at_most_100_tunes),
-        T(test_racectl_manages_players_bans_and_the_audit_log),
-        T(test_racectl_writes_never_upgrade_the_schema),
+        T_DB(test_racectl_manages_players_bans_and_the_audit_log),
+        T_DB(test_racectl_writes_never_upgrade_the_schema),
     };
+#undef T_DB
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,75 +105,71 @@ static void test_handshake_matches_the_spec_vectors(void **state)
     assert_memory_equal(p.server.tx_key, want, 32);
 }
 
+/* from seals msg on channel ch: the packet must be the SPEC.md vector's
+ * bytes (hex), and to must open it back to msg. */
+static void expect_vector_seal(rs_secure_session *from, rs_secure_session *to, uint8_t ch,
+                               const uint8_t *msg, size_t len, const char *hex)
+{
+    uint8_t want[64], out[64], back[64];
+    size_t n = 0, m = 0;
+    assert_int_equal(rs_secure_seal(from, ch, msg, len, out, sizeof out, &n), RS_SECURE_OK);
+    assert_int_equal(n, unhex(hex, want, sizeof want));
+    assert_memory_equal(out, want, n);
+    assert_int_equal(rs_secure_open(to, ch, out, n, back, sizeof back, &m), RS_SECURE_OK);
+    assert_int_equal(m, len);
+    assert_memory_equal(back, msg, len);
+}
+
 static void test_sealed_packets_match_the_spec_vectors(void **state)
 {
     (void)state;
     pair p;
-    uint8_t offer[RS_SECURE_OFFER_LEN], reply[RS_SECURE_REPLY_LEN], want[64], out[64],
-        back[64];
-    size_t n = 0, m = 0;
+    uint8_t offer[RS_SECURE_OFFER_LEN], reply[RS_SECURE_REPLY_LEN];
     vector_handshake(&p, offer, reply);
 
-    assert_int_equal(rs_secure_seal(&p.client, RS_CH_CONTROL, (const uint8_t *)"racesim", 7, out,
-                                    sizeof out, &n),
-                     RS_SECURE_OK);
-    assert_int_equal(n, unhex(V_SEAL_CONTROL_0, want, sizeof want));
-    assert_memory_equal(out, want, n);
-    assert_int_equal(rs_secure_open(&p.server, RS_CH_CONTROL, out, n, back, sizeof back, &m),
-                     RS_SECURE_OK);
-    assert_int_equal(m, 7);
-    assert_memory_equal(back, "racesim", 7);
+    expect_vector_seal(&p.client, &p.server, RS_CH_CONTROL, (const uint8_t *)"racesim", 7,
+                       V_SEAL_CONTROL_0);
 
     const uint8_t input[4] = {5, 1, 2, 3};
     p.client.tx_next[RS_CH_INPUT] = 300;
-    assert_int_equal(
-        rs_secure_seal(&p.client, RS_CH_INPUT, input, sizeof input, out, sizeof out, &n),
-        RS_SECURE_OK);
-    assert_int_equal(n, unhex(V_SEAL_INPUT_300, want, sizeof want));
-    assert_memory_equal(out, want, n);
-    assert_int_equal(rs_secure_open(&p.server, RS_CH_INPUT, out, n, back, sizeof back, &m),
-                     RS_SECURE_OK);
-    assert_memory_equal(back, input, sizeof input);
+    expect_vector_seal(&p.client, &p.server, RS_CH_INPUT, input, sizeof input, V_SEAL_INPUT_300);
 
     /* A counter past 16 bits, read back from its low bits near the last. */
     const uint8_t frame[2] = {7, 42};
     p.server.tx_next[RS_CH_FRAME] = 70000;
     p.client.rx[RS_CH_FRAME].any = true;
     p.client.rx[RS_CH_FRAME].highest = 69990;
-    assert_int_equal(
-        rs_secure_seal(&p.server, RS_CH_FRAME, frame, sizeof frame, out, sizeof out, &n),
-        RS_SECURE_OK);
-    assert_int_equal(n, unhex(V_SEAL_FRAME_70000, want, sizeof want));
-    assert_memory_equal(out, want, n);
-    assert_int_equal(rs_secure_open(&p.client, RS_CH_FRAME, out, n, back, sizeof back, &m),
-                     RS_SECURE_OK);
-    assert_memory_equal(back, frame, sizeof frame);
+    expect_vector_seal(&p.server, &p.client, RS_CH_FRAME, frame, sizeof frame,
+                       V_SEAL_FRAME_70000);
     assert_true(p.client.rx[RS_CH_FRAME].highest == 70000);
 }
 
 /* ------------------------------------------------------------- attacks */
 
-static void fresh_pair(pair *p)
+/* A client and a server with a random key, after a handshake with random
+ * ephemeral keys; asserts every step. */
+static pair fresh_pair(void)
 {
+    pair p;
     uint8_t seed[32];
     assert_true(rs_secure_random(seed, sizeof seed));
-    assert_int_equal(rs_secure_identity_from_seed(seed, &p->id), RS_SECURE_OK);
+    assert_int_equal(rs_secure_identity_from_seed(seed, &p.id), RS_SECURE_OK);
     rs_secure_client_hs hs;
     uint8_t reply[RS_SECURE_REPLY_LEN];
     assert_int_equal(rs_secure_client_offer(&hs, NULL), RS_SECURE_OK);
-    assert_int_equal(rs_secure_server_answer(&p->id, hs.offer, sizeof hs.offer, NULL, reply,
-                                             &p->server),
+    assert_int_equal(
+        rs_secure_server_answer(&p.id, hs.offer, sizeof hs.offer, NULL, reply, &p.server),
+        RS_SECURE_OK);
+    assert_int_equal(rs_secure_client_finish(&hs, reply, sizeof reply, p.server_key, &p.client),
                      RS_SECURE_OK);
-    assert_int_equal(rs_secure_client_finish(&hs, reply, sizeof reply, p->server_key, &p->client),
-                     RS_SECURE_OK);
-    assert_memory_equal(p->server_key, p->id.public_key, 32);
+    assert_memory_equal(p.server_key, p.id.public_key, 32);
+    return p;
 }
 
 static void test_every_changed_byte_is_refused_and_changes_nothing(void **state)
 {
     (void)state;
-    pair p;
-    fresh_pair(&p);
+    pair p = fresh_pair();
     const uint8_t msg[] = "a token that must not be forged";
     for (uint8_t ch = 0; ch < RS_CH_COUNT; ch++) {
         uint8_t sealed[128], bad[128], out[128];
@@ -209,8 +205,7 @@ static void test_every_changed_byte_is_refused_and_changes_nothing(void **state)
 static void test_replays_are_refused_on_every_channel(void **state)
 {
     (void)state;
-    pair p;
-    fresh_pair(&p);
+    pair p = fresh_pair();
     for (uint8_t ch = 0; ch < RS_CH_COUNT; ch++) {
         uint8_t a[64], b[64], out[64];
         size_t na = 0, nb = 0, m = 0;
@@ -233,8 +228,7 @@ static void test_replays_are_refused_on_every_channel(void **state)
 static void test_unreliable_packets_may_arrive_late_but_once(void **state)
 {
     (void)state;
-    pair p;
-    fresh_pair(&p);
+    pair p = fresh_pair();
     enum { N = 300 };
     static uint8_t sealed[N][32];
     size_t len[N];
@@ -268,8 +262,7 @@ static void test_unreliable_packets_may_arrive_late_but_once(void **state)
 static void test_reliable_counters_skip_a_lost_packet(void **state)
 {
     (void)state;
-    pair p;
-    fresh_pair(&p);
+    pair p = fresh_pair();
     uint8_t a[64], b[64], out[64];
     size_t na = 0, nb = 0, m = 0;
     assert_int_equal(rs_secure_seal(&p.client, RS_CH_BULK, (const uint8_t *)"lost", 4, a, sizeof a,
@@ -303,8 +296,7 @@ static void test_reliable_counters_skip_a_lost_packet(void **state)
 static void test_packets_cannot_change_channel_or_direction(void **state)
 {
     (void)state;
-    pair p;
-    fresh_pair(&p);
+    pair p = fresh_pair();
     uint8_t a[64], out[64];
     size_t na = 0, m = 0;
     assert_int_equal(
@@ -321,8 +313,7 @@ static void test_packets_cannot_change_channel_or_direction(void **state)
     assert_int_equal(rs_secure_open(&p.server, RS_CH_INPUT, a, na, out, sizeof out, &m),
                      RS_SECURE_OK);
     /* Another session's keys (the same server, another handshake). */
-    pair q;
-    fresh_pair(&q);
+    pair q = fresh_pair();
     q.client.tx_next[RS_CH_INPUT] = 5; /* a counter the server has not seen */
     assert_int_equal(
         rs_secure_seal(&q.client, RS_CH_INPUT, (const uint8_t *)"steer", 5, a, sizeof a, &na),

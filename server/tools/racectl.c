@@ -438,6 +438,26 @@ void rc_page_footer(const char *what, uint32_t offset, size_t n, size_t total)
     printf("\n");
 }
 
+void *rc_page_start(rc_ctx *c, const char *cmd, int argc, char **argv, const char *help,
+                    rc_page *page, size_t row_size, int *rc)
+{
+    *page = (rc_page){0, RC_PAGE_DEFAULT};
+    const rc_opt opts[] = {{"--offset", NULL, &page->offset, 0, UINT32_MAX, false},
+                           {"--limit", NULL, &page->limit, 1, RC_PAGE_MAX, false},
+                           {NULL, NULL, NULL, 0, 0, false}};
+    *rc = rc_options(cmd, argc, argv, help, NULL, opts);
+    if (*rc != RC_GO_ON)
+        return NULL;
+    if (!c->store) {
+        *rc = rs_usage_error(cmd, "no database");
+        return NULL;
+    }
+    void *rows = calloc(page->limit, row_size);
+    if (!rows)
+        *rc = rs_fail(cmd, "out of memory");
+    return rows;
+}
+
 bool rc_take_flag(int *argc, char **argv, const char *flag)
 {
     bool seen = false;
@@ -485,4 +505,13 @@ int rc_audit(rc_ctx *c, const char *cmd, const char *action, const char *target,
         return RC_EXIT_FAIL;
     }
     return rc;
+}
+
+int rc_audit_failure(rc_ctx *c, const char *cmd, const char *action, const char *target,
+                     const char *why)
+{
+    char result[600];
+    snprintf(result, sizeof result, "failed: %s", why);
+    rs_fail(cmd, "%s", why);
+    return rc_audit(c, cmd, action, target, result, RC_EXIT_FAIL);
 }

@@ -98,6 +98,17 @@ int rc_player(rc_ctx *c, const char *cmd, const char *name, int64_t *id,
 /* A page of a listing (players, bans, audit): --limit rows, by default
  * RC_PAGE_DEFAULT and at most RC_PAGE_MAX, from --offset. */
 enum { RC_PAGE_DEFAULT = 50, RC_PAGE_MAX = 1000 };
+typedef struct rc_page {
+    uint32_t offset, limit;
+} rc_page;
+
+/* Starts a listing whose options are the page's (--offset N, --limit N):
+ * parses them into *page (-h/--help prints help, as rc_options), checks a
+ * database is open, and returns page->limit zeroed rows of row_size bytes
+ * for the caller to fill and free. NULL when the command ends here, with
+ * *rc the exit status to return. */
+void *rc_page_start(rc_ctx *c, const char *cmd, int argc, char **argv, const char *help,
+                    rc_page *page, size_t row_size, int *rc);
 
 /* True, after printing help (plain text), when an argument is -h/--help. */
 bool rc_help_asked(int argc, char **argv, const char *help);
@@ -122,6 +133,11 @@ void rc_actor(char *out, size_t cap);
  * saying so) when the entry could not be written. */
 int rc_audit(rc_ctx *c, const char *cmd, const char *action, const char *target,
              const char *result, int rc);
+
+/* A write that failed for why (the store's message): says so, then records
+ * it in the audit log with the result "failed: why". Returns RC_EXIT_FAIL. */
+int rc_audit_failure(rc_ctx *c, const char *cmd, const char *action, const char *target,
+                     const char *why);
 
 /* ------------------------------------------------------------- output */
 

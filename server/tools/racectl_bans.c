@@ -149,11 +149,8 @@ static int ban_add(rc_ctx *c, int argc, char **argv)
     snprintf(target, sizeof target, "%s %s", player ? "player" : "address",
              player ? player : address);
     int64_t id = 0;
-    if (rs_store_ban_add(c->store, &b, &id, err, sizeof err) != RS_OK) {
-        snprintf(result, sizeof result, "failed: %s", err);
-        rs_fail(cmd, "%s", err);
-        return rc_audit(c, cmd, "ban add", target, result, RC_EXIT_FAIL);
-    }
+    if (rs_store_ban_add(c->store, &b, &id, err, sizeof err) != RS_OK)
+        return rc_audit_failure(c, cmd, "ban add", target, err);
     ban_target(&b, target, sizeof target);
     snprintf(result, sizeof result, "ok: ban %" PRId64 "%s%s: %s", id, duration ? " for " : "",
              duration ? duration : ", permanent", b.reason);
@@ -179,29 +176,22 @@ static int ban_list(rc_ctx *c, int argc, char **argv)
 {
     const char *cmd = "ban list";
     bool all = rc_take_flag(&argc, argv, "--all");
-    uint32_t offset = 0, limit = RC_PAGE_DEFAULT;
-    const rc_opt opts[] = {{"--offset", NULL, &offset, 0, UINT32_MAX, false},
-                           {"--limit", NULL, &limit, 1, RC_PAGE_MAX, false},
-                           {NULL, NULL, NULL, 0, 0, false}};
-    int rc = rc_options(cmd, argc, argv, ban_help, NULL, opts);
-    if (rc != RC_GO_ON)
-        return rc;
-    if (!c->store)
-        return rs_usage_error(cmd, "no database");
-    rs_store_ban *bans = calloc(limit, sizeof *bans);
+    rc_page page;
+    int rc;
+    rs_store_ban *bans = rc_page_start(c, cmd, argc, argv, ban_help, &page, sizeof *bans, &rc);
     if (!bans)
-        return rs_fail(cmd, "out of memory");
+        return rc;
     int64_t now = rs_wall_time_s();
     size_t n = 0, total = 0;
     char err[512];
-    if (rs_store_bans_list(c->store, all, now, offset, bans, limit, &n, &total, err,
+    if (rs_store_bans_list(c->store, all, now, page.offset, bans, page.limit, &n, &total, err,
                            sizeof err) != RS_OK) {
         free(bans);
         return rs_fail(cmd, "%s", err);
     }
     if (c->json) {
         printf("{\"all\": %s, \"offset\": %u, \"total\": %zu, \"bans\": [",
-               all ? "true" : "false", (unsigned)offset, total);
+               all ? "true" : "false", (unsigned)page.offset, total);
         for (size_t i = 0; i < n; i++) {
             printf("%s\n  ", i ? "," : "");
             ban_json(&bans[i], now);
@@ -220,7 +210,7 @@ static int ban_list(rc_ctx *c, int argc, char **argv)
             printf("%6" PRId64 "  %-41s  %-7s  %-19s  %-19s  %-20s  %s\n", b->id, target,
                    ban_state(b, now), made, expires, b->created_by, b->reason);
         }
-        rc_page_footer(all ? "bans" : "active bans", offset, n, total);
+        rc_page_footer(all ? "bans" : "active bans", page.offset, n, total);
     }
     free(bans);
     return RC_EXIT_OK;
@@ -242,14 +232,11 @@ static int ban_lift(rc_ctx *c, int argc, char **argv)
         return rs_usage_error(cmd, "'%s' is not a ban id (a positive whole number)", argv[0]);
     if (!c->store || !c->writable)
         return rs_usage_error(cmd, "no database open for writing");
-    char actor[RS_STORE_ACTOR_MAX + 1], target[32], err[512], result[600];
+    char actor[RS_STORE_ACTOR_MAX + 1], target[32], err[512];
     rc_actor(actor, sizeof actor);
     snprintf(target, sizeof target, "ban %lld", id);
-    if (rs_store_ban_lift(c->store, id, rs_wall_time_s(), actor, err, sizeof err) != RS_OK) {
-        snprintf(result, sizeof result, "failed: %s", err);
-        rs_fail(cmd, "%s", err);
-        return rc_audit(c, cmd, "ban lift", target, result, RC_EXIT_FAIL);
-    }
+    if (rs_store_ban_lift(c->store, id, rs_wall_time_s(), actor, err, sizeof err) != RS_OK)
+        return rc_audit_failure(c, cmd, "ban lift", target, err);
     int rc = rc_audit(c, cmd, "ban lift", target, "ok", RC_EXIT_OK);
     if (c->json)
         printf("{\"id\": %lld, \"lifted\": true}\n", id);

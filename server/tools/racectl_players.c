@@ -12,15 +12,30 @@
 #include "racectl.h"
 
 
-/* The one NAME argument of a verb ("admin grant NAME"). A name may start
- * with '-' (the name rules allow it), so anything goes but a second one. */
-static int one_name(const char *cmd, int argc, char **argv, const char **name)
+/* The arguments of a command that writes on one player, "VERB NAME"
+ * ("admin grant NAME"): -h/--help prints help; VERB must be one of verbs
+ * (NULL-ended; its index goes to *verb), else the usage error is expected;
+ * then one NAME, and a database open for writing. A name may start with
+ * '-' (the name rules allow it), so anything goes but a second one. */
+static int verb_and_name(rc_ctx *c, const char *cmd, const char *help, const char *const *verbs,
+                         const char *expected, int argc, char **argv, int *verb,
+                         const char **name)
 {
-    if (argc == 0)
+    if (rc_help_asked(argc, argv, help))
+        return RC_EXIT_OK;
+    *verb = -1;
+    for (int i = 0; argc > 0 && verbs[i] && *verb < 0; i++)
+        if (strcmp(argv[0], verbs[i]) == 0)
+            *verb = i;
+    if (*verb < 0)
+        return rs_usage_error(cmd, "%s", expected);
+    if (argc == 1)
         return rs_usage_error(cmd, "expected a player name");
-    if (argc > 1)
-        return rs_usage_error(cmd, "expected one player name, then nothing: '%s'", argv[1]);
-    *name = argv[0];
+    if (argc > 2)
+        return rs_usage_error(cmd, "expected one player name, then nothing: '%s'", argv[2]);
+    *name = argv[1];
+    if (!c->store || !c->writable)
+        return rs_usage_error(cmd, "no database open for writing");
     return RC_GO_ON;
 }
 
@@ -38,35 +53,29 @@ int rc_cmd_players(rc_ctx *c, int argc, char **argv)
 {
     const char *cmd = "players";
     bool admins = rc_take_flag(&argc, argv, "--admins");
-    uint32_t offset = 0, limit = RC_PAGE_DEFAULT;
-    const rc_opt opts[] = {{"--offset", NULL, &offset, 0, UINT32_MAX, false},
-                           {"--limit", NULL, &limit, 1, RC_PAGE_MAX, false},
-                           {NULL, NULL, NULL, 0, 0, false}};
-    int rc = rc_options(cmd, argc, argv,
-                        "usage: racectl --db FILE players [--admins] [--offset N] [--limit N]\n"
-                        "\n"
-                        "Registered players (guests never), or with --admins only those holding\n"
-                        "admin rights, by name: id, name, admin, whether the registration was\n"
-                        "confirmed (the client acknowledged its token), when they registered.\n"
-                        "A page of --limit rows (default 50, at most 1000) from --offset.\n",
-                        NULL, opts);
-    if (rc != RC_GO_ON)
-        return rc;
-    if (!c->store)
-        return rs_usage_error(cmd, "no database");
-    rs_store_player_info *rows = calloc(limit, sizeof *rows);
+    rc_page page;
+    int rc;
+    rs_store_player_info *rows = rc_page_start(
+        c, cmd, argc, argv,
+        "usage: racectl --db FILE players [--admins] [--offset N] [--limit N]\n"
+        "\n"
+        "Registered players (guests never), or with --admins only those holding\n"
+        "admin rights, by name: id, name, admin, whether the registration was\n"
+        "confirmed (the client acknowledged its token), when they registered.\n"
+        "A page of --limit rows (default 50, at most 1000) from --offset.\n",
+        &page, sizeof *rows, &rc);
     if (!rows)
-        return rs_fail(cmd, "out of memory");
+        return rc;
     size_t n = 0, total = 0;
     char err[512];
-    if (rs_store_players_list(c->store, admins, offset, rows, limit, &n, &total, err,
+    if (rs_store_players_list(c->store, admins, page.offset, rows, page.limit, &n, &total, err,
                               sizeof err) != RS_OK) {
         free(rows);
         return rs_fail(cmd, "%s", err);
     }
     if (c->json) {
         printf("{\"admins_only\": %s, \"offset\": %u, \"total\": %zu, \"players\": [",
-               admins ? "true" : "false", (unsigned)offset, total);
+               admins ? "true" : "false", (unsigned)page.offset, total);
         for (size_t i = 0; i < n; i++) {
             printf("%s\n  ", i ? "," : "");
             player_json(&rows[i]);
@@ -82,7 +91,7 @@ int rc_cmd_players(rc_ctx *c, int argc, char **argv)
             printf("%8" PRId64 "  %-32s  %-5s  %-9s  %s\n", p->id, p->name,
                    p->admin ? "yes" : "no", p->confirmed ? "yes" : "no", d);
         }
-        rc_page_footer(admins ? "admins" : "players", offset, n, total);
+        rc_page_footer(admins ? "admins" : "players", page.offset, n, total);
     }
     free(rows);
     return RC_EXIT_OK;
@@ -102,24 +111,18 @@ static const char admin_help[] =
 int rc_cmd_admin(rc_ctx *c, int argc, char **argv)
 {
     const char *cmd = "admin";
-    if (rc_help_asked(argc, argv, admin_help))
-        return RC_EXIT_OK;
-    if (argc < 1 || (strcmp(argv[0], "grant") != 0 && strcmp(argv[0], "revoke") != 0))
-        return rs_usage_error(cmd, "expected 'grant NAME' or 'revoke NAME'");
-    bool grant = strcmp(argv[0], "grant") == 0;
+    static const char *const verbs[] = {"grant", "revoke", NULL};
     const char *name = NULL;
-    int rc = one_name(cmd, argc - 1, argv + 1, &name);
+    int verb;
+    int rc = verb_and_name(c, cmd, admin_help, verbs, "expected 'grant NAME' or 'revoke NAME'",
+                           argc, argv, &verb, &name);
     if (rc != RC_GO_ON)
         return rc;
-    if (!c->store || !c->writable)
-        return rs_usage_error(cmd, "no database open for writing");
+    bool grant = verb == 0;
     const char *action = grant ? "admin grant" : "admin revoke";
-    char err[512], result[600];
-    if (rs_store_player_set_admin(c->store, name, grant, err, sizeof err) != RS_OK) {
-        snprintf(result, sizeof result, "failed: %s", err);
-        rs_fail(cmd, "%s", err);
-        return rc_audit(c, cmd, action, name, result, RC_EXIT_FAIL);
-    }
+    char err[512];
+    if (rs_store_player_set_admin(c->store, name, grant, err, sizeof err) != RS_OK)
+        return rc_audit_failure(c, cmd, action, name, err);
     rc = rc_audit(c, cmd, action, name, "ok", RC_EXIT_OK);
     if (c->json) {
         printf("{\"player\": ");
@@ -145,22 +148,16 @@ static const char token_help[] =
 int rc_cmd_token(rc_ctx *c, int argc, char **argv)
 {
     const char *cmd = "token";
-    if (rc_help_asked(argc, argv, token_help))
-        return RC_EXIT_OK;
-    if (argc < 1 || strcmp(argv[0], "reset") != 0)
-        return rs_usage_error(cmd, "expected 'reset NAME'");
+    static const char *const verbs[] = {"reset", NULL};
     const char *name = NULL;
-    int rc = one_name(cmd, argc - 1, argv + 1, &name);
+    int verb;
+    int rc = verb_and_name(c, cmd, token_help, verbs, "expected 'reset NAME'", argc, argv, &verb,
+                           &name);
     if (rc != RC_GO_ON)
         return rc;
-    if (!c->store || !c->writable)
-        return rs_usage_error(cmd, "no database open for writing");
-    char err[512], result[600], token[RS_TOKEN_HEX_LEN + 1];
-    if (rs_store_token_reset(c->store, name, token, err, sizeof err) != RS_OK) {
-        snprintf(result, sizeof result, "failed: %s", err);
-        rs_fail(cmd, "%s", err);
-        return rc_audit(c, cmd, "token reset", name, result, RC_EXIT_FAIL);
-    }
+    char err[512], token[RS_TOKEN_HEX_LEN + 1];
+    if (rs_store_token_reset(c->store, name, token, err, sizeof err) != RS_OK)
+        return rc_audit_failure(c, cmd, "token reset", name, err);
     rc = rc_audit(c, cmd, "token reset", name, "ok", RC_EXIT_OK);
     if (c->json) {
         printf("{\"player\": ");
@@ -196,34 +193,28 @@ static void audit_json(const rs_store_audit_row *r)
 int rc_cmd_audit(rc_ctx *c, int argc, char **argv)
 {
     const char *cmd = "audit";
-    uint32_t offset = 0, limit = RC_PAGE_DEFAULT;
-    const rc_opt opts[] = {{"--offset", NULL, &offset, 0, UINT32_MAX, false},
-                           {"--limit", NULL, &limit, 1, RC_PAGE_MAX, false},
-                           {NULL, NULL, NULL, 0, 0, false}};
-    int rc = rc_options(cmd, argc, argv,
-                        "usage: racectl --db FILE audit [--offset N] [--limit N]\n"
-                        "\n"
-                        "The audit log, newest first: every admin action and every failed admin\n"
-                        "attempt, by players over the network and by racectl's write commands:\n"
-                        "when (UTC), who, from where, what, on whom or what, and the result.\n"
-                        "A page of --limit rows (default 50, at most 1000) from --offset.\n",
-                        NULL, opts);
-    if (rc != RC_GO_ON)
-        return rc;
-    if (!c->store)
-        return rs_usage_error(cmd, "no database");
-    rs_store_audit_row *rows = calloc(limit, sizeof *rows);
+    rc_page page;
+    int rc;
+    rs_store_audit_row *rows = rc_page_start(
+        c, cmd, argc, argv,
+        "usage: racectl --db FILE audit [--offset N] [--limit N]\n"
+        "\n"
+        "The audit log, newest first: every admin action and every failed admin\n"
+        "attempt, by players over the network and by racectl's write commands:\n"
+        "when (UTC), who, from where, what, on whom or what, and the result.\n"
+        "A page of --limit rows (default 50, at most 1000) from --offset.\n",
+        &page, sizeof *rows, &rc);
     if (!rows)
-        return rs_fail(cmd, "out of memory");
+        return rc;
     size_t n = 0, total = 0;
     char err[512];
-    if (rs_store_audit_list(c->store, offset, rows, limit, &n, &total, err, sizeof err) !=
+    if (rs_store_audit_list(c->store, page.offset, rows, page.limit, &n, &total, err, sizeof err) !=
         RS_OK) {
         free(rows);
         return rs_fail(cmd, "%s", err);
     }
     if (c->json) {
-        printf("{\"offset\": %u, \"total\": %zu, \"entries\": [", (unsigned)offset, total);
+        printf("{\"offset\": %u, \"total\": %zu, \"entries\": [", (unsigned)page.offset, total);
         for (size_t i = 0; i < n; i++) {
             printf("%s\n  ", i ? "," : "");
             audit_json(&rows[i]);
@@ -239,7 +230,7 @@ int rc_cmd_audit(rc_ctx *c, int argc, char **argv)
             printf("%8" PRId64 "  %-19s  %-20s  %-21s  %-14s  %-20s  %s\n", r->id, d, r->actor,
                    r->address, r->action, r->target, r->result);
         }
-        rc_page_footer("entries", offset, n, total);
+        rc_page_footer("entries", page.offset, n, total);
     }
     free(rows);
     return RC_EXIT_OK;

@@ -74,46 +74,36 @@ rs_status rs_store_audit_add(rs_store *s, int64_t at, const char *actor, const c
     return status;
 }
 
+/* An rs_store__row_reader: row is an rs_store_audit_row. */
+static void read_entry(sqlite3_stmt *st, void *row)
+{
+    rs_store_audit_row *r = row;
+    memset(r, 0, sizeof *r);
+    r->id = sqlite3_column_int64(st, 0);
+    r->at = sqlite3_column_int64(st, 1);
+    rs_store__copy_text(r->actor, sizeof r->actor, sqlite3_column_text(st, 2));
+    rs_store__copy_text(r->address, sizeof r->address, sqlite3_column_text(st, 3));
+    rs_store__copy_text(r->action, sizeof r->action, sqlite3_column_text(st, 4));
+    rs_store__copy_text(r->target, sizeof r->target, sqlite3_column_text(st, 5));
+    rs_store__copy_text(r->result, sizeof r->result, sqlite3_column_text(st, 6));
+}
+
 rs_status rs_store_audit_list(rs_store *s, int64_t offset, rs_store_audit_row *out, size_t cap,
                               size_t *n, size_t *total, char *err, size_t err_len)
 {
-    if (!s || !n || !total)
-        return RS_ERR_ARG;
-    rs_status status = rs_store__page_check(offset, cap, out, err, err_len);
+    rs_status status = rs_store__page_check(s, offset, cap, out, n, total, err, err_len);
     if (status != RS_OK)
         return status;
-    *n = 0;
     sqlite3_stmt *st =
         rs_store__stmt(s, RS_STMT_AUDIT_COUNT, "SELECT count(*) FROM audit", err, err_len);
-    if (!st)
-        return RS_ERR_IO;
-    status = rs_store__step_row(s, st, "counting audit entries", err, err_len);
-    if (status == RS_OK)
-        *total = (size_t)sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
+    status = rs_store__page_count(s, st, "counting audit entries", total, err, err_len);
     if (status != RS_OK || cap == 0)
-        return status == RS_ERR_MISSING ? RS_ERR_IO : status;
+        return status;
     int64_t v[2] = {rs_store__limit(cap), offset};
     st = rs_store__stmt_ints(s, RS_STMT_AUDIT_PAGE,
                              "SELECT id, at, actor, address, action, target, result FROM audit "
                              "ORDER BY id DESC LIMIT ?1 OFFSET ?2",
                              v, 2, err, err_len);
-    if (!st)
-        return RS_ERR_IO;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap) {
-        rs_store_audit_row *r = &out[(*n)++];
-        memset(r, 0, sizeof *r);
-        r->id = sqlite3_column_int64(st, 0);
-        r->at = sqlite3_column_int64(st, 1);
-        rs_store__copy_text(r->actor, sizeof r->actor, sqlite3_column_text(st, 2));
-        rs_store__copy_text(r->address, sizeof r->address, sqlite3_column_text(st, 3));
-        rs_store__copy_text(r->action, sizeof r->action, sqlite3_column_text(st, 4));
-        rs_store__copy_text(r->target, sizeof r->target, sqlite3_column_text(st, 5));
-        rs_store__copy_text(r->result, sizeof r->result, sqlite3_column_text(st, 6));
-    }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return rs_store__fail(s, rc, "listing the audit log", err, err_len);
-    return RS_OK;
+    return rs_store__page_rows(s, st, read_entry, out, sizeof *out, cap, n,
+                               "listing the audit log", err, err_len);
 }

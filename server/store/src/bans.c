@@ -131,8 +131,10 @@ rs_status rs_store_cidr_parse(const char *text, char canonical[RS_STORE_CIDR_MAX
 /* Active at ?now: not lifted, not expired. */
 #define BAN_ACTIVE(now) "(b.lifted_at IS NULL AND (b.expires_at IS NULL OR b.expires_at > " now "))"
 
-static void read_ban(sqlite3_stmt *st, rs_store_ban *b)
+/* An rs_store__row_reader: row is an rs_store_ban. */
+static void read_ban(sqlite3_stmt *st, void *row)
 {
+    rs_store_ban *b = row;
     memset(b, 0, sizeof *b);
     b->id = sqlite3_column_int64(st, 0);
     b->player_id = sqlite3_column_int64(st, 1);
@@ -305,37 +307,22 @@ rs_status rs_store_bans_list(rs_store *s, bool include_inactive, int64_t now_s, 
                              rs_store_ban *out, size_t cap, size_t *n, size_t *total,
                              char *err, size_t err_len)
 {
-    if (!s || !n || !total)
-        return RS_ERR_ARG;
-    rs_status status = rs_store__page_check(offset, cap, out, err, err_len);
+    rs_status status = rs_store__page_check(s, offset, cap, out, n, total, err, err_len);
     if (status != RS_OK)
         return status;
-    *n = 0;
     int64_t v[4] = {include_inactive ? 1 : 0, now_s, rs_store__limit(cap), offset};
     sqlite3_stmt *st = rs_store__stmt_ints(
         s, RS_STMT_BANS_COUNT, "SELECT count(*) FROM bans AS b WHERE ?1 OR " BAN_ACTIVE("?2"),
         v, 2, err, err_len);
-    if (!st)
-        return RS_ERR_IO;
-    status = rs_store__step_row(s, st, "counting bans", err, err_len);
-    if (status == RS_OK)
-        *total = (size_t)sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
+    status = rs_store__page_count(s, st, "counting bans", total, err, err_len);
     if (status != RS_OK || cap == 0)
-        return status == RS_ERR_MISSING ? RS_ERR_IO : status;
+        return status;
     st = rs_store__stmt_ints(s, RS_STMT_BANS_PAGE,
                              "SELECT " BAN_COLUMNS BAN_FROM " WHERE ?1 OR " BAN_ACTIVE("?2")
                              " ORDER BY b.id DESC LIMIT ?3 OFFSET ?4",
                              v, 4, err, err_len);
-    if (!st)
-        return RS_ERR_IO;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap)
-        read_ban(st, &out[(*n)++]);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return rs_store__fail(s, rc, "listing bans", err, err_len);
-    return RS_OK;
+    return rs_store__page_rows(s, st, read_ban, out, sizeof *out, cap, n, "listing bans", err,
+                               err_len);
 }
 
 /* ------------------------------------------------------------- matching */

@@ -29,8 +29,10 @@
 
 #define INFO_COLUMNS "id, name, admin, confirmed, created_at"
 
-static void read_info(sqlite3_stmt *st, rs_store_player_info *out)
+/* An rs_store__row_reader: row is an rs_store_player_info. */
+static void read_info(sqlite3_stmt *st, void *row)
 {
+    rs_store_player_info *out = row;
     memset(out, 0, sizeof *out);
     out->id = sqlite3_column_int64(st, 0);
     rs_store__copy_text(out->name, sizeof out->name, sqlite3_column_text(st, 1));
@@ -86,29 +88,13 @@ rs_status rs_store_player_info_by_name(rs_store *s, const char *name, rs_store_p
     return status;
 }
 
-/* Runs a count query (parameters already bound) into *total. */
-static rs_status count_rows(rs_store *s, sqlite3_stmt *st, const char *what, size_t *total,
-                            char *err, size_t err_len)
-{
-    rs_status status = rs_store__step_row(s, st, what, err, err_len);
-    if (status == RS_OK)
-        *total = (size_t)sqlite3_column_int64(st, 0);
-    else if (status == RS_ERR_MISSING)
-        status = rs_store__fail(s, SQLITE_DONE, what, err, err_len);
-    sqlite3_reset(st);
-    return status;
-}
-
 rs_status rs_store_players_list(rs_store *s, bool admins_only, int64_t offset,
                                 rs_store_player_info *out, size_t cap, size_t *n, size_t *total,
                                 char *err, size_t err_len)
 {
-    if (!s || !n || !total)
-        return RS_ERR_ARG;
-    rs_status status = rs_store__page_check(offset, cap, out, err, err_len);
+    rs_status status = rs_store__page_check(s, offset, cap, out, n, total, err, err_len);
     if (status != RS_OK)
         return status;
-    *n = 0;
     /* Two statements rather than "?3 OR admin = 1", so the admins' page
      * walks the small players_admins index and the full one the name's. */
     sqlite3_stmt *st =
@@ -118,9 +104,7 @@ rs_status rs_store_players_list(rs_store *s, bool admins_only, int64_t offset,
             : rs_store__stmt(s, RS_STMT_PLAYERS_COUNT,
                              "SELECT count(*) FROM players WHERE NOT " GUEST_ROW("name"), err,
                              err_len);
-    if (!st)
-        return RS_ERR_IO;
-    status = count_rows(s, st, "counting players", total, err, err_len);
+    status = rs_store__page_count(s, st, "counting players", total, err, err_len);
     if (status != RS_OK || cap == 0)
         return status;
     int64_t v[2] = {rs_store__limit(cap), offset};
@@ -133,15 +117,8 @@ rs_status rs_store_players_list(rs_store *s, bool admins_only, int64_t offset,
                                    "SELECT " INFO_COLUMNS " FROM players WHERE NOT "
                                    GUEST_ROW("name") " ORDER BY name LIMIT ?1 OFFSET ?2",
                                    v, 2, err, err_len);
-    if (!st)
-        return RS_ERR_IO;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap)
-        read_info(st, &out[(*n)++]);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return rs_store__fail(s, rc, "listing players", err, err_len);
-    return RS_OK;
+    return rs_store__page_rows(s, st, read_info, out, sizeof *out, cap, n, "listing players", err,
+                               err_len);
 }
 
 /* ----------------------------------------------------------- registration */
@@ -252,35 +229,56 @@ static rs_status why_not(rs_store *s, int64_t id, const char *name, const char *
     return RS_ERR_IO; /* not reached: the WHERE clause says the same as the checks above */
 }
 
+/* A write of a new token on a registered player's row: the row, by id or
+ * by name when name is not NULL (as why_not takes it); the cached statement
+ * that stores the token (?1 the row, ?2 the salt, ?3 the hash), whose WHERE
+ * clause carries the rule; and the words of its errors. */
+typedef struct token_write {
+    unsigned slot;
+    const char *sql;
+    int64_t id;
+    const char *name;
+    const char *storing;  /* the statement's failure: "storing a new token" */
+    const char *doing;    /* why no row changed: "rotating a token" */
+    bool needs_confirmed; /* as why_not's */
+} token_write;
+
+/* Issues a fresh token and stores it as w says; the token reaches
+ * token_hex only when it was stored. */
+static rs_status write_new_token(rs_store *s, const token_write *w,
+                                 char token_hex[RS_TOKEN_HEX_LEN + 1], char *err, size_t err_len)
+{
+    rs_store__token token;
+    rs_status status = rs_store__token_new(&token, err, err_len);
+    if (status != RS_OK)
+        return status;
+    sqlite3_stmt *st = w->name ? rs_store__stmt(s, w->slot, w->sql, err, err_len)
+                               : rs_store__stmt_ints(s, w->slot, w->sql, &w->id, 1, err, err_len);
+    if (!st)
+        return rs_store__token_give(RS_ERR_IO, &token, token_hex);
+    if (w->name)
+        sqlite3_bind_text(st, 1, w->name, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, token.salt, sizeof token.salt, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, token.hash, sizeof token.hash, SQLITE_STATIC);
+    status = rs_store__step_done(s, st, w->storing, err, err_len);
+    if (status == RS_OK && sqlite3_changes(s->db) == 0)
+        status = why_not(s, w->id, w->name, w->doing, w->needs_confirmed, err, err_len);
+    return rs_store__token_give(status, &token, token_hex);
+}
+
 rs_status rs_store_token_rotate_begin(rs_store *s, int64_t player_id,
                                       char token_hex[RS_TOKEN_HEX_LEN + 1], char *err,
                                       size_t err_len)
 {
     if (!s || !token_hex)
         return RS_ERR_ARG;
-    uint8_t salt[RS_STORE__SALT_BYTES], hash[32];
-    char token[RS_TOKEN_HEX_LEN + 1];
-    rs_status status = rs_store__token_new(salt, hash, token, err, err_len);
-    if (status != RS_OK)
-        return status;
-    sqlite3_stmt *st = rs_store__stmt_ints(
-        s, RS_STMT_TOKEN_PENDING,
-        "UPDATE players SET pending_salt = ?2, pending_hash = ?3 WHERE id = ?1 "
-        "AND confirmed = 1 AND NOT " GUEST_ROW("name"),
-        &player_id, 1, err, err_len);
-    if (!st)
-        status = RS_ERR_IO;
-    if (st) {
-        sqlite3_bind_blob(st, 2, salt, sizeof salt, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 3, hash, sizeof hash, SQLITE_STATIC);
-        status = rs_store__step_done(s, st, "storing a new token", err, err_len);
-        if (status == RS_OK && sqlite3_changes(s->db) == 0)
-            status = why_not(s, player_id, NULL, "rotating a token", true, err, err_len);
-    }
-    if (status == RS_OK)
-        memcpy(token_hex, token, sizeof token);
-    memset(token, 0, sizeof token);
-    return status;
+    /* The new token waits beside the old one until a log-in uses it. */
+    const token_write w = {.slot = RS_STMT_TOKEN_PENDING,
+                           .sql = "UPDATE players SET pending_salt = ?2, pending_hash = ?3 "
+                                  "WHERE id = ?1 AND confirmed = 1 AND NOT " GUEST_ROW("name"),
+                           .id = player_id, .needs_confirmed = true,
+                           .storing = "storing a new token", .doing = "rotating a token"};
+    return write_new_token(s, &w, token_hex, err, err_len);
 }
 
 rs_status rs_store_token_rotate_commit(rs_store *s, int64_t player_id, char *err,
@@ -314,30 +312,15 @@ rs_status rs_store_token_reset(rs_store *s, const char *name,
 {
     if (!s || !name || !token_hex)
         return RS_ERR_ARG;
-    uint8_t salt[RS_STORE__SALT_BYTES], hash[32];
-    char token[RS_TOKEN_HEX_LEN + 1];
-    rs_status status = rs_store__token_new(salt, hash, token, err, err_len);
-    if (status != RS_OK)
-        return status;
-    sqlite3_stmt *st = rs_store__stmt(
-        s, RS_STMT_TOKEN_RESET,
-        "UPDATE players SET token_salt = ?2, token_hash = ?3, pending_salt = NULL, "
-        "pending_hash = NULL, confirmed = 1 WHERE name = ?1 AND NOT " GUEST_ROW("name"),
-        err, err_len);
-    if (!st)
-        status = RS_ERR_IO;
-    if (st) {
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 2, salt, sizeof salt, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 3, hash, sizeof hash, SQLITE_STATIC);
-        status = rs_store__step_done(s, st, "resetting a token", err, err_len);
-        if (status == RS_OK && sqlite3_changes(s->db) == 0)
-            status = why_not(s, 0, name, "resetting a token", false, err, err_len);
-    }
-    if (status == RS_OK)
-        memcpy(token_hex, token, sizeof token);
-    memset(token, 0, sizeof token);
-    return status;
+    /* It replaces the token at once, drops any pending one and confirms an
+     * unconfirmed registration. */
+    const token_write w = {.slot = RS_STMT_TOKEN_RESET,
+                           .sql = "UPDATE players SET token_salt = ?2, token_hash = ?3, "
+                                  "pending_salt = NULL, pending_hash = NULL, confirmed = 1 "
+                                  "WHERE name = ?1 AND NOT " GUEST_ROW("name"),
+                           .name = name, .storing = "resetting a token",
+                           .doing = "resetting a token"};
+    return write_new_token(s, &w, token_hex, err, err_len);
 }
 
 /* ---------------------------------------------------------------- admins */

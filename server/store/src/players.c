@@ -81,19 +81,27 @@ static bool parse_token(const char *hex, uint8_t out[RS_TOKEN_BYTES])
     return true;
 }
 
-rs_status rs_store__token_new(uint8_t salt[RS_STORE__SALT_BYTES], uint8_t hash[32],
-                              char token_hex[RS_TOKEN_HEX_LEN + 1], char *err, size_t err_len)
+rs_status rs_store__token_new(rs_store__token *t, char *err, size_t err_len)
 {
     uint8_t secret[SALT_BYTES + RS_TOKEN_BYTES];
     if (random_bytes(secret, sizeof secret) != RS_OK) {
         rs_errf(err, err_len, "reading /dev/urandom: %s", strerror(errno));
         return RS_ERR_IO;
     }
-    memcpy(salt, secret, SALT_BYTES);
-    token_hash(salt, secret + SALT_BYTES, hash);
-    rs_store__hex(secret + SALT_BYTES, RS_TOKEN_BYTES, token_hex);
+    memcpy(t->salt, secret, SALT_BYTES);
+    token_hash(t->salt, secret + SALT_BYTES, t->hash);
+    rs_store__hex(secret + SALT_BYTES, RS_TOKEN_BYTES, t->hex);
     memset(secret, 0, sizeof secret);
     return RS_OK;
+}
+
+rs_status rs_store__token_give(rs_status status, rs_store__token *t,
+                               char token_hex[RS_TOKEN_HEX_LEN + 1])
+{
+    if (status == RS_OK)
+        memcpy(token_hex, t->hex, sizeof t->hex);
+    memset(t, 0, sizeof *t);
+    return status;
 }
 
 /* Stale guest rows among a bounded sample, so the cost of a prune does not
@@ -210,9 +218,8 @@ rs_status rs_store_player_register(rs_store *s, const char *name, int64_t now_s,
      * is not echoed: it may hold what a log line must not. */
     if (!rs_proto_name_check(name, strlen(name), err, err_len))
         return RS_ERR_RANGE;
-    uint8_t salt[SALT_BYTES], hash[32];
-    char token[RS_TOKEN_HEX_LEN + 1];
-    rs_status status = rs_store__token_new(salt, hash, token, err, err_len);
+    rs_store__token token;
+    rs_status status = rs_store__token_new(&token, err, err_len);
     if (status != RS_OK)
         return status;
     bool guest = rs_store__is_guest_name(name), prune = guest;
@@ -229,19 +236,16 @@ rs_status rs_store_player_register(rs_store *s, const char *name, int64_t now_s,
     if (prune)
         prune_guests(s, now_s);
 
-    status = insert_player(s, name, salt, hash, now_s, guest, err, err_len);
+    status = insert_player(s, name, token.salt, token.hash, now_s, guest, err, err_len);
     if (prune && own && status == RS_OK)
         status = rs_store__commit(s, err, err_len);
     else if (prune && own)
         rs_store__rollback(s);
     else if (prune)
         status = end_guest_row(s, status, err, err_len);
-    if (status == RS_OK) {
+    if (status == RS_OK)
         *player_id = sqlite3_last_insert_rowid(s->db);
-        memcpy(token_hex, token, sizeof token);
-    }
-    memset(token, 0, sizeof token);
-    return status;
+    return rs_store__token_give(status, &token, token_hex);
 }
 
 /* What log-in needs of a player's row. */

@@ -140,11 +140,23 @@ void rs_store__rollback(rs_store *s);
 
 #define RS_STORE__SALT_BYTES 16
 
-/* A fresh random token: its hex text into token_hex (RS_TOKEN_HEX_LEN + 1)
- * and a fresh random salt and SHA-256(salt || token) to store. RS_ERR_IO
- * (with the reason) when the kernel's random source cannot be read. */
-rs_status rs_store__token_new(uint8_t salt[RS_STORE__SALT_BYTES], uint8_t hash[32],
-                              char token_hex[RS_TOKEN_HEX_LEN + 1], char *err, size_t err_len);
+/* A new token: its hex text, for the player's eyes only, and what the
+ * database keeps of it. */
+typedef struct rs_store__token {
+    char hex[RS_TOKEN_HEX_LEN + 1];
+    uint8_t salt[RS_STORE__SALT_BYTES];
+    uint8_t hash[32]; /* SHA-256(salt || token) */
+} rs_store__token;
+
+/* A fresh random token with a fresh random salt. RS_ERR_IO (with the
+ * reason) when the kernel's random source cannot be read. */
+rs_status rs_store__token_new(rs_store__token *t, char *err, size_t err_len);
+
+/* Ends a write of t: its text goes to token_hex only when status is RS_OK
+ * (the token was stored), and t is wiped either way, so the secret is
+ * kept nowhere but with the caller. Returns status. */
+rs_status rs_store__token_give(rs_status status, rs_store__token *t,
+                               char token_hex[RS_TOKEN_HEX_LEN + 1]);
 
 /* True for a guest row's name ("~" + the guest's name, racesim/services.h). */
 bool rs_store__is_guest_name(const char *name);
@@ -166,12 +178,37 @@ rs_status rs_store__text_check(const char *text, size_t max, const char *what, c
  * is not part of well-formed UTF-8 written as '?'. */
 void rs_store__text_clean(char *dst, size_t cap, const char *src);
 
-/* A page's offset for LIMIT/OFFSET: RS_ERR_ARG (with the reason) when
- * negative. And a cap as an SQL LIMIT (a size_t above INT64_MAX is
- * clamped). */
-rs_status rs_store__page_check(int64_t offset, size_t cap, const void *out, char *err,
-                               size_t err_len);
+/* ---------------------------------------------- paging (store_text.c) */
+
+/* What every paged list (players, bans, audit, tunes) does alike: check its
+ * arguments, count all its rows, then read one page of them. */
+
+/* Checks a page's arguments and sets *n to 0: RS_ERR_ARG without a message
+ * when s, n or total is NULL; RS_ERR_ARG with the reason when offset is
+ * negative or cap rows have nowhere to go. */
+rs_status rs_store__page_check(rs_store *s, int64_t offset, size_t cap, const void *out,
+                               size_t *n, size_t *total, char *err, size_t err_len);
+
+/* A cap as an SQL LIMIT (a size_t above INT64_MAX is clamped). */
 int64_t rs_store__limit(size_t cap);
+
+/* Runs a count(*) query (parameters bound) into *total and resets it.
+ * st NULL (it could not be prepared; err says why), or no row: RS_ERR_IO. */
+rs_status rs_store__page_count(rs_store *s, sqlite3_stmt *st, const char *what, size_t *total,
+                               char *err, size_t err_len);
+
+/* Reads one row of a page into *row (the list's own row type). */
+typedef void rs_store__row_reader(sqlite3_stmt *st, void *row);
+
+/* Steps a page query (parameters bound) and reads at most cap rows of
+ * row_size bytes into out with read, counting them in *n; then resets it.
+ * st NULL: RS_ERR_IO, as rs_store__page_count. what names the listing in
+ * an error's message. */
+rs_status rs_store__page_rows(rs_store *s, sqlite3_stmt *st, rs_store__row_reader *read,
+                              void *out, size_t row_size, size_t cap, size_t *n,
+                              const char *what, char *err, size_t err_len);
+
+/* ------------------------------------------------------------- others */
 
 /* The rs_store_race_status a races.status text names (RUNNING for NULL or
  * an unknown word, which the schema's CHECK constraint rules out). */

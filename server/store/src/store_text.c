@@ -5,7 +5,8 @@
  * control characters, so they encode on the wire (the protocol refuses bad
  * UTF-8) and cannot carry terminal escapes into an operator's terminal.
  * Stored texts that must be taken whatever they hold are cleaned instead of
- * refused. Also the paging arguments every list shares.
+ * refused. Also what every paged list shares: checking its arguments,
+ * counting its rows and reading a page of them.
  */
 #include <stdint.h>
 #include <string.h>
@@ -122,9 +123,14 @@ void rs_store__text_clean(char *dst, size_t cap, const char *src)
     dst[used] = '\0';
 }
 
-rs_status rs_store__page_check(int64_t offset, size_t cap, const void *out, char *err,
-                               size_t err_len)
+/* ----------------------------------------------------------------- paging */
+
+rs_status rs_store__page_check(rs_store *s, int64_t offset, size_t cap, const void *out,
+                               size_t *n, size_t *total, char *err, size_t err_len)
 {
+    if (!s || !n || !total)
+        return RS_ERR_ARG;
+    *n = 0;
     if (offset < 0) {
         rs_errf(err, err_len, "a page's offset must be 0 or more (got %lld)", (long long)offset);
         return RS_ERR_ARG;
@@ -139,4 +145,35 @@ rs_status rs_store__page_check(int64_t offset, size_t cap, const void *out, char
 int64_t rs_store__limit(size_t cap)
 {
     return cap > (size_t)INT64_MAX ? INT64_MAX : (int64_t)cap;
+}
+
+rs_status rs_store__page_count(rs_store *s, sqlite3_stmt *st, const char *what, size_t *total,
+                               char *err, size_t err_len)
+{
+    if (!st)
+        return RS_ERR_IO;
+    rs_status status = rs_store__step_row(s, st, what, err, err_len);
+    if (status == RS_OK)
+        *total = (size_t)sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    /* count(*) always answers one row: none is a broken database. */
+    return status == RS_ERR_MISSING ? RS_ERR_IO : status;
+}
+
+rs_status rs_store__page_rows(rs_store *s, sqlite3_stmt *st, rs_store__row_reader *read,
+                              void *out, size_t row_size, size_t cap, size_t *n,
+                              const char *what, char *err, size_t err_len)
+{
+    if (!st)
+        return RS_ERR_IO;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap) {
+        read(st, (char *)out + *n * row_size);
+        (*n)++;
+    }
+    sqlite3_reset(st);
+    /* Stopping at cap leaves rc at SQLITE_ROW: a full page, not an error. */
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return rs_store__fail(s, rc, what, err, err_len);
+    return RS_OK;
 }

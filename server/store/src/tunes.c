@@ -84,8 +84,10 @@ rs_status rs_store_tune_save(rs_store *s, int64_t player_id, uint64_t base_hash,
     return RS_OK;
 }
 
-static void read_info(sqlite3_stmt *st, rs_store_tune *t)
+/* An rs_store__row_reader: row is an rs_store_tune. */
+static void read_info(sqlite3_stmt *st, void *row)
 {
+    rs_store_tune *t = row;
     memset(t, 0, sizeof *t);
     t->id = sqlite3_column_int64(st, 0);
     t->player_id = sqlite3_column_int64(st, 1);
@@ -147,24 +149,16 @@ rs_status rs_store_tune_list_page(rs_store *s, int64_t player_id, uint64_t base_
                                   int64_t offset, rs_store_tune *out, size_t cap, size_t *n,
                                   size_t *total, char *err, size_t err_len)
 {
-    if (!s || !n || !total)
-        return RS_ERR_ARG;
-    rs_status status = rs_store__page_check(offset, cap, out, err, err_len);
+    rs_status status = rs_store__page_check(s, offset, cap, out, n, total, err, err_len);
     if (status != RS_OK)
         return status;
-    *n = 0;
     sqlite3_stmt *st = tune_stmt(s, RS_STMT_TUNE_COUNT,
                                  "SELECT count(*) FROM tunes WHERE player_id = ?1 "
                                  "AND (?2 = 0 OR base_hash = ?2)",
                                  player_id, base_hash, NULL, err, err_len);
-    if (!st)
-        return RS_ERR_IO;
-    status = rs_store__step_row(s, st, "counting tunes", err, err_len);
-    if (status == RS_OK)
-        *total = (size_t)sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
+    status = rs_store__page_count(s, st, "counting tunes", total, err, err_len);
     if (status != RS_OK || cap == 0)
-        return status == RS_ERR_MISSING ? RS_ERR_IO : status;
+        return status;
     st = tune_stmt(s, RS_STMT_TUNE_PAGE,
                    "SELECT " TUNE_COLUMNS " FROM tunes WHERE player_id = ?1 "
                    "AND (?2 = 0 OR base_hash = ?2) ORDER BY base_hash, name LIMIT ?3 OFFSET ?4",
@@ -173,13 +167,8 @@ rs_status rs_store_tune_list_page(rs_store *s, int64_t player_id, uint64_t base_
         return RS_ERR_IO;
     sqlite3_bind_int64(st, 3, rs_store__limit(cap));
     sqlite3_bind_int64(st, 4, offset);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < cap)
-        read_info(st, &out[(*n)++]);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return rs_store__fail(s, rc, "listing tunes", err, err_len);
-    return RS_OK;
+    return rs_store__page_rows(s, st, read_info, out, sizeof *out, cap, n, "listing tunes", err,
+                               err_len);
 }
 
 /* Copies a text column into a malloc'ed, NUL-terminated string. */
