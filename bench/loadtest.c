@@ -453,6 +453,7 @@ struct options {
     char server[PATH_MAX];
     const char *server_log;
     uint32_t join_rate; /* bots started per second */
+    uint32_t input_interval; /* rs_client_config.input_interval_ticks */
 };
 
 /* On the worker's thread: the bot becomes that thread's from now on. */
@@ -466,11 +467,12 @@ static void create_bot(worker *w, lt_bot *b, int64_t now)
     cfg.room = room;
     cfg.predicted_events = false;
     /* A light bot keeps the whole lockstep (FRAMEs acknowledged, clock and
-     * lead, an INPUT every tick) but builds no world: predicting a 16-car
+     * lead, INPUTs) but builds no world: predicting a 16-car
      * world per bot would make the load tester, not the server, the
      * bottleneck on a small machine. */
     cfg.simulate = o->driver == DRIVER_AI;
     cfg.connect_timeout_ms = o->join_timeout_s * 1000u;
+    cfg.input_interval_ticks = o->input_interval;
     rs_client_status st = rs_bot_create(&cfg, "127.0.0.1", w->port, o->driver == DRIVER_AI, now,
                                         &b->sdk, err, sizeof err);
     if (st != RS_CLIENT_OK) {
@@ -484,7 +486,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: loadtest [--rooms R] [--bots-per-room 16] [--seconds S] [--server PATH]\n"
                "                [--tick-hz 60] [--threads N] [--warmup-s 2] [--join-timeout-s 60] "
                "[--join-rate 50]\n"
-               "                [--server-log FILE] [--driver light|ai]\n"
+               "                [--server-log FILE] [--driver light|ai] [--input-interval 2]\n"
                "Runs R rooms of light bots against a raceserver child process and prints one\n"
                "JSON object (docs/PERFORMANCE.md, \"Load test\").\n");
 }
@@ -496,7 +498,8 @@ static int parse_args(int argc, char **argv, options *o)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     *o = (options){.rooms = 1, .bots_per_room = 16, .seconds = 10, .tick_hz = 60,
                    .threads = cores > 0 ? (uint32_t)cores : 1, .warmup_s = 2,
-                   .join_timeout_s = 60, .join_rate = 50};
+                   .join_timeout_s = 60, .join_rate = 50,
+                   .input_interval = rs_client_config_default().input_interval_ticks};
     const char *server = NULL, *driver = NULL;
     const rs_cli_opt opts[] = {
         {"--rooms", &o->rooms, 1, 64, NULL},
@@ -507,6 +510,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"--warmup-s", &o->warmup_s, 0, 600, NULL},
         {"--join-rate", &o->join_rate, 1, 100000, NULL},
         {"--join-timeout-s", &o->join_timeout_s, 1, 3600, NULL},
+        {"--input-interval", &o->input_interval, 1, 4, NULL},
         {"--server", NULL, 0, 0, &server},
         {"--server-log", NULL, 0, 0, &o->server_log},
         {"--driver", NULL, 0, 0, &driver},
@@ -904,7 +908,7 @@ static void report(const run *r, int rc)
 
     printf(
         "{\"clients\":%u,\"rooms\":%u,\"bots_per_room\":%u,\"tick_hz\":%u,\"driver\":\"%s\","
-        "\"seconds\":%.2f,"
+        "\"input_interval\":%u,\"seconds\":%.2f,"
         "\"connected\":%u,\"racing\":%u,\"disconnected\":%u,\"server_cpu_pct\":%.1f,"
         "\"tick_p50_ms\":%.3f,\"tick_p99_ms\":%.3f,\"tick_max_ms\":%.3f,\"stats_lines\":%zu,\"min_"
         "tick_rate_hz\":%.1f,"
@@ -918,7 +922,8 @@ static void report(const run *r, int rc)
         "\"loadtest_cpu_pct\":%.1f,\"threads\":%u,"
         "\"join_s\":%.2f,\"bots_kept_up\":%s,\"server_errors\":%" PRIu64
         ",\"server_exit\":%d,\"ok\":%s",
-        r->clients, o->rooms, o->bots_per_room, o->tick_hz, driver_names[o->driver], secs,
+        r->clients, o->rooms, o->bots_per_room, o->tick_hz, driver_names[o->driver],
+        o->input_interval, secs,
         a1->connected, a1->racing, r->clients - a1->alive,
         secs > 0 ? 100.0 * (r->end.cpu_s - r->start.cpu_s) / secs : 0.0, ts.p50, ts.p99, ts.max,
         ts.lines, ts.min_rate, (double)(a1->wire_in - a0->wire_in) * per,
