@@ -24,8 +24,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
-#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -34,9 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -46,11 +41,13 @@
 #include "racesim/store.h"
 #include "racesim/store_testing.h"
 #include "racesim/base/clock.h"
+#include "run_command.h"
+#include "server_proc.h"
 #include "test_data.h"
 #include "test_sql.h"
 
-#if !defined(RS_RACESERVER_PATH) || !defined(RS_RACECTL_PATH) || !defined(RS_RACESIM_PATH)
-#error "RS_RACESERVER_PATH, RS_RACECTL_PATH and RS_RACESIM_PATH must name the programs"
+#if !defined(RS_RACECTL_PATH) || !defined(RS_RACESIM_PATH)
+#error "RS_RACECTL_PATH and RS_RACESIM_PATH must name the programs"
 #endif
 
 #define N_BOTS 3u
@@ -186,71 +183,14 @@ static void test_interrupt_marks_exactly_the_running_races(void **state)
 
 /* ------------------------------------------------------- the programs */
 
-/* Runs argv (argv[0] the program) with stdout and stderr into out_path and
- * returns its exit status (-1 when it did not exit normally). */
-static int run_program(const char *const *argv, const char *out_path)
-{
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0)
-            _exit(126);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        close(fd);
-        execv(argv[0], (char *const *)(uintptr_t)argv);
-        _exit(127);
-    }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* The whole file, NUL-terminated (malloc'ed; "" when it cannot be read). */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap);
-    assert_non_null(text);
-    while (f) {
-        if (n + 4096 > cap) {
-            cap *= 2;
-            text = realloc(text, cap);
-            assert_non_null(text);
-        }
-        size_t got = fread(text + n, 1, cap - n - 1, f);
-        if (got == 0)
-            break;
-        n += got;
-    }
-    if (f)
-        fclose(f);
-    text[n] = '\0';
-    return text;
-}
-
-static bool file_has(const char *path, const char *needle)
-{
-    char *text = slurp(path);
-    bool found = strstr(text, needle) != NULL;
-    free(text);
-    return found;
-}
-
-static void dump_file(const char *path)
-{
-    char *text = slurp(path);
-    print_message("---- %s ----\n%s---- end ----\n", path, text);
-    free(text);
-}
-
 /* The shared scene: a temporary directory with a small track (a lap of
- * about 11 s in the formula car), designed by racesim from a spec. */
+ * about 11 s in the formula car), designed by racesim from a spec, and the
+ * arguments of every raceserver run on it (besides server_proc's port, key
+ * and database). */
 typedef struct scene {
     char dir[64];
     char track[128];
+    const char *server_args[20];
 } scene;
 
 static const char small_track_spec[] =
@@ -274,20 +214,25 @@ static int scene_setup(void **state)
     snprintf(sc->dir, sizeof sc->dir, "/tmp/rs_durability_XXXXXX");
     if (!mkdtemp(sc->dir))
         return -1;
-    char spec[128], out[128];
+    char spec[128], cmd[512], out[4096];
     snprintf(spec, sizeof spec, "%s/loop_design.json", sc->dir);
     snprintf(sc->track, sizeof sc->track, "%s/loop.json", sc->dir);
-    snprintf(out, sizeof out, "%s/design.out", sc->dir);
     FILE *f = fopen(spec, "w");
     if (!f || fputs(small_track_spec, f) < 0 || fclose(f) != 0)
         return -1;
-    const char *argv[] = {RS_RACESIM_PATH, "track", "design", spec, sc->track, NULL};
-    if (run_program(argv, out) != 0) {
-        dump_file(out);
+    snprintf(cmd, sizeof cmd, "'%s' track design '%s' '%s' 2>&1", RS_RACESIM_PATH, spec,
+             sc->track);
+    if (run_command(cmd, out, sizeof out) != 0) {
+        print_message("---- racesim track design ----\n%s---- end ----\n", out);
         return -1;
     }
     unlink(spec);
-    unlink(out);
+    const char *const args[] = {"--track", sc->track, "--car", "formula", "--laps", "3",
+                                "--max-players", "3", "--start-players", "3", "--lobby-s",
+                                "30", "--countdown-s", "1", "--stats-interval", "0",
+                                "--log-level", "info", NULL};
+    _Static_assert(sizeof args <= sizeof sc->server_args, "scene.server_args is too small");
+    memcpy(sc->server_args, args, sizeof args);
     return 0;
 }
 
@@ -300,120 +245,6 @@ static int scene_teardown(void **state)
         free(sc);
     }
     return 0;
-}
-
-/* One raceserver run on a database in its own directory, which is also its
- * working directory (the server's key file lands there). */
-typedef struct server {
-    pid_t pid;
-    char dir[64];
-    char db[128];
-    char log[128];
-    uint16_t port;
-} server;
-
-/* The server a test started and has not reaped: a failed assertion leaves
- * the test early, and the teardown must not leave it running. */
-static pid_t g_running;
-
-static int kill_leftover_server(void **state)
-{
-    (void)state;
-    if (g_running > 0) {
-        kill(g_running, SIGKILL);
-        waitpid(g_running, NULL, 0);
-        g_running = 0;
-    }
-    return 0;
-}
-
-/* The port in the log's "listening on ADDRESS:PORT" line, 0 until there. */
-static uint16_t listening_port(const char *log)
-{
-    char *text = slurp(log);
-    uint16_t port = 0;
-    const char *l = strstr(text, "listening on ");
-    const char *nl = l ? strchr(l, '\n') : NULL;
-    if (nl) {
-        const char *colon = nl;
-        while (colon > l && *colon != ':')
-            colon--;
-        port = (uint16_t)atoi(colon + 1);
-    }
-    free(text);
-    return port;
-}
-
-/* Starts raceserver for the track in s->dir on s->db, its log into log_name
- * there, and waits until it listens. */
-static void server_start(server *s, const scene *sc, const char *log_name)
-{
-    snprintf(s->log, sizeof s->log, "%s/%s", s->dir, log_name);
-    const char *argv[] = {RS_RACESERVER_PATH, "--db", s->db, "--port", "0", "--bind",
-                          "127.0.0.1", "--track", sc->track, "--car", "formula",
-                          "--laps", "3", "--max-players", "3", "--start-players", "3",
-                          "--lobby-s", "30", "--countdown-s", "1", "--stats-interval", "0",
-                          "--log-level", "info", NULL};
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0 || chdir(s->dir) != 0)
-            _exit(126);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        close(fd);
-        execv(argv[0], (char *const *)(uintptr_t)argv);
-        _exit(127);
-    }
-    s->pid = g_running = pid;
-    int64_t deadline = rs_clock_us() + 10000000;
-    while ((s->port = listening_port(s->log)) == 0) {
-        int status;
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            g_running = 0;
-            dump_file(s->log);
-            fail_msg("raceserver exited before listening (status %d)", status);
-        }
-        if (rs_clock_us() > deadline) {
-            dump_file(s->log);
-            fail_msg("raceserver did not listen within 10 s");
-        }
-        rs_sleep_us(20000);
-    }
-}
-
-/* Sends sig and reaps the server; returns its exit status, or 128 + the
- * signal that ended it. */
-static int server_signal(server *s, int sig)
-{
-    assert_int_equal(kill(s->pid, sig), 0);
-    int64_t deadline = rs_clock_us() + 20000000;
-    int status = 0;
-    while (waitpid(s->pid, &status, WNOHANG) != s->pid) {
-        if (rs_clock_us() > deadline) {
-            dump_file(s->log);
-            fail_msg("raceserver did not end within 20 s of signal %d", sig);
-        }
-        rs_sleep_us(10000);
-    }
-    g_running = 0;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static void server_make_dir(server *s)
-{
-    memset(s, 0, sizeof *s);
-    snprintf(s->dir, sizeof s->dir, "/tmp/rs_durability_XXXXXX");
-    assert_non_null(mkdtemp(s->dir));
-    snprintf(s->db, sizeof s->db, "%s/race.db", s->dir);
-}
-
-static void server_cleanup(server *s)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s->dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 /* ---------------------------------------------------------- the bots */
@@ -492,7 +323,7 @@ static bool heard_recorded(const bot_watch *w, uint8_t car, uint32_t lap)
 /* Races the bots until every car's first lap has been announced as
  * recorded, or wait_us after the first announcement (a car that went off
  * may be late); fails when none comes within 60 s. */
-static void race_until_laps_are_recorded(bot_watch *w, const server *s, int64_t wait_us)
+static void race_until_laps_are_recorded(bot_watch *w, const server_proc *s, int64_t wait_us)
 {
     int64_t deadline = rs_clock_us() + 60000000, first = 0;
     for (;;) {
@@ -508,7 +339,7 @@ static void race_until_laps_are_recorded(bot_watch *w, const server *s, int64_t 
         if (first && (cars_heard == N_BOTS || t - first >= wait_us))
             return;
         if (t > deadline) {
-            dump_file(s->log);
+            server_dump_log(s);
             fail_msg("no lap was announced as recorded within 60 s");
         }
         rs_sleep_us(2000);
@@ -516,7 +347,7 @@ static void race_until_laps_are_recorded(bot_watch *w, const server *s, int64_t 
 }
 
 /* The race the server stored (there is exactly one). */
-static int64_t the_race(const server *s)
+static int64_t the_race(const server_proc *s)
 {
     assert_int_equal(test_sql_value(s->db, "SELECT count(*) FROM races"), 1);
     return test_sql_value(s->db, "SELECT id FROM races");
@@ -524,7 +355,8 @@ static int64_t the_race(const server *s)
 
 /* Every lap any client heard announced as recorded is a row of race_id,
  * under the guest row of the bot that drove it. Returns how many. */
-static uint32_t check_recorded_laps_stored(const bot_watch *w, const server *s, int64_t race_id)
+static uint32_t check_recorded_laps_stored(const bot_watch *w, const server_proc *s,
+                                           int64_t race_id)
 {
     uint32_t checked = 0;
     for (uint32_t i = 0; i < N_BOTS; i++) {
@@ -551,68 +383,76 @@ static uint32_t check_recorded_laps_stored(const bot_watch *w, const server *s, 
 }
 
 /* racectl races, whose output must name the race's status. */
-static void check_racectl_shows(const server *s, const char *status)
+static void check_racectl_shows(const server_proc *s, const char *status)
 {
-    char out[160];
-    snprintf(out, sizeof out, "%s/racectl.out", s->dir);
-    const char *argv[] = {RS_RACECTL_PATH, "--db", s->db, "races", NULL};
-    assert_int_equal(run_program(argv, out), 0);
-    if (!file_has(out, status)) {
-        dump_file(out);
+    char cmd[512], out[8192];
+    snprintf(cmd, sizeof cmd, "'%s' --db '%s' races 2>&1", RS_RACECTL_PATH, s->db);
+    assert_int_equal(run_command(cmd, out, sizeof out), 0);
+    if (!strstr(out, status)) {
+        print_message("---- racectl races ----\n%s---- end ----\n", out);
         fail_msg("racectl races does not show the status %s", status);
     }
+}
+
+/* The start both cases share: raceserver on a new database races the bots
+ * until they have heard every car's first lap recorded (or 5 s after the
+ * first), then end_server ends it in the middle of the race (laps 2 and 3
+ * are still to run); the one race it stored must have the status
+ * status_after. Returns that race. */
+static int64_t race_then_end_server(server_proc *s, const scene *sc, bot_watch *w,
+                                    void (*end_server)(server_proc *), const char *status_after)
+{
+    server_start(s, true, sc->server_args);
+    bots_start(w, s->port);
+    race_until_laps_are_recorded(w, s, 5000000);
+    end_server(s);
+    bots_destroy(w);
+    int64_t race_id = the_race(s);
+    assert_string_equal(race_status(s->db, race_id), status_after);
+    return race_id;
+}
+
+/* Removes the server's directory, which must be gone then. */
+static void server_remove(server_proc *s)
+{
+    server_cleanup(s);
+    assert_int_equal(access(s->dir, F_OK), -1);
 }
 
 static void test_sigkill_mid_race_then_restart_marks_it_interrupted(void **state)
 {
     const scene *sc = *state;
-    server s;
-    server_make_dir(&s);
-    server_start(&s, sc, "first.log");
+    server_proc s;
     bot_watch w[N_BOTS];
-    bots_start(w, s.port);
-    /* Killed in the middle of the race (laps 2 and 3 are still to run),
-     * once the clients have heard every car's first lap recorded. */
-    race_until_laps_are_recorded(w, &s, 5000000);
-    int64_t t_kill = rs_clock_us();
-    assert_int_equal(server_signal(&s, SIGKILL), 128 + SIGKILL);
-    bots_destroy(w);
-    int64_t race_id = the_race(&s);
-    assert_string_equal(race_status(s.db, race_id), "running");
+    int64_t race_id = race_then_end_server(&s, sc, w, server_kill, "running");
 
-    server_start(&s, sc, "restart.log");
-    int64_t took = rs_clock_us() - t_kill;
+    int64_t t_restart = rs_clock_us();
+    server_restart(&s, sc->server_args);
+    int64_t took = rs_clock_us() - t_restart;
     /* The restart found the race running, marked it and said so. */
     char line[128];
     snprintf(line, sizeof line, "WARN database: race %lld (track Durability Loop, started ",
              (long long)race_id);
-    if (!file_has(s.log, line) || !file_has(s.log, "was interrupted")) {
-        dump_file(s.log);
+    if (!file_contains(s.log, line) || !file_contains(s.log, "was interrupted")) {
+        server_dump_log(&s);
         fail_msg("the restart did not log race %lld as interrupted", (long long)race_id);
     }
     assert_string_equal(race_status(s.db, race_id), "interrupted");
     uint32_t laps = check_recorded_laps_stored(w, &s, race_id);
     assert_true(laps >= 1);
-    assert_int_equal(server_signal(&s, SIGTERM), 0);
+    server_stop(&s);
     check_racectl_shows(&s, "interrupted");
     print_message("[sigkill] %u lap announcements checked in race %lld; restart in %.1f s\n",
                   (unsigned)laps, (long long)race_id, (double)took / 1e6);
-    server_cleanup(&s);
+    server_remove(&s);
 }
 
 static void test_sigterm_mid_race_stores_the_classification_as_stopped(void **state)
 {
     const scene *sc = *state;
-    server s;
-    server_make_dir(&s);
-    server_start(&s, sc, "server.log");
+    server_proc s;
     bot_watch w[N_BOTS];
-    bots_start(w, s.port);
-    race_until_laps_are_recorded(w, &s, 5000000);
-    assert_int_equal(server_signal(&s, SIGTERM), 0);
-    bots_destroy(w);
-    int64_t race_id = the_race(&s);
-    assert_string_equal(race_status(s.db, race_id), "stopped");
+    int64_t race_id = race_then_end_server(&s, sc, w, server_stop, "stopped");
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT finished_at > 0 FROM races WHERE id = %lld",
              (long long)race_id);
@@ -632,13 +472,13 @@ static void test_sigterm_mid_race_stores_the_classification_as_stopped(void **st
         assert_true(test_sql_value(s.db, sql) >= (int64_t)w[i].own_laps);
     }
     assert_true(check_recorded_laps_stored(w, &s, race_id) >= 1);
-    if (!file_has(s.log, "race stopped: its classification so far is stored") ||
-        !file_has(s.log, "database: every record written")) {
-        dump_file(s.log);
+    if (!file_contains(s.log, "race stopped: its classification so far is stored") ||
+        !file_contains(s.log, "database: every record written")) {
+        server_dump_log(&s);
         fail_msg("the shutdown did not log the stopped race and the final flush");
     }
     check_racectl_shows(&s, "stopped");
-    server_cleanup(&s);
+    server_remove(&s);
 }
 
 int main(void)
@@ -652,9 +492,9 @@ int main(void)
 #undef STORE
     const struct CMUnitTest server_tests[] = {
         cmocka_unit_test_teardown(test_sigkill_mid_race_then_restart_marks_it_interrupted,
-                                  kill_leftover_server),
+                                  server_kill_leftover),
         cmocka_unit_test_teardown(test_sigterm_mid_race_stores_the_classification_as_stopped,
-                                  kill_leftover_server),
+                                  server_kill_leftover),
     };
     int rc = cmocka_run_group_tests(store_tests, NULL, NULL);
     return rc + cmocka_run_group_tests(server_tests, scene_setup, scene_teardown);

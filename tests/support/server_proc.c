@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "server_proc.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -19,7 +20,6 @@
 
 #include <cmocka.h>
 
-#include "test_data.h"
 #include "racesim/base/clock.h"
 
 #ifndef RS_RACESERVER_PATH
@@ -116,14 +116,11 @@ void server_dump_log(const server_proc *s)
     fclose(f);
 }
 
-void server_start(server_proc *s, bool with_db, const char *const *extra)
+/* Runs raceserver with the port, key file and database s names plus extra,
+ * its stdout and stderr into s->log (truncated), and waits until it
+ * listens. */
+static void spawn_and_wait(server_proc *s, const char *const *extra)
 {
-    memset(s, 0, sizeof *s);
-    snprintf(s->dir, sizeof s->dir, "/tmp/rs_online_XXXXXX");
-    assert_non_null(mkdtemp(s->dir));
-    snprintf(s->db, sizeof s->db, "%s/race.db", s->dir);
-    snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
-    s->port = free_udp_port();
     char port[16];
     snprintf(port, sizeof port, "%u", (unsigned)s->port);
 
@@ -134,10 +131,9 @@ void server_start(server_proc *s, bool with_db, const char *const *extra)
     argv[n++] = port;
     argv[n++] = "--bind";
     argv[n++] = "127.0.0.1";
-    snprintf(s->key, sizeof s->key, "%s/server.key", s->dir);
     argv[n++] = "--key-file";
     argv[n++] = s->key;
-    if (with_db) {
+    if (s->with_db) {
         argv[n++] = "--db";
         argv[n++] = s->db;
     } else {
@@ -147,24 +143,27 @@ void server_start(server_proc *s, bool with_db, const char *const *extra)
         argv[n++] = extra[i];
     argv[n] = NULL;
 
+    /* Truncated here, before the wait below reads it: on a restart the
+     * previous run's "listening on" must be gone. */
+    int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
     pid_t pid = fork();
-    assert_true(pid >= 0);
     if (pid == 0) {
-        int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0)
-            _exit(126);
         dup2(fd, 1);
         dup2(fd, 2);
         close(fd);
         execv(argv[0], (char *const *)(uintptr_t)argv);
         _exit(127);
     }
+    close(fd);
+    assert_true(pid >= 0);
     s->pid = pid;
     g_running = pid;
     int64_t deadline = rs_clock_us() + 10 * 1000000;
     while (!file_contains(s->log, "listening on")) {
         int status;
         if (waitpid(pid, &status, WNOHANG) == pid) {
+            g_running = 0; /* reaped */
             server_dump_log(s);
             fail_msg("raceserver exited before listening (status %d)", status);
         }
@@ -174,6 +173,27 @@ void server_start(server_proc *s, bool with_db, const char *const *extra)
         }
         rs_sleep_us(20000);
     }
+}
+
+void server_start(server_proc *s, bool with_db, const char *const *extra)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->dir, sizeof s->dir, "/tmp/rs_online_XXXXXX");
+    assert_non_null(mkdtemp(s->dir));
+    snprintf(s->db, sizeof s->db, "%s/race.db", s->dir);
+    snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
+    snprintf(s->key, sizeof s->key, "%s/server.key", s->dir);
+    s->port = free_udp_port();
+    s->with_db = with_db;
+    spawn_and_wait(s, extra);
+}
+
+void server_restart(server_proc *s, const char *const *extra)
+{
+    /* A server still running would hold the port and the database. */
+    if (g_running != 0 && g_running == s->pid)
+        fail_msg("raceserver restarted while still running (stop or kill it first)");
+    spawn_and_wait(s, extra);
 }
 
 void server_stop(server_proc *s)
@@ -200,11 +220,31 @@ void server_stop(server_proc *s)
     }
 }
 
-void server_cleanup(server_proc *s)
+void server_kill(server_proc *s)
 {
-    unlink(s->log);
-    unlink(s->key);
-    test_db_remove(s->db);
-    rmdir(s->dir);
+    assert_int_equal(kill(s->pid, SIGKILL), 0);
+    g_running = 0; /* reaped here: SIGKILL cannot be caught */
+    int status = 0;
+    assert_int_equal(waitpid(s->pid, &status, 0), s->pid);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+        server_dump_log(s);
+        fail_msg("raceserver ended with status %d, not by SIGKILL", status);
+    }
 }
 
+void server_cleanup(server_proc *s)
+{
+    DIR *d = opendir(s->dir);
+    if (d) {
+        struct dirent *e;
+        char path[sizeof s->dir + 256 + 2];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", s->dir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(s->dir);
+}

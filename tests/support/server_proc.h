@@ -2,8 +2,8 @@
  * The real raceserver program as a child process, for tests that run it
  * end to end: a free port, a temporary directory with its database, key
  * and log, start (waits until it listens), SIGTERM stop (which must exit
- * 0), and reading its log. Needs cmocka (failures are test failures) and
- * RS_RACESERVER_PATH.
+ * 0), SIGKILL, a restart on the same directory, and reading its log. Needs
+ * cmocka (failures are test failures) and RS_RACESERVER_PATH.
  */
 #ifndef RS_TEST_SERVER_PROC_H
 #define RS_TEST_SERVER_PROC_H
@@ -19,6 +19,7 @@ typedef struct server_proc {
     char db[128];
     char log[128];
     char key[128];     /* the server's key file */
+    bool with_db;      /* started with db (else --no-db) */
 } server_proc;
 
 /* A UDP port nobody uses right now (the kernel's pick). */
@@ -32,7 +33,17 @@ void server_start(server_proc *s, bool with_db, const char *const *extra);
 /* SIGTERM, then the server must finish its writes and exit 0 promptly. */
 void server_stop(server_proc *s);
 
-/* Removes the temporary directory and what is in it. */
+/* SIGKILL (a crash: no chance to finish anything), and reaps the server,
+ * which must have died of it. */
+void server_kill(server_proc *s);
+
+/* Starts raceserver again after server_stop or server_kill, as an operator
+ * restarts it: the same directory, port, key file and database (or
+ * --no-db), plus the extra arguments (NULL-terminated), and waits until it
+ * listens. The log starts afresh (the previous run's is overwritten). */
+void server_restart(server_proc *s, const char *const *extra);
+
+/* Removes the temporary directory and every file in it. */
 void server_cleanup(server_proc *s);
 
 /* Prints the first 200 lines of the server's log (for a failing test). */
