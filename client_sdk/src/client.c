@@ -127,6 +127,7 @@ static rs_client_status client_new(const rs_client_config *cfg, int64_t now_us, 
     c->input = rs_proto_input_neutral();
     c->rate = 1.0;
     c->lead_ms = RS_PROTO_LEAD_UNKNOWN;
+    c->lossy = true; /* INPUTs every tick until the link is measured clean */
     c->next_request_id = 1;
     *out = c;
     return RS_CLIENT_OK;

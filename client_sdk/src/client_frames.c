@@ -109,6 +109,11 @@ static void loss_note(rs_client *c, uint64_t newest, int64_t now_us)
             double l = 1.0 - (double)c->loss_win_frames / expected;
             l = l < 0.0 ? 0.0 : l > 1.0 ? 1.0 : l;
             c->loss += (l - c->loss) / 4.0;
+            /* With a margin between the two, so the interval does not flap. */
+            if (c->loss > 0.02)
+                c->lossy = true;
+            else if (c->loss < 0.01)
+                c->lossy = false;
         }
         c->loss_win_start_us = now_us;
         c->loss_win_start_hi = c->loss_hi;
@@ -198,9 +203,19 @@ void rs_client__on_frame(rs_client *c, const rs_msg_frame *f, int64_t now_us)
     }
 }
 
+/* How many ticks apart a driver's INPUTs go: input_interval_ticks on a
+ * clean link. Where FRAMEs are being lost, INPUTs probably are too, and a
+ * lost INPUT is recovered only by the next one: every tick, that costs one
+ * tick of lead; every second tick, two, more than the lead's margin holds.
+ * So a lossy link gets an INPUT every tick. */
+static uint32_t input_interval(const rs_client *c)
+{
+    return c->lossy ? 1 : c->cfg.input_interval_ticks;
+}
+
 /* How early our inputs should reach the room: twice the measured jitter
  * plus a margin, never below min_lead_ms; and since an INPUT goes out only
- * every input_interval_ticks, its oldest new input was ready that many
+ * every input_interval ticks, its oldest new input was ready that many
  * ticks less one before it left: the lead covers that too, or it would be
  * late. */
 static double target_lead_ms(const rs_client *c)
@@ -211,7 +226,7 @@ static double target_lead_ms(const rs_client *c)
                   1000.0 / hz;
     if (lead < c->cfg.min_lead_ms)
         lead = c->cfg.min_lead_ms;
-    return lead + (double)(c->cfg.input_interval_ticks - 1) * 1000.0 / hz;
+    return lead + (double)(input_interval(c) - 1) * 1000.0 / hz;
 }
 
 void rs_client__on_pong(rs_client *c, const rs_msg_pong *p, int64_t now_us)
@@ -419,13 +434,13 @@ void rs_client__drive(rs_client *c, int64_t now_us)
     /* The INPUTs also carry frame_ack, which the room's repair FRAMEs steer
      * by. A client whose present cannot advance (its window is full while it
      * waits for a lost tick) must keep acknowledging, or the repair it needs
-     * is the slower for it: one INPUT per tick period whatever happens. */
-    bool keepalive = !stepped && present > 0 &&
-                     now_us - c->input_sent_us >= (int64_t)(1e6 / hz);
-    /* A driver's INPUT every input_interval_ticks (each carries every
+     * is the slower for it: one INPUT per interval whatever happens.
+     * A driver's INPUT goes every input_interval_ticks (each carries every
      * unacknowledged input); a spectator's, which only acknowledges
      * frames, every second tick. */
-    uint64_t every = c->car ? c->cfg.input_interval_ticks : 2;
+    uint64_t every = c->car ? input_interval(c) : 2;
+    bool keepalive = !stepped && present > 0 &&
+                     now_us - c->input_sent_us >= (int64_t)((double)every * 1e6 / hz);
     bool due = present < c->input_sent_present || present - c->input_sent_present >= every;
     if ((stepped && due) || keepalive) {
         c->input_sent_us = now_us;

@@ -115,6 +115,8 @@ struct rs_client {
     uint32_t loss_steps[9];      /* how often each spacing 1..8 was seen */
     int64_t loss_win_start_us;
     double loss;
+    bool lossy;               /* not yet measured, or loss above 2 % (until below 1 %):
+                                 INPUTs every tick */
 
     /* events */
     rs_client_event evq[RS_CLIENT_EVQ];

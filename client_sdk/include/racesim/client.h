@@ -119,11 +119,12 @@ typedef struct rs_client_config {
     uint32_t max_lead_ticks;     /* prediction window beyond the confirmed tick,
                                     16..RS_PREDICT_MAX_LEAD. Usually 200 */
     uint32_t input_interval_ticks; /* an INPUT every this many ticks, 1..4, carrying every
-                                    input the server has not acknowledged. Usually 2: at
-                                    60 Hz every tick would cost about 4.6 kB/s up, every
-                                    second tick 2.5 kB/s (docs/CLIENT_SDK.md); the input
-                                    lead grows by interval - 1 ticks so that the oldest
-                                    input of a packet is still on time */
+                                    input the server has not acknowledged; every tick while
+                                    the link loses packets (over 2 %). Usually 2: at 60 Hz
+                                    every tick costs about 4.9 kB/s up, every second tick
+                                    2.4 kB/s (docs/CLIENT_SDK.md); the input lead grows by
+                                    interval - 1 ticks so that the oldest input of a packet
+                                    is still on time */
     uint32_t connect_timeout_ms; /* from rs_client_connect until WELCOME. Usually 15000 */
     uint32_t timeout_ms;         /* nothing heard from the server for this long: disconnected.
                                     Usually 10000 */
