@@ -232,15 +232,31 @@ static void test_room_races_through_an_impaired_network_without_desync(void **st
  * wrong acknowledgement, nothing at all) and count what the room queues, so
  * they speak to the room in messages of the protocol library. */
 
+/* A message of this type, every other field zero. */
+static rs_msg msg_of(uint8_t type)
+{
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = type;
+    return m;
+}
+
+/* The room of cfg (which must open). */
+static rs_room *new_room(const rs_room_config *cfg)
+{
+    rs_room *room = NULL;
+    char err[256];
+    assert_int_equal(rs_room_create(cfg, &room, err, sizeof err), RS_OK);
+    return room;
+}
+
 /* Peer says HELLO as name, to room_name ("" = any), with password and flags
  * (RS_HELLO_*), in protocol version `version`: another one than ours is
  * patched into the frozen version bytes. */
 static void hello_as(rs_room *room, uint32_t peer, uint16_t version, const char *name,
                      const char *room_name, const char *password, uint8_t flags)
 {
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_HELLO;
+    rs_msg m = msg_of(RS_MSG_HELLO);
     m.u.hello.protocol_version = RS_PROTO_VERSION;
     m.u.hello.physics_version = RS_PHYSICS_VERSION;
     m.u.hello.flags = flags;
@@ -265,6 +281,21 @@ static void hello_to(rs_room *room, uint32_t peer, const char *name, const char 
                      uint8_t flags)
 {
     hello_as(room, peer, RS_PROTO_VERSION, name, room_name, "", flags);
+}
+
+/* Peer connects at now_us and says HELLO as name, to any room, with flags. */
+static void join(rs_room *room, uint32_t peer, int64_t now_us, const char *name, uint8_t flags)
+{
+    rs_room_connect(room, peer, now_us);
+    hello_to(room, peer, name, "", flags);
+}
+
+/* Asserts that the room closes peer and no other (the list is consumed). */
+static void assert_closing_only(rs_room *room, uint32_t peer)
+{
+    uint32_t closing[8];
+    assert_int_equal(rs_room_poll_closing(room, closing, 8), 1);
+    assert_int_equal(closing[0], peer);
 }
 
 /* Peer sends m on the control channel. */
@@ -298,9 +329,7 @@ static void test_room_refuses_in_words_and_drops_garbage(void **state)
     cfg.start_players = 1;
     cfg.spectator_slots = 0;
     cfg.password = "sesame";
-    rs_room *room = NULL;
-    char err[256];
-    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    rs_room *room = new_room(&cfg);
     rs_msg m;
 
     rs_room_connect(room, 1, 0);
@@ -309,9 +338,7 @@ static void test_room_refuses_in_words_and_drops_garbage(void **state)
     assert_int_equal(m.type, RS_MSG_REFUSE);
     assert_int_equal(m.u.refuse.reason, RS_REASON_VERSION);
     assert_non_null(strstr(m.u.refuse.text, "protocol version"));
-    uint32_t closing[4];
-    assert_int_equal(rs_room_poll_closing(room, closing, 4), 1);
-    assert_int_equal(closing[0], 1);
+    assert_closing_only(room, 1);
     rs_room_disconnect(room, 1, 0);
 
     rs_room_connect(room, 2, 0);
@@ -340,15 +367,12 @@ static void test_room_refuses_in_words_and_drops_garbage(void **state)
     const uint8_t junk[] = {0xff, 1, 2, 3};
     rs_room_receive(room, 3, RS_CH_CONTROL, junk, sizeof junk, 0);
     rs_room_receive(room, 3, RS_CH_CONTROL, junk, 0, 0);
-    rs_msg w;
-    memset(&w, 0, sizeof w);
-    w.type = RS_MSG_RESULTS;
+    rs_msg w = msg_of(RS_MSG_RESULTS);
     uint8_t buf[RS_PROTO_MAX_PACKET];
     size_t len;
     assert_int_equal(rs_proto_encode(&w, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
     rs_room_receive(room, 3, RS_CH_CONTROL, buf, len, 0);
-    memset(&w, 0, sizeof w);
-    w.type = RS_MSG_PING;
+    w = msg_of(RS_MSG_PING);
     assert_int_equal(rs_proto_encode(&w, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
     rs_room_receive(room, 3, RS_CH_CONTROL, buf, len, 0);
     rs_room_receive(room, 77, RS_CH_FRAME, buf, len, 0);
@@ -489,6 +513,31 @@ static uint32_t msgs_for(rs_room *room, uint32_t peer, uint8_t type, rs_msg *out
     return got;
 }
 
+/* Asserts that the room queued one REFUSE for peer (the rest of the queue
+ * is consumed), for reason and, unless text is NULL, in these words;
+ * returns it. */
+static const rs_msg *assert_refused(rs_room *room, uint32_t peer, uint8_t reason,
+                                    const char *text)
+{
+    static rs_msg m;
+    assert_int_equal(msgs_for(room, peer, RS_MSG_REFUSE, &m, 1), 1);
+    assert_int_equal(m.u.refuse.reason, reason);
+    if (text)
+        assert_string_equal(m.u.refuse.text, text);
+    return &m;
+}
+
+/* Asserts that the room queued one WELCOME for peer (the rest of the queue
+ * is consumed), for player_id and, unless token is NULL, with this token. */
+static void assert_welcomed(rs_room *room, uint32_t peer, int64_t player_id, const char *token)
+{
+    rs_msg m;
+    assert_int_equal(msgs_for(room, peer, RS_MSG_WELCOME, &m, 1), 1);
+    assert_int_equal(m.u.welcome.player_id, player_id);
+    if (token)
+        assert_string_equal(m.u.welcome.token, token);
+}
+
 static void test_room_serves_requests_and_controls_without_a_server(void **state)
 {
     scene *s = *state;
@@ -497,54 +546,43 @@ static void test_room_serves_requests_and_controls_without_a_server(void **state
     cfg.max_players = 2;
     cfg.start_players = 2;
     cfg.spectator_slots = 2;
-    rs_room *room = NULL;
-    char err[256];
-    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    rs_room *room = new_room(&cfg);
     assert_string_equal(rs_room_name(room), "alpha");
     static rs_msg m[16];
-    memset(&m[0], 0, sizeof m[0]);
-    m[0].type = RS_MSG_BYE;
+    m[0] = msg_of(RS_MSG_BYE);
     assert_false(rs_room_send(room, 0, &m[0])); /* peer 0 is nobody */
 
     /* Room names: another room's name is refused, "" and our own are fine. */
     rs_room_connect(room, 1, 0);
     hello_to(room, 1, "ann", "beta", 0);
-    assert_int_equal(msgs_for(room, 1, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_NO_ROOM);
+    assert_refused(room, 1, RS_REASON_NO_ROOM, NULL);
     rs_room_disconnect(room, 1, 0);
     /* Registration needs the register hook. */
-    rs_room_connect(room, 2, 0);
-    hello_to(room, 2, "ann", "", RS_HELLO_REGISTER);
-    assert_int_equal(msgs_for(room, 2, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_AUTH);
+    join(room, 2, 0, "ann", RS_HELLO_REGISTER);
+    assert_refused(room, 2, RS_REASON_AUTH, NULL);
     rs_room_disconnect(room, 2, 0);
     rs_room_connect(room, 3, 0);
     hello_to(room, 3, "ann", "alpha", 0);
     assert_int_equal(msgs_for(room, 3, RS_MSG_WELCOME, m, 8), 1);
-    rs_room_connect(room, 4, 0);
-    hello_to(room, 4, "viewer", "", RS_HELLO_SPECTATOR);
+    join(room, 4, 0, "viewer", RS_HELLO_SPECTATOR);
     assert_int_equal(msgs_for(room, 4, RS_MSG_WELCOME, m, 8), 1);
 
     /* Without a request hook every request is answered "unsupported"; more
      * than 10 a second are answered BUSY. */
-    rs_msg q;
-    memset(&q, 0, sizeof q);
-    q.type = RS_MSG_LEADERBOARD_REQUEST;
+    rs_msg q = msg_of(RS_MSG_LEADERBOARD_REQUEST);
     q.u.leaderboard_request.request_id = 5;
     q.u.leaderboard_request.count = 4;
     send_msg(room, 3, &q, 1000);
     assert_int_equal(msgs_for(room, 3, RS_MSG_LEADERBOARD_REPLY, m, 8), 1);
     assert_int_equal(m[0].u.leaderboard_reply.request_id, 5);
     assert_int_equal(m[0].u.leaderboard_reply.result, RS_RESULT_ERROR);
-    memset(&q, 0, sizeof q);
-    q.type = RS_MSG_SELECT_TUNE;
+    q = msg_of(RS_MSG_SELECT_TUNE);
     q.u.select_tune.request_id = 6;
     send_msg(room, 4, &q, 1000);
     assert_int_equal(msgs_for(room, 4, RS_MSG_TUNE_REPLY, m, 8), 1);
     assert_int_equal(m[0].u.tune_reply.op, RS_TUNE_OP_SELECT);
     assert_string_equal(m[0].u.tune_reply.text, "unsupported");
-    memset(&q, 0, sizeof q);
-    q.type = RS_MSG_ADMIN;
+    q = msg_of(RS_MSG_ADMIN);
     q.u.admin.request_id = 7;
     for (int i = 0; i < 10; i++)
         send_msg(room, 3, &q, 2000);
@@ -569,9 +607,7 @@ static void test_room_serves_requests_and_controls_without_a_server(void **state
     assert_int_equal(msgs_for(room, 4, RS_MSG_BYE, m, 8), 1);
     assert_int_equal(m[0].u.bye.reason, RS_REASON_KICKED);
     assert_string_equal(m[0].u.bye.text, "go");
-    uint32_t closing[8];
-    assert_int_equal(rs_room_poll_closing(room, closing, 8), 1);
-    assert_int_equal(closing[0], 4);
+    assert_closing_only(room, 4);
     rs_room_disconnect(room, 4, 0);
 
     /* Shutdown: BYE to everyone left. */
@@ -579,6 +615,7 @@ static void test_room_serves_requests_and_controls_without_a_server(void **state
     rs_room_close_all(room, RS_REASON_SHUTDOWN, "bye");
     assert_int_equal(msgs_for(room, 3, RS_MSG_BYE, m, 8), 1);
     assert_int_equal(m[0].u.bye.reason, RS_REASON_SHUTDOWN);
+    uint32_t closing[8];
     assert_int_equal(rs_room_poll_closing(room, closing, 8), 2);
     rs_room_stats st;
     rs_room_get_stats(room, &st);
@@ -635,10 +672,7 @@ static rs_room *desk_room(const scene *s, admit_desk *d, uint32_t players, uint3
     d->verdict = RS_ROOM_ADMIT_PENDING;
     cfg.hooks.ctx = d;
     cfg.hooks.admit = desk_admit;
-    rs_room *room = NULL;
-    char err[256];
-    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
-    return room;
+    return new_room(&cfg);
 }
 
 /* Peer sends m on the channel its definition gives it. */
@@ -654,9 +688,7 @@ static void send_on_its_channel(rs_room *room, uint32_t peer, const rs_msg *m, i
 
 static void ping(rs_room *room, uint32_t peer, int64_t now_us)
 {
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_PING;
+    rs_msg m = msg_of(RS_MSG_PING);
     m.u.ping.id = 9;
     send_on_its_channel(room, peer, &m, now_us);
 }
@@ -686,8 +718,7 @@ static void test_room_admits_a_pending_player_later_with_its_token(void **state)
     rs_room *room = desk_room(*state, &d, 2, 1);
     static rs_msg m[16];
 
-    rs_room_connect(room, 1, 0);
-    hello_to(room, 1, "ann", "", RS_HELLO_REGISTER);
+    join(room, 1, 0, "ann", RS_HELLO_REGISTER);
     assert_int_equal(d.calls, 1);
     assert_int_equal(d.peer, 1);
     assert_string_equal(d.hello.name, "ann");
@@ -702,9 +733,7 @@ static void test_room_admits_a_pending_player_later_with_its_token(void **state)
     uint64_t before = dropped(room);
     ping(room, 1, 1000);
     hello_to(room, 1, "ann", "", 0);
-    rs_msg q;
-    memset(&q, 0, sizeof q);
-    q.type = RS_MSG_LEADERBOARD_REQUEST;
+    rs_msg q = msg_of(RS_MSG_LEADERBOARD_REQUEST);
     q.u.leaderboard_request.request_id = 3;
     q.u.leaderboard_request.count = 4;
     send_msg(room, 1, &q, 1000);
@@ -717,9 +746,7 @@ static void test_room_admits_a_pending_player_later_with_its_token(void **state)
     /* The answer: WELCOME with the player id and the token, then the race
      * state and the blocks; from then on the peer is served. */
     assert_true(rs_room_admit(room, 1, 42, TOKEN));
-    assert_int_equal(msgs_for(room, 1, RS_MSG_WELCOME, m, 8), 1);
-    assert_int_equal(m[0].u.welcome.player_id, 42);
-    assert_string_equal(m[0].u.welcome.token, TOKEN);
+    assert_welcomed(room, 1, 42, TOKEN);
     rs_room_get_stats(room, &st);
     assert_int_equal(st.players, 1);
     assert_false(rs_room_admit(room, 1, 42, TOKEN)); /* not waiting any more */
@@ -729,18 +756,12 @@ static void test_room_admits_a_pending_player_later_with_its_token(void **state)
 
     /* A guest of the desk, at once; and a pending spectator admitted
      * without a token gets an empty one. */
-    rs_room_connect(room, 2, 0);
-    hello_to(room, 2, "guest1", "", 0);
-    assert_int_equal(msgs_for(room, 2, RS_MSG_WELCOME, m, 8), 1);
-    assert_int_equal(m[0].u.welcome.player_id, 0);
-    assert_string_equal(m[0].u.welcome.token, "");
-    rs_room_connect(room, 3, 0);
-    hello_to(room, 3, "viewer", "", RS_HELLO_SPECTATOR);
+    join(room, 2, 0, "guest1", 0);
+    assert_welcomed(room, 2, 0, "");
+    join(room, 3, 0, "viewer", RS_HELLO_SPECTATOR);
     assert_int_equal(packets_for(room, 3), 0);
     assert_true(rs_room_admit(room, 3, 5, NULL));
-    assert_int_equal(msgs_for(room, 3, RS_MSG_WELCOME, m, 8), 1);
-    assert_int_equal(m[0].u.welcome.player_id, 5);
-    assert_string_equal(m[0].u.welcome.token, "");
+    assert_welcomed(room, 3, 5, "");
     rs_room_get_stats(room, &st);
     assert_int_equal(st.players, 2);
     assert_int_equal(st.spectators, 1);
@@ -753,17 +774,11 @@ static void test_room_refuses_a_pending_player_later_in_the_hooks_words(void **s
 {
     admit_desk d;
     rs_room *room = desk_room(*state, &d, 2, 1);
-    static rs_msg m[16];
-    rs_room_connect(room, 1, 0);
-    hello_to(room, 1, "mallory", "", 0);
+    join(room, 1, 0, "mallory", 0);
     assert_int_equal(packets_for(room, 1), 0);
     assert_true(rs_room_refuse(room, 1, RS_REASON_BANNED, "banned until Tuesday"));
-    assert_int_equal(msgs_for(room, 1, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_BANNED);
-    assert_string_equal(m[0].u.refuse.text, "banned until Tuesday");
-    uint32_t closing[4];
-    assert_int_equal(rs_room_poll_closing(room, closing, 4), 1);
-    assert_int_equal(closing[0], 1);
+    assert_refused(room, 1, RS_REASON_BANNED, "banned until Tuesday");
+    assert_closing_only(room, 1);
     assert_false(rs_room_admit(room, 1, 7, NULL)); /* refused: not waiting */
     assert_false(rs_room_refuse(room, 1, RS_REASON_AUTH, "again"));
     assert_int_equal(packets_for(room, 1), 0);
@@ -771,8 +786,7 @@ static void test_room_refuses_a_pending_player_later_in_the_hooks_words(void **s
 
     /* A reason beyond the protocol's goes out as OTHER, a long text is cut
      * to what a REFUSE holds, at a character boundary. */
-    rs_room_connect(room, 2, 0);
-    hello_to(room, 2, "trudy", "", 0);
+    join(room, 2, 0, "trudy", 0);
     char text[400];
     size_t n = 0;
     text[n++] = 'x';
@@ -782,10 +796,9 @@ static void test_room_refuses_a_pending_player_later_in_the_hooks_words(void **s
     }
     text[n] = '\0';
     assert_true(rs_room_refuse(room, 2, 200, text));
-    assert_int_equal(msgs_for(room, 2, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_OTHER);
-    assert_int_equal(strlen(m[0].u.refuse.text), RS_PROTO_TEXT_MAX - 1);
-    assert_memory_equal(m[0].u.refuse.text, text, strlen(m[0].u.refuse.text));
+    const rs_msg *r = assert_refused(room, 2, RS_REASON_OTHER, NULL);
+    assert_int_equal(strlen(r->u.refuse.text), RS_PROTO_TEXT_MAX - 1);
+    assert_memory_equal(r->u.refuse.text, text, strlen(r->u.refuse.text));
     rs_room_destroy(room);
 }
 
@@ -794,8 +807,7 @@ static void test_room_forgets_a_pending_player_who_leaves(void **state)
     admit_desk d;
     rs_room *room = desk_room(*state, &d, 1, 0);
     static rs_msg m[16];
-    rs_room_connect(room, 1, 0);
-    hello_to(room, 1, "ann", "", 0);
+    join(room, 1, 0, "ann", 0);
     rs_room_disconnect(room, 1, 0);
     assert_false(rs_room_admit(room, 1, 42, TOKEN));
     assert_false(rs_room_refuse(room, 1, RS_REASON_AUTH, "gone"));
@@ -805,8 +817,7 @@ static void test_room_forgets_a_pending_player_who_leaves(void **state)
     assert_int_equal(st.players, 0);
     assert_int_equal(st.refused, 0);
     /* Its seat (the room's only one) was never taken. */
-    rs_room_connect(room, 2, 0);
-    hello_to(room, 2, "guest2", "", 0);
+    join(room, 2, 0, "guest2", 0);
     assert_int_equal(msgs_for(room, 2, RS_MSG_WELCOME, m, 8), 1);
 
     /* BYE while waiting closes it like before a HELLO: the answer then
@@ -814,13 +825,9 @@ static void test_room_forgets_a_pending_player_who_leaves(void **state)
     rs_room_connect(room, 3, 0);
     rs_room_disconnect(room, 2, 0);
     hello_to(room, 3, "bob", "", 0);
-    rs_msg bye;
-    memset(&bye, 0, sizeof bye);
-    bye.type = RS_MSG_BYE;
+    rs_msg bye = msg_of(RS_MSG_BYE);
     send_msg(room, 3, &bye, 0);
-    uint32_t closing[4];
-    assert_int_equal(rs_room_poll_closing(room, closing, 4), 1);
-    assert_int_equal(closing[0], 3);
+    assert_closing_only(room, 3);
     assert_false(rs_room_admit(room, 3, 1, NULL));
     assert_int_equal(packets_for(room, 3), 0);
     rs_room_destroy(room);
@@ -833,35 +840,24 @@ static void test_room_refuses_a_pending_player_when_it_filled_up_meanwhile(void 
     static rs_msg m[16];
     /* Both pass the place check while the seat is free; waiting holds no
      * seat, so the guest who is let in at once takes it. */
-    rs_room_connect(room, 1, 0);
-    hello_to(room, 1, "ann", "", RS_HELLO_REGISTER);
-    rs_room_connect(room, 2, 0);
-    hello_to(room, 2, "guest2", "", 0);
+    join(room, 1, 0, "ann", RS_HELLO_REGISTER);
+    join(room, 2, 0, "guest2", 0);
     assert_int_equal(msgs_for(room, 2, RS_MSG_WELCOME, m, 8), 1);
     assert_true(rs_room_admit(room, 1, 42, TOKEN));
-    assert_int_equal(msgs_for(room, 1, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_FULL);
-    assert_string_equal(m[0].u.refuse.text, "no car free");
+    assert_refused(room, 1, RS_REASON_FULL, "no car free");
     /* Now the room is full: a new HELLO is refused before the hook is
      * asked, a registration with words of its own. */
     uint32_t calls = d.calls;
-    rs_room_connect(room, 3, 0);
-    hello_to(room, 3, "cat", "", RS_HELLO_REGISTER);
-    assert_int_equal(msgs_for(room, 3, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_FULL);
-    assert_string_equal(m[0].u.refuse.text, "the room is full: register later");
+    join(room, 3, 0, "cat", RS_HELLO_REGISTER);
+    assert_refused(room, 3, RS_REASON_FULL, "the room is full: register later");
     assert_int_equal(d.calls, calls);
 
     /* The same for the spectator slot. */
-    rs_room_connect(room, 4, 0);
-    hello_to(room, 4, "viewer", "", RS_HELLO_SPECTATOR);
-    rs_room_connect(room, 5, 0);
-    hello_to(room, 5, "guest5", "", RS_HELLO_SPECTATOR);
+    join(room, 4, 0, "viewer", RS_HELLO_SPECTATOR);
+    join(room, 5, 0, "guest5", RS_HELLO_SPECTATOR);
     assert_int_equal(msgs_for(room, 5, RS_MSG_WELCOME, m, 8), 1);
     assert_true(rs_room_admit(room, 4, 0, NULL));
-    assert_int_equal(msgs_for(room, 4, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_FULL);
-    assert_string_equal(m[0].u.refuse.text, "no spectator slot free");
+    assert_refused(room, 4, RS_REASON_FULL, "no spectator slot free");
     rs_room_stats st;
     rs_room_get_stats(room, &st);
     assert_int_equal(st.players, 1);
@@ -873,28 +869,22 @@ static void test_room_lets_the_hook_answer_inside_its_call(void **state)
 {
     admit_desk d;
     rs_room *room = desk_room(*state, &d, 2, 0);
-    static rs_msg m[16];
     d.admit_inside = true;
     d.inside_id = 7;
     d.inside_token = TOKEN;
-    rs_room_connect(room, 1, 0);
-    hello_to(room, 1, "ann", "", RS_HELLO_REGISTER);
+    join(room, 1, 0, "ann", RS_HELLO_REGISTER);
     assert_true(d.inside_result);
     assert_int_equal(d.inside_stats.players, 0); /* asked before any seat was taken */
-    assert_int_equal(msgs_for(room, 1, RS_MSG_WELCOME, m, 8), 1); /* once */
-    assert_int_equal(m[0].u.welcome.player_id, 7);
-    assert_string_equal(m[0].u.welcome.token, TOKEN);
+    assert_welcomed(room, 1, 7, TOKEN); /* once */
     assert_false(rs_room_admit(room, 1, 7, NULL));
 
     /* Answered inside and then said GUEST anyway: the first answer stands. */
     d.verdict = RS_ROOM_ADMIT_GUEST;
     d.inside_id = 8;
     d.inside_token = NULL;
-    rs_room_connect(room, 2, 0);
-    hello_to(room, 2, "bob", "", 0);
+    join(room, 2, 0, "bob", 0);
     assert_true(d.inside_result);
-    assert_int_equal(msgs_for(room, 2, RS_MSG_WELCOME, m, 8), 1);
-    assert_int_equal(m[0].u.welcome.player_id, 8);
+    assert_welcomed(room, 2, 8, NULL);
     uint32_t closing[4];
     assert_int_equal(rs_room_poll_closing(room, closing, 4), 0);
     rs_room_stats st;
@@ -907,35 +897,26 @@ static void test_room_lets_the_hook_answer_inside_its_call(void **state)
     d.admit_inside = false;
     d.refuse_inside = true;
     d.verdict = RS_ROOM_ADMIT_PENDING;
-    rs_room_connect(room, 3, 0);
-    hello_to(room, 3, "mallory", "", 0);
+    join(room, 3, 0, "mallory", 0);
     assert_true(d.inside_result);
-    assert_int_equal(msgs_for(room, 3, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_BANNED);
-    assert_string_equal(m[0].u.refuse.text, "banned here");
+    assert_refused(room, 3, RS_REASON_BANNED, "banned here");
     rs_room_disconnect(room, 3, 0);
 
     /* A hook breaking its contract: a verdict the room does not know, a
      * token that is not one: refused in words, never left waiting. */
     d.refuse_inside = false;
     d.verdict = 9;
-    rs_room_connect(room, 4, 0);
-    hello_to(room, 4, "odd", "", 0);
-    assert_int_equal(msgs_for(room, 4, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_AUTH);
+    join(room, 4, 0, "odd", 0);
+    assert_refused(room, 4, RS_REASON_AUTH, NULL);
     rs_room_disconnect(room, 4, 0);
     d.verdict = RS_ROOM_ADMIT_PENDING;
-    rs_room_connect(room, 5, 0);
-    hello_to(room, 5, "odd", "", 0);
+    join(room, 5, 0, "odd", 0);
     assert_true(rs_room_admit(room, 5, 3, "abc"));
-    assert_int_equal(msgs_for(room, 5, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_AUTH);
+    assert_refused(room, 5, RS_REASON_AUTH, NULL);
     rs_room_disconnect(room, 5, 0);
-    rs_room_connect(room, 6, 0);
-    hello_to(room, 6, "odd", "", 0);
+    join(room, 6, 0, "odd", 0);
     assert_true(rs_room_admit(room, 6, -8, NULL));
-    assert_int_equal(msgs_for(room, 6, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_AUTH);
+    assert_refused(room, 6, RS_REASON_AUTH, NULL);
     rs_room_destroy(room);
 }
 
@@ -945,12 +926,9 @@ static void test_room_keeps_a_seat_for_its_own_player_through_admission(void **s
 {
     admit_desk d;
     rs_room *room = desk_room(*state, &d, 2, 0);
-    static rs_msg m[16];
-    rs_room_connect(room, 1, 0);
-    hello_to(room, 1, "ann", "", 0);
+    join(room, 1, 0, "ann", 0);
     assert_true(rs_room_admit(room, 1, 7, NULL));
-    rs_room_connect(room, 2, 0);
-    hello_to(room, 2, "guest2", "", 0);
+    join(room, 2, 0, "guest2", 0);
     /* Into the countdown (the load wait runs out), then ann drops: her
      * seat and car wait for her. */
     rs_room_update(room, 0);
@@ -964,27 +942,20 @@ static void test_room_keeps_a_seat_for_its_own_player_through_admission(void **s
     uint32_t calls = d.calls;
     /* Someone else of that name: its registration is refused before the
      * hook (it could never own the seat, so no token is issued)... */
-    rs_room_connect(room, 3, 2000000);
-    hello_to(room, 3, "ANN", "", RS_HELLO_REGISTER);
-    assert_int_equal(msgs_for(room, 3, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_NAME_TAKEN);
+    join(room, 3, 2000000, "ANN", RS_HELLO_REGISTER);
+    assert_refused(room, 3, RS_REASON_NAME_TAKEN, NULL);
     assert_int_equal(d.calls, calls);
     rs_room_disconnect(room, 3, 2000000);
     /* ...and another player id is refused when the answer comes. */
-    rs_room_connect(room, 4, 2000000);
-    hello_to(room, 4, "ann", "", 0);
+    join(room, 4, 2000000, "ann", 0);
     assert_int_equal(d.calls, calls + 1);
     assert_true(rs_room_admit(room, 4, 8, NULL));
-    assert_int_equal(msgs_for(room, 4, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_NAME_TAKEN);
-    assert_string_equal(m[0].u.refuse.text, "that name belongs to another player");
+    assert_refused(room, 4, RS_REASON_NAME_TAKEN, "that name belongs to another player");
     rs_room_disconnect(room, 4, 2000000);
     /* Two of her at once: the first answer takes the seat, the second
      * finds her connected. */
-    rs_room_connect(room, 5, 2000000);
-    hello_to(room, 5, "ann", "", 0);
-    rs_room_connect(room, 6, 2000000);
-    hello_to(room, 6, "ann", "", 0);
+    join(room, 5, 2000000, "ann", 0);
+    join(room, 6, 2000000, "ann", 0);
     assert_true(rs_room_admit(room, 5, 7, NULL));
     assert_true(rs_room_admit(room, 6, 7, NULL));
     static rs_room_packet pk[512];
@@ -1013,24 +984,15 @@ static void test_room_without_an_admit_hook_refuses_registration(void **state)
 {
     scene *s = *state;
     rs_room_config cfg = room_config(s, 2);
-    rs_room *room = NULL;
-    char err[256];
-    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
-    static rs_msg m[16];
-    rs_room_connect(room, 1, 0);
-    hello_to(room, 1, "ann", "", RS_HELLO_REGISTER);
-    assert_int_equal(msgs_for(room, 1, RS_MSG_REFUSE, m, 8), 1);
-    assert_int_equal(m[0].u.refuse.reason, RS_REASON_AUTH);
-    assert_string_equal(m[0].u.refuse.text, "this room cannot register players");
+    rs_room *room = new_room(&cfg);
+    join(room, 1, 0, "ann", RS_HELLO_REGISTER);
+    assert_refused(room, 1, RS_REASON_AUTH, "this room cannot register players");
     rs_room_stats st;
     rs_room_get_stats(room, &st);
     assert_int_equal(st.players, 0);
     /* The same name as a guest is welcome at once. */
-    rs_room_connect(room, 2, 0);
-    hello_to(room, 2, "ann", "", 0);
-    assert_int_equal(msgs_for(room, 2, RS_MSG_WELCOME, m, 8), 1);
-    assert_int_equal(m[0].u.welcome.player_id, 0);
-    assert_string_equal(m[0].u.welcome.token, "");
+    join(room, 2, 0, "ann", 0);
+    assert_welcomed(room, 2, 0, "");
     rs_room_destroy(room);
 }
 
@@ -1038,20 +1000,15 @@ static void test_room_answers_token_requests_without_a_request_hook(void **state
 {
     scene *s = *state;
     rs_room_config cfg = room_config(s, 2);
-    rs_room *room = NULL;
-    char err[256];
-    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    rs_room *room = new_room(&cfg);
     static rs_msg m[16];
-    rs_room_connect(room, 1, 0);
-    hello_to(room, 1, "ann", "", 0);
+    join(room, 1, 0, "ann", 0);
     packets_for(room, 1);
     rs_room_stats st;
     rs_room_get_stats(room, &st);
     uint64_t requests = st.requests, drops = st.dropped_messages;
 
-    rs_msg q;
-    memset(&q, 0, sizeof q);
-    q.type = RS_MSG_TOKEN_ROTATE;
+    rs_msg q = msg_of(RS_MSG_TOKEN_ROTATE);
     q.u.token_rotate.request_id = 77;
     send_msg(room, 1, &q, 1000);
     assert_int_equal(msgs_for(room, 1, RS_MSG_TOKEN_REPLY, m, 8), 1);
@@ -1060,8 +1017,7 @@ static void test_room_answers_token_requests_without_a_request_hook(void **state
     assert_string_equal(m[0].u.token_reply.token, "");
     assert_string_equal(m[0].u.token_reply.text, "unsupported");
     /* TOKEN_ACK: nothing to confirm, nothing to answer, nothing wrong. */
-    memset(&q, 0, sizeof q);
-    q.type = RS_MSG_TOKEN_ACK;
+    q = msg_of(RS_MSG_TOKEN_ACK);
     q.u.token_ack.kind = RS_TOKEN_ACK_REGISTERED;
     send_msg(room, 1, &q, 1000);
     assert_int_equal(packets_for(room, 1), 0);
@@ -1069,8 +1025,7 @@ static void test_room_answers_token_requests_without_a_request_hook(void **state
     assert_int_equal(st.requests, requests + 1);
     assert_int_equal(st.dropped_messages, drops);
     /* The request rate limit covers rotations: the 11th of a second is BUSY. */
-    memset(&q, 0, sizeof q);
-    q.type = RS_MSG_TOKEN_ROTATE;
+    q = msg_of(RS_MSG_TOKEN_ROTATE);
     for (int i = 0; i < 10; i++)
         send_msg(room, 1, &q, 1000);
     assert_int_equal(msgs_for(room, 1, RS_MSG_TOKEN_REPLY, m, 16), 10); /* 12 this second */
@@ -1098,9 +1053,7 @@ static void log_request(void *ctx, rs_room *room, uint32_t peer, int64_t player_
         l->acks++;
     if (msg->type == RS_MSG_TOKEN_ROTATE) {
         l->rotates++;
-        rs_msg r;
-        memset(&r, 0, sizeof r);
-        r.type = RS_MSG_TOKEN_REPLY;
+        rs_msg r = msg_of(RS_MSG_TOKEN_REPLY);
         r.u.token_reply.request_id = msg->u.token_rotate.request_id;
         r.u.token_reply.result = RS_RESULT_OK;
         strcpy(r.u.token_reply.token, TOKEN);
@@ -1124,15 +1077,11 @@ static void test_room_hands_token_requests_to_the_request_hook(void **state)
     cfg.hooks.ctx = &log;
     cfg.hooks.request = log_request;
     cfg.hooks.admit = admit_as_9;
-    rs_room *room = NULL;
-    char err[256];
-    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    rs_room *room = new_room(&cfg);
     static rs_msg m[16];
     rs_room_connect(room, 1, 0);
     /* Before admission a token message is nobody's business. */
-    rs_msg q;
-    memset(&q, 0, sizeof q);
-    q.type = RS_MSG_TOKEN_ACK;
+    rs_msg q = msg_of(RS_MSG_TOKEN_ACK);
     uint64_t drops = dropped(room);
     send_msg(room, 1, &q, 0);
     assert_int_equal(dropped(room), drops + 1);
@@ -1142,8 +1091,7 @@ static void test_room_hands_token_requests_to_the_request_hook(void **state)
     assert_int_equal(log.acks, 1);
     assert_int_equal(log.player_id, 9);
     assert_string_equal(log.name, "ann");
-    memset(&q, 0, sizeof q);
-    q.type = RS_MSG_TOKEN_ROTATE;
+    q = msg_of(RS_MSG_TOKEN_ROTATE);
     q.u.token_rotate.request_id = 4;
     send_msg(room, 1, &q, 1000);
     assert_int_equal(log.rotates, 1);
@@ -1152,8 +1100,7 @@ static void test_room_hands_token_requests_to_the_request_hook(void **state)
     assert_string_equal(m[0].u.token_reply.token, TOKEN);
     /* One budget for every request: 8 more ACKs fill this second, the
      * rest are dropped without a word. */
-    memset(&q, 0, sizeof q);
-    q.type = RS_MSG_TOKEN_ACK;
+    q = msg_of(RS_MSG_TOKEN_ACK);
     q.u.token_ack.kind = RS_TOKEN_ACK_ROTATED;
     for (int i = 0; i < 12; i++)
         send_msg(room, 1, &q, 1000);
@@ -1189,9 +1136,7 @@ static uint32_t params_msgs(rs_room *room, uint32_t peer, uint32_t *track, uint3
 
 static void ack_block(rs_room *room, uint32_t peer, uint8_t kind, uint64_t hash, int64_t now_us)
 {
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_PARAMS_ACK;
+    rs_msg m = msg_of(RS_MSG_PARAMS_ACK);
     m.u.params_ack.kind = kind;
     m.u.params_ack.id_hash = hash;
     send_msg(room, peer, &m, now_us);
@@ -1203,16 +1148,13 @@ static void test_room_sends_blocks_once_and_waits_for_them(void **state)
     rs_room_config cfg = room_config(s, 2);
     cfg.start_players = 1;
     cfg.load_wait_ticks = 120; /* 2 s */
-    rs_room *room = NULL;
-    char err[256];
-    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    rs_room *room = new_room(&cfg);
     uint64_t track_hash = rs_track_hash(cfg.track);
     uint64_t car_hash = rs_car_params_hash(cfg.car);
     uint32_t track_chunks = rs_proto_chunk_count(cfg.track_json_len);
     const int64_t S = 1000000;
 
-    rs_room_connect(room, 1, 0);
-    hello_to(room, 1, "ann", "", 0);
+    join(room, 1, 0, "ann", 0);
     rs_room_update(room, 0);
     uint32_t tr = 0, ca = 0;
     params_msgs(room, 1, &tr, &ca);
@@ -1253,8 +1195,7 @@ static void test_room_sends_blocks_once_and_waits_for_them(void **state)
     assert_int_equal(st.snapshots_sent, 1);
 
     /* A late joiner on a new connection gets every block with its world. */
-    rs_room_connect(room, 2, t0 + 12 * S);
-    hello_to(room, 2, "ben", "", 0);
+    join(room, 2, t0 + 12 * S, "ben", 0);
     uint32_t n = params_msgs(room, 2, &tr, &ca);
     assert_int_equal(tr, track_chunks);
     assert_true(ca >= 1);
@@ -1262,9 +1203,8 @@ static void test_room_sends_blocks_once_and_waits_for_them(void **state)
     rs_room_destroy(room);
 
     /* Nobody acknowledges: the race starts when the load wait runs out. */
-    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
-    rs_room_connect(room, 1, 0);
-    hello_to(room, 1, "ann", "", 0);
+    room = new_room(&cfg);
+    join(room, 1, 0, "ann", 0);
     rs_room_update(room, 0);
     rs_room_update(room, 2 * S - 1000);
     rs_room_get_stats(room, &st);

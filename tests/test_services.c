@@ -154,16 +154,43 @@ static uint32_t join(harness *h, const char *name, bool register_player)
     return harness_add_client(h, &c, HARNESS_AI);
 }
 
+/* Client i drops and comes back as name with token (NULL = none), or
+ * registers: true when it then raises an event of this type, taken into
+ * *out (NULL: dropped). */
+static bool comes_back(harness *h, uint32_t i, const char *name, const char *token,
+                       bool register_player, uint8_t type, rs_client_event *out)
+{
+    rs_client_config c = player(name, token, register_player);
+    harness_client_drop(h, i);
+    harness_client_rejoin(h, i, &c);
+    return wait_event(h, i, type, out);
+}
+
 /* Client i drops and comes back as name with token: true when the room
  * refuses it for reason. */
 static bool refused_on_return(harness *h, uint32_t i, const char *name, const char *token,
                               bool register_player, uint8_t reason)
 {
-    rs_client_config c = player(name, token, register_player);
-    harness_client_drop(h, i);
-    harness_client_rejoin(h, i, &c);
     rs_client_event ev;
-    return wait_event(h, i, RS_CLIENT_EV_REFUSED, &ev) && ev.u.refused.reason == reason;
+    return comes_back(h, i, name, token, register_player, RS_CLIENT_EV_REFUSED, &ev) &&
+           ev.u.refused.reason == reason;
+}
+
+/* Waits for client i's CONNECTED and copies the token it was given ("" for
+ * a guest) into token[RS_PROTO_TOKEN_LEN + 1]; returns the event. */
+static rs_client_event connected(harness *h, uint32_t i, char *token)
+{
+    rs_client_event ev;
+    assert_true(wait_event(h, i, RS_CLIENT_EV_CONNECTED, &ev));
+    snprintf(token, RS_PROTO_TOKEN_LEN + 1, "%s", ev.u.connected.token);
+    return ev;
+}
+
+/* The room, then its services. */
+static void close_room(harness *h, rs_services *svc)
+{
+    harness_destroy(h);
+    rs_services_destroy(svc);
 }
 
 /* Waits for the reply to request id (0: it could not be sent). */
@@ -268,12 +295,10 @@ static void test_services_record_every_lap_and_flag_it(void **state)
     uint32_t bob = join(h, "bob", false);
     join(h, "carol", true);
 
-    rs_client_event ev;
-    assert_true(wait_event(h, alice, RS_CLIENT_EV_CONNECTED, &ev));
+    char token[RS_PROTO_TOKEN_LEN + 1];
+    rs_client_event ev = connected(h, alice, token);
     assert_true(ev.u.connected.player_id > 0);
     assert_int_equal(strlen(ev.u.connected.token), 64);
-    char token[65];
-    strcpy(token, ev.u.connected.token);
     int64_t alice_id = ev.u.connected.player_id;
 
     race_to_results(h, svc);
@@ -368,15 +393,11 @@ static void test_services_record_every_lap_and_flag_it(void **state)
     assert_true(refused_on_return(h, alice, "alice", wrong, false, RS_REASON_AUTH));
     assert_true(refused_on_return(h, alice, "alice", NULL, false, RS_REASON_AUTH));
     assert_true(refused_on_return(h, alice, "ALICE", NULL, true, RS_REASON_NAME_TAKEN));
-    rs_client_config back = player("alice", token, false);
-    harness_client_drop(h, alice);
-    harness_client_rejoin(h, alice, &back);
-    assert_true(wait_event(h, alice, RS_CLIENT_EV_CONNECTED, &ev));
+    assert_true(comes_back(h, alice, "alice", token, false, RS_CLIENT_EV_CONNECTED, &ev));
     assert_int_equal(ev.u.connected.player_id, alice_id);
     assert_int_equal(ev.u.connected.token[0], '\0');
 
-    harness_destroy(h);
-    rs_services_destroy(svc);
+    close_room(h, svc);
 }
 
 /* ------------------------------------------------------ player names */
@@ -462,8 +483,7 @@ static void test_services_refuse_a_control_character_and_record_the_rest(void **
     assert_int_equal(st.records_failed, 0);
     assert_int_equal(st.db_errors, 0);
     (void)alice;
-    harness_destroy(h);
-    rs_services_destroy(svc);
+    close_room(h, svc);
     assert_int_equal(test_sql_value(s->db.path, "SELECT count(*) FROM laps"), t.total);
     assert_int_equal(test_sql_value(s->db.path,
                                     "SELECT count(*) FROM players WHERE name LIKE '%name%'"),
@@ -524,8 +544,7 @@ static void test_services_record_the_race_when_one_guest_row_fails(void **state)
     assert_int_equal(rs_services_shutdown(svc, 5000), 0);
     rs_services_get_stats(svc, &st);
     assert_int_equal(st.laps_recorded, others);
-    harness_destroy(h);
-    rs_services_destroy(svc);
+    close_room(h, svc);
     /* The first race (the next may have begun) holds both others' laps. */
     assert_int_equal(test_sql_value(s->db.path, "SELECT count(*) FROM laps WHERE race_id = 1"),
                      others);
@@ -572,8 +591,7 @@ static void test_services_hide_a_stored_name_that_breaks_the_rules(void **state)
     snprintf(want, sizeof want, "(player %lld)", (long long)evil);
     assert_string_equal(r.rows[0].name, want);
     assert_int_equal(r.rows[0].time_us, 61000000);
-    harness_destroy(h);
-    rs_services_destroy(svc);
+    close_room(h, svc);
 }
 
 /* ------------------------------------------------------ tunes, admin */
@@ -664,8 +682,7 @@ static void test_services_save_and_select_tunes(void **state)
     rs_client_stats cs;
     rs_client_get_stats(b, harness_now(h), &cs);
     assert_int_equal(cs.desyncs, 0);
-    harness_destroy(h);
-    rs_services_destroy(svc);
+    close_room(h, svc);
 }
 
 static void test_services_obey_administrators_only(void **state)
@@ -676,10 +693,9 @@ static void test_services_obey_administrators_only(void **state)
     uint32_t alice = join(h, "alice", true);
     uint32_t bob = join(h, "bob", false);
     uint32_t eve = join(h, "eve", true);
-    rs_client_event ev;
-    assert_true(wait_event(h, eve, RS_CLIENT_EV_CONNECTED, &ev));
     char eve_token[RS_PROTO_TOKEN_LEN + 1];
-    snprintf(eve_token, sizeof eve_token, "%s", ev.u.connected.token);
+    connected(h, eve, eve_token);
+    rs_client_event ev;
     assert_true(run_until_phase(h, RS_PHASE_RACE, 1, 20 * 1000000LL));
     make_admin(svc, "alice");
 
@@ -705,10 +721,7 @@ static void test_services_obey_administrators_only(void **state)
                      RS_RESULT_OK);
     assert_true(wait_event(h, eve, RS_CLIENT_EV_DISCONNECTED, &ev));
     assert_int_equal(ev.u.disconnected.reason, RS_REASON_BANNED);
-    rs_client_config back = player("eve", eve_token, false);
-    harness_client_drop(h, eve);
-    harness_client_rejoin(h, eve, &back);
-    assert_true(wait_event(h, eve, RS_CLIENT_EV_REFUSED, &ev));
+    assert_true(comes_back(h, eve, "eve", eve_token, false, RS_CLIENT_EV_REFUSED, &ev));
     assert_int_equal(ev.u.refused.reason, RS_REASON_BANNED);
     assert_non_null(strstr(ev.u.refused.text, "ramming on purpose"));
     /* The kicked player may come back (into a new seat, no car this race). */
@@ -758,8 +771,7 @@ static void test_services_obey_administrators_only(void **state)
     uint32_t e2 = harness_add_client(h, &again, HARNESS_AI);
     assert_true(wait_event(h, e2, RS_CLIENT_EV_REFUSED, &ev));
     assert_int_equal(ev.u.refused.reason, RS_REASON_BANNED);
-    harness_destroy(h);
-    rs_services_destroy(svc);
+    close_room(h, svc);
 }
 
 static void test_services_rotate_tokens(void **state)
@@ -768,10 +780,9 @@ static void test_services_rotate_tokens(void **state)
     rs_services *svc = services(s);
     harness *h = open_room(s, svc, 3);
     uint32_t alice = join(h, "alice", true);
-    rs_client_event ev;
-    assert_true(wait_event(h, alice, RS_CLIENT_EV_CONNECTED, &ev));
     char old[RS_PROTO_TOKEN_LEN + 1], fresh[RS_PROTO_TOKEN_LEN + 1];
-    snprintf(old, sizeof old, "%s", ev.u.connected.token);
+    connected(h, alice, old);
+    rs_client_event ev;
 
     /* Guests have no token to rotate. */
     uint32_t bob = join(h, "bob", false);
@@ -792,13 +803,9 @@ static void test_services_rotate_tokens(void **state)
     for (int k = 0; k < 200; k++)
         step(h, 1000);
     assert_true(refused_on_return(h, alice, "alice", old, false, RS_REASON_AUTH));
-    rs_client_config back = player("alice", fresh, false);
-    harness_client_drop(h, alice);
-    harness_client_rejoin(h, alice, &back);
-    assert_true(wait_event(h, alice, RS_CLIENT_EV_CONNECTED, NULL));
+    assert_true(comes_back(h, alice, "alice", fresh, false, RS_CLIENT_EV_CONNECTED, NULL));
 
-    harness_destroy(h);
-    rs_services_destroy(svc);
+    close_room(h, svc);
 }
 
 int main(void)

@@ -209,65 +209,67 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     return 0;
 }
-#elif RS_FUZZ_TARGET == 8 /* secure handshake frames */
+#elif RS_FUZZ_TARGET == 8 || RS_FUZZ_TARGET == 9
 #include "secure_fixture.h"
 
+/* The secure targets' fixed session, made on first use. */
+static const secure_fixture *fixture(void)
+{
+    static secure_fixture f;
+    static bool ready;
+    if (!ready) {
+        secure_fixture_make(&f);
+        ready = true;
+    }
+    return &f;
+}
+
+#if RS_FUZZ_TARGET == 8 /* secure handshake frames */
 /* Any bytes as a key offer to the server and as the reply to a fixed
  * offer: only a well-formed offer is answered (with a reply the size of
  * the spec), and no reply but the genuine one is ever accepted. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static secure_fixture f;
-    static bool ready;
-    if (!ready) {
-        secure_fixture_make(&f);
-        ready = true;
-    }
+    const secure_fixture *f = fixture();
     uint8_t reply[RS_SECURE_REPLY_LEN], key[RS_SECURE_KEY_LEN];
     rs_secure_session s;
-    if (rs_secure_server_answer(&f.id, data, size, NULL, reply, &s) == RS_SECURE_OK &&
+    if (rs_secure_server_answer(&f->id, data, size, NULL, reply, &s) == RS_SECURE_OK &&
         (size != RS_SECURE_OFFER_LEN || reply[0] != RS_MSG_HELLO))
         abort();
-    rs_secure_client_hs hs = f.hs;
+    rs_secure_client_hs hs = f->hs;
     if (rs_secure_client_finish(&hs, data, size, key, &s) == RS_SECURE_OK &&
-        (size != sizeof f.reply || memcmp(data, f.reply, size) != 0))
+        (size != sizeof f->reply || memcmp(data, f->reply, size) != 0))
         abort();
     return 0;
 }
-#elif RS_FUZZ_TARGET == 9 /* sealed packets */
-#include "secure_fixture.h"
-
+#else /* RS_FUZZ_TARGET == 9: sealed packets */
 /* data[0] picks the channel (4 is none), the rest is a packet for the
  * server's fresh session. Only a genuine sealed packet opens, to its
  * message; anything refused leaves the session as it was. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static secure_fixture f;
-    static bool ready;
-    if (!ready) {
-        secure_fixture_make(&f);
-        ready = true;
-    }
+    const secure_fixture *f = fixture();
     if (size < 1)
         return 0;
     uint8_t ch = (uint8_t)(data[0] % (RS_CH_COUNT + 1));
-    rs_secure_session s = f.server;
+    rs_secure_session s = f->server;
     uint8_t out[RS_SECURE_MAX_PACKET];
     size_t n = 0;
     rs_secure_status st = rs_secure_open(&s, ch, data + 1, size - 1, out, sizeof out, &n);
     if (st != RS_SECURE_OK) {
-        if (memcmp(&s, &f.server, sizeof s) != 0)
+        if (memcmp(&s, &f->server, sizeof s) != 0)
             abort();
         return 0;
     }
     bool genuine = false;
     for (unsigned i = 0; i < FIX_PACKETS && ch < RS_CH_COUNT; i++)
-        genuine |= size - 1 == f.sealed_len[ch][i] &&
-                   memcmp(data + 1, f.sealed[ch][i], size - 1) == 0;
+        genuine |= size - 1 == f->sealed_len[ch][i] &&
+                   memcmp(data + 1, f->sealed[ch][i], size - 1) == 0;
     if (!genuine || n != 5 || out[0] != 7 || out[1] != ch)
         abort();
     return 0;
 }
+#endif
 #else
 #error "RS_FUZZ_TARGET must be 1..9"
 #endif
