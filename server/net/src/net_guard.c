@@ -88,7 +88,7 @@ static int for_peer(rs_net *net, ENetHost *host, uint16_t peer_id, uint16_t word
     if (peer_id >= host->peerCount)
         return refuse(net, RS_NET_DROP_UNKNOWN_PEER);
     const ENetPeer *peer = &host->peers[peer_id];
-    unsigned session = (word & ENET_PROTOCOL_HEADER_SESSION_MASK) >>
+    unsigned session = (unsigned)(word & ENET_PROTOCOL_HEADER_SESSION_MASK) >>
                        ENET_PROTOCOL_HEADER_SESSION_SHIFT;
     if (peer->state == ENET_PEER_STATE_DISCONNECTED || peer->state == ENET_PEER_STATE_ZOMBIE ||
         host->receivedAddress.host != peer->address.host ||
