@@ -609,6 +609,14 @@ static void keep_up(player *drivers, int n_drivers, raw_client *spec, int n_spec
             }
 }
 
+/* keep_up for us microseconds, every millisecond. */
+static void keep_up_for(int64_t us, player *drivers, int n_drivers, raw_client *spec, int n_spec,
+                        uint64_t *replies, uint64_t *busy)
+{
+    for (int64_t until = rs_clock_us() + us; rs_clock_us() < until; rs_sleep_us(1000))
+        keep_up(drivers, n_drivers, spec, n_spec, replies, busy);
+}
+
 static void test_requests_at_their_budget_leave_the_tick_alone(void **state)
 {
     (void)state;
@@ -670,8 +678,7 @@ static void test_requests_at_their_budget_leave_the_tick_alone(void **state)
      * thousand database writes (each an fsync) asked for a second. The
      * first stats line of a stretch may straddle the change: left out. */
     enum { ROUNDS = 3, STRETCH_US = 3000000, MAX_LINES = 64 };
-    for (int64_t until = rs_clock_us() + 3000000; rs_clock_us() < until; rs_sleep_us(1000))
-        keep_up(drivers, DRIVERS, spec, SPECTATORS, &replies, &busy);
+    keep_up_for(3000000, drivers, DRIVERS, spec, SPECTATORS, &replies, &busy);
     sqlite3 *lock_holder = NULL;
     assert_int_equal(sqlite3_open(srv.db, &lock_holder), SQLITE_OK);
     sqlite3_busy_timeout(lock_holder, 5000); /* the server may be mid-write */
@@ -680,8 +687,7 @@ static void test_requests_at_their_budget_leave_the_tick_alone(void **state)
     int none = 0;
     collect_p99(srv.log, 0, NULL, &none, 0, &lines); /* count the lines so far */
     for (int round = 0; round < ROUNDS; round++) {
-        for (int64_t until = rs_clock_us() + STRETCH_US; rs_clock_us() < until; rs_sleep_us(1000))
-            keep_up(drivers, DRIVERS, spec, SPECTATORS, &replies, &busy);
+        keep_up_for(STRETCH_US, drivers, DRIVERS, spec, SPECTATORS, &replies, &busy);
         int from = lines;
         collect_p99(srv.log, from + 1, quiet_v, &n_quiet, MAX_LINES, &lines);
         int64_t next = 0, t0 = rs_clock_us();
@@ -715,8 +721,7 @@ static void test_requests_at_their_budget_leave_the_tick_alone(void **state)
         from = lines;
         collect_p99(srv.log, from + 1, loaded_v, &n_loaded, MAX_LINES, &lines);
     }
-    for (int64_t until = rs_clock_us() + 500000; rs_clock_us() < until; rs_sleep_us(1000))
-        keep_up(drivers, DRIVERS, spec, SPECTATORS, &replies, &busy);
+    keep_up_for(500000, drivers, DRIVERS, spec, SPECTATORS, &replies, &busy);
     sqlite3_close(lock_holder);
     double quiet = median(quiet_v, n_quiet), loaded = median(loaded_v, n_loaded);
     print_message("[requests] ticks late by (p99, median of %d and %d 1 s lines) %.3f ms quiet, "
