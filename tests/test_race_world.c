@@ -19,13 +19,9 @@
 #include "racesim/track.h"
 #include "test_fixtures.h"
 
-/* Full throttle in first gear (the grid leaves cars in neutral). */
-static rs_input flat_out(void)
-{
-    rs_input in = rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0);
-    in.gear = 1;
-    return in;
-}
+/* Full throttle and nothing else: the grid puts cars in Drive, so no gear
+ * request is needed (a newcomer's first input must move the car). */
+static rs_input flat_out(void) { return rs_input_quantise(0.0, 1.0, 0.0, 0.0, 0.0); }
 
 /* A car on grid slot `slot` of the world's track, holding `in`. */
 static rs_car_id on_grid(rs_world *w, const rs_track *track, const rs_car_params *car,

@@ -500,7 +500,7 @@ static void test_timing_lines_span_the_track_in_racing_order(void **state)
     rs_track_destroy(t);
 }
 
-static void test_grid_slots_are_spawns_at_rest(void **state)
+static void test_grid_slots_are_spawns_at_rest_in_drive(void **state)
 {
     (void)state;
     box_opts o = box_default();
@@ -513,7 +513,7 @@ static void test_grid_slots_are_spawns_at_rest(void **state)
     assert_float_equal(sp.pos_m[2], 0.0, 0.0);
     assert_float_equal(sp.yaw_rad, 0.0, 0.0);
     assert_float_equal(sp.speed_m_s, 0.0, 0.0);
-    assert_int_equal(sp.gear, 0);
+    assert_int_equal(sp.gear, 1); /* Drive: a throttle alone moves the car */
     assert_int_equal(sp.transmission, RS_TRANSMISSION_AUTO);
     assert_int_equal(sp.clutch_mode, RS_CLUTCH_AUTO);
     assert_true(rs_track_grid_slot(t, 3, &sp));
@@ -852,7 +852,7 @@ int main(void)
         cmocka_unit_test(test_sample_curvature_of_a_circle_is_one_over_r),
         cmocka_unit_test(test_sample_wraps_stations_and_interpolates),
         cmocka_unit_test(test_timing_lines_span_the_track_in_racing_order),
-        cmocka_unit_test(test_grid_slots_are_spawns_at_rest),
+        cmocka_unit_test(test_grid_slots_are_spawns_at_rest_in_drive),
         cmocka_unit_test(test_generated_barriers_surround_the_track_without_folding),
         cmocka_unit_test(test_barriers_can_be_disabled_and_walls_added),
         cmocka_unit_test(test_hash_is_stable_and_changes_with_a_width),

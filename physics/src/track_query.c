@@ -212,7 +212,8 @@ bool rs_track_grid_slot(const rs_track *t, uint32_t i, rs_car_spawn *out)
 {
     if (i >= t->ngrid)
         return false;
-    /* At rest in neutral with the automatic gearbox and clutch: the defaults. */
+    /* At rest in Drive with the automatic gearbox and clutch (the defaults):
+     * the world holds every car on its brakes until lights out. */
     *out = rs_car_spawn_default();
     out->pos_m[0] = t->grid[i].x;
     out->pos_m[1] = t->grid[i].y;

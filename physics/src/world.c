@@ -86,7 +86,11 @@ rs_car_spawn rs_car_spawn_default(void)
 {
     rs_car_spawn s;
     memset(&s, 0, sizeof s);
-    s.gear = 0;
+    /* Drive: the automatic clutch slips at a standstill, so a throttle
+     * alone moves the car, as it does a road car with an automatic. A car
+     * left in neutral would rev at the limiter and go nowhere: the first
+     * thing every newcomer to the SDK ran into. */
+    s.gear = 1;
     s.transmission = RS_TRANSMISSION_AUTO;
     s.clutch_mode = RS_CLUTCH_AUTO;
     return s;

@@ -68,6 +68,11 @@ rs_status rs_golden_create(const char *data_dir, rs_golden **out, char *err, siz
         /* Half the field lets the AI pick its gears (manual box), half
          * drives the automatic box, so both gearbox paths feed the hash. */
         sp.transmission = c % 4 < 2 ? RS_TRANSMISSION_MANUAL : RS_TRANSMISSION_AUTO;
+        /* The golden trace was recorded with every car starting in neutral
+         * (the grid's default then; the AI asks for its gear at lights out).
+         * The physics did not change when the grid moved to Drive, so the
+         * scenario keeps its start and its trace. */
+        sp.gear = RS_GEAR_NEUTRAL;
         st = rs_world_add_car(g->world, g->params[c % 2], &sp, NULL);
         if (st != RS_OK)
             goto fail;

@@ -193,11 +193,14 @@ typedef struct rs_car_spawn {
     double pos_m[3];   /* position of the centre of mass; z = 0 puts it at ride height */
     double yaw_rad;    /* heading, 0 = +x */
     double speed_m_s;  /* initial forward speed; wheels spin to match */
-    int8_t gear;       /* initial gear; 0 = neutral */
+    int8_t gear;       /* initial gear (-1 R, 0 N, 1..n); default 1: Drive for the
+                          automatic gearbox */
     uint8_t transmission; /* rs_transmission */
     uint8_t clutch_mode;  /* rs_clutch_mode */
 } rs_car_spawn;
 
+/* At the origin, at rest, in Drive (gear 1) with the automatic gearbox and
+ * clutch: a throttle alone moves the car. */
 rs_car_spawn rs_car_spawn_default(void);
 
 /* Adds a car at rest on its suspension at the spawn pose. params is borrowed

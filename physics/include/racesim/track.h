@@ -122,8 +122,8 @@ bool rs_track_line_at(const rs_track *track, uint32_t i, rs_track_line *out);
 
 uint32_t rs_track_grid_count(const rs_track *track);
 
-/* Grid slot i (0 = pole) as a spawn pose (at rest, neutral gear, automatic
- * gearbox and clutch); false for a bad index. */
+/* Grid slot i (0 = pole) as a spawn pose: rs_car_spawn_default (at rest, in
+ * Drive) at the slot's place and heading; false for a bad index. */
 bool rs_track_grid_slot(const rs_track *track, uint32_t i, rs_car_spawn *out);
 
 /* --------------------------------------------------------------- barriers */
