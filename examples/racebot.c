@@ -4,7 +4,7 @@
  *                [--laps-until-exit N] [--quiet]
  * Prints its laps and the race's results; exits 0 when the race ends (or
  * after N laps of its own with --laps-until-exit), 1 when the connection
- * fails, is refused or drops.
+ * fails, is refused or drops, 2 on a usage error (0 after --help).
  */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
@@ -13,7 +13,9 @@
 #include <time.h>
 
 #include "racesim/bot.h"
+#include "racesim/base/cli.h"
 #include "racesim/base/clock.h"
+#include "racesim/base/text.h"
 
 typedef struct run {
     bool quiet;
@@ -37,8 +39,9 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
         break;
     case RS_CLIENT_EV_LAP:
         if (ev->u.lap.car == me && me != 0) {
-            printf("lap %u: %.3f s%s\n", ev->u.lap.lap, (double)ev->u.lap.time_us / 1e6,
-                   ev->u.lap.valid ? "" : " (invalid)");
+            char t[32];
+            rs_race_time_str(ev->u.lap.time_us, t, sizeof t);
+            printf("lap %u: %s%s\n", ev->u.lap.lap, t, ev->u.lap.valid ? "" : " (invalid)");
             rs_bot_stats bs;
             rs_bot_get_stats(bot, &bs);
             if (r->laps_until_exit && bs.laps >= r->laps_until_exit)
@@ -47,24 +50,19 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
         break;
     case RS_CLIENT_EV_RESULTS:
         printf("results of race %u:\n", ev->u.results.race_number);
-        /* Finishers by position, then cars that did not finish (position 0). */
-        rs_proto_result_row rows[RS_PROTO_MAX_CARS];
-        uint32_t n = ev->u.results.count;
-        for (uint32_t i = 0; i < n; i++) {
-            rs_proto_result_row x = ev->u.results.rows[i];
-            uint32_t key = x.position ? x.position : 1000u;
-            uint32_t j = i;
-            while (j > 0 && (rows[j - 1].position ? rows[j - 1].position : 1000u) > key) {
-                rows[j] = rows[j - 1];
-                j--;
+        /* Rows come in finishing order, then the cars that did not finish
+         * (no finish time, -1); a car without a valid lap has no best (-1):
+         * say so rather than print a time. */
+        for (uint32_t i = 0; i < ev->u.results.count; i++) {
+            const rs_proto_result_row *row = &ev->u.results.rows[i];
+            char pos[8] = "DNF", fin[32] = "DNF", best[32];
+            if (row->finish_us >= 0) {
+                snprintf(pos, sizeof pos, "P%u", (unsigned)row->position);
+                rs_race_time_str(row->finish_us, fin, sizeof fin);
             }
-            rows[j] = x;
-        }
-        for (uint32_t i = 0; i < n; i++) {
-            const rs_proto_result_row *row = &rows[i];
-            printf("  P%-2u car %-2u laps %u finish %.3f s best %.3f s%s\n", row->position,
-                   row->car, row->laps, (double)row->finish_us / 1e6,
-                   (double)row->best_lap_us / 1e6, row->car == me ? "  <- me" : "");
+            rs_race_time_str(row->best_lap_us, best, sizeof best);
+            printf("  %-3s car %-2u laps %u finish %s best %s%s\n", pos, row->car, row->laps, fin,
+                   best, row->car == me ? "  <- me" : "");
         }
         r->status = 0;
         break;
@@ -85,53 +83,63 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
     }
 }
 
-static void usage(void)
+static void usage(FILE *f)
 {
-    fprintf(stderr, "usage: racebot [--host H] [--port N] [--name S] [--room S] "
-                    "[--password S] [--laps-until-exit N] [--quiet]\n");
+    fprintf(f, "usage: racebot [--host H] [--port N] [--name S] [--room S] [--password S]\n"
+               "               [--laps-until-exit N] [--quiet]\n"
+               "\n"
+               "Joins a raceserver (default 127.0.0.1:27960) as a headless AI driver, prints\n"
+               "its laps and the race's results (DNF for a car that did not finish, - for no\n"
+               "valid lap). Exit status: 0 when the race ends (or after N laps of its own),\n"
+               "1 when the connection fails, is refused or drops, 2 usage error.\n");
 }
 
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* one line at a time, also into a pipe */
-    const char *host = "127.0.0.1";
-    long port = 27960;
+    const char *host = "127.0.0.1", *port_text = "27960", *laps_text = "0";
     rs_client_config cfg = rs_client_config_default();
     cfg.name = "racebot";
     run r = {false, 0, -1};
+    /* Every option but --quiet and --help takes a value. */
+    const struct {
+        const char *name;
+        const char **value;
+    } opts[] = {{"--host", &host},
+                {"--port", &port_text},
+                {"--name", &cfg.name},
+                {"--room", &cfg.room},
+                {"--password", &cfg.password},
+                {"--laps-until-exit", &laps_text}};
+    rs_cli_set_program("racebot");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (rs_is_help(a)) {
+            usage(stdout);
+            return RS_EXIT_OK;
+        }
         if (!strcmp(a, "--quiet")) {
             r.quiet = true;
             continue;
         }
-        if (!v) {
-            usage();
-            return 2;
+        const size_t n_opts = sizeof opts / sizeof opts[0];
+        size_t k = 0;
+        while (k < n_opts && strcmp(a, opts[k].name) != 0)
+            k++;
+        if (k == n_opts || i + 1 >= argc) {
+            if (k == n_opts)
+                fprintf(stderr, "racebot: unknown option '%s'\n", a);
+            else
+                fprintf(stderr, "racebot: %s needs a value\n", a);
+            usage(stderr);
+            return RS_EXIT_USAGE;
         }
-        i++;
-        if (!strcmp(a, "--host"))
-            host = v;
-        else if (!strcmp(a, "--port"))
-            port = strtol(v, NULL, 10);
-        else if (!strcmp(a, "--name"))
-            cfg.name = v;
-        else if (!strcmp(a, "--room"))
-            cfg.room = v;
-        else if (!strcmp(a, "--password"))
-            cfg.password = v;
-        else if (!strcmp(a, "--laps-until-exit"))
-            r.laps_until_exit = (uint32_t)strtoul(v, NULL, 10);
-        else {
-            usage();
-            return 2;
-        }
+        *opts[k].value = argv[++i];
     }
-    if (port < 1 || port > 65535) {
-        fprintf(stderr, "--port: 1..65535\n");
-        return 2;
-    }
+    uint32_t port = 0;
+    if (rs_parse_u32(NULL, "--port", port_text, 1, 65535, &port) ||
+        rs_parse_u32(NULL, "--laps-until-exit", laps_text, 0, UINT32_MAX, &r.laps_until_exit))
+        return RS_EXIT_USAGE;
     rs_bot *bot = NULL;
     char err[256];
     if (rs_bot_create(&cfg, host, (uint16_t)port, true, rs_clock_us(), &bot, err, sizeof err) !=

@@ -21,6 +21,7 @@
 #include "racesim/physics.h"
 #include "racesim/store.h"
 #include "racesim/store_testing.h" /* the SQL texts, for the query-plan test */
+#include "racesim/tune.h"
 #include "test_data.h"
 
 #define PV RS_PHYSICS_VERSION
@@ -560,6 +561,35 @@ static void test_operator_lookups_find_definitions_races_and_laps(void **state)
     assert_int_equal(rs_leaderboard_find_car(f->lb, name, &h, NULL, f->err, sizeof f->err),
                      RS_OK);
     assert_true(h == f->car_formula);
+
+    /* The lists an operator chooses from: by name; tuned cars are not
+     * boards' cars. */
+    rs_lb_definition defs[4];
+    uint32_t count = 0;
+    assert_int_equal(rs_leaderboard_tracks(f->lb, 4, defs, &count, f->err, sizeof f->err),
+                     RS_OK);
+    assert_int_equal(count, 2);
+    assert_string_equal(defs[0].name, "Alpha Ring");
+    assert_true(defs[1].hash == TRACK_B);
+    assert_int_equal(rs_leaderboard_tracks(f->lb, 1, defs, &count, f->err, sizeof f->err),
+                     RS_OK);
+    assert_int_equal(count, 1);
+    rs_car_params *c5 = NULL, *tuned = NULL;
+    static const char tune[] = "{\"gearbox\": {\"final_drive\": 3.2}}";
+    uint64_t tune_hash;
+    int64_t id;
+    assert_true(test_car_load("c5", &c5));
+    assert_int_equal(rs_tune_apply(c5, tune, sizeof tune - 1, "tune.json", &tuned, &tune_hash,
+                                   f->err, sizeof f->err),
+                     RS_OK);
+    assert_int_equal(rs_store_put_car(f->store, tuned, f->car_c5, &id, f->err, sizeof f->err),
+                     RS_OK);
+    rs_car_params_destroy(tuned);
+    rs_car_params_destroy(c5);
+    assert_int_equal(rs_leaderboard_cars(f->lb, 4, defs, &count, f->err, sizeof f->err), RS_OK);
+    assert_int_equal(count, 2);
+    assert_true(defs[0].hash == f->car_c5);
+    assert_true(defs[1].hash == f->car_formula);
 
     /* Car blocks and track definitions come back as stored. */
     uint8_t *block = NULL;

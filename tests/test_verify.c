@@ -3,7 +3,9 @@
  * through the race log and the writer thread (laps with proofs, results,
  * the race's finish), then `racectl verify-lap` re-simulates every stored
  * lap bit for bit, a tampered lap is caught with the difference named, and
- * `racectl leaderboard --json` shows one row per player.
+ * `racectl leaderboard --json` shows one row per player. And racectl finds
+ * tracks and cars as operators name them: stored name, hash, or the data
+ * file raceserver was started with.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -209,10 +211,118 @@ static void test_every_recorded_lap_verifies_and_tampering_is_named(void **state
     test_tmpdb_remove(&r.tmp);
 }
 
+/* racectl must exit with want and print every one of the texts (NULL-ended). */
+static void expect_racectl(const char *db, const char *args, int want, ...)
+{
+    char out[16384];
+    int rc = racectl(db, args, out, sizeof out);
+    if (rc != want)
+        fail_msg("racectl %s: exit %d, expected %d:\n%s", args, rc, want, out);
+    va_list ap;
+    va_start(ap, want);
+    for (const char *text; (text = va_arg(ap, const char *)) != NULL;)
+        if (!strstr(out, text))
+            fail_msg("racectl %s: \"%s\" not in:\n%s", args, text, out);
+    va_end(ap);
+}
+
+/* A database as raceserver leaves it after races on the oval and the grand
+ * circuit with the C5 and the formula car; technical.json never raced. One
+ * more track is stored under the name "grand", which is also a file's name. */
+static void store_definitions(const char *db, uint64_t *oval_hash)
+{
+    char err[512];
+    rs_store *s = NULL;
+    assert_int_equal(rs_store_open(db, RS_STORE_CREATE, &s, err, sizeof err), RS_OK);
+    int64_t id;
+    const char *car_files[] = {"c5", "formula"};
+    for (int i = 0; i < 2; i++) {
+        rs_car_params *car = NULL;
+        assert_true(test_car_load(car_files[i], &car));
+        assert_int_equal(rs_store_put_car(s, car, 0, &id, err, sizeof err), RS_OK);
+        rs_car_params_destroy(car);
+    }
+    const char *track_files[] = {"oval", "grand"};
+    for (int i = 0; i < 2; i++) {
+        rs_track *track = NULL;
+        char *json = NULL;
+        size_t len;
+        assert_true(test_track_load(track_files[i], &track, &json, &len));
+        assert_int_equal(rs_store_put_track(s, rs_track_hash(track), rs_track_name(track), json,
+                                            &id, err, sizeof err),
+                         RS_OK);
+        if (i == 0)
+            *oval_hash = rs_track_hash(track);
+        rs_track_destroy(track);
+        free(json);
+    }
+    assert_int_equal(rs_store_put_track(s, 0x1234, "grand", "{}", &id, err, sizeof err), RS_OK);
+    char token[RS_TOKEN_HEX_LEN + 1];
+    assert_int_equal(rs_store_player_register(s, "ada", 1700000000, &id, token, err, sizeof err),
+                     RS_OK);
+    rs_store_close(s);
+}
+
+static void test_tracks_and_cars_by_name_hash_or_data_file(void **state)
+{
+    (void)state;
+    test_tmpdb tmp;
+    assert_true(test_tmpdb_make(&tmp));
+    const char *db = tmp.path;
+    uint64_t oval_hash = 0;
+    store_definitions(db, &oval_hash);
+    char args[1024], oval_hex[17];
+    snprintf(oval_hex, sizeof oval_hex, "%016llx", (unsigned long long)oval_hash);
+
+    /* The names raceserver was given, as every command that takes them. */
+    expect_racectl(db, "leaderboard --track oval --car c5", 0,
+                   "Saltmarsh Speedway / Chevrolet Corvette C5 / any tune", NULL);
+    expect_racectl(db, "recent --track oval --car formula", 0,
+                   "Saltmarsh Speedway / Formula (2019-era F1)", NULL);
+    expect_racectl(db, "rank --player ada --track oval --car c5", 1,
+                   "ada has no valid lap on this board", NULL);
+    expect_racectl(db, "tunes --player ada --car c5", 0, "ada: 0 tunes", NULL);
+    /* The same as the stored name in any case, a path and the hash. */
+    expect_racectl(db,
+                   "--json leaderboard --track 'SALTMARSH speedway'"
+                   " --car 'chevrolet corvette c5'",
+                   0, oval_hex, NULL);
+    snprintf(args, sizeof args, "--json leaderboard --track '%s/tracks/oval.json' --car c5",
+             test_data_dir());
+    expect_racectl(db, args, 0, oval_hex, NULL);
+    snprintf(args, sizeof args, "leaderboard --track %s --car c5", oval_hex);
+    expect_racectl(db, args, 0, "Saltmarsh Speedway", NULL);
+
+    /* Nothing by that name: the error lists what one can type (name, file,
+     * hash); a file that never raced says so; a name and a file that are
+     * different tracks are ambiguous. */
+    expect_racectl(db, "leaderboard --track nowhere --car c5", 1,
+                   "no track named 'nowhere' in the database, and no file", "Saltmarsh Speedway",
+                   "oval", oval_hex, "Harrowgate Park Grand Circuit", NULL);
+    expect_racectl(db, "tunes --player ada --car c6", 1, "no car named 'c6'",
+                   "Formula (2019-era F1)", "formula", NULL);
+    expect_racectl(db, "leaderboard --track technical --car c5", 1,
+                   "Kestrel Ridge Circuit", "not in the database", NULL);
+    expect_racectl(db, "leaderboard --track grand --car c5", 1, "'grand' is ambiguous",
+                   "0000000000001234", "give the hash", NULL);
+    expect_racectl(db, "leaderboard --track 0000000000001234 --car c5", 0,
+                   "grand / Chevrolet Corvette C5", NULL);
+
+    /* The data folder is raceserver's: $RS_DATA_DIR first. */
+    snprintf(args, sizeof args, "env RS_DATA_DIR=%s/none '%s' --db '%s' leaderboard --track oval"
+             " --car c5 2>&1", tmp.dir, RS_RACECTL_PATH, db);
+    char out[16384];
+    assert_int_equal(run_command(args, out, sizeof out), 1);
+    assert_non_null(strstr(out, "/none/tracks/oval.json"));
+    expect_racectl(db, "--help", 0, "tracks/technical.json", NULL);
+    test_tmpdb_remove(&tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_recorded_lap_verifies_and_tampering_is_named),
+        cmocka_unit_test(test_tracks_and_cars_by_name_hash_or_data_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,8 @@
  */
 #include "racesim/base/text.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 bool rs_str_copy(char *dst, size_t cap, const char *src)
@@ -41,4 +43,19 @@ int rs_hex_digit(int c)
     if (c >= 'A' && c <= 'F')
         return c - 'A' + 10;
     return -1;
+}
+
+void rs_race_time_str(int64_t us, char *out, size_t cap)
+{
+    if (us < 0) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    int64_t ms = us / 1000;
+    int64_t s = ms / 1000, m = s / 60, h = m / 60;
+    if (h > 0)
+        snprintf(out, cap, "%" PRId64 ":%02d:%02d.%03d", h, (int)(m % 60), (int)(s % 60),
+                 (int)(ms % 1000));
+    else
+        snprintf(out, cap, "%" PRId64 ":%02d.%03d", m, (int)(s % 60), (int)(ms % 1000));
 }

@@ -19,6 +19,7 @@
 #include "racesim/leaderboard.h"
 #include "racesim/store.h"
 #include "racesim/base/clock.h"
+#include "racesim/base/text.h"
 
 #define POSITIONS_EVERY_US 3000000
 #define AFTER_RESULTS_US 2000000 /* late LAP acknowledgements still print */
@@ -32,17 +33,6 @@ typedef struct demo {
     int64_t results_at_us;
     uint32_t laps_printed, laps_recorded;
 } demo;
-
-static void fmt_time(int64_t us, char *out, size_t cap)
-{
-    if (us < 0) {
-        snprintf(out, cap, "-");
-        return;
-    }
-    int64_t ms = (us + 500) / 1000;
-    snprintf(out, cap, "%lld:%02lld.%03lld", (long long)(ms / 60000),
-             (long long)(ms / 1000 % 60), (long long)(ms % 1000));
-}
 
 /* The name of whoever drives car (from the first bot's CAR_INFO). */
 static void car_name(demo *d, uint8_t car, char *out, size_t cap)
@@ -59,30 +49,16 @@ static void print_results(demo *d, const rs_msg_results *r)
 {
     printf("\nresults of race %u\n", (unsigned)r->race_number);
     printf("  pos  driver        laps  race time    best lap\n");
-    /* RESULTS lists cars in car order: show them in finishing order, DNF last. */
-    rs_proto_result_row rows[RS_PROTO_MAX_CARS];
-    uint32_t n = r->count < RS_PROTO_MAX_CARS ? r->count : RS_PROTO_MAX_CARS;
-    for (uint32_t i = 0; i < n; i++) {
-        rs_proto_result_row row = r->rows[i];
-        uint32_t key = row.position ? row.position : 1000u + row.car;
-        uint32_t j = i;
-        while (j > 0 && (rows[j - 1].position ? rows[j - 1].position
-                                              : 1000u + rows[j - 1].car) > key) {
-            rows[j] = rows[j - 1];
-            j--;
-        }
-        rows[j] = row;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const rs_proto_result_row *row = &rows[i];
-        char name[40], fin[32], best[32], pos[8];
+    /* Rows come in finishing order, then the cars that did not finish (no
+     * finish time). */
+    for (uint32_t i = 0; i < r->count && i < RS_PROTO_MAX_CARS; i++) {
+        const rs_proto_result_row *row = &r->rows[i];
+        char name[40], fin[32], best[32], pos[8] = "DNF";
         car_name(d, row->car, name, sizeof name);
-        fmt_time(row->finish_us, fin, sizeof fin);
-        fmt_time(row->best_lap_us, best, sizeof best);
-        if (row->position)
+        rs_race_time_str(row->finish_us, fin, sizeof fin);
+        rs_race_time_str(row->best_lap_us, best, sizeof best);
+        if (row->finish_us >= 0)
             snprintf(pos, sizeof pos, "%u", (unsigned)row->position);
-        else
-            snprintf(pos, sizeof pos, "DNF");
         printf("  %-4s %-13s %4u  %-11s  %s\n", pos, name, (unsigned)row->laps, fin, best);
     }
     fflush(stdout);
@@ -104,7 +80,7 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
         const rs_msg_lap *l = &ev->u.lap;
         char name[40], t[32], flags[64] = "";
         car_name(d, l->car, name, sizeof name);
-        fmt_time(l->time_us, t, sizeof t);
+        rs_race_time_str(l->time_us, t, sizeof t);
         if (l->flags & RS_LAP_RECORDED) {
             strcat(flags, " recorded");
             d->laps_recorded++;
@@ -136,7 +112,7 @@ static void print_positions(demo *d)
     rs_car_id order[32];
     uint32_t n = rs_world_race_order(w, order, 32);
     char t[32];
-    fmt_time(rs_world_race_time_us(w), t, sizeof t);
+    rs_race_time_str(rs_world_race_time_us(w), t, sizeof t);
     printf("%s ", t);
     for (uint32_t i = 0; i < n && i < 32; i++) {
         rs_race_car_state st;
@@ -181,7 +157,7 @@ static void print_leaderboard(const rs_server_config *cfg, demo *d)
     printf("  rank  driver        best lap\n");
     for (uint32_t i = 0; i < count; i++) {
         char t[32];
-        fmt_time(rows[i].time_us, t, sizeof t);
+        rs_race_time_str(rows[i].time_us, t, sizeof t);
         /* Guests are stored as "~name" (services.h). */
         const char *name = rows[i].player_name;
         bool guest = name[0] == '~';

@@ -3,14 +3,12 @@
  * (config.h), then either runs the server until SIGINT/SIGTERM (server.h)
  * or, with --demo, a local race of bots (demo.h).
  */
-#define _POSIX_C_SOURCE 200809L /* sigaction, readlink */
+#define _POSIX_C_SOURCE 200809L /* sigaction */
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "demo.h"
@@ -18,46 +16,13 @@
 #include "server.h"
 #include "server_key.h"
 
+#include "racesim/base/data_dir.h"
+
 static volatile sig_atomic_t g_stop; /* set by the signal handler, read by the loop */
 
 static void on_signal(int sig)
 {
     g_stop = sig;
-}
-
-static bool is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The data folder: $RS_DATA_DIR, else the source tree the program was
- * built from, else <program>/../share/racesim/data for an installed copy. */
-static void find_data_dir(char *out, size_t cap)
-{
-    const char *env = getenv("RS_DATA_DIR");
-    if (env && *env) {
-        snprintf(out, cap, "%s", env);
-        return;
-    }
-#ifdef RS_DATA_DIR
-    if (is_dir(RS_DATA_DIR)) {
-        snprintf(out, cap, "%s", RS_DATA_DIR);
-        return;
-    }
-#endif
-    char exe[1024];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
-        if (snprintf(out, cap, "%s/../share/racesim/data", exe) >= (int)cap)
-            snprintf(out, cap, "data");
-        return;
-    }
-    snprintf(out, cap, "data");
 }
 
 /* --print-public-key: what players pin (creating the key on first use, so
@@ -84,7 +49,9 @@ int main(int argc, char **argv)
     static rs_server_config cfg; /* large: keep it off the stack */
     char data_dir[RS_CFG_PATH_MAX - 64];
     char err[1024];
-    find_data_dir(data_dir, sizeof data_dir);
+    /* Where bare track and car names ("oval", "c5") are looked up;
+     * RS_DATA_DIR is the source tree's data/ (the build defines it). */
+    rs_data_dir_find(RS_DATA_DIR, data_dir, sizeof data_dir);
     rs_args_result ar = rs_config_from_args(&cfg, data_dir, argc, argv, err, sizeof err);
     if (ar == RS_ARGS_HELP)
         return 0;

@@ -22,6 +22,7 @@
 
 #include "racectl.h"
 #include "racesim/base/clock.h"
+#include "racesim/base/data_dir.h"
 
 typedef struct command {
     const char *name;
@@ -71,6 +72,8 @@ static bool writes(const command *cmd, int argc, char **argv)
 
 static void usage(FILE *f)
 {
+    char data[1024];
+    rs_data_dir_find(RS_DATA_DIR, data, sizeof data);
     fprintf(f, "usage: racectl --db FILE [--json] <command> [options]"
                "   (racectl <command> --help for details)\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -81,10 +84,14 @@ static void usage(FILE *f)
             "\n  --db FILE    the racesim database (it must exist and have this build's\n"
             "               schema; opened read-only but by the commands that write)\n"
             "  --json       one JSON document on stdout instead of a table\n"
-            "\nTracks and cars are given by name (any case) or by hash (16 hex digits).\n"
+            "\nTracks and cars are given by their name in the database (any case: \"Kestrel\n"
+            "Ridge Circuit\"), by the file raceserver was started with (\"technical\" for\n"
+            "tracks/technical.json in the data folder, \"c5\" for cars/c5.json, or a path\n"
+            "to a .json file) or by hash (16 hex digits). The data folder, as raceserver\n"
+            "finds it ($RS_DATA_DIR, else the built-in one): %s\n"
             "Boards default to physics version %u and \"any tune\".\n"
             "Exit status: 0 ok, 1 failure, 2 usage error.\n",
-            (unsigned)RS_PHYSICS_VERSION);
+            data, (unsigned)RS_PHYSICS_VERSION);
 }
 
 int main(int argc, char **argv)
@@ -277,7 +284,6 @@ static bool parse_tune(const char *s, uint64_t *out)
 int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_board_key *key,
                      char track_name[RS_LB_NAME_MAX], char car_name[RS_LB_NAME_MAX])
 {
-    char err[512];
     if (!c->lb)
         return rs_usage_error(cmd, "no database");
     if (!o->track || !o->car)
@@ -287,13 +293,10 @@ int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_boar
     key->tune_key = RS_TUNE_KEY_ANY;
     if (o->tune && !parse_tune(o->tune, &key->tune_key))
         return rs_usage_error(cmd, "--tune: '%s' is not 'any', 'stock' or a tune hash", o->tune);
-    if (rs_leaderboard_find_track(c->lb, o->track, &key->track_hash, track_name, err,
-                                  sizeof err) != RS_OK)
-        return rs_fail(cmd, "--track: %s", err);
-    if (rs_leaderboard_find_car(c->lb, o->car, &key->base_hash, car_name, err, sizeof err) !=
-        RS_OK)
-        return rs_fail(cmd, "--car: %s", err);
-    return 0;
+    int rc = rc_find_track(c, cmd, o->track, &key->track_hash, track_name);
+    if (rc == 0)
+        rc = rc_find_car(c, cmd, o->car, &key->base_hash, car_name);
+    return rc;
 }
 
 int rc_player(rc_ctx *c, const char *cmd, const char *name, int64_t *id,
@@ -334,21 +337,6 @@ const char *rc_tune_key_str(uint64_t key, char buf[17])
         return "stock";
     rc_hash_str(key, buf);
     return buf;
-}
-
-void rc_time_str(int64_t us, char *out, size_t len)
-{
-    if (us < 0) {
-        snprintf(out, len, "-");
-        return;
-    }
-    int64_t ms = us / 1000;
-    int64_t s = ms / 1000, m = s / 60, h = m / 60;
-    if (h > 0)
-        snprintf(out, len, "%" PRId64 ":%02d:%02d.%03d", h, (int)(m % 60), (int)(s % 60),
-                 (int)(ms % 1000));
-    else
-        snprintf(out, len, "%" PRId64 ":%02d.%03d", m, (int)(s % 60), (int)(ms % 1000));
 }
 
 void rc_date_str(int64_t unix_s, char *out, size_t len)

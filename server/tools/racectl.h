@@ -3,7 +3,8 @@
  * argument helpers and output helpers for its subcommands (racectl.c
  * dispatches; racectl_boards.c has the leaderboard commands,
  * racectl_races.c races, results and tunes, racectl_verify.c verify-lap,
- * racectl_players.c players, admin, token and audit, racectl_bans.c ban).
+ * racectl_players.c players, admin, token and audit, racectl_bans.c ban;
+ * racectl_defs.c finds the tracks and cars they are given).
  * Exit status as racesim: 0 ok, 1 failure, 2 usage error.
  */
 #ifndef RACECTL_H
@@ -14,6 +15,7 @@
 #include <stdio.h>
 
 #include "racesim/base/cli.h"
+#include "racesim/base/text.h"
 #include "racesim/identity.h"
 #include "racesim/leaderboard.h"
 #include "racesim/store.h"
@@ -55,7 +57,8 @@ int rc_cmd_audit(rc_ctx *c, int argc, char **argv);
 enum { RC_GO_ON = -1 };
 
 /* The board options shared by leaderboard, rank and recent:
- * --track HASH|NAME --car HASH|NAME [--tune HASH|any|stock] [--physics-version N]. */
+ * --track T --car C [--tune HASH|any|stock] [--physics-version N]; T and C
+ * as rc_find_track and rc_find_car take them. */
 typedef struct rc_board_opts {
     const char *track, *car, *tune;
     uint32_t physics_version;
@@ -89,6 +92,21 @@ int rc_id_argument(rc_ctx *c, const char *cmd, int argc, char **argv, const char
  * database is open), 0 when it can. */
 int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_board_key *key,
                      char track_name[RS_LB_NAME_MAX], char car_name[RS_LB_NAME_MAX]);
+
+/* Finds a stored track, or a stock car, as an operator names it: its hash
+ * (16 hex digits, or 0x and up to 16), its name in the database (any
+ * case), or the file raceserver was started with: a bare name ("oval",
+ * "c5", case as the file's) is <data>/tracks/oval.json or <data>/cars/
+ * c5.json (the data folder as raceserver finds it: $RS_DATA_DIR, else the
+ * built-in one), a path with a '/' or ending in .json is read as it is.
+ * A file is loaded and found by its hash. Writes the hash (a car's stock
+ * hash) and the stored name. When nothing matches, or the name and the
+ * file are different definitions, prints why and every stored one (name,
+ * file, hash) and returns 1 (2 when no database is open); 0 when found. */
+int rc_find_track(rc_ctx *c, const char *cmd, const char *text, uint64_t *hash,
+                  char name[RS_LB_NAME_MAX]);
+int rc_find_car(rc_ctx *c, const char *cmd, const char *text, uint64_t *base_hash,
+                char name[RS_LB_NAME_MAX]);
 
 /* Finds a player by name; prints the error and returns 1 if none (2 when
  * no database is open), 0 when found. */
@@ -150,9 +168,6 @@ void rc_hash_str(uint64_t h, char out[17]);
 
 /* "any", "stock" or the tune hash in hex. */
 const char *rc_tune_key_str(uint64_t key, char buf[17]);
-
-/* m:ss.mmm (or h:mm:ss.mmm); "-" for a negative time. */
-void rc_time_str(int64_t us, char *out, size_t len);
 
 /* "YYYY-MM-DD HH:MM:SS" UTC. */
 void rc_date_str(int64_t unix_s, char *out, size_t len);

@@ -12,10 +12,12 @@
 #include "racectl.h"
 
 #define BOARD_OPTIONS_HELP                                                                     \
-    "  --track HASH|NAME        the track (name in any case, or its 16-digit hash)\n"         \
-    "  --car HASH|NAME          the stock car\n"                                              \
-    "  --tune any|stock|HASH    laps with any tune (default), the stock car only, or one\n"   \
-    "                           tune by its hash\n"                                           \
+    "  --track T                the track: its name (any case), the file raceserver was\n"     \
+    "                           given (\"oval\": tracks/oval.json in the data folder, or\n"    \
+    "                           a .json path) or its 16-digit hash\n"                          \
+    "  --car C                  the stock car, the same ways (\"c5\": cars/c5.json)\n"         \
+    "  --tune any|stock|HASH    laps with any tune (default), the stock car only, or one\n"    \
+    "                           tune by its hash\n"                                            \
     "  --physics-version N      default: this build's (%u)\n"
 
 /* "Kestrel Ridge Circuit / C5 / any tune / physics 3" for table titles. */
@@ -50,7 +52,7 @@ static void print_rows_table(const rs_lb_row *rows, uint32_t n, int marked)
     for (uint32_t i = 0; i < n; i++) {
         const rs_lb_row *r = &rows[i];
         char t[32], d[32], s[256], h[17];
-        rc_time_str(r->time_us, t, sizeof t);
+        rs_race_time_str(r->time_us, t, sizeof t);
         rc_date_str(r->recorded_at, d, sizeof d);
         rc_sectors_table(r, s, sizeof s);
         if (r->tune_hash)
@@ -239,7 +241,7 @@ int rc_cmd_pbs(rc_ctx *c, int argc, char **argv)
                "LAP", "RECORDED (UTC)");
         for (uint32_t i = 0; i < n; i++) {
             char t[32], d[32], h[17];
-            rc_time_str(rows[i].time_us, t, sizeof t);
+            rs_race_time_str(rows[i].time_us, t, sizeof t);
             rc_date_str(rows[i].recorded_at, d, sizeof d);
             printf("%-24s %-24s %-16s %12s %6u %10" PRId64 "  %s\n", rows[i].track_name,
                    rows[i].car_name, rc_tune_key_str(rows[i].tune_key, h), t,
@@ -329,7 +331,7 @@ int rc_cmd_recent(rc_ctx *c, int argc, char **argv)
                "PLAYER", "TRACK", "CAR", "TIME", "VALIDITY", "TUNE");
         for (uint32_t i = 0; i < n; i++) {
             char t[32], d[32], h[17];
-            rc_time_str(rows[i].time_us, t, sizeof t);
+            rs_race_time_str(rows[i].time_us, t, sizeof t);
             rc_date_str(rows[i].recorded_at, d, sizeof d);
             if (rows[i].tune_hash)
                 rc_hash_str(rows[i].tune_hash, h);

@@ -157,10 +157,10 @@ int rc_cmd_results(rc_ctx *c, int argc, char **argv)
             const rs_lb_result *r = &res[i];
             char fin[32], best[32];
             if (r->finished)
-                rc_time_str(r->finish_us, fin, sizeof fin);
+                rs_race_time_str(r->finish_us, fin, sizeof fin);
             else
                 snprintf(fin, sizeof fin, "DNF");
-            rc_time_str(r->best_lap_us, best, sizeof best);
+            rs_race_time_str(r->best_lap_us, best, sizeof best);
             printf("%4u  %-20s %-24s %14s %5u %12s %8u %8u\n", (unsigned)r->position,
                    r->player_name, r->car_name, fin, (unsigned)r->laps_completed, best,
                    (unsigned)r->barrier_hits, (unsigned)r->car_hits);
@@ -180,10 +180,15 @@ int rc_cmd_tunes(rc_ctx *c, int argc, char **argv)
                            {"--car", &car, NULL, 0, 0, false},
                            {NULL, NULL, NULL, 0, 0, false}};
     int rc = rc_options(cmd, argc, argv,
-                        "usage: racectl --db FILE tunes --player NAME [--car HASH|NAME]\n"
+                        "usage: racectl --db FILE tunes --player NAME [--car C]\n"
                         "\n"
                         "A player's saved tunes (every car, or one stock car): car, name, tune\n"
-                        "hash, tuned parameter-block hash and when it was saved.\n",
+                        "hash, tuned parameter-block hash and when it was saved.\n"
+                        "\n"
+                        "  --player NAME    the player (any case)\n"
+                        "  --car C          the stock car: its name (any case), the file\n"
+                        "                   raceserver was given (\"c5\": cars/c5.json in the\n"
+                        "                   data folder, or a .json path) or its 16-digit hash\n",
                         NULL, opts);
     if (rc != RC_GO_ON)
         return rc;
@@ -193,8 +198,8 @@ int rc_cmd_tunes(rc_ctx *c, int argc, char **argv)
     rc = rc_player(c, cmd, player, &pid, name);
     if (rc)
         return rc;
-    if (car && rs_leaderboard_find_car(c->lb, car, &base, car_name, err, sizeof err) != RS_OK)
-        return rs_fail(cmd, "--car: %s", err);
+    if (car && (rc = rc_find_car(c, cmd, car, &base, car_name)))
+        return rc;
     size_t total = 0;
     if (rs_store_tune_list(c->store, pid, base, NULL, 0, &total, err, sizeof err) != RS_OK)
         return rs_fail(cmd, "%s", err);

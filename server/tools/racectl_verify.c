@@ -160,7 +160,7 @@ static void print_result(rc_ctx *c, int64_t lap_id, const rs_lb_row *row,
         return;
     }
     char t[32];
-    rc_time_str(row->time_us, t, sizeof t);
+    rs_race_time_str(row->time_us, t, sizeof t);
     printf("lap %" PRId64 ": %s, %s on %s, lap %u, %s (%" PRId64 " us)\n", lap_id,
            row->player_name, row->car_name, row->track_name, (unsigned)row->lap_number, t,
            row->time_us);

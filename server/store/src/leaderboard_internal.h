@@ -42,6 +42,8 @@ enum rs_lb_query {
     LB_TRACK_BY_NAME,
     LB_CAR_BY_HASH,
     LB_CAR_BY_NAME,
+    LB_TRACKS,
+    LB_CARS,
     LB_RACES,
     LB_RACE,
     LB_RESULTS,

@@ -1,9 +1,9 @@
 /*
  * The operators' queries of racesim/leaderboard.h: tracks and cars by name
- * or hash, races and their results, and the pieces `racectl verify-lap`
- * needs to rebuild a lap (the lap record, car blocks, track JSON). Their
- * statements are the leaderboard's queries from LB_BOARD_QUERIES on
- * (leaderboard_internal.h).
+ * or hash and the lists of them, races and their results, and the pieces
+ * `racectl verify-lap` needs to rebuild a lap (the lap record, car blocks,
+ * track JSON). Their statements are the leaderboard's queries from
+ * LB_BOARD_QUERIES on (leaderboard_internal.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,11 @@ static const char *const op_sql[LB_QUERIES - LB_BOARD_QUERIES] = {
     [LB_CAR_BY_NAME - LB_BOARD_QUERIES] =
         "SELECT DISTINCT base_hash, name FROM cars WHERE params_hash = base_hash"
         " AND name = ?1 COLLATE NOCASE LIMIT 2",
+    [LB_TRACKS - LB_BOARD_QUERIES] =
+        "SELECT track_hash, name FROM tracks ORDER BY name COLLATE NOCASE, track_hash LIMIT ?1",
+    [LB_CARS - LB_BOARD_QUERIES] =
+        "SELECT params_hash, name FROM cars WHERE params_hash = base_hash"
+        " ORDER BY name COLLATE NOCASE, params_hash LIMIT ?1",
     /* Race ids grow with creation, so the newest are the highest ids. */
     [LB_RACES - LB_BOARD_QUERIES] = RACE_COLS " ORDER BY r.id DESC LIMIT ?1",
     [LB_RACE - LB_BOARD_QUERIES] = RACE_COLS " WHERE r.id = ?1",
@@ -133,6 +138,47 @@ rs_status rs_leaderboard_find_car(rs_leaderboard *lb, const char *name_or_hash,
 {
     return find_named(lb, "car", LB_CAR_BY_HASH, LB_CAR_BY_NAME, name_or_hash, base_hash,
                       name_out, err, err_len);
+}
+
+/* Lists (hash, name) rows of query q, at most limit. */
+static rs_status list_definitions(rs_leaderboard *lb, enum rs_lb_query q, const char *what,
+                                  uint32_t limit, rs_lb_definition *defs, uint32_t *count,
+                                  char *err, size_t err_len)
+{
+    if (!lb || !count || (limit && !defs))
+        return rs_store__lb_missing_argument(err, err_len);
+    *count = 0;
+    if (limit == 0)
+        return RS_OK;
+    int64_t v = limit;
+    sqlite3_stmt *st = op_stmt(lb, q, &v, 1, err, err_len);
+    if (!st)
+        return RS_ERR_IO;
+    int rc = SQLITE_DONE;
+    uint32_t n = 0;
+    while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        defs[n].hash = (uint64_t)sqlite3_column_int64(st, 0);
+        rs_store__lb_copy_name(defs[n].name, sqlite3_column_text(st, 1));
+        n++;
+    }
+    rs_status status = RS_OK;
+    if (n < limit && rc != SQLITE_DONE)
+        status = rs_store__lb_db_error(lb, what, err, err_len);
+    rs_store__lb_done(st);
+    *count = n;
+    return status;
+}
+
+rs_status rs_leaderboard_tracks(rs_leaderboard *lb, uint32_t limit, rs_lb_definition *defs,
+                                uint32_t *count, char *err, size_t err_len)
+{
+    return list_definitions(lb, LB_TRACKS, "tracks", limit, defs, count, err, err_len);
+}
+
+rs_status rs_leaderboard_cars(rs_leaderboard *lb, uint32_t limit, rs_lb_definition *defs,
+                              uint32_t *count, char *err, size_t err_len)
+{
+    return list_definitions(lb, LB_CARS, "cars", limit, defs, count, err, err_len);
 }
 
 static void read_race(sqlite3_stmt *st, rs_lb_race *r)

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,6 +24,14 @@ bool rs_str_cut(char *dst, size_t cap, const char *src);
 
 /* The value of one hexadecimal digit (either case), or -1. */
 int rs_hex_digit(int c);
+
+/* A race or lap time in microseconds as people read it: "m:ss.mmm", or
+ * "h:mm:ss.mmm" from an hour on, cut (not rounded) to the millisecond as
+ * timing screens do, so one lap reads the same in every program. A
+ * negative time is no time at all (the protocol's and the store's -1 for
+ * a car that did not finish or has no valid lap): "-", never "-0.000".
+ * Always NUL-terminated (cap >= 1). */
+void rs_race_time_str(int64_t us, char *out, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -164,6 +164,20 @@ rs_status rs_leaderboard_find_car(rs_leaderboard *lb, const char *name_or_hash,
                                   uint64_t *base_hash, char *name_out, char *err,
                                   size_t err_len);
 
+/* One stored track, or one stock car: its hash and name. */
+typedef struct rs_lb_definition {
+    uint64_t hash;
+    char name[RS_LB_NAME_MAX];
+} rs_lb_definition;
+
+/* The stored tracks / stock cars by name (any case, then hash), at most
+ * limit of them into defs: what an operator can name (racectl says so when
+ * a name matches none). *count is how many were written. */
+rs_status rs_leaderboard_tracks(rs_leaderboard *lb, uint32_t limit, rs_lb_definition *defs,
+                                uint32_t *count, char *err, size_t err_len);
+rs_status rs_leaderboard_cars(rs_leaderboard *lb, uint32_t limit, rs_lb_definition *defs,
+                              uint32_t *count, char *err, size_t err_len);
+
 typedef struct rs_lb_race {
     int64_t id;
     uint64_t track_hash;
