@@ -204,7 +204,13 @@ static void check_race_client(harness *h, uint32_t i, const scene *s, bool ai)
     assert_int_equal(cs.bot.laps, 1);
     assert_true(cs.bot.finished);
     assert_int_equal(ev->count[RS_CLIENT_EV_FINISH], 1);
-    assert_true(ev->last[RS_CLIENT_EV_FINISH].u.finish.position >= 1);
+    /* FINISH carries the server's finishing position, which is the car's
+     * row in RESULTS (rows come in finishing order). */
+    const rs_client_finish *fin = &ev->last[RS_CLIENT_EV_FINISH].u.finish;
+    const rs_msg_results *res = &ev->last[RS_CLIENT_EV_RESULTS].u.results;
+    assert_true(fin->position >= 1 && fin->position <= res->count);
+    assert_int_equal(res->rows[fin->position - 1].car, rs_client_car(c));
+    assert_int_equal(ev->last[RS_CLIENT_EV_LAP].u.lap.position >= 1, true);
     assert_true(ev->count[RS_CLIENT_EV_SECTOR] >= 1);
     assert_true(st->late_inputs < 5);
     assert_int_equal(cs.bot.line_builds, 1);
@@ -276,6 +282,59 @@ static void test_bots_race_one_lap_in_sync_with_the_room(void **state)
     }
     steps(h, 2, 2000);
     assert_int_equal(room_stats(h).players + room_stats(h).spectators, 0);
+    harness_destroy(h);
+}
+
+/* The race ends when its last car takes the flag, while that car's LAP
+ * still waits for the database's flags (defer_laps; none come here, as from
+ * a slow database): every client still gets every LAP, and the finisher its
+ * FINISH, before RESULTS, whose rows come in finishing order. */
+static void test_every_lap_and_finish_come_before_results(void **state)
+{
+    scene *s = *state;
+    rs_room_config rc = room_config(s, 3);
+    rc.defer_laps = true;
+    harness *h = harness_create(&rc, NULL);
+    rs_client_config w = named("wes");
+    w.spectator = true;
+    add(h, "ann", HARNESS_AI);
+    add(h, "bob", HARNESS_AI);
+    uint32_t spec = harness_add_client(h, &w, HARNESS_PLAIN);
+    uint32_t laps_at_results[3] = {0}, finishes_at_results[3] = {0};
+    bool seen[3] = {false};
+    uint32_t with_results = 0;
+    int64_t limit = harness_now(h) + 120 * 1000000LL;
+    while (harness_now(h) < limit && with_results < 3) {
+        harness_step(h, 2000);
+        for (uint32_t i = 0; i <= spec; i++) {
+            const harness_events *ev = harness_client_events(h, i);
+            if (ev->count[RS_CLIENT_EV_RESULTS] == 1 && !seen[i]) {
+                seen[i] = true;
+                laps_at_results[i] = ev->count[RS_CLIENT_EV_LAP];
+                finishes_at_results[i] = ev->count[RS_CLIENT_EV_FINISH];
+                with_results++;
+            }
+        }
+    }
+    assert_int_equal(with_results, 3);
+    for (uint32_t i = 0; i <= spec; i++) {
+        const harness_events *ev = harness_client_events(h, i);
+        const rs_msg_results *res = &ev->last[RS_CLIENT_EV_RESULTS].u.results;
+        printf("[finish] client %u: %u LAPs and %u FINISH before RESULTS; rows:", i,
+               laps_at_results[i], finishes_at_results[i]);
+        for (uint32_t k = 0; k < res->count; k++)
+            printf(" P%u car %u %.3f s", res->rows[k].position, res->rows[k].car,
+                   (double)res->rows[k].finish_us / 1e6);
+        printf("\n");
+        assert_int_equal(laps_at_results[i], 2); /* both cars' only lap */
+        assert_int_equal(finishes_at_results[i], i == spec ? 0 : 1);
+        assert_int_equal(res->count, 2);
+        assert_true(res->rows[0].finish_us >= 0 && res->rows[0].finish_us <= res->rows[1].finish_us);
+        if (i != spec) {
+            const rs_client_finish *fin = &ev->last[RS_CLIENT_EV_FINISH].u.finish;
+            assert_int_equal(res->rows[fin->position - 1].car, rs_client_car(harness_client(h, i)));
+        }
+    }
     harness_destroy(h);
 }
 
@@ -413,6 +472,30 @@ static void test_garbage_is_dropped_and_counted(void **state)
     st = client_stats(h, e);
     assert_int_equal(st.desyncs, 0);
     assert_true(st.hashes_checked > 10);
+    harness_destroy(h);
+}
+
+/* The stats say how long the server has been silent: a HUD can show a
+ * stalled link long before the timeout, while the RTT keeps its last
+ * measurement. */
+static void test_stats_say_how_long_the_server_has_been_silent(void **state)
+{
+    scene *s = *state;
+    harness *h = open_room(s, 1, NULL);
+    uint32_t e = add(h, "sil", HARNESS_LIGHT);
+    for (int i = 0; i < 5000 && room_stats(h).phase != RS_PHASE_COUNTDOWN; i++)
+        harness_step(h, 2000);
+    steps(h, 50, 2000);
+    rs_client *c = harness_client(h, e);
+    assert_int_equal(rs_client_get_state(c), RS_CLIENT_CONNECTED);
+    rs_client_stats st;
+    rs_client_get_stats(c, harness_now(h), &st);
+    assert_true(st.silent_ms < 100.0); /* FRAMEs every tick or two */
+    /* Nothing arrives for 1.5 s (the harness is not stepped). */
+    double before = st.silent_ms;
+    rs_client_get_stats(c, harness_now(h) + 1500000, &st);
+    assert_float_equal(st.silent_ms, before + 1500.0, 1e-6);
+    assert_true(st.rtt_ms > 0.0);
     harness_destroy(h);
 }
 
@@ -930,7 +1013,9 @@ int main(void)
         cmocka_unit_test(test_wrong_password_is_refused_with_the_servers_text),
         cmocka_unit_test(test_parameter_mismatch_says_bye_and_reports),
         cmocka_unit_test(test_garbage_is_dropped_and_counted),
+        cmocka_unit_test(test_stats_say_how_long_the_server_has_been_silent),
         cmocka_unit_test(test_bots_race_one_lap_in_sync_with_the_room),
+        cmocka_unit_test(test_every_lap_and_finish_come_before_results),
         cmocka_unit_test(test_cars_with_different_parameters_stay_in_sync),
         cmocka_unit_test(test_desync_is_reported_and_repaired_by_a_snapshot),
         cmocka_unit_test(test_a_lossy_link_is_measured_and_survived),

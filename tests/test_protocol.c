@@ -323,6 +323,14 @@ static void test_out_of_range_fields_are_rejected(void **state)
     proto_sample(RS_MSG_LAP, &m);
     m.u.lap.sectors_us[0] = -2;
     assert_int_equal(rs_proto_encode(&m, NULL, 0, &len, &field), RS_PROTO_RANGE);
+    proto_sample(RS_MSG_LAP, &m);
+    m.u.lap.position = 0; /* every car that completes a lap has a place */
+    assert_int_equal(rs_proto_encode(&m, NULL, 0, &len, &field), RS_PROTO_RANGE);
+    assert_string_equal(field, "lap.position");
+    proto_sample(RS_MSG_RESULTS, &m);
+    m.u.results.rows[2].position = 4; /* rows must come in classification order */
+    assert_int_equal(rs_proto_encode(&m, NULL, 0, &len, &field), RS_PROTO_RANGE);
+    assert_string_equal(field, "results.rows.position");
     proto_sample(RS_MSG_WELCOME, &m);
     m.u.welcome.car_count = 4; /* car 5 is not in a field of 4 */
     assert_int_equal(rs_proto_encode(&m, NULL, 0, &len, &field), RS_PROTO_RANGE);

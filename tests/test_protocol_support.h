@@ -156,6 +156,7 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
         m->u.lap.valid = false;
         m->u.lap.invalid_reason = RS_LAP_TRACK_LIMITS;
         m->u.lap.flags = RS_LAP_RECORDED;
+        m->u.lap.position = 32;
         break;
     case RS_MSG_RESULTS:
         m->u.results.race_number = 4;
@@ -163,7 +164,7 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
         for (uint32_t i = 0; i < RS_PROTO_MAX_CARS; i++) {
             rs_proto_result_row *r = &m->u.results.rows[i];
             r->car = (uint8_t)(RS_PROTO_MAX_CARS - i);
-            r->position = (uint8_t)(i == 31 ? 0 : i + 1);
+            r->position = (uint8_t)(i + 1);
             r->laps = i == 31 ? 2 : 5;
             r->finish_us = i == 31 ? -1 : RS_PROTO_TIME_MAX_US - (int64_t)i;
             r->best_lap_us = i == 30 ? -1 : RS_PROTO_TIME_MAX_US;

@@ -389,12 +389,9 @@ static void on_lap(rs_client *c, const rs_msg_lap *l)
     ev = rs_client__push_event(c, RS_CLIENT_EV_FINISH);
     ev->u.finish.car = l->car;
     ev->u.finish.laps = l->lap;
+    ev->u.finish.position = l->position; /* the server's: its last LAP carries it */
     ev->u.finish.tick = l->tick;
     ev->u.finish.last_lap_us = l->time_us;
-    rs_race_car_state rcs;
-    if (c->pred && rs_world_race_state(rs_predict_world(c->pred), (rs_car_id){l->car}, &rcs) ==
-                       RS_OK)
-        ev->u.finish.position = rcs.finish_position;
 }
 
 /* Decodes one packet into *m when it is a message a server may send, on

@@ -14,6 +14,7 @@ void rs_client_get_stats(rs_client *c, int64_t now_us, rs_client_stats *out)
     if (!c)
         return;
     out->rtt_ms = c->rtt_ms;
+    out->silent_ms = now_us > c->last_heard_us ? (double)(now_us - c->last_heard_us) / 1e3 : 0.0;
     out->jitter_ms = c->jitter_ms;
     out->loss = c->loss;
     out->input_lead_ms = c->lead_ms;

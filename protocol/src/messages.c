@@ -328,6 +328,7 @@ static void ser_lap(rs_codec *c, rs_msg_lap *m)
     rs_proto__u8(c, &m->invalid_reason, 0, RS_LAP_REVERSED, "lap.invalid_reason");
     rs_proto__u8(c, &m->flags, 0, RS_LAP_RECORDED | RS_LAP_PERSONAL_BEST | RS_LAP_TRACK_RECORD,
             "lap.flags");
+    rs_proto__u8(c, &m->position, 1, CAR_MAX, "lap.position");
     if (rs_proto__codec_ok(c) && m->valid != (m->invalid_reason == RS_LAP_VALID))
         rs_proto__codec_fail(c, RS_PROTO_RANGE, "lap.invalid_reason");
 }
@@ -339,7 +340,8 @@ static void ser_results(rs_codec *c, rs_msg_results *m)
     for (uint32_t i = 0; i < m->count && rs_proto__codec_ok(c); i++) {
         rs_proto_result_row *r = &m->rows[i];
         rs_proto__u8(c, &r->car, 1, CAR_MAX, "results.rows.car");
-        rs_proto__u8(c, &r->position, 0, CAR_MAX, "results.rows.position");
+        /* Rows come in classification order: row i is position i + 1. */
+        rs_proto__u8(c, &r->position, (uint8_t)(i + 1), (uint8_t)(i + 1), "results.rows.position");
         rs_proto__varu32(c, &r->laps, 0, UINT32_MAX, "results.rows.laps");
         rs_proto__vari64(c, &r->finish_us, -1, TIME_MAX, "results.rows.finish_us");
         rs_proto__vari64(c, &r->best_lap_us, -1, TIME_MAX, "results.rows.best_lap_us");

@@ -165,9 +165,11 @@ typedef enum rs_client_event_type {
     RS_CLIENT_EV_LAP,              /* the server timed a lap (any car): u.lap */
     RS_CLIENT_EV_COLLISION,        /* the local car hit a barrier or a car (predicted):
                                       u.collision */
-    RS_CLIENT_EV_FINISH,           /* the local car took the flag (server LAP of the last
-                                      lap): u.finish */
-    RS_CLIENT_EV_RESULTS,          /* the race's results: u.results */
+    RS_CLIENT_EV_FINISH,           /* the local car took the flag: u.finish, right after the
+                                      LAP event of its last lap */
+    RS_CLIENT_EV_RESULTS,          /* the race's classification: u.results, rows in
+                                      finishing order (row i is position i + 1). Every LAP
+                                      (and FINISH) of the race comes before it */
     RS_CLIENT_EV_LEADERBOARD_REPLY,/* u.leaderboard (request_id as returned by the request) */
     RS_CLIENT_EV_TUNE_REPLY,       /* u.tune */
     RS_CLIENT_EV_ADMIN_REPLY,      /* u.admin */
@@ -221,7 +223,7 @@ typedef struct rs_client_collision {
 typedef struct rs_client_finish {
     uint8_t car;
     uint32_t laps;
-    uint32_t position;    /* from the predicted world at the flag, 0 = unknown */
+    uint32_t position;    /* finishing position, 1.. (the server's, from the LAP) */
     uint64_t tick;        /* the server's tick of the last lap */
     int64_t last_lap_us;
 } rs_client_finish;
@@ -378,7 +380,13 @@ rs_client_status rs_client_pose(const rs_client *c, uint8_t car, int64_t now_us,
 /* ------------------------------------------------------------------ stats */
 
 typedef struct rs_client_stats {
-    double rtt_ms;                /* smoothed round trip (PING/PONG), 0 before the first */
+    double rtt_ms;                /* smoothed round trip (PING/PONG), 0 before the first;
+                                     the last measurement, kept while the server is silent */
+    double silent_ms;             /* since the last message from the server (before the
+                                     first: since the link came up or the client was
+                                     created). The server sends FRAMEs every tick, so more
+                                     than a few ticks' worth means the link is stalling; at
+                                     timeout_ms the client disconnects */
     double jitter_ms;             /* smoothed mean deviation of the round trip */
     double loss;                  /* estimated loss of the server's unreliable packets, 0..1
                                      (FRAME gaps; over ENet the larger of that and ENet's

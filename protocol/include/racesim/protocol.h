@@ -37,7 +37,7 @@ extern "C" {
 
 /* Bumped whenever any message's bytes or meaning change (SPEC.md,
  * "Versioning"). HELLO carries it; the server refuses any other. */
-#define RS_PROTO_VERSION 4u
+#define RS_PROTO_VERSION 5u
 
 /* ------------------------------------------------------------------ limits */
 
@@ -369,11 +369,14 @@ typedef struct rs_msg_lap {
     bool valid;
     uint8_t invalid_reason; /* rs_lap_invalid */
     uint8_t flags;          /* RS_LAP_*: stored in the database, a personal best, a record */
+    uint8_t position;       /* 1..32: the car's race position when it completed the lap;
+                               for its last lap, its finishing position */
 } rs_msg_lap;
 
 typedef struct rs_proto_result_row {
     uint8_t car;          /* 1..32 */
-    uint8_t position;     /* finish position 1..32; 0 = did not finish */
+    uint8_t position;     /* classification 1..32: the row's place in rows (finishers by
+                             finishing order, then the others by laps and progress) */
     uint32_t laps;        /* laps completed */
     int64_t finish_us;    /* race clock at the flag, -1 = did not finish */
     int64_t best_lap_us;  /* -1 = no valid lap */
@@ -382,7 +385,7 @@ typedef struct rs_proto_result_row {
 typedef struct rs_msg_results {
     uint32_t race_number;
     uint8_t count;        /* 0..32 */
-    rs_proto_result_row rows[RS_PROTO_MAX_CARS];
+    rs_proto_result_row rows[RS_PROTO_MAX_CARS]; /* in classification order */
 } rs_msg_results;
 
 typedef struct rs_msg_leaderboard_request {

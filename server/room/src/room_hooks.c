@@ -286,6 +286,7 @@ static void lap_release(rs_room *room, size_t i, uint8_t flags)
     /* Keep the rest in order: a car's laps go out in lap order. */
     memmove(room->laps + i, room->laps + i + 1, (room->laps_len - i - 1) * sizeof *room->laps);
     room->laps_len--;
+    rs_room__results_flush(room);
 }
 
 void rs_room__laps_expire(rs_room *room, bool all)

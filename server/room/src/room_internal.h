@@ -123,6 +123,8 @@ struct rs_room {
     bool race_begun;                 /* hooks.race_begin was called for this world */
     room_lap_wait *laps;             /* deferred LAPs */
     size_t laps_len, laps_cap;
+    rs_msg_results results;          /* the race's classification, from its end */
+    bool results_pending;            /* RESULTS waits for the deferred LAPs */
     uint64_t track_hash, car_hash;
     uint8_t *car_block;
     size_t car_block_len;
@@ -193,8 +195,10 @@ void rs_room__send_race_state(rs_room *room, room_peer *only);
 void rs_room__send_car_info(rs_room *room, room_peer *only, uint16_t car);
 void rs_room__broadcast_car_info(rs_room *room, uint16_t car);
 void rs_room__destroy_world(rs_room *room);
-/* RESULTS, then the results phase (from tick). */
+/* The results phase (from tick), and RESULTS once no LAP waits. */
 void rs_room__enter_results(rs_room *room, uint64_t tick);
+/* Sends the pending RESULTS when no deferred LAP is left. */
+void rs_room__results_flush(rs_room *room);
 /* The current track's hash follows cfg.track. */
 void rs_room__apply_next_track(rs_room *room);
 

@@ -267,33 +267,60 @@ static void set_phase(rs_room *room, uint8_t phase, uint64_t tick, uint64_t end_
     rs_room__send_race_state(room, NULL);
 }
 
-static void send_results(rs_room *room)
+/* The classification into room->results: the world's race order (the cars
+ * that took the flag in finishing order, then the others by progress). */
+static void classify(rs_room *room)
 {
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_RESULTS;
-    rs_msg_results *r = &m.u.results;
+    rs_msg_results *r = &room->results;
+    memset(r, 0, sizeof *r);
     r->race_number = room->race_number;
-    r->count = (uint8_t)room->car_count;
-    for (uint32_t i = 0; i < room->car_count; i++) {
+    rs_car_id order[RS_PROTO_MAX_CARS];
+    uint32_t n = rs_world_race_order(room->world, order, RS_PROTO_MAX_CARS);
+    r->count = (uint8_t)(n < RS_PROTO_MAX_CARS ? n : RS_PROTO_MAX_CARS);
+    for (uint32_t i = 0; i < r->count; i++) {
         rs_race_car_state rc;
-        rs_world_race_state(room->world, (rs_car_id){(uint16_t)(i + 1)}, &rc);
+        rs_world_race_state(room->world, order[i], &rc);
         rs_proto_result_row *row = &r->rows[i];
-        row->car = (uint8_t)(i + 1);
-        row->position = (uint8_t)rc.finish_position;
+        row->car = (uint8_t)order[i].index1;
+        row->position = (uint8_t)(i + 1);
         row->laps = rc.laps_completed;
         row->finish_us = rc.status == RS_RACE_FINISHED ? rc.finish_us : -1;
         row->best_lap_us = rc.best_lap_us >= 0 ? rc.best_lap_us : -1;
     }
+}
+
+void rs_room__results_flush(rs_room *room)
+{
+    if (!room->results_pending || room->laps_len > 0)
+        return;
+    room->results_pending = false;
+    rs_msg m;
+    m.type = RS_MSG_RESULTS;
+    m.u.results = room->results;
     rs_room__send_watchers(room, &m);
 }
 
 void rs_room__enter_results(rs_room *room, uint64_t tick)
 {
-    send_results(room);
+    /* RESULTS waits for the race's deferred LAPs (the last finisher's lap
+     * is usually still waiting for the database's flags): a client that
+     * stops listening at RESULTS has then seen every lap and its FINISH. */
+    classify(room);
+    room->results_pending = true;
+    rs_room__results_flush(room);
     set_phase(room, RS_PHASE_RESULTS, tick, tick + room->cfg.results_ticks);
     if (room->cfg.hooks.race_results)
         room->cfg.hooks.race_results(room->cfg.hooks.ctx, room, room->world);
+}
+
+/* The car's race position after this tick's step (its finishing position
+ * once it has taken the flag). */
+static uint8_t position_of(const rs_room *room, uint16_t car)
+{
+    rs_race_car_state rc;
+    if (rs_world_race_state(room->world, (rs_car_id){car}, &rc) != RS_OK)
+        return 1;
+    return (uint8_t)(rc.finish_position ? rc.finish_position : rc.position);
 }
 
 static void send_events(rs_room *room)
@@ -317,6 +344,7 @@ static void send_events(rs_room *room)
         l->valid = ev[i].valid;
         l->invalid_reason = ev[i].valid ? 0 : ev[i].reason;
         l->flags = 0; /* persistence is the server's: rs_room_lap_flags */
+        l->position = position_of(room, ev[i].car);
         if (room->cfg.defer_laps)
             rs_room__lap_queue(room, l);
         else
