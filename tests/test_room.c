@@ -254,9 +254,11 @@ static rs_room *new_room(const rs_room_config *cfg)
  * (RS_HELLO_*), in protocol version `version`: another one than ours is
  * patched into the frozen version bytes. */
 static void hello_as(rs_room *room, uint32_t peer, uint16_t version, const char *name,
-                     const char *room_name, const char *password, uint8_t flags)
+                     const char *room_name, const char *password, const char *token,
+                     uint8_t flags)
 {
     rs_msg m = msg_of(RS_MSG_HELLO);
+    strcpy(m.u.hello.token, token);
     m.u.hello.protocol_version = RS_PROTO_VERSION;
     m.u.hello.physics_version = RS_PHYSICS_VERSION;
     m.u.hello.flags = flags;
@@ -274,13 +276,13 @@ static void hello_as(rs_room *room, uint32_t peer, uint16_t version, const char 
 static void hello(rs_room *room, uint32_t peer, uint16_t version, const char *name,
                   const char *password)
 {
-    hello_as(room, peer, version, name, "", password, 0);
+    hello_as(room, peer, version, name, "", password, "", 0);
 }
 
 static void hello_to(rs_room *room, uint32_t peer, const char *name, const char *room_name,
                      uint8_t flags)
 {
-    hello_as(room, peer, RS_PROTO_VERSION, name, room_name, "", flags);
+    hello_as(room, peer, RS_PROTO_VERSION, name, room_name, "", "", flags);
 }
 
 /* Peer connects at now_us and says HELLO as name, to any room, with flags. */
@@ -288,6 +290,15 @@ static void join(rs_room *room, uint32_t peer, int64_t now_us, const char *name,
 {
     rs_room_connect(room, peer, now_us);
     hello_to(room, peer, name, "", flags);
+}
+
+/* Peer connects at now_us and says HELLO as a registered player: name and a
+ * token (the admit hook decides whose it is). */
+static void join_with_token(rs_room *room, uint32_t peer, int64_t now_us, const char *name)
+{
+    rs_room_connect(room, peer, now_us);
+    hello_as(room, peer, RS_PROTO_VERSION, name, "", "",
+             "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", 0);
 }
 
 /* Asserts that the room closes peer and no other (the list is consumed). */
@@ -536,6 +547,28 @@ static void assert_welcomed(rs_room *room, uint32_t peer, int64_t player_id, con
     assert_int_equal(m.u.welcome.player_id, player_id);
     if (token)
         assert_string_equal(m.u.welcome.token, token);
+}
+
+/* Asserts that new_peer took old_peer's seat over (the queue is consumed):
+ * old_peer got BYE REPLACED and is closed, new_peer a WELCOME for car. */
+static void assert_took_over(rs_room *room, uint32_t old_peer, uint32_t new_peer, uint8_t car)
+{
+    static rs_room_packet pk[512];
+    size_t n;
+    int bye = -1, welcome_car = -1;
+    while ((n = rs_room_poll(room, pk, 512)) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            rs_msg m;
+            assert_int_equal(rs_proto_decode(pk[i].data, pk[i].len, &m, NULL), RS_PROTO_OK);
+            if (pk[i].peer == old_peer && m.type == RS_MSG_BYE)
+                bye = m.u.bye.reason;
+            if (pk[i].peer == new_peer && m.type == RS_MSG_WELCOME)
+                welcome_car = m.u.welcome.car;
+        }
+    }
+    assert_int_equal(bye, RS_REASON_REPLACED);
+    assert_int_equal(welcome_car, car);
+    assert_closing_only(room, old_peer);
 }
 
 static void test_room_serves_requests_and_controls_without_a_server(void **state)
@@ -952,29 +985,33 @@ static void test_room_keeps_a_seat_for_its_own_player_through_admission(void **s
     assert_true(rs_room_admit(room, 4, 8, NULL));
     assert_refused(room, 4, RS_REASON_NAME_TAKEN, "that name belongs to another player");
     rs_room_disconnect(room, 4, 2000000);
-    /* Two of her at once: the first answer takes the seat, the second
-     * finds her connected. */
+    /* Two of her at once: the first answer takes the seat, the second (the
+     * same player: a game restarted after a crash, its old connection not
+     * yet timed out) takes it over at once; the first gets BYE REPLACED. */
     join(room, 5, 2000000, "ann", 0);
     join(room, 6, 2000000, "ann", 0);
     assert_true(rs_room_admit(room, 5, 7, NULL));
     assert_true(rs_room_admit(room, 6, 7, NULL));
-    static rs_room_packet pk[512];
-    size_t n;
-    uint8_t car = 0;
-    bool refused6 = false;
-    while ((n = rs_room_poll(room, pk, 512)) > 0) {
-        for (size_t i = 0; i < n; i++) {
-            rs_msg x;
-            assert_int_equal(rs_proto_decode(pk[i].data, pk[i].len, &x, NULL), RS_PROTO_OK);
-            if (pk[i].peer == 5 && x.type == RS_MSG_WELCOME)
-                car = x.u.welcome.car;
-            if (pk[i].peer == 6 && x.type == RS_MSG_REFUSE)
-                refused6 = x.u.refuse.reason == RS_REASON_NAME_TAKEN &&
-                           strcmp(x.u.refuse.text, "a player of that name is connected") == 0;
-        }
-    }
-    assert_int_equal(car, 1); /* her car of this race again */
-    assert_true(refused6);
+    assert_took_over(room, 5, 6, 1); /* her car of this race again */
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 2);
+    /* While she is connected: a guest of her name is refused before the
+     * hook (it proves nothing); a HELLO with a token is asked about, and
+     * another player's id is refused when the answer comes... */
+    calls = d.calls;
+    join(room, 7, 2000000, "ann", 0);
+    assert_refused(room, 7, RS_REASON_NAME_TAKEN, "a player of that name is connected");
+    assert_int_equal(d.calls, calls);
+    rs_room_disconnect(room, 7, 2000000);
+    join_with_token(room, 8, 2000000, "ann");
+    assert_int_equal(d.calls, calls + 1);
+    assert_true(rs_room_admit(room, 8, 9, NULL));
+    assert_refused(room, 8, RS_REASON_NAME_TAKEN, "a player of that name is connected");
+    rs_room_disconnect(room, 8, 2000000);
+    /* ...while hers takes the seat back at once. */
+    join_with_token(room, 9, 2000000, "ann");
+    assert_true(rs_room_admit(room, 9, 7, NULL));
+    assert_took_over(room, 6, 9, 1);
     rs_room_get_stats(room, &st);
     assert_int_equal(st.players, 2);
     rs_room_destroy(room);

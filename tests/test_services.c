@@ -397,6 +397,21 @@ static void test_services_record_every_lap_and_flag_it(void **state)
     assert_int_equal(ev.u.connected.player_id, alice_id);
     assert_int_equal(ev.u.connected.token[0], '\0');
 
+    /* Her game crashes and restarts: the old connection is still open as
+     * far as the server knows (until it times out), and the new one, with
+     * her token, takes her seat back at once; the old one is told why. */
+    rs_client_config again = player("alice", token, false);
+    uint32_t alice2 = harness_add_client(h, &again, HARNESS_AI);
+    assert_true(wait_event(h, alice2, RS_CLIENT_EV_CONNECTED, &ev));
+    assert_int_equal(ev.u.connected.player_id, alice_id);
+    assert_true(wait_event(h, alice, RS_CLIENT_EV_DISCONNECTED, &ev));
+    assert_int_equal(ev.u.disconnected.reason, RS_REASON_REPLACED);
+    /* A guest of a connected player's name is still refused. */
+    rs_client_config guest = player("bob", NULL, false);
+    uint32_t bob2 = harness_add_client(h, &guest, HARNESS_AI);
+    assert_true(wait_event(h, bob2, RS_CLIENT_EV_REFUSED, &ev));
+    assert_int_equal(ev.u.refused.reason, RS_REASON_NAME_TAKEN);
+
     close_room(h, svc);
 }
 

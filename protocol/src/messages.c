@@ -645,6 +645,7 @@ const char *rs_proto_reason_str(uint8_t reason)
         "refused",
         "server key not trusted",
         "player name not allowed",
+        "connected again from elsewhere",
     };
     return reason < RS_REASON_COUNT ? words[reason] : "unknown reason";
 }

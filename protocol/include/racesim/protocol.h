@@ -169,6 +169,8 @@ typedef enum rs_proto_reason {
     RS_REASON_SERVER_KEY = 15,  /* the client does not trust the server's key (pinned or
                                    remembered key differs, or a bad key exchange) */
     RS_REASON_BAD_NAME = 16,    /* the player name breaks the rules (rs_proto_name_check) */
+    RS_REASON_REPLACED = 17,    /* the same registered player connected again (its token):
+                                   the new connection took the seat */
     RS_REASON_COUNT
 } rs_proto_reason;
 

@@ -281,9 +281,13 @@ static int seat_named(const rs_room *room, const char *name, int *free_seat)
  * nobody is looked up, or registered, for a place the room does not have;
  * and at admission (player_id known), because the room may have filled up
  * while the hook worked. A seat holding the name is the player's own (a
- * rejoin) only while its player is away and, once known, is the same
- * player; a registration is a new player, so it can never own one. */
-static place find_place(const rs_room *room, const char *name, uint8_t flags, int64_t player_id)
+ * rejoin) while its player is away, or while its old connection lingers
+ * (a crashed game's, until ENet times it out) if the newcomer proves with
+ * its token to be the same registered player: it takes the seat over at
+ * once. A guest proves nothing, and a registration is a new player, so
+ * neither can own a seat that is connected or belongs to someone else. */
+static place find_place(const rs_room *room, const char *name, uint8_t flags, bool has_token,
+                        int64_t player_id)
 {
     bool registering = player_id < 0 && (flags & RS_HELLO_REGISTER);
     const char *full = registering ? "the room is full: register later" : NULL;
@@ -296,7 +300,9 @@ static place find_place(const rs_room *room, const char *name, uint8_t flags, in
     int seat = seat_named(room, name, &free_seat);
     if (seat >= 0) {
         const room_seat *s = &room->seats[seat];
-        if (s->peer >= 0)
+        bool same = player_id > 0 && s->player_id == player_id;
+        bool may_be_same = player_id < 0 && has_token && !registering;
+        if (s->peer >= 0 && !same && !may_be_same)
             return (place){-1, RS_REASON_NAME_TAKEN, "a player of that name is connected"};
         if (registering || (player_id >= 0 && s->player_id != player_id))
             return (place){-1, RS_REASON_NAME_TAKEN, "that name belongs to another player"};
@@ -312,6 +318,13 @@ static place find_place(const rs_room *room, const char *name, uint8_t flags, in
 static void take_seat(rs_room *room, room_peer *p, int seat, int64_t player_id)
 {
     room_seat *s = &room->seats[seat];
+    if (s->used && s->peer >= 0 && &room->peers[s->peer] != p) {
+        /* The same player again (find_place checked the id): the old
+         * connection goes, the new one drives on in the same car. */
+        room_peer *old = &room->peers[s->peer];
+        rs_room__bye(room, old, RS_REASON_REPLACED, "you connected again from elsewhere");
+        rs_room__close_peer(room, old);
+    }
     if (!s->used) {
         rs_room__seat_free(room, seat);
         s->used = true;
@@ -332,7 +345,7 @@ static void take_seat(rs_room *room, room_peer *p, int seat, int64_t player_id)
  * gets WELCOME, the race state, and the blocks or the running world. */
 static void admit_now(rs_room *room, room_peer *p, int64_t player_id, const char *token)
 {
-    place pl = find_place(room, p->name, p->hello_flags, player_id);
+    place pl = find_place(room, p->name, p->hello_flags, false, player_id);
     if (pl.text) {
         rs_room__refuse(room, p, pl.reason, pl.text);
         return;
@@ -379,7 +392,7 @@ static bool hello_fits(rs_room *room, room_peer *p, const rs_msg_hello *h)
         rs_room__refuse(room, p, RS_REASON_AUTH, "this room cannot register players");
         return false;
     }
-    place pl = find_place(room, h->name, h->flags, -1);
+    place pl = find_place(room, h->name, h->flags, h->token[0] != '\0', -1);
     if (pl.text) {
         rs_room__refuse(room, p, pl.reason, pl.text);
         return false;

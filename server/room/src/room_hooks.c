@@ -155,16 +155,6 @@ rs_status rs_room_set_seat_car(rs_room *room, const char *name, const rs_car_par
 
 /* ------------------------------------------------------- kicks, shutdown */
 
-static void send_bye(rs_room *room, room_peer *p, uint8_t reason, const char *text)
-{
-    rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = RS_MSG_BYE;
-    m.u.bye.reason = reason < RS_REASON_COUNT ? reason : RS_REASON_OTHER;
-    snprintf(m.u.bye.text, sizeof m.u.bye.text, "%s", text ? text : "");
-    rs_room__send(room, p->id, &m);
-}
-
 bool rs_room_kick(rs_room *room, const char *name, uint8_t reason, const char *text)
 {
     if (!room || !name)
@@ -173,7 +163,7 @@ bool rs_room_kick(rs_room *room, const char *name, uint8_t reason, const char *t
     int seat = seat_by_name(room, name);
     if (seat >= 0 && room->seats[seat].peer >= 0) {
         room_peer *p = &room->peers[room->seats[seat].peer];
-        send_bye(room, p, reason, text);
+        rs_room__bye(room, p, reason, text);
         /* Marked first: leaving then frees a seat without a car at once,
          * and a car in the race is never handed back to this name. */
         room->seats[seat].kicked = true;
@@ -183,7 +173,7 @@ bool rs_room_kick(rs_room *room, const char *name, uint8_t reason, const char *t
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (p->state == PEER_SPECTATOR && rs_proto_name_equal(p->name, name)) {
-            send_bye(room, p, reason, text);
+            rs_room__bye(room, p, reason, text);
             rs_room__close_peer(room, p);
             any = true;
         }
@@ -197,7 +187,7 @@ void rs_room_close_all(rs_room *room, uint8_t reason, const char *text)
         room_peer *p = &room->peers[i];
         if (p->state == PEER_FREE || p->state == PEER_CLOSING)
             continue;
-        send_bye(room, p, reason, text);
+        rs_room__bye(room, p, reason, text);
         rs_room__close_peer(room, p);
     }
 }

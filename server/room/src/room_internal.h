@@ -171,6 +171,8 @@ void rs_room__send_blob_params(rs_room *room, uint32_t peer_id, uint8_t kind, ui
 void rs_room__send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick, uint64_t hash,
                                  const uint8_t *data, size_t len);
 void rs_room__refuse(rs_room *room, room_peer *p, uint8_t reason, const char *text);
+/* BYE to p (it is closed separately, with rs_room__close_peer). */
+void rs_room__bye(rs_room *room, room_peer *p, uint8_t reason, const char *text);
 void rs_room__close_peer(rs_room *room, room_peer *p);
 /* Frees the outgoing queues (at destroy). */
 void rs_room__send_free(rs_room *room);

@@ -5,6 +5,7 @@
  * the channel and with the reliability its definition gives it.
  */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "room_internal.h"
@@ -120,6 +121,16 @@ void rs_room__close_peer(rs_room *room, room_peer *p)
         return;
     room->closing = n;
     room->closing[room->closing_len++] = p->id;
+}
+
+void rs_room__bye(rs_room *room, room_peer *p, uint8_t reason, const char *text)
+{
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_BYE;
+    m.u.bye.reason = reason < RS_REASON_COUNT ? reason : RS_REASON_OTHER;
+    snprintf(m.u.bye.text, sizeof m.u.bye.text, "%s", text ? text : "");
+    rs_room__send(room, p->id, &m);
 }
 
 void rs_room__refuse(rs_room *room, room_peer *p, uint8_t reason, const char *text)
