@@ -39,7 +39,8 @@ int main(int argc, char **argv)
         while (rs_client_poll_event(c, &ev)) {
             switch (ev.type) {
             case RS_CLIENT_EV_CONNECTED:
-                printf("connected: car %u, %u Hz\n", ev.u.connected.car, ev.u.connected.tick_hz);
+                printf("connected: %s, %u Hz\n", ev.u.connected.spectator ? "spectator" : "player",
+                       ev.u.connected.tick_hz);
                 break;
             case RS_CLIENT_EV_WORLD_READY:
                 printf("world ready: car %u of %u, %u laps\n", ev.u.world.car,

@@ -176,6 +176,10 @@ static void check_race_client(harness *h, uint32_t i, const scene *s, bool ai)
            ev->count[RS_CLIENT_EV_LAP], ev->count[RS_CLIENT_EV_SECTOR],
            ev->count[RS_CLIENT_EV_COLLISION], ev->count[RS_CLIENT_EV_FINISH]);
     assert_int_equal(ev->count[RS_CLIENT_EV_CONNECTED], 1);
+    /* CONNECTED came in the lobby: it says player or spectator, and names
+     * no car (the car comes with the race's world). */
+    assert_int_equal(ev->last[RS_CLIENT_EV_CONNECTED].u.connected.spectator, !ai);
+    assert_int_equal(ev->last[RS_CLIENT_EV_CONNECTED].u.connected.tick_hz, 60);
     assert_true(ev->count[RS_CLIENT_EV_WORLD_READY] >= 1);
     assert_int_equal(ev->last[RS_CLIENT_EV_WORLD_READY].u.world.track_hash,
                      rs_track_hash(s->track));

@@ -65,7 +65,6 @@ typedef struct player {
     rs_bot *bot;
     bool connected, disconnected, refused;
     char token[RS_PROTO_TOKEN_LEN + 1];
-    uint8_t car;
     uint32_t request;        /* the request waited for */
     bool replied;
     uint8_t result;
@@ -79,7 +78,6 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
     switch (ev->type) {
     case RS_CLIENT_EV_CONNECTED:
         p->connected = true;
-        p->car = ev->u.connected.car;
         snprintf(p->token, sizeof p->token, "%s", ev->u.connected.token);
         break;
     case RS_CLIENT_EV_REFUSED:

@@ -743,7 +743,9 @@ static void test_services_obey_administrators_only(void **state)
     harness_client_drop(h, bob);
     harness_client_rejoin(h, bob, NULL);
     assert_true(wait_event(h, bob, RS_CLIENT_EV_CONNECTED, &ev));
-    assert_int_equal(ev.u.connected.car, 0);
+    assert_false(ev.u.connected.spectator); /* a player, whose car comes with a race */
+    assert_true(wait_event(h, bob, RS_CLIENT_EV_WORLD_READY, &ev));
+    assert_int_equal(ev.u.world.car, 0);
 
     rs_msg_admin_reply r = admin(h, alice, RS_ADMIN_CHANGE_TRACK, "nowhere", NULL);
     assert_int_equal(r.result, RS_RESULT_NOT_FOUND);

@@ -373,8 +373,13 @@ static void on_welcome(rs_client *c, const rs_msg_welcome *w)
     c->welcomes++;
     if (first) {
         c->state = RS_CLIENT_CONNECTED;
-        rs_client_event *ev = rs_client__push_event(c, RS_CLIENT_EV_CONNECTED);
-        ev->u.connected = *w;
+        rs_client_connected *con = &rs_client__push_event(c, RS_CLIENT_EV_CONNECTED)->u.connected;
+        con->player_id = w->player_id;
+        memcpy(con->token, w->token, sizeof con->token);
+        con->spectator = c->cfg.spectator; /* the server admits as asked, or refuses */
+        con->room_id = w->room_id;
+        con->tick_hz = w->tick_hz;
+        con->substeps = w->substeps;
     }
 }
 

@@ -155,7 +155,7 @@ typedef struct rs_client rs_client;
 /* ----------------------------------------------------------------- events */
 
 typedef enum rs_client_event_type {
-    RS_CLIENT_EV_CONNECTED = 1,    /* WELCOME after HELLO: u.connected */
+    RS_CLIENT_EV_CONNECTED = 1,    /* admitted (the first WELCOME): u.connected */
     RS_CLIENT_EV_REFUSED,          /* the server refused the HELLO: u.refused (text as is) */
     RS_CLIENT_EV_CAR_INFO,         /* who drives a car: u.car_info */
     RS_CLIENT_EV_WORLD_READY,      /* a race world was built (new race, late join, snapshot
@@ -191,6 +191,17 @@ typedef enum rs_client_error {
     RS_CLIENT_ERROR_BEHIND = 5     /* the client fell further behind than its window; a
                                       snapshot was requested (per the policy) */
 } rs_client_error;
+
+/* RS_CLIENT_EV_CONNECTED: admitted. Which car the player drives is not
+ * known here: it comes with each race's world (WORLD_READY, rs_client_car). */
+typedef struct rs_client_connected {
+    int64_t player_id;    /* the registered player's id; 0 = a guest */
+    char token[RS_PROTO_TOKEN_LEN + 1]; /* registration: the new token (store it), else "" */
+    bool spectator;       /* admitted to watch; false: a player holding a seat in the room */
+    uint32_t room_id;
+    uint16_t tick_hz;     /* ticks per second */
+    uint8_t substeps;
+} rs_client_connected;
 
 typedef struct rs_client_world_info {
     uint8_t car;          /* the local car in this world, 0 = none (spectator or seat only) */
@@ -239,7 +250,7 @@ typedef struct rs_client_error_info {
 typedef struct rs_client_event {
     uint8_t type;         /* rs_client_event_type */
     union {
-        rs_msg_welcome connected;     /* car, player_id, token (registration), tick_hz, ... */
+        rs_client_connected connected;
         rs_msg_refuse refused;        /* reason (rs_proto_reason), the server's text */
         rs_msg_car_info car_info;
         rs_client_world_info world;

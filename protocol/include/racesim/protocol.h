@@ -199,7 +199,9 @@ typedef struct rs_msg_hello {
 
 typedef struct rs_msg_welcome {
     uint32_t room_id;
-    uint8_t car;                /* the client's car index1 (1..32); 0 = spectator */
+    uint8_t car;                /* the client's car index1 (1..32) in the world this WELCOME
+                                   describes; 0 = none: a spectator, no race world yet
+                                   (the lobby), or a seat that waits for the next race */
     int64_t player_id;          /* 0 = guest */
     char token[RS_PROTO_TOKEN_LEN + 1]; /* a freshly issued token after RS_HELLO_REGISTER, else "" */
     uint16_t tick_hz;           /* 1..1000 */
