@@ -307,9 +307,19 @@ static void test_every_lap_and_finish_come_before_results(void **state)
     uint32_t laps_at_results[3] = {0}, finishes_at_results[3] = {0};
     bool seen[3] = {false};
     uint32_t with_results = 0;
+    /* Each client's live standings 0.3 s into the results phase, when the
+     * finishes are confirmed (the next race's world comes 2 s later). */
+    rs_standing standings[3][4];
+    uint32_t standing_rows[3] = {0};
+    int64_t results_phase_at = 0;
     int64_t limit = harness_now(h) + 120 * 1000000LL;
     while (harness_now(h) < limit && with_results < 3) {
         harness_step(h, 2000);
+        if (!results_phase_at && room_stats(h).phase == RS_PHASE_RESULTS)
+            results_phase_at = harness_now(h);
+        if (results_phase_at && !standing_rows[0] && harness_now(h) - results_phase_at >= 300000)
+            for (uint32_t i = 0; i <= spec; i++)
+                standing_rows[i] = rs_client_standings(harness_client(h, i), standings[i], 4);
         for (uint32_t i = 0; i <= spec; i++) {
             const harness_events *ev = harness_client_events(h, i);
             if (ev->count[RS_CLIENT_EV_RESULTS] == 1 && !seen[i]) {
@@ -338,6 +348,18 @@ static void test_every_lap_and_finish_come_before_results(void **state)
             const rs_client_finish *fin = &ev->last[RS_CLIENT_EV_FINISH].u.finish;
             assert_int_equal(res->rows[fin->position - 1].car, rs_client_car(harness_client(h, i)));
         }
+        /* The live standings of the predicted world said the same, with
+         * the gap at the flag. */
+        const rs_standing *st = standings[i];
+        assert_int_equal(standing_rows[i], 2);
+        for (uint32_t k = 0; k < 2; k++) {
+            assert_int_equal(st[k].car, res->rows[k].car);
+            assert_int_equal(st[k].position, k + 1);
+            assert_true(st[k].finish_us == res->rows[k].finish_us);
+        }
+        assert_true(st[0].gap_us == 0);
+        assert_true(st[1].gap_us == res->rows[1].finish_us - res->rows[0].finish_us);
+        assert_int_equal(st[1].laps_behind, 0);
     }
     harness_destroy(h);
 }

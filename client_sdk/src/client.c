@@ -182,6 +182,7 @@ void rs_client_destroy(rs_client *c)
     if (!c)
         return;
     rs_client__world_free(c);
+    rs_standings_destroy(c->board);
     rs_client__enet_destroy(c);
     if (c->custom && !c->closed_link && c->transport.close)
         c->transport.close(c->transport.ctx);

@@ -428,6 +428,7 @@ void rs_client__drive(rs_client *c, int64_t now_us)
         if (st != RS_PREDICT_OK && st != RS_PREDICT_DESYNC)
             break;
         predicted_events(c);
+        rs_standings_observe(c->board, rs_predict_world(c->pred));
         present = rs_predict_present_tick(c->pred);
         stepped = true;
     }

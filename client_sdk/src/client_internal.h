@@ -14,6 +14,7 @@
 #define RS_CLIENT_INTERNAL_H
 
 #include "racesim/client.h"
+#include "racesim/standings.h"
 #include "racesim/secure.h"
 
 #define RS_CLIENT_HIST 512u      /* ticks of confirmed (and pending) inputs kept */
@@ -73,6 +74,8 @@ struct rs_client {
     rs_track *track;
     rs_car_params *params[RS_PROTO_MAX_CARS];
     rs_predict *pred;
+    rs_standings *board;         /* recent line crossings of the predicted world, for gaps
+                                    (made with the first world; NULL: no gaps) */
     bool light;                  /* cfg.simulate false: a world's lockstep without the world */
     uint64_t light_confirmed, light_present;
     uint8_t car;

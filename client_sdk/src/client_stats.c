@@ -1,6 +1,7 @@
 /*
  * What the frontend can show about the connection (rs_client_get_stats)
- * and the poses it renders (rs_client_pose).
+ * the live standings (rs_client_standings) and the poses it renders
+ * (rs_client_pose).
  */
 #include "client_internal.h"
 
@@ -56,6 +57,13 @@ void rs_client_get_stats(rs_client *c, int64_t now_us, rs_client_stats *out)
     out->packets_out = c->packets_out;
     if (!c->custom)
         rs_client__enet_wire(c, out);
+}
+
+uint32_t rs_client_standings(const rs_client *c, rs_standing *out, uint32_t cap)
+{
+    if (!c || !c->pred)
+        return 0;
+    return rs_standings_get(c->board, rs_predict_world(c->pred), out, cap);
 }
 
 rs_client_status rs_client_pose(const rs_client *c, uint8_t car, int64_t now_us,

@@ -163,6 +163,14 @@ static void world_ready(rs_client *c, int64_t now_us)
     c->snapshots++;
     c->next_ping_us = now_us;
     c->clock_us = now_us;
+    /* Gaps start afresh with each world: the board learns the crossings
+     * as the cars make them. */
+    if (c->pred) {
+        if (!c->board)
+            c->board = rs_standings_create(RS_PROTO_MAX_CARS);
+        rs_standings_reset(c->board);
+        rs_standings_observe(c->board, rs_predict_world(c->pred));
+    }
     rs_client_event *ev = rs_client__push_event(c, RS_CLIENT_EV_WORLD_READY);
     ev->u.world.car = c->car;
     ev->u.world.car_count = c->car_count;

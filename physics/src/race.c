@@ -448,6 +448,8 @@ void rs_race_fill_state(const rs_race_car *rc, const rs_track *track, rs_race_ca
     out->best_lap_us = rc->best_lap_us;
     out->finish_us = rc->finish_us;
     out->finish_position = rc->finish_position;
+    out->crossings = (uint64_t)rc->progress_max;
+    out->crossed_us = rc->progress_max_us;
 }
 
 uint32_t rs_race_order(const rs_race_car *cars, uint32_t ncars, uint16_t *order_out,

@@ -182,6 +182,8 @@ rs_status rs_world_add_car(rs_world *world, const rs_car_params *params,
 
 uint32_t rs_world_car_count(const rs_world *world) { return world->count; }
 
+const rs_track *rs_world_track(const rs_world *world) { return world->def.track; }
+
 static rs_car *car_of(const rs_world *world, rs_car_id id)
 {
     if (!world || id.index1 == 0 || id.index1 > world->count)

@@ -59,6 +59,7 @@
 #include "racesim/physics.h"
 #include "racesim/predict.h"
 #include "racesim/protocol.h"
+#include "racesim/standings.h"
 #include "racesim/track.h"
 
 #ifdef __cplusplus
@@ -373,6 +374,16 @@ uint8_t rs_client_car(const rs_client *c);
  * WORLD_READY event) or the client is destroyed. */
 const rs_track *rs_client_track(const rs_client *c);
 const rs_car_params *rs_client_car_params(const rs_client *c, uint8_t car);
+
+/* The live race order with gaps, leader first, as a timing screen shows it
+ * (racesim/standings.h: position, status, laps, gap to the leader and to
+ * the car ahead measured at the timing lines, last and best lap, finish).
+ * Writes up to cap rows of the predicted world and returns how many cars it
+ * has; 0 without a world (or for a client that does not simulate). Gaps are
+ * known once a car has crossed a timing line in this world; a corrected
+ * prediction may move a gap by a few milliseconds until the next line. The
+ * authoritative record is LAP and RESULTS. */
+uint32_t rs_client_standings(const rs_client *c, rs_standing *out, uint32_t cap);
 
 /* The last WELCOME and RACE_STATE (false before the first). Copied. */
 bool rs_client_welcome(const rs_client *c, rs_msg_welcome *out);

@@ -211,6 +211,9 @@ rs_status rs_world_add_car(rs_world *world, const rs_car_params *params,
 /* Number of cars added so far; ids are {1}..{count} in insertion order. */
 uint32_t rs_world_car_count(const rs_world *world);
 
+/* The track of the world's definition (borrowed), NULL for a flat plane. */
+const rs_track *rs_world_track(const rs_world *world);
+
 /* Sets the input used by every following tick until changed. Out-of-range
  * fields are clamped. Returns RS_ERR_ARG for an unknown id. */
 rs_status rs_world_set_input(rs_world *world, rs_car_id car, const rs_input *input);
@@ -340,6 +343,12 @@ typedef struct rs_race_car_state {
     uint32_t finish_position;/* 0 before the flag */
     uint32_t barrier_hits;   /* distinct barrier impacts */
     uint32_t car_hits;       /* distinct car-to-car impacts */
+    uint64_t crossings;      /* timing lines crossed for the first time, in racing order:
+                                crossing m (from 0) is line m mod the track's line count,
+                                crossing 0 the start line at the start of lap 1, crossing
+                                k * lines the end of lap k. 0 on the grid. Counts on after
+                                the flag (those crossings are not timed) */
+    int64_t crossed_us;      /* race clock at crossing crossings - 1, -1 before the first */
 } rs_race_car_state;
 
 rs_status rs_world_race_state(const rs_world *world, rs_car_id car, rs_race_car_state *out);
