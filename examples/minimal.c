@@ -1,16 +1,45 @@
 /*
- * The smallest useful racesim client: connect, hold the throttle, print
+ * The smallest useful racesim client: connect, drive round the track, print
  * what happens. Usage: example_minimal [HOST [PORT [SECONDS]]]
  * (default 127.0.0.1 27960 60). Exits 0 when the race's results arrive or
  * the time is up while connected, 1 when the connection fails or is refused.
+ *
+ * Its driver is ten lines of arithmetic on the car's pose and the track:
+ * steer towards the centre line 25 m ahead, and hold a speed the corner
+ * ahead allows. Cars start in Drive, so throttle and steering are all it
+ * sends (docs/CLIENT_SDK.md, "Gears").
  */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "racesim/client.h"
 #include "racesim/base/clock.h"
+#include "racesim/client.h"
+
+/* Throttle, brake and steering for the car at pose p on track t. */
+static rs_input drive(const rs_track *t, const rs_predict_pose *p)
+{
+    rs_track_location at;
+    if (!rs_track_locate(t, p->pos_m[0], p->pos_m[1], &at))
+        return rs_input_quantise(0.0, 0.0, 1.0, 0.0, 0.0); /* lost: stop */
+    rs_track_sample aim, bend;
+    rs_track_sample_at(t, at.s_m + 25.0, &aim);
+    rs_track_sample_at(t, at.s_m + 60.0, &bend);
+    /* The car's heading from its orientation (w, x, y, z), and the side the
+     * aim point lies on: the cross product, per metre of distance. */
+    const double *q = p->quat;
+    double fx = 1.0 - 2.0 * (q[2] * q[2] + q[3] * q[3]), fy = 2.0 * (q[1] * q[2] + q[0] * q[3]);
+    double dx = aim.x_m - p->pos_m[0], dy = aim.y_m - p->pos_m[1];
+    double steer = 2.0 * (fx * dy - fy * dx) / (25.0 + 1e-9);
+    /* A corner of curvature k allows v^2 = a / k with a lateral grip a. */
+    double v2 = p->vel_m_s[0] * p->vel_m_s[0] + p->vel_m_s[1] * p->vel_m_s[1];
+    double k = bend.curvature_1_m < 0 ? -bend.curvature_1_m : bend.curvature_1_m;
+    double allowed = k > 1e-4 ? 8.0 / k : 1e9;
+    if (v2 > 1.2 * allowed)
+        return rs_input_quantise(steer, 0.0, 0.6, 0.0, 0.0);
+    return rs_input_quantise(steer, v2 < allowed ? 0.8 : 0.2, 0.0, 0.0, 0.0);
+}
 
 int main(int argc, char **argv)
 {
@@ -27,13 +56,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "connect: %s\n", err);
         return 1;
     }
-    /* Straight ahead with a little throttle: enough to see laps on an oval's straight. */
-    rs_input in = rs_input_quantise(0.0, 0.6, 0.0, 0.0, 0.0);
-    rs_client_set_input(c, &in);
-
     int status = -1;
     int64_t end = rs_clock_us() + seconds * 1000000;
     while (status < 0) {
+        /* The controls for the coming ticks, from where the car is now. */
+        rs_predict_pose pose;
+        uint8_t car = rs_client_car(c);
+        if (car && rs_client_pose(c, car, rs_clock_us(), &pose) == RS_CLIENT_OK) {
+            rs_input in = drive(rs_client_track(c), &pose);
+            rs_client_set_input(c, &in);
+        }
         rs_client_update(c, rs_clock_us());
         rs_client_event ev;
         while (rs_client_poll_event(c, &ev)) {
@@ -50,8 +82,11 @@ int main(int argc, char **argv)
                 printf("race %u phase %u\n", ev.u.race_state.race_number, ev.u.race_state.phase);
                 break;
             case RS_CLIENT_EV_LAP:
-                printf("lap: car %u lap %u %.3f s\n", ev.u.lap.car, ev.u.lap.lap,
-                       (double)ev.u.lap.time_us / 1e6);
+                printf("lap: car %u lap %u %.3f s%s\n", ev.u.lap.car, ev.u.lap.lap,
+                       (double)ev.u.lap.time_us / 1e6, ev.u.lap.car == car ? " (mine)" : "");
+                break;
+            case RS_CLIENT_EV_FINISH:
+                printf("finished: %u laps, position %u\n", ev.u.finish.laps, ev.u.finish.position);
                 break;
             case RS_CLIENT_EV_RESULTS:
                 printf("results: %u cars\n", ev.u.results.count);

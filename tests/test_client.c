@@ -990,8 +990,10 @@ static void test_connect_times_out_without_a_server(void **state)
 }
 
 /* examples/minimal.c, built as example_minimal, against a room served
- * over ENet: it connects, drives, and exits 0. */
-static void test_minimal_example_runs_against_a_server(void **state)
+ * over ENet: it connects, drives a lap of the oval with nothing but
+ * throttle and steering (cars start in Drive), sees its FINISH and the
+ * results, and exits 0. */
+static void test_minimal_example_completes_a_lap(void **state)
 {
     scene *s = *state;
     rs_room_config rc = room_config(s, 1);
@@ -999,15 +1001,23 @@ static void test_minimal_example_runs_against_a_server(void **state)
     srv_open(&sv, &rc);
     char port[16];
     snprintf(port, sizeof port, "%u", sv.port);
-    char *argv[] = {(char *)RS_EXAMPLE_MINIMAL, (char *)"127.0.0.1", port, (char *)"3", NULL};
+    char out_path[] = "/tmp/rs_minimal_XXXXXX";
+    int fd = mkstemp(out_path);
+    assert_true(fd >= 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO);
+    char *argv[] = {(char *)RS_EXAMPLE_MINIMAL, (char *)"127.0.0.1", port, (char *)"150", NULL};
     pid_t pid;
     extern char **environ;
-    assert_int_equal(posix_spawn(&pid, RS_EXAMPLE_MINIMAL, NULL, NULL, argv, environ), 0);
+    assert_int_equal(posix_spawn(&pid, RS_EXAMPLE_MINIMAL, &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd);
     int64_t t0 = rs_clock_us();
     int status = -1;
     uint32_t max_players = 0;
     rs_room_stats rst;
-    while (rs_clock_us() - t0 < 10000000) {
+    while (rs_clock_us() - t0 < 160 * 1000000LL) {
         srv_step(&sv, rs_clock_us());
         rs_room_get_stats(sv.room, &rst);
         if (rst.players > max_players)
@@ -1019,15 +1029,26 @@ static void test_minimal_example_runs_against_a_server(void **state)
     if (status == -1) {
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);
+        unlink(out_path);
         fail_msg("example_minimal did not exit in time");
     }
-    printf("[minimal] exit status %d, room: players max %u, inputs used %llu\n",
+    char text[8192] = "";
+    FILE *f = fopen(out_path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    unlink(out_path);
+    printf("[minimal] exit status %d, room: players max %u, inputs used %llu; its output:\n%s",
            WIFEXITED(status) ? WEXITSTATUS(status) : -1, max_players,
-           (unsigned long long)rst.inputs_used);
+           (unsigned long long)rst.inputs_used, text);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     assert_int_equal(max_players, 1);
-    assert_true(rst.inputs_used > 60);
+    assert_non_null(strstr(text, "lap 1 ")); /* "lap: car 1 lap 1 59.494 s (mine)" */
+    assert_non_null(strstr(text, "(mine)"));
+    assert_non_null(strstr(text, "finished: 1 laps, position 1"));
+    assert_non_null(strstr(text, "results: 1 cars"));
     srv_close(&sv);
 }
 
@@ -1049,7 +1070,7 @@ int main(void)
         cmocka_unit_test(test_connect_times_out_without_a_server),
         cmocka_unit_test(test_bots_connect_over_enet_with_the_cookie),
         cmocka_unit_test(test_the_server_key_is_pinned_or_remembered),
-        cmocka_unit_test(test_minimal_example_runs_against_a_server),
+        cmocka_unit_test(test_minimal_example_completes_a_lap),
     };
     return cmocka_run_group_tests(tests, harness_scene_setup, harness_scene_teardown);
 }
