@@ -34,6 +34,11 @@ typedef struct rs_cmd_args {
  * option, a missing value or a positional argument too many. */
 int rs_cmd_next(rs_cmd_args *args, const char **opt, const char **val);
 
+/* The data folder (cars/, tracks/, tyres/) the subcommands default to:
+ * rs_data_dir_find's answer (racesim/base/data_dir.h), so an installed
+ * racesim uses the installed data. Found once; racesim_main.c. */
+const char *rs_cmd_data_dir(void);
+
 int rs_cmd_tire(int argc, char **argv);
 int rs_cmd_maneuver(int argc, char **argv);
 int rs_cmd_run(int argc, char **argv);

@@ -32,7 +32,7 @@ static void help(void)
            "and skidpad figures from the standard maneuvers (racesim maneuver --help),\n"
            "and finally races 8 AI-driven C5s over 2 laps of the default track\n"
            "(DIR/%s) and prints the classification and fastest laps.\n",
-           RS_DATA_DIR, DEFAULT_TRACK);
+           rs_cmd_data_dir(), DEFAULT_TRACK);
 }
 
 typedef struct def_entry {
@@ -227,7 +227,7 @@ static int figures(def_entry *defs, int n_defs)
 
 int rs_cmd_demo(int argc, char **argv)
 {
-    const char *data = RS_DATA_DIR;
+    const char *data = rs_cmd_data_dir();
     uint32_t n_cars = 0;
     double seconds = 20.0;
     int rc;

@@ -28,12 +28,12 @@ static void help(void)
            "  --data DIR  the data folder holding cars/*.json (default %s)\n"
            "\n"
            "The checked-in golden hash is %016" PRIx64 " (tests/support/golden_scenario.h).\n",
-           RS_GOLDEN_CARS, (unsigned)RS_GOLDEN_TICKS, RS_DATA_DIR, (uint64_t)RS_GOLDEN_HASH);
+           RS_GOLDEN_CARS, (unsigned)RS_GOLDEN_TICKS, rs_cmd_data_dir(), (uint64_t)RS_GOLDEN_HASH);
 }
 
 int rs_cmd_golden(int argc, char **argv)
 {
-    const char *data = RS_DATA_DIR;
+    const char *data = rs_cmd_data_dir();
     int trace = 0;
     static const char *const flags[] = {"--trace", NULL};
     static const char *const options[] = {"--data", NULL};

@@ -50,7 +50,7 @@ static void help(void)
            "                  (default 0.96; each driver varies it a little)\n"
            "\n"
            "Exit 1 if a file cannot be loaded or the simulation fails.\n",
-           RS_DATA_DIR);
+           rs_cmd_data_dir());
 }
 
 /* One completed lap as the world reported it. */
@@ -76,7 +76,7 @@ typedef struct race_opts {
 static int parse_args(int argc, char **argv, race_opts *o, int *done)
 {
     static char default_car[1024];
-    snprintf(default_car, sizeof default_car, "%s/cars/c5.json", RS_DATA_DIR);
+    snprintf(default_car, sizeof default_car, "%s/cars/c5.json", rs_cmd_data_dir());
     memset(o, 0, sizeof *o);
     o->car_path = default_car;
     o->cars = 0;

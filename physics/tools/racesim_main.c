@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "racesim/base/data_dir.h"
 #include "racesim/physics.h"
 
 typedef struct command {
@@ -28,6 +29,14 @@ static const command commands[] = {
     {"track", rs_cmd_track, "import, design and check track files"},
     {"race", rs_cmd_race, "race AI cars on a track and print the results as JSON"},
 };
+
+const char *rs_cmd_data_dir(void)
+{
+    static char dir[1024];
+    if (!dir[0])
+        rs_data_dir_find(RS_DATA_DIR, dir, sizeof dir);
+    return dir;
+}
 
 static void usage(FILE *f)
 {

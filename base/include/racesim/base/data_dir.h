@@ -1,7 +1,7 @@
 /*
  * Where the project's data (cars/, tracks/, tyres/) is, found the same way
  * by every program that takes a car or a track by its bare name
- * (raceserver, racectl).
+ * (raceserver, racectl, racesim).
  */
 #ifndef RACESIM_BASE_DATA_DIR_H
 #define RACESIM_BASE_DATA_DIR_H
