@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages this project needs to build and test.
 #
 #   scripts/deps.sh           compilers, CMake and the libraries (ENet, libsodium, SQLite,
-#                             cJSON, cmocka, zlib)
+#                             cJSON, cmocka, zlib; SDL2, SDL2_ttf, DejaVu fonts and Xvfb
+#                             for examples/racer and its test)
 #   scripts/deps.sh --cross   also clang and the i686/aarch64 cross toolchains
 #                             with qemu-user, for tests/determinism/cross_check.sh
 #
@@ -11,7 +12,7 @@
 # through sudo. Never prompts apt questions.
 set -eu
 
-base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libcmocka-dev zlib1g-dev"
+base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libcmocka-dev zlib1g-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth"
 cross="clang gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-i686-linux-gnu libc6-dev-i386-cross qemu-user"
 
 usage() {
