@@ -1,5 +1,5 @@
 /*
- * What the frontend can show about the connection (rs_client_get_stats)
+ * What the frontend can show about the connection (rs_client_get_stats),
  * the live standings (rs_client_standings) and the poses it renders
  * (rs_client_pose).
  */
