@@ -33,7 +33,7 @@ set(RS_PUBLIC_HEADERS
   racesim/physics.h racesim/track.h racesim/driver.h racesim/tune.h racesim/lapproof.h
   racesim/standings.h
   racesim/protocol.h racesim/protocol_messages.def
-  racesim/client.h racesim/predict.h)
+  racesim/client.h racesim/client_flat.h racesim/predict.h)
 set(RS_PUBLIC_HEADER_ROOTS
   ${CMAKE_SOURCE_DIR}/base/include ${CMAKE_SOURCE_DIR}/physics/include
   ${CMAKE_SOURCE_DIR}/protocol/include ${CMAKE_SOURCE_DIR}/client_sdk/include)

@@ -9,6 +9,7 @@
  *   client_enet.c     the ENet transport and its secure session (the only file
  *                     that sees ENet)
  *   client_trust.c    whether the server's key is the one expected
+ *   client_flat*.c    the flat layer for other languages (racesim/client_flat.h)
  */
 #ifndef RS_CLIENT_INTERNAL_H
 #define RS_CLIENT_INTERNAL_H
@@ -124,6 +125,11 @@ struct rs_client {
     /* events */
     rs_client_event evq[RS_CLIENT_EVQ];
     uint32_t ev_head, ev_len;
+    /* the last RESULTS and LEADERBOARD_REPLY that rs_flat_poll handed out, whose rows
+       rs_flat_get_result / rs_flat_get_board_row read (the flat event has no room for
+       them); count 0 before the first */
+    rs_msg_results flat_results;
+    rs_msg_leaderboard_reply flat_board;
 
     /* requests */
     uint32_t next_request_id;
