@@ -1,0 +1,256 @@
+#!/bin/sh
+# The C# binding (bindings/csharp) end to end: Racesim.cs and RaceClient.cs compiled with
+# Mono's mcs (C# 7) into a temporary folder, a real raceserver on a free loopback port (the
+# oval, one lap, one player, its own database and key in the temporary folder), and
+# RaceClient.exe run with mono against it, loading the built libracesim_client through
+# LD_LIBRARY_PATH. Passes when the client exits 0 after the results, having driven its lap
+# ("lap 1: ... s"), shown a HUD, finished and printed the results. About 65 s (the lap
+# takes about 60). Before the race, the mirrors: every constant of Racesim.cs equals the C
+# value (a C program compiled against the public headers prints them by their C names) and
+# every struct mirror has the C struct's size and field offsets.
+#
+# usage: sh tests/test_csharp_binding.sh BINDING_DIR LIBDIR RACESERVER INCLUDE_DIR...
+#   BINDING_DIR  bindings/csharp (Racesim.cs, RaceClient.cs)
+#   LIBDIR       the folder of libracesim_client.so
+#   INCLUDE_DIR  the public headers' roots (racesim/client_flat.h and what it includes)
+#   CC                 environment: the C compiler (default cc)
+#   RS_CSHARP_SECONDS  environment: the client's time limit (default 75)
+# Exit status 0 ok, 1 failed, 77 skipped (no mcs or mono: apt-get install mono-mcs mono-runtime).
+set -u
+if [ $# -lt 4 ]; then
+    echo "usage: sh $0 BINDING_DIR LIBDIR RACESERVER INCLUDE_DIR..." >&2
+    exit 2
+fi
+# Absolute: the server and the client run from a folder of their own.
+src=$(cd "$1" && pwd) && libdir=$(cd "$2" && pwd) &&
+    raceserver=$(cd "$(dirname "$3")" && pwd)/$(basename "$3") || exit 2
+shift 3
+CC=${CC:-cc}
+seconds=${RS_CSHARP_SECONDS:-75}
+
+for tool in mcs mono; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "test_csharp_binding: SKIPPED: '$tool' not found (Debian: apt-get install mono-mcs mono-runtime, or scripts/deps.sh)"
+        exit 77
+    fi
+done
+
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+    if [ -n "$server_pid" ]; then
+        kill "$server_pid" 2>/dev/null
+        wait "$server_pid" 2>/dev/null
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM PIPE
+fail() {
+    echo "test_csharp_binding: FAIL: $*"
+    for f in mcs.log client.log server.log; do
+        [ -s "$work/$f" ] && { echo "--- $f"; tail -n 40 "$work/$f"; }
+    done
+    exit 1
+}
+
+echo "test_csharp_binding: $(mcs --version), $(mono --version | head -n 1)"
+mcs -langversion:7 -warn:4 -out:"$work/RaceClient.exe" "$src/Racesim.cs" "$src/RaceClient.cs" \
+    >"$work/mcs.log" 2>&1 || fail "mcs could not compile $src/Racesim.cs and RaceClient.cs"
+[ -f "$libdir/libracesim_client.so" ] || fail "no libracesim_client.so in $libdir"
+
+# ---------------------------------------------------------------- mirrors
+# The C side: constants by their C names, then each struct's size and field offsets in
+# declaration order. Every constant Racesim.cs declares must be listed here (the lists are
+# compared whole), so a constant added there without its C value fails.
+cat >"$work/mirrors.c" <<'EOF'
+#include <stddef.h>
+#include <stdio.h>
+#include "racesim/client_flat.h"
+#define K(cs, c) printf("%s %lld\n", cs, (long long)(c));
+#define S(cs, t) printf("%s %zu:", cs, sizeof(t));
+#define F(t, f) printf(" %zu", offsetof(t, f));
+#define E printf("\n");
+int main(void)
+{
+    K("CarFlags.Bot", RS_CAR_BOT) K("CarFlags.Connected", RS_CAR_CONNECTED)
+    K("ClientError.Behind", RS_CLIENT_ERROR_BEHIND) K("ClientError.Desync", RS_CLIENT_ERROR_DESYNC)
+    K("ClientError.Params", RS_CLIENT_ERROR_PARAMS) K("ClientError.Protocol", RS_CLIENT_ERROR_PROTOCOL)
+    K("ClientError.Snapshot", RS_CLIENT_ERROR_SNAPSHOT)
+    K("ClientState.Closed", RS_CLIENT_CLOSED) K("ClientState.Connected", RS_CLIENT_CONNECTED)
+    K("ClientState.Connecting", RS_CLIENT_CONNECTING) K("ClientState.Hello", RS_CLIENT_HELLO)
+    K("EventType.AdminReply", RS_CLIENT_EV_ADMIN_REPLY) K("EventType.CarInfo", RS_CLIENT_EV_CAR_INFO)
+    K("EventType.Collision", RS_CLIENT_EV_COLLISION) K("EventType.Connected", RS_CLIENT_EV_CONNECTED)
+    K("EventType.Disconnected", RS_CLIENT_EV_DISCONNECTED) K("EventType.Error", RS_CLIENT_EV_ERROR)
+    K("EventType.Finish", RS_CLIENT_EV_FINISH) K("EventType.Lap", RS_CLIENT_EV_LAP)
+    K("EventType.LeaderboardReply", RS_CLIENT_EV_LEADERBOARD_REPLY) K("EventType.None", 0)
+    K("EventType.RaceState", RS_CLIENT_EV_RACE_STATE) K("EventType.Refused", RS_CLIENT_EV_REFUSED)
+    K("EventType.Results", RS_CLIENT_EV_RESULTS) K("EventType.Sector", RS_CLIENT_EV_SECTOR)
+    K("EventType.TokenReply", RS_CLIENT_EV_TOKEN_REPLY) K("EventType.TuneReply", RS_CLIENT_EV_TUNE_REPLY)
+    K("EventType.WorldReady", RS_CLIENT_EV_WORLD_READY)
+    K("Gear.Drive", 1) K("Gear.Keep", RS_GEAR_KEEP) K("Gear.Neutral", 0) K("Gear.Reverse", -1)
+    K("LapFlags.PersonalBest", RS_LAP_PERSONAL_BEST) K("LapFlags.Recorded", RS_LAP_RECORDED)
+    K("LapFlags.TrackRecord", RS_LAP_TRACK_RECORD)
+    K("Library.FlatVersion", RS_FLAT_VERSION)
+    K("Phase.Countdown", RS_PHASE_COUNTDOWN) K("Phase.Lobby", RS_PHASE_LOBBY)
+    K("Phase.Race", RS_PHASE_RACE) K("Phase.Results", RS_PHASE_RESULTS)
+    K("RaceStatus.Finished", RS_RACE_FINISHED) K("RaceStatus.Grid", RS_RACE_GRID)
+    K("RaceStatus.Racing", RS_RACE_RACING)
+    K("Reason.Auth", RS_REASON_AUTH) K("Reason.BadName", RS_REASON_BAD_NAME)
+    K("Reason.Banned", RS_REASON_BANNED) K("Reason.Full", RS_REASON_FULL)
+    K("Reason.Kicked", RS_REASON_KICKED) K("Reason.Malformed", RS_REASON_MALFORMED)
+    K("Reason.NameTaken", RS_REASON_NAME_TAKEN) K("Reason.NoRoom", RS_REASON_NO_ROOM)
+    K("Reason.None", RS_REASON_NONE) K("Reason.Other", RS_REASON_OTHER)
+    K("Reason.Params", RS_REASON_PARAMS) K("Reason.Password", RS_REASON_PASSWORD)
+    K("Reason.Physics", RS_REASON_PHYSICS) K("Reason.Replaced", RS_REASON_REPLACED)
+    K("Reason.ServerKey", RS_REASON_SERVER_KEY) K("Reason.Shutdown", RS_REASON_SHUTDOWN)
+    K("Reason.Timeout", RS_REASON_TIMEOUT) K("Reason.Version", RS_REASON_VERSION)
+    K("Result.Busy", RS_RESULT_BUSY) K("Result.Denied", RS_RESULT_DENIED)
+    K("Result.Error", RS_RESULT_ERROR) K("Result.Invalid", RS_RESULT_INVALID)
+    K("Result.NotFound", RS_RESULT_NOT_FOUND) K("Result.Ok", RS_RESULT_OK)
+    K("Status.ErrArg", RS_CLIENT_ERR_ARG) K("Status.ErrNet", RS_CLIENT_ERR_NET)
+    K("Status.ErrNoMem", RS_CLIENT_ERR_NOMEM) K("Status.ErrState", RS_CLIENT_ERR_STATE)
+    K("Status.Ok", RS_CLIENT_OK)
+    K("Surface.Asphalt", RS_SURFACE_ASPHALT) K("Surface.Grass", RS_SURFACE_GRASS)
+    K("Surface.Gravel", RS_SURFACE_GRAVEL) K("Surface.Kerb", RS_SURFACE_KERB)
+#define T rs_flat_event
+    S("RacesimEvent", T) F(T, type) F(T, car) F(T, lap) F(T, position) F(T, code) F(T, flags)
+    F(T, valid) F(T, count) F(T, request_id) F(T, race_number) F(T, time_us) F(T, tick)
+    F(T, player_id) F(T, total) F(T, value) F(T, text) E
+#undef T
+#define T rs_flat_result
+    S("RacesimResult", T) F(T, car) F(T, position) F(T, laps) F(T, finished) F(T, finish_us)
+    F(T, best_lap_us) E
+#undef T
+#define T rs_flat_board_row
+    S("RacesimBoardRow", T) F(T, rank) F(T, reserved) F(T, time_us) F(T, recorded_at)
+    F(T, tune_hash) F(T, name) E
+#undef T
+#define T rs_flat_pose
+    S("RacesimPose", T) F(T, x_m) F(T, y_m) F(T, z_m) F(T, yaw_rad) F(T, pitch_rad)
+    F(T, roll_rad) F(T, speed_m_s) F(T, quat[0]) F(T, quat[1]) F(T, quat[2]) F(T, quat[3]) E
+#undef T
+#define T struct rs_flat_car
+    S("RacesimCar", T) F(T, car) F(T, gear) F(T, lap) F(T, laps) F(T, position) F(T, status)
+    F(T, speed_m_s) F(T, engine_rpm) F(T, lap_time_us) F(T, last_lap_us) F(T, best_lap_us)
+    F(T, race_time_us) E
+#undef T
+#define T rs_flat_track_point
+    S("RacesimTrackPoint", T) F(T, s_m) F(T, x_m) F(T, y_m) F(T, heading_rad)
+    F(T, curvature_1_m) F(T, offset_m) F(T, width_left_m) F(T, width_right_m)
+    F(T, inside_limits) F(T, surface) E
+#undef T
+#define T rs_standing
+    S("RacesimStanding", T) F(T, car) F(T, status) F(T, lap_valid) F(T, position)
+    F(T, laps_completed) F(T, laps_behind) F(T, gap_us) F(T, interval_laps) F(T, reserved)
+    F(T, interval_us) F(T, last_lap_us) F(T, best_lap_us) F(T, finish_us) E
+#undef T
+#define T rs_flat_stats
+    S("RacesimStats", T) F(T, rtt_ms) F(T, silent_ms) F(T, jitter_ms) F(T, loss)
+    F(T, input_lead_ms) F(T, target_lead_ms) F(T, clock_rate) F(T, rollbacks_per_s)
+    F(T, local_error_m_last) F(T, local_error_m_max) F(T, local_error_m_mean) F(T, late_inputs)
+    F(T, rollbacks) F(T, depth_p50) F(T, depth_p99) F(T, depth_max) F(T, desyncs)
+    F(T, hashes_checked) F(T, snapshots) F(T, confirmed_tick) F(T, present_tick) F(T, frames)
+    F(T, frames_unresolvable) F(T, inputs_sent) F(T, malformed) F(T, events_dropped)
+    F(T, bytes_in) F(T, bytes_out) F(T, packets_in) F(T, packets_out) F(T, wire_bytes_in)
+    F(T, wire_bytes_out) F(T, wire_packets_in) F(T, wire_packets_out) F(T, transport_errors)
+    F(T, sealed_rejected) E
+#undef T
+    return 0;
+}
+EOF
+# The C# side, by reflection over Racesim.cs: every public constant and enum value of the
+# constant classes, then every struct mirror's Marshal.SizeOf and field offsets.
+cat >"$work/Mirrors.cs" <<'EOF'
+using System;
+using System.Collections.Generic;
+using System.Reflection;
+using System.Runtime.InteropServices;
+static class Mirrors
+{
+    static int Main()
+    {
+        var lines = new List<string>();
+        foreach (Type t in typeof(Racesim.Library).Assembly.GetTypes())
+        {
+            if (t.Namespace != "Racesim" || !t.IsPublic)
+                continue;
+            if (t.IsEnum)
+                foreach (string n in Enum.GetNames(t))
+                    lines.Add(t.Name + "." + n + " " + Convert.ToInt64(Enum.Parse(t, n)));
+            else
+                foreach (FieldInfo f in t.GetFields(BindingFlags.Public | BindingFlags.Static))
+                    if (f.IsLiteral && f.FieldType == typeof(int))
+                        lines.Add(t.Name + "." + f.Name + " " + (int)f.GetRawConstantValue());
+        }
+        lines.Sort(StringComparer.Ordinal);
+        foreach (string l in lines)
+            Console.WriteLine(l);
+        foreach (Type t in new[] { typeof(Racesim.RacesimEvent), typeof(Racesim.RacesimResult),
+                                   typeof(Racesim.RacesimBoardRow), typeof(Racesim.RacesimPose),
+                                   typeof(Racesim.RacesimCar), typeof(Racesim.RacesimTrackPoint),
+                                   typeof(Racesim.RacesimStanding), typeof(Racesim.RacesimStats) })
+        {
+            Console.Write(t.Name + " " + Marshal.SizeOf(t) + ":");
+            foreach (FieldInfo f in t.GetFields(BindingFlags.Public | BindingFlags.Instance))
+                Console.Write(" " + Marshal.OffsetOf(t, f.Name));
+            Console.WriteLine();
+        }
+        Racesim.Library.Check(); // the library's rs_flat_sizeof agrees too
+        return 0;
+    }
+}
+EOF
+incs=
+for d in "$@"; do incs="$incs -I$d"; done
+# shellcheck disable=SC2086 # a list of -I options
+"$CC" -std=c11 $incs -o "$work/mirrors" "$work/mirrors.c" >"$work/mcs.log" 2>&1 ||
+    fail "the C side of the mirror check does not compile"
+"$work/mirrors" >"$work/mirrors.c.txt" || fail "the C side of the mirror check failed"
+mcs -langversion:7 -out:"$work/Mirrors.exe" "$src/Racesim.cs" "$work/Mirrors.cs" >"$work/mcs.log" 2>&1 ||
+    fail "mcs could not compile the mirror check"
+LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" mono "$work/Mirrors.exe" \
+    >"$work/mirrors.cs.txt" 2>"$work/client.log" || fail "the C# side of the mirror check failed"
+# Constants sorted by name (C locale), then the structs in order.
+for side in c cs; do
+    { grep -v ':' "$work/mirrors.$side.txt" | LC_ALL=C sort; grep ':' "$work/mirrors.$side.txt"; } \
+        >"$work/mirrors.$side.sorted"
+done
+if ! diff -u "$work/mirrors.c.sorted" "$work/mirrors.cs.sorted" >"$work/mirrors.diff"; then
+    cat "$work/mirrors.diff"
+    fail "Racesim.cs differs from the C headers (- C, + C#)"
+fi
+echo "test_csharp_binding: mirrors: $(grep -vc ':' "$work/mirrors.c.txt") constants and" \
+     "$(grep -c ':' "$work/mirrors.c.txt") structs (sizes, offsets) equal the C headers'"
+
+cd "$work" || fail "cd $work"
+"$raceserver" --bind 127.0.0.1 --port 0 --track oval --laps 1 --start-players 1 --lobby-s 1 \
+    --countdown-s 1 --stats-interval 0 --db "$work/race.db" --key-file "$work/server.key" \
+    >server.log 2>&1 &
+server_pid=$!
+port=
+for _ in $(seq 100); do
+    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' server.log)
+    [ -n "$port" ] && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.1
+done
+[ -n "$port" ] || fail "raceserver did not start"
+
+start=$(date +%s)
+status=0
+LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    mono "$work/RaceClient.exe" 127.0.0.1 "$port" "$seconds" >client.log 2>&1 || status=$?
+echo "test_csharp_binding: RaceClient.exe ran $(( $(date +%s) - start )) s against port $port, exit $status:"
+sed 's/^/  /' client.log
+
+[ "$status" -eq 0 ] || fail "RaceClient.exe exited $status"
+grep -Eq '^lap 1: [0-9]+\.[0-9]{3} s$' client.log || fail "no valid 'lap 1: ... s' line"
+grep -Eq '^hud: lap 1/1, P1 of 1, [1-9][0-9]*\.[0-9] m/s, gear [1-9]' client.log ||
+    fail "no HUD line of a car on the move (GetCar, GetStandings)"
+grep -q '^FINISH: position 1 after 1 laps' client.log || fail "no FINISH"
+grep -q '^RESULTS: race [0-9]*, 1 cars' client.log || fail "no RESULTS"
+grep -Eq '^  1\. car 1: 1 laps, finished at [0-9.]+ s, best lap [0-9.]+ s$' client.log ||
+    fail "no results row for the finisher"
+grep -q 'desyncs 0,' client.log || fail "the client desynchronised"
+echo "ok"
