@@ -17,6 +17,8 @@
 #   RS_CSHARP_SECONDS  environment: the client's time limit (default 75)
 # Exit status 0 ok, 1 failed, 77 skipped (no mcs or mono: apt-get install mono-mcs mono-runtime).
 set -u
+# shellcheck source=support/raceserver.sh
+. "$(dirname "$0")/support/raceserver.sh"
 if [ $# -lt 4 ]; then
     echo "usage: sh $0 BINDING_DIR LIBDIR RACESERVER INCLUDE_DIR..." >&2
     exit 2
@@ -224,18 +226,9 @@ echo "test_csharp_binding: mirrors: $(grep -vc ':' "$work/mirrors.c.txt") consta
      "$(grep -c ':' "$work/mirrors.c.txt") structs (sizes, offsets) equal the C headers'"
 
 cd "$work" || fail "cd $work"
-"$raceserver" --bind 127.0.0.1 --port 0 --track oval --laps 1 --start-players 1 --lobby-s 1 \
-    --countdown-s 1 --stats-interval 0 --db "$work/race.db" --key-file "$work/server.key" \
-    >server.log 2>&1 &
-server_pid=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' server.log)
-    [ -n "$port" ] && break
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.1
-done
-[ -n "$port" ] || fail "raceserver did not start"
+# shellcheck disable=SC2086 # the race's options are words
+start_raceserver server.log "$raceserver" $RS_ONE_LAP_RACE --db "$work/race.db" \
+    --key-file "$work/server.key" || fail "raceserver did not start"
 
 start=$(date +%s)
 status=0

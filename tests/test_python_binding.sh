@@ -13,6 +13,8 @@
 #   PYTHON, CC  environment: the tools (default python3, cc)
 # Exit status 0 ok, 1 a check failed, 2 usage, 77 skipped (no python3).
 set -u
+# shellcheck source=support/raceserver.sh
+. "$(dirname "$0")/support/raceserver.sh"
 
 PYTHON=${PYTHON:-python3}
 CC=${CC:-cc}
@@ -101,21 +103,9 @@ step "mirrors: constants equal C's, layouts checked, a missing library explained
 # ---------------------------------------------------------------- 2. a race
 mkdir "$work/server"
 cd "$work/server" || fail "cd $work/server"
-"$raceserver" --bind 127.0.0.1 --port 0 --track oval --laps 1 --start-players 1 \
-    --lobby-s 1 --countdown-s 1 --stats-interval 0 --db "$work/server/race.db" \
-    >server.log 2>&1 &
-server_pid=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' server.log)
-    [ -n "$port" ] && break
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.1
-done
-if [ -z "$port" ]; then
-    cat server.log >&2
+# shellcheck disable=SC2086 # the race's options are words
+start_raceserver server.log "$raceserver" $RS_ONE_LAP_RACE --db "$work/server/race.db" ||
     fail "raceserver did not start"
-fi
 step "raceserver on port $port; racebot.py drives a lap"
 
 "$PYTHON" "$bindings/racebot.py" 127.0.0.1 "$port" 90 >bot.log 2>&1

@@ -5,6 +5,8 @@
 # and the screenshot shows the track, the cars and the HUD (racer_shot_check).
 # Usage: test_racer.sh RACER RACESERVER RACEBOT SHOT_CHECK SCRIPT
 set -eu
+# shellcheck source=support/raceserver.sh
+. "$(dirname "$0")/support/raceserver.sh"
 racer=$1 raceserver=$2 racebot=$3 shot_check=$4 script=$5
 
 work=$(mktemp -d)
@@ -25,17 +27,12 @@ fail() {
 
 # The race starts as soon as the three players are in (no lobby wait), two seconds of
 # countdown; no database, a throwaway key.
-"$raceserver" --port 0 --bind 127.0.0.1 --no-db --key-file "$work/server.key" --track oval \
-    --laps 1 --start-players 3 --lobby-s 60 --countdown-s 2 --stats-interval 0 \
-    2>"$work/server.log" &
-pids="$pids $!"
-port=""
-for _ in $(seq 1 100); do
-    port=$(sed -n 's/.*listening on [0-9.]*:\([0-9][0-9]*\).*/\1/p' "$work/server.log")
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || fail "raceserver did not start"
+started=0
+start_raceserver "$work/server.log" "$raceserver" --no-db --key-file "$work/server.key" \
+    --track oval --laps 1 --start-players 3 --lobby-s 60 --countdown-s 2 --stats-interval 0 ||
+    started=1
+pids="$pids $server_pid"
+[ "$started" -eq 0 ] || fail "raceserver did not start"
 
 for n in 1 2; do
     "$racebot" --port "$port" --name "bot$n" --quiet >"$work/bot$n.out" 2>&1 &

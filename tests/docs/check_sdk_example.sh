@@ -8,6 +8,8 @@
 #
 # usage: check_sdk_example.sh SOURCE_DIR BUILD_DIR   (CC from the environment)
 set -u
+# shellcheck source=../support/raceserver.sh
+. "$(dirname "$0")/../support/raceserver.sh"
 src=$1
 build=$2
 cc=${CC:-cc}
@@ -38,16 +40,9 @@ echo "extracted $(wc -l <"$work/render_loop.c") lines from docs/CLIENT_SDK.md"
     fail "the example does not compile"
 
 cd "$work" || fail "cd $work"
-"$build/bin/raceserver" --bind 127.0.0.1 --port 0 --track oval --laps 1 --start-players 1 \
-    --lobby-s 1 --countdown-s 1 --stats-interval 0 --no-db >server.log 2>&1 &
-server_pid=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' server.log)
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { cat server.log >&2; fail "raceserver did not start"; }
+# shellcheck disable=SC2086 # the race's options are words
+start_raceserver server.log "$build/bin/raceserver" $RS_ONE_LAP_RACE --no-db ||
+    fail "raceserver did not start"
 
 timeout 60 ./render_loop 127.0.0.1 "$port" 6 >out.log 2>&1
 rc=$?

@@ -20,6 +20,8 @@
 #   CMAKE, CC, PKG_CONFIG  environment: the tools (default cmake, cc, pkg-config)
 # Exit status 0 ok, 1 a check failed (the step and its output are printed).
 set -u
+# shellcheck source=../support/raceserver.sh
+. "$(dirname "$0")/../support/raceserver.sh"
 
 CMAKE=${CMAKE:-cmake}
 CC=${CC:-cc}
@@ -148,20 +150,9 @@ echo "  ldd minimal_static: no libracesim_client (static)"
 mkdir "$work/run"
 cd "$work/run" || fail "cd $work/run"
 step "$prefix/bin/raceserver in an empty folder, port 0 on 127.0.0.1"
-"$prefix/bin/raceserver" --bind 127.0.0.1 --port 0 --track oval --laps 1 --start-players 1 \
-    --lobby-s 1 --countdown-s 1 --stats-interval 0 >server.log 2>&1 &
-server_pid=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' server.log)
-    [ -n "$port" ] && break
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.1
-done
-if [ -z "$port" ]; then
-    cat server.log >&2
+# shellcheck disable=SC2086 # the race's options are words
+start_raceserver server.log "$prefix/bin/raceserver" $RS_ONE_LAP_RACE ||
     fail "raceserver did not start"
-fi
 grep -q "track $prefix/.*share/racesim/data/tracks/oval.json" server.log || {
     cat server.log >&2
     fail "the installed raceserver does not use the installed data"
