@@ -37,17 +37,7 @@ for tool in mcs mono; do
     fi
 done
 
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-    if [ -n "$server_pid" ]; then
-        kill "$server_pid" 2>/dev/null
-        wait "$server_pid" 2>/dev/null
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM PIPE
+rs_test_workdir
 fail() {
     echo "test_csharp_binding: FAIL: $*"
     for f in mcs.log client.log server.log; do

@@ -30,14 +30,7 @@ if ! command -v "$PYTHON" >/dev/null 2>&1; then
     exit 77
 fi
 
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+rs_test_workdir
 
 fail() {
     echo "test_python_binding: FAIL: $*" >&2

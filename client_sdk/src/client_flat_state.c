@@ -86,14 +86,26 @@ int32_t rs_flat_get_car(const rs_client *c, struct rs_flat_car *out)
 
 /* --------------------------------------------------------- the track */
 
-int32_t rs_flat_track_sample(const rs_client *c, double s_m, rs_flat_track_point *out)
+/* The current world's track for a track query, *out zeroed first: NULL
+ * with *st the status to return when there is none to ask. */
+static const rs_track *query_track(const rs_client *c, rs_flat_track_point *out, int32_t *st)
 {
+    *st = RS_CLIENT_ERR_ARG;
     if (!out)
-        return RS_CLIENT_ERR_ARG;
+        return NULL;
     memset(out, 0, sizeof *out);
     const rs_track *t = c ? rs_client_track(c) : NULL;
+    if (!t && c)
+        *st = RS_CLIENT_ERR_STATE;
+    return t;
+}
+
+int32_t rs_flat_track_sample(const rs_client *c, double s_m, rs_flat_track_point *out)
+{
+    int32_t st;
+    const rs_track *t = query_track(c, out, &st);
     if (!t)
-        return c ? RS_CLIENT_ERR_STATE : RS_CLIENT_ERR_ARG;
+        return st;
     if (!isfinite(s_m))
         return RS_CLIENT_ERR_ARG;
     double len = rs_track_length(t);
@@ -115,12 +127,10 @@ int32_t rs_flat_track_sample(const rs_client *c, double s_m, rs_flat_track_point
 
 int32_t rs_flat_track_locate(const rs_client *c, double x_m, double y_m, rs_flat_track_point *out)
 {
-    if (!out)
-        return RS_CLIENT_ERR_ARG;
-    memset(out, 0, sizeof *out);
-    const rs_track *t = c ? rs_client_track(c) : NULL;
+    int32_t st;
+    const rs_track *t = query_track(c, out, &st);
     if (!t)
-        return c ? RS_CLIENT_ERR_STATE : RS_CLIENT_ERR_ARG;
+        return st;
     rs_track_location at;
     if (!isfinite(x_m) || !isfinite(y_m) || !rs_track_locate(t, x_m, y_m, &at))
         return RS_CLIENT_ERR_ARG;

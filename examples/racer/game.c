@@ -7,6 +7,8 @@ void racer_game_init(racer_game *g, uint32_t exit_after_laps)
     *g = (racer_game){.status = -1, .exit_after_laps = exit_after_laps};
 }
 
+/* racer's own, not base's rs_race_time_str: the example builds on the
+ * installed SDK headers alone, and base/text.h is not one of them. */
 void racer_format_lap(int64_t us, char *out, size_t cap)
 {
     if (us < 0) {
@@ -32,11 +34,13 @@ static void print_results(const rs_client *c, const rs_msg_results *r)
     printf("results of race %u:\n", (unsigned)r->race_number);
     for (uint32_t i = 0; i < r->count; i++) {
         const rs_proto_result_row *row = &r->rows[i];
-        char name[RS_PROTO_NAME_MAX + 8], best[32];
+        char name[RS_PROTO_NAME_MAX + 8], best[32], pos[8] = "DNF";
         racer_car_name(c, row->car, name, sizeof name);
         racer_format_lap(row->best_lap_us, best, sizeof best);
-        printf("  P%-2u %-20s laps %u best %s%s\n", (unsigned)row->position, name,
-               (unsigned)row->laps, best, row->car == rs_client_car(c) ? "  <- you" : "");
+        if (row->finish_us >= 0) /* rows in finishing order, then the cars without a finish */
+            snprintf(pos, sizeof pos, "P%u", (unsigned)row->position);
+        printf("  %-3s %-20s laps %u best %s%s\n", pos, name, (unsigned)row->laps, best,
+               row->car == rs_client_car(c) ? "  <- you" : "");
     }
 }
 

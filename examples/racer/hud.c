@@ -222,18 +222,12 @@ static void draw_start(racer_hud *h, const rs_client *c)
     }
 }
 
-/* The results table, finishers by position then the others. */
+/* The results table: RESULTS rows come in finishing order, then the cars
+ * that did not finish (no finish time). */
 static void draw_results(racer_hud *h, const rs_client *c, const rs_msg_results *res)
 {
-    rs_proto_result_row rows[RS_PROTO_MAX_CARS];
+    const rs_proto_result_row *rows = res->rows;
     uint32_t n = res->count;
-    for (uint32_t i = 0; i < n; i++) { /* insertion sort by position, 0 (none) last */
-        rs_proto_result_row row = res->rows[i];
-        uint32_t key = row.position ? row.position : 1000u, j = i;
-        for (; j > 0 && (rows[j - 1].position ? rows[j - 1].position : 1000u) > key; j--)
-            rows[j] = rows[j - 1];
-        rows[j] = row;
-    }
     int w, hh;
     SDL_GetRendererOutputSize(h->r, &w, &hh);
     int line = h->line_px, x = w / 2 - 300, y = hh / 2 - (int)(n + 2) * line / 2;
@@ -241,14 +235,12 @@ static void draw_results(racer_hud *h, const rs_client *c, const rs_msg_results 
     text_at(h, h->font, x, y, text_col, "RESULTS  race %u", (unsigned)res->race_number);
     text_at(h, h->font, x, y + line, dim_col, "POS  DRIVER            LAPS  FINISH     BEST");
     for (uint32_t i = 0; i < n; i++) {
-        char name[RS_PROTO_NAME_MAX + 8], fin[32], best[32], pos[8];
+        char name[RS_PROTO_NAME_MAX + 8], fin[32], best[32], pos[8] = "DNF";
         racer_car_name(c, rows[i].car, name, sizeof name);
         racer_format_lap(rows[i].finish_us, fin, sizeof fin);
         racer_format_lap(rows[i].best_lap_us, best, sizeof best);
-        if (rows[i].position)
+        if (rows[i].finish_us >= 0)
             snprintf(pos, sizeof pos, "P%u", (unsigned)rows[i].position);
-        else
-            snprintf(pos, sizeof pos, "DNF");
         text_at(h, h->font, x, y + (int)(i + 2) * line,
                 rows[i].car == rs_client_car(c) ? text_col : dim_col, "%-4s %-17.17s %4u  %-9s  %s",
                 pos, name, (unsigned)rows[i].laps, fin, best);

@@ -13,13 +13,7 @@ set -u
 src=$1
 build=$2
 cc=${CC:-cc}
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
+rs_test_workdir
 fail() {
     echo "check_sdk_example: FAIL: $*" >&2
     exit 1

@@ -36,15 +36,8 @@ fi
 build=$(cd "$1" && pwd) || exit 2
 minimal=$(cd "$(dirname "$2")" && pwd)/$(basename "$2") || exit 2
 
-work=$(mktemp -d)
+rs_test_workdir
 prefix=$work/prefix
-server_pid=
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
 fail() {
     echo "check_install: FAIL: $*" >&2

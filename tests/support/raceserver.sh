@@ -25,3 +25,21 @@ start_raceserver() {
     cat "$rs_log" >&2
     return 1
 }
+
+# rs_test_workdir: a temporary folder in $work, removed at exit together with
+# the raceserver start_raceserver started (server_pid; a script that stops
+# it itself empties server_pid), also when the test is interrupted.
+rs_test_workdir() {
+    work=$(mktemp -d) || exit 2
+    server_pid=
+    trap rs_test_cleanup EXIT
+    trap 'exit 1' HUP INT TERM PIPE
+}
+
+rs_test_cleanup() {
+    if [ -n "$server_pid" ]; then
+        kill "$server_pid" 2>/dev/null
+        wait "$server_pid" 2>/dev/null
+    fi
+    rm -rf "$work"
+}
