@@ -406,6 +406,14 @@ static void test_services_record_every_lap_and_flag_it(void **state)
     assert_int_equal(ev.u.connected.player_id, alice_id);
     assert_true(wait_event(h, alice, RS_CLIENT_EV_DISCONNECTED, &ev));
     assert_int_equal(ev.u.disconnected.reason, RS_REASON_REPLACED);
+    /* A wrong token for her name is refused, and she keeps her seat. */
+    rs_client_config forged = player("alice", wrong, false);
+    uint32_t mallory = harness_add_client(h, &forged, HARNESS_AI);
+    assert_true(wait_event(h, mallory, RS_CLIENT_EV_REFUSED, &ev));
+    assert_int_equal(ev.u.refused.reason, RS_REASON_AUTH);
+    step(h, 200000);
+    assert_int_equal(rs_client_get_state(harness_client(h, alice2)), RS_CLIENT_CONNECTED);
+    assert_int_equal(harness_client_events(h, alice2)->count[RS_CLIENT_EV_DISCONNECTED], 0);
     /* A guest of a connected player's name is still refused. */
     rs_client_config guest = player("bob", NULL, false);
     uint32_t bob2 = harness_add_client(h, &guest, HARNESS_AI);
