@@ -14,7 +14,7 @@
 # through sudo. Never prompts apt questions.
 set -eu
 
-base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libcmocka-dev zlib1g-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth mono-mcs mono-runtime python3"
+base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libmicrohttpd-dev libcmocka-dev zlib1g-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth mono-mcs mono-runtime python3"
 cross="clang gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-i686-linux-gnu libc6-dev-i386-cross qemu-user"
 
 usage() {

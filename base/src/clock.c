@@ -31,6 +31,14 @@ int64_t rs_wall_time_s(void)
     return (int64_t)ts.tv_sec;
 }
 
+void rs_wall_deadline(int64_t us, struct timespec *out)
+{
+    clock_gettime(CLOCK_REALTIME, out);
+    int64_t ns = (int64_t)out->tv_nsec + (us % 1000000) * 1000;
+    out->tv_sec += (time_t)(us / 1000000 + ns / 1000000000);
+    out->tv_nsec = (long)(ns % 1000000000);
+}
+
 size_t rs_time_format_utc(int64_t unix_s, const char *fmt, char *out, size_t cap)
 {
     if (!out || cap == 0)

@@ -24,9 +24,15 @@ static bool is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-void rs_data_dir_find(const char *built_in, char *out, size_t cap)
+#ifndef RS_WEB_FROM_BIN
+#define RS_WEB_FROM_BIN "../share/racesim/web"
+#endif
+
+/* $env, else <program's folder>/from_bin, else built_in, else fallback. */
+static void find_dir(const char *env_name, const char *from_bin, const char *built_in,
+                     const char *fallback, char *out, size_t cap)
 {
-    const char *env = getenv("RS_DATA_DIR");
+    const char *env = getenv(env_name);
     if (env && *env) {
         snprintf(out, cap, "%s", env);
         return;
@@ -41,12 +47,22 @@ void rs_data_dir_find(const char *built_in, char *out, size_t cap)
         char *slash = strrchr(exe, '/');
         if (slash)
             *slash = '\0';
-        if (snprintf(out, cap, "%s/%s", exe, RS_DATA_FROM_BIN) < (int)cap && is_dir(out))
+        if (snprintf(out, cap, "%s/%s", exe, from_bin) < (int)cap && is_dir(out))
             return;
     }
     if (built_in && is_dir(built_in)) {
         snprintf(out, cap, "%s", built_in);
         return;
     }
-    snprintf(out, cap, "data");
+    snprintf(out, cap, "%s", fallback);
+}
+
+void rs_data_dir_find(const char *built_in, char *out, size_t cap)
+{
+    find_dir("RS_DATA_DIR", RS_DATA_FROM_BIN, built_in, "data", out, cap);
+}
+
+void rs_web_dir_find(const char *built_in, char *out, size_t cap)
+{
+    find_dir("RS_WEB_DIR", RS_WEB_FROM_BIN, built_in, "", out, cap);
 }

@@ -63,6 +63,8 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
     c->registrations_per_minute = 30;
     c->log_level = RS_LOG_INFO;
     c->stats_interval_s = 10;
+    c->http_max_connections = 64;
+    c->http_requests_per_s = 50;
     c->guests = RS_GUESTS_ALLOW;
     rs_cfg_room *room = &c->room_defaults;
     copy_str(room->name, sizeof room->name, "default");
@@ -267,6 +269,19 @@ static int j_server_key(const jctx *j, rs_server_config *c, const cJSON *it)
             jfail(j, k, "must be one of error, warn, info, debug");
     } else if (strcmp(k, "stats_interval_s") == 0) {
         ok = j_u32(j, it, k, 0, 86400, &c->stats_interval_s);
+    } else if (strcmp(k, "http") == 0) {
+        ok = cJSON_IsString(it) && rs_config_parse_http(it->valuestring, c->http_bind,
+                                                        sizeof c->http_bind, &c->http_port);
+        c->http = ok;
+        if (!ok)
+            jfail(j, k, "must be \"ADDR:PORT\" (\"127.0.0.1:8080\", \"[::1]:8080\", "
+                        "\":8080\" for every address)");
+    } else if (strcmp(k, "http_max_connections") == 0) {
+        ok = j_u32(j, it, k, 1, 1024, &c->http_max_connections);
+    } else if (strcmp(k, "http_requests_per_s") == 0) {
+        ok = j_u32(j, it, k, 1, 10000, &c->http_requests_per_s);
+    } else if (strcmp(k, "web_root") == 0) {
+        ok = j_str(j, it, k, 0, RS_CFG_PATH_MAX - 1, c->web_root, sizeof c->web_root);
     } else if (strcmp(k, "guest_policy") == 0) {
         ok = cJSON_IsString(it) && parse_guest_policy(it->valuestring, &c->guests);
         if (!ok)
@@ -437,6 +452,10 @@ void rs_config_usage(void)
         "  --guests allow|deny    whether unregistered players may play (default allow)\n"
         "  --log-level L          error, warn, info or debug (default info)\n"
         "  --stats-interval S     seconds between stats lines, 0..86400 (default 10; 0 = off)\n"
+        "  --http ADDR:PORT       serve the HTTP API, /metrics and the web page there\n"
+        "                         (127.0.0.1:8080; [::1]:8080; :8080 = every address; off\n"
+        "                         unless given; docs/HTTP.md)\n"
+        "  --web-root DIR         the web page's folder (default: the installed or built page)\n"
         "  --demo [--bots N]      a local race of N bots (1..32, default 8), then the leaderboard\n"
         "  --help\n");
 }
@@ -521,6 +540,33 @@ static rs_args_result read_config_option(rs_server_config *c, int argc, char **a
     return RS_ARGS_OK;
 }
 
+bool rs_config_parse_http(const char *text, char *addr, size_t cap, uint16_t *port)
+{
+    const char *colon = strrchr(text, ':');
+    if (!colon || colon[1] == '\0')
+        return false;
+    const char *a = text;
+    size_t alen = (size_t)(colon - text);
+    if (alen >= 2 && a[0] == '[' && a[alen - 1] == ']') { /* [IPv6]:port */
+        a++;
+        alen -= 2;
+    } else if (memchr(a, ':', alen)) {
+        return false; /* a bare IPv6 address needs its brackets */
+    }
+    unsigned long v = 0;
+    for (const char *p = colon + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || v > 65535)
+            return false;
+        v = v * 10 + (unsigned long)(*p - '0');
+    }
+    if (v > 65535 || alen >= cap)
+        return false;
+    memcpy(addr, a, alen);
+    addr[alen] = '\0';
+    *port = (uint16_t)v;
+    return true;
+}
+
 /* Every option that takes a value (the flags --no-db and --demo do not). */
 static bool takes_value(const char *a)
 {
@@ -528,7 +574,7 @@ static bool takes_value(const char *a)
         "--config", "--port", "--bind", "--tick-hz", "--max-clients", "--rooms", "--track",
         "--car", "--password", "--admin-secret", "--db", "--key-file", "--max-per-address",
         "--guests", "--log-level",
-        "--stats-interval", "--bots"};
+        "--stats-interval", "--bots", "--http", "--web-root"};
     for (size_t k = 0; k < sizeof server_options / sizeof server_options[0]; k++)
         if (is_opt(a, server_options[k]))
             return true;
@@ -606,6 +652,15 @@ static bool server_option(rs_server_config *c, cli_options *o, const char *a, co
     } else if (is_opt(a, "--stats-interval")) {
         ok = arg_u32(a, val, 0, 86400, &c->stats_interval_s, err, err_len);
         o->stats_given = true;
+    } else if (is_opt(a, "--http")) {
+        ok = rs_config_parse_http(val, c->http_bind, sizeof c->http_bind, &c->http_port);
+        c->http = ok;
+        if (!ok)
+            rs_errf(err, err_len, "--http: '%s' must be ADDR:PORT (127.0.0.1:8080, [::1]:8080, "
+                                  ":8080 for every address)", val);
+    } else if (is_opt(a, "--web-root")) {
+        ok = arg_str(a, val, 0, RS_CFG_PATH_MAX - 1, c->web_root, sizeof c->web_root, err,
+                     err_len);
     } else if (is_opt(a, "--bots")) {
         ok = arg_u32(a, val, 1, MAX_CARS, &c->demo_bots, err, err_len);
     }
@@ -663,6 +718,11 @@ static void demo_options(rs_server_config *c, cli_options *o)
         c->stats_interval_s = 0; /* the demo's output is the race, not the counters */
     if (!o->level_given)
         c->log_level = RS_LOG_WARN; /* nor every connection the bots make */
+    if (!c->http) { /* the page, to watch the bots race: a free loopback port */
+        c->http = true;
+        copy_str(c->http_bind, sizeof c->http_bind, "127.0.0.1");
+        c->http_port = 0;
+    }
 }
 
 static void apply_room_options(const rs_server_config *c, const cli_options *o, rs_cfg_room *r)

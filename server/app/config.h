@@ -64,6 +64,13 @@ typedef struct rs_server_config {
     uint32_t room_count;           /* 1..RS_CFG_MAX_ROOMS */
     rs_cfg_room rooms[RS_CFG_MAX_ROOMS];
     char data_dir[RS_CFG_PATH_MAX];/* where bare track and car names are looked up */
+    /* The HTTP side (docs/HTTP.md): off unless http_port is set. */
+    bool http;                     /* --http ADDR:PORT given */
+    char http_bind[64];            /* its address ("" = every address) */
+    uint16_t http_port;            /* 0 = any free port */
+    uint32_t http_max_connections; /* 1..1024 */
+    uint32_t http_requests_per_s;  /* per address, 1..10000 */
+    char web_root[RS_CFG_PATH_MAX];/* the web page's folder; "" = no page */
     /* --demo */
     bool demo;
     uint32_t demo_bots;            /* 1..32 */
@@ -74,6 +81,10 @@ typedef struct rs_server_config {
  * data_dir/cars/c5.json, 3 laps, 16 players, 8 spectators, info logs,
  * stats every 10 s, guests allowed. Never fails. */
 void rs_config_default(rs_server_config *c, const char *data_dir);
+
+/* Parses "ADDR:PORT" ("127.0.0.1:8080", "[::1]:8080", ":8080" for every
+ * address) into addr (cap bytes) and *port. False when malformed. */
+bool rs_config_parse_http(const char *text, char *addr, size_t cap, uint16_t *port);
 
 /* Applies a JSON document (text of len bytes; source names it in messages)
  * over c. Unknown keys, wrong types and values outside their range are

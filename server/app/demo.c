@@ -185,6 +185,10 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
     printf("racesim demo: %u bots, %u laps on %s, server on 127.0.0.1:%u, database %s\n",
            (unsigned)cfg->demo_bots, (unsigned)room->laps, room->track, (unsigned)port,
            cfg->no_db ? "none" : cfg->db);
+    if (rs_server_http_port(d.srv))
+        printf("live timing and leaderboards: http://%s:%u/\n",
+               cfg->http_bind[0] ? cfg->http_bind : "127.0.0.1",
+               (unsigned)rs_server_http_port(d.srv));
     fflush(stdout);
 
     d.bots = calloc(cfg->demo_bots, sizeof *d.bots);

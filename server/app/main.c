@@ -60,6 +60,9 @@ int main(int argc, char **argv)
         return 2;
     }
     rs_log_set_level(cfg.log_level);
+    /* The web page: the installed one, or the build tree's (RS_WEB_DIR). */
+    if (!cfg.web_root[0])
+        rs_web_dir_find(RS_WEB_DIR, cfg.web_root, sizeof cfg.web_root);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -89,6 +92,10 @@ int main(int argc, char **argv)
                                                           : "for players racectl made admins");
     rs_logf(RS_LOG_INFO, "listening on %s:%u", cfg.bind[0] ? cfg.bind : "0.0.0.0",
            (unsigned)rs_server_port(srv));
+    if (rs_server_http_port(srv))
+        rs_logf(RS_LOG_INFO, "http: the API, /metrics and the page at http://%s:%u/%s",
+                cfg.http_bind[0] ? cfg.http_bind : "0.0.0.0", (unsigned)rs_server_http_port(srv),
+                cfg.web_root[0] ? "" : " (no page: no web root)");
     rs_server_run(srv, &g_stop);
     rs_logf(RS_LOG_INFO, "%s: shutting down", g_stop == SIGINT ? "SIGINT" : "SIGTERM");
     rs_server_shutdown(srv);

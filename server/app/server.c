@@ -15,6 +15,7 @@
 #include "log.h"
 #include "db_lock.h"
 #include "server_key.h"
+#include "server_http.h"
 #include "racesim/protocol.h"
 #include "racesim/track.h"
 #include "racesim/services.h"
@@ -82,6 +83,7 @@ struct rs_server {
     uint32_t *closing;
     rs_msg *msg;              /* scratch for decoding a first message (large union) */
     rs_services *services;
+    srv_http *http;               /* the HTTP side (server_http.h); NULL when off */
     uint64_t db_failures_logged;  /* services' db_errors + records_failed already logged */
     bool shut_down;
     /* Counters and the stats interval. */
@@ -369,11 +371,16 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
     nc.identity = &srv->identity;
     if ((st = rs_net_create(&nc, &srv->net, err, err_len)) != RS_OK)
         goto fail;
+    if (cfg->http && (st = srv_http_create(cfg, srv->room_count, hex, &srv->http, err,
+                                           err_len)) != RS_OK)
+        goto fail;
 
     int64_t now = rs_clock_us();
     srv->stats_from_us = now;
     srv->stats_due_us = now + (int64_t)cfg->stats_interval_s * 1000000;
     srv->housekeeping_us = now + 1000000;
+    if (srv->http)
+        srv_http_set_ready(srv->http, true);
     *out = srv;
     return RS_OK;
 fail:
@@ -385,6 +392,7 @@ void rs_server_destroy(rs_server *srv)
 {
     if (!srv)
         return;
+    srv_http_destroy(srv->http); /* its threads read nothing of ours, but stop them first */
     rs_net_destroy(srv->net);
     rs_secure_wipe(&srv->identity, sizeof srv->identity);
     /* Rooms before the services whose hooks they call. */
@@ -406,6 +414,11 @@ void rs_server_destroy(rs_server *srv)
     free(srv->tick_ms.v);
     free(srv->late_ms.v);
     free(srv);
+}
+
+uint16_t rs_server_http_port(const rs_server *srv)
+{
+    return srv->http ? srv_http_port(srv->http) : 0;
 }
 
 uint16_t rs_server_port(const rs_server *srv)
@@ -501,6 +514,8 @@ static void route_first(rs_server *srv, srv_peer *p, const rs_net_event *ev, int
             send_msg(srv, p->id, m);
             rs_net_disconnect_later(srv->net, p->id);
             srv->dropped++;
+            if (srv->http)
+                srv_http_refused(srv->http, RS_REASON_NO_ROOM);
             rs_logf(RS_LOG_INFO, "%s: refused: no room '%s'", addr, name);
             return;
         }
@@ -702,6 +717,17 @@ static void housekeeping(rs_server *srv, int64_t now)
     }
 }
 
+/* The HTTP side's live timing and metrics (it publishes ten times a second). */
+static void publish_http(rs_server *srv, int64_t now)
+{
+    rs_room *rooms[RS_CFG_MAX_ROOMS];
+    for (uint32_t i = 0; i < srv->room_count; i++)
+        rooms[i] = srv->rooms[i].room;
+    rs_net_stats ns;
+    rs_net_get_stats(srv->net, &ns);
+    srv_http_publish(srv->http, now, rooms, srv->room_count, &ns, srv->services);
+}
+
 /* ----------------------------------------------------------------- loop */
 
 void rs_server_step(rs_server *srv, int64_t max_wait_us)
@@ -749,6 +775,10 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
             sr->last_ticks = st.ticks;
             if (stepped > 0)
                 record_sample(srv, &srv->tick_ms, (double)(t1 - t0) / 1000.0 / (double)stepped);
+            if (srv->http && stepped > 0) {
+                srv_http_ticks(srv->http, i, stepped, (double)(t1 - t0) / 1e6 / (double)stepped);
+                srv_http_stepped(srv->http, i, sr->room, rs_room_world(sr->room));
+            }
             /* Lateness: what the loop's other work (events, requests, other
              * rooms, a stall) cost each tick stepped. After a stall the room
              * catches up many ticks at once, each due a period after the
@@ -758,6 +788,8 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
             for (uint64_t k = 0; k < stepped; k++) {
                 int64_t late_us = t0 - sr->due_us - (int64_t)k * period_us;
                 record_sample(srv, &srv->late_ms, late_us > 0 ? (double)late_us / 1000.0 : 0.0);
+                if (srv->http)
+                    srv_http_late(srv->http, late_us > 0 ? (double)late_us / 1e6 : 0.0);
             }
             sr->due_us = rs_room_next_due_us(sr->room, now);
         }
@@ -772,6 +804,8 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
         housekeeping(srv, now);
         srv->housekeeping_us = now + 1000000;
     }
+    if (srv->http)
+        publish_http(srv, now);
     if (srv->cfg.stats_interval_s && now >= srv->stats_due_us) {
         log_stats(srv, now);
         srv->stats_due_us = now + (int64_t)srv->cfg.stats_interval_s * 1000000;
@@ -805,6 +839,8 @@ void rs_server_shutdown(rs_server *srv)
     if (srv->shut_down)
         return;
     srv->shut_down = true;
+    if (srv->http)
+        srv_http_set_ready(srv->http, false); /* /readyz: take us out of rotation */
     for (uint32_t i = 0; i < srv->room_count; i++) {
         rs_room_close_all(srv->rooms[i].room, RS_REASON_SHUTDOWN, "server shutting down");
         flush_room(srv, srv->rooms[i].room);
@@ -843,4 +879,8 @@ void rs_server_shutdown(rs_server *srv)
         else
             rs_logf(RS_LOG_INFO, "database: every record written");
     }
+    /* The HTTP side answered until now (the page sees the race stopped);
+     * its connections close with it. */
+    srv_http_destroy(srv->http);
+    srv->http = NULL;
 }

@@ -36,6 +36,9 @@ void rs_server_destroy(rs_server *srv);
 /* The UDP port the server listens on. */
 uint16_t rs_server_port(const rs_server *srv);
 
+/* The TCP port of the HTTP side (docs/HTTP.md), 0 when it is off. */
+uint16_t rs_server_http_port(const rs_server *srv);
+
 /* The server's long-term public key as 64 hex digits (hex holds 65). */
 void rs_server_public_key(const rs_server *srv, char hex[65]);
 

@@ -605,6 +605,8 @@ void rs_room_get_stats(const rs_room *room, rs_room_stats *out)
     for (uint32_t i = 0; i < room->cfg.max_players; i++)
         out->players += room->seats[i].used && room->seats[i].peer >= 0;
     out->spectators = count_state(room, PEER_SPECTATOR);
+    out->max_players = room->cfg.max_players;
+    out->spectator_slots = room->cfg.spectator_slots;
 }
 
 const rs_world *rs_room_world(const rs_room *room)

@@ -242,6 +242,20 @@ uint32_t rs_room_laps(const rs_room *room)
     return room->cfg.laps;
 }
 
+bool rs_room_driver_of(const rs_room *room, uint16_t car, rs_room_driver *out)
+{
+    if (!room->world || car == 0 || car > room->car_count)
+        return false;
+    int seat = room->cars[car - 1].seat;
+    if (seat < 0 || (uint32_t)seat >= room->cfg.max_players || !room->seats[seat].used)
+        return false;
+    const room_seat *s = &room->seats[seat];
+    memcpy(out->name, s->name, sizeof out->name);
+    out->player_id = s->player_id;
+    out->connected = s->peer >= 0;
+    return true;
+}
+
 /* -------------------------------------------------------- deferred LAPs */
 
 void rs_room__lap_queue(rs_room *room, const rs_msg_lap *lap)

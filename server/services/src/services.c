@@ -227,6 +227,11 @@ void rs_services_last_error(const rs_services *svc, char *err, size_t err_len)
         snprintf(err, err_len, "%s", svc->last_error);
 }
 
+rs_store_writer_stats rs_services_writer_stats(rs_services *svc)
+{
+    return rs_store_writer_get_stats(svc ? svc->writer : NULL);
+}
+
 rs_store *rs_services_store(rs_services *svc)
 {
     return svc->store;

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "laps.h"
+#include "racesim/base/clock.h"
 #include "racesim/base/err.h"
 #include "store_internal.h"
 
@@ -191,6 +192,23 @@ static bool write_batch(rs_store_writer *w, uint32_t n, char *err, size_t err_le
     return true;
 }
 
+static const uint32_t commit_bounds_us[RS_STORE_COMMIT_BUCKETS - 1] = {
+    250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000};
+
+uint32_t rs_store_commit_bucket_us(uint32_t i)
+{
+    return i < RS_STORE_COMMIT_BUCKETS - 1 ? commit_bounds_us[i] : UINT32_MAX;
+}
+
+static void count_commit(rs_store_writer_stats *st, int64_t took_us)
+{
+    uint32_t b = 0;
+    while (b < RS_STORE_COMMIT_BUCKETS - 1 && took_us > (int64_t)commit_bounds_us[b])
+        b++;
+    st->commit_buckets[b]++;
+    st->commit_us_sum += took_us > 0 ? (uint64_t)took_us : 0;
+}
+
 static void *writer_main(void *arg)
 {
     rs_store_writer *w = arg;
@@ -209,7 +227,9 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&w->mu);
 
         char err[256] = "";
+        int64_t t0 = rs_clock_us();
         bool committed = write_batch(w, n, err, sizeof err);
+        int64_t took_us = rs_clock_us() - t0;
         uint32_t failed = 0;
         for (uint32_t i = 0; i < n; i++) {
             free_record(&w->batch[i]);
@@ -227,6 +247,7 @@ static void *writer_main(void *arg)
         w->stats.failed += failed;
         if (committed)
             w->stats.transactions++;
+        count_commit(&w->stats, took_us);
         if (n > w->stats.max_batch)
             w->stats.max_batch = n;
         if (err[0])
@@ -399,6 +420,7 @@ rs_store_writer_stats rs_store_writer_get_stats(rs_store_writer *w)
         return st;
     pthread_mutex_lock(&w->mu);
     st = w->stats;
+    st.queued = w->q_count;
     pthread_mutex_unlock(&w->mu);
     return st;
 }

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,10 @@ int64_t rs_wall_time_s(void);
 /* Writes unix_s as UTC with strftime's fmt into out; returns the length,
  * 0 (and out = "") when it does not fit or the time cannot be shown. */
 size_t rs_time_format_utc(int64_t unix_s, const char *fmt, char *out, size_t cap);
+
+/* The wall-clock time us microseconds from now, as pthread_cond_timedwait
+ * takes its deadline (condition variables use CLOCK_REALTIME by default). */
+void rs_wall_deadline(int64_t us, struct timespec *out);
 
 /* Sleeps at least us microseconds (nothing for us <= 0); a signal does not
  * cut it short. */

@@ -18,6 +18,12 @@ extern "C" {
  * built from; may be NULL) when that is a folder, else "data". */
 void rs_data_dir_find(const char *built_in, char *out, size_t cap);
 
+/* The web page's folder, found the same way: $RS_WEB_DIR, else
+ * <program's folder>/../share/racesim/web, else built_in (the build tree's
+ * web/, where the build puts the page and its WebAssembly), else "" (no
+ * page). */
+void rs_web_dir_find(const char *built_in, char *out, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

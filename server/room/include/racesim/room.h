@@ -228,6 +228,8 @@ typedef struct rs_room_stats {
     uint64_t ticks_skipped;   /* ticks dropped because the caller fell far behind */
     uint32_t players;         /* connected players */
     uint32_t spectators;      /* connected spectators */
+    uint32_t max_players;     /* cfg.max_players */
+    uint32_t spectator_slots; /* cfg.spectator_slots */
     uint64_t bytes_in, bytes_out;       /* message bytes (no transport headers) */
     uint64_t packets_in, packets_out;
     uint64_t dropped_messages;/* did not decode, wrong direction/channel, unknown peer */
@@ -326,6 +328,16 @@ const rs_car_params *rs_room_stock_car(const rs_room *room);
 const rs_track *rs_room_track(const rs_room *room, const char **json, size_t *json_len);
 /* The race distance (cfg.laps). Never fails. */
 uint32_t rs_room_laps(const rs_room *room);
+
+/* Who drives car (1.. in the current race world), for live timing. */
+typedef struct rs_room_driver {
+    char name[RS_PROTO_NAME_MAX + 1];
+    int64_t player_id;        /* 0 guest */
+    bool connected;
+} rs_room_driver;
+
+/* False when there is no race world or no such car. */
+bool rs_room_driver_of(const rs_room *room, uint16_t car, rs_room_driver *out);
 
 #ifdef __cplusplus
 }

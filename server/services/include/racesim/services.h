@@ -151,6 +151,10 @@ typedef struct rs_services_stats {
 /* Fills *out. Never fails. */
 void rs_services_get_stats(const rs_services *svc, rs_services_stats *out);
 
+/* The store writer's counters: queue depth and commit latency (for metrics).
+ * Never fails; zeros before the writer exists. */
+rs_store_writer_stats rs_services_writer_stats(rs_services *svc);
+
 /* The room thread's store connection (for the server's own queries, e.g.
  * the demo's final leaderboard), borrowed until rs_services_destroy; the
  * thread rules above apply. */

@@ -346,13 +346,26 @@ size_t rs_store_writer_poll(rs_store_writer *w, rs_store_ack *acks, size_t cap);
  * ack is ready to poll). For shutdown and tests, not for the tick loop. */
 void rs_store_writer_flush(rs_store_writer *w);
 
+/* Commit latency buckets: 0.25 ms to 1 s, and the rest. */
+#define RS_STORE_COMMIT_BUCKETS 13
+
 typedef struct rs_store_writer_stats {
     uint64_t records;      /* records written (any status) */
     uint64_t failed;       /* records acked with an error */
     uint64_t transactions; /* committed batches */
     uint32_t max_batch;    /* largest batch so far */
     uint64_t full;         /* puts refused with RS_ERR_FULL */
+    uint32_t queued;       /* records waiting for the database thread right now */
+    /* How long each batch took from BEGIN to the end of its COMMIT (on disk),
+     * committed or not: counts per bucket (not cumulative), bucket i holding
+     * times up to rs_store_commit_bucket_us(i); the last bucket holds the rest. */
+    uint64_t commit_buckets[RS_STORE_COMMIT_BUCKETS];
+    uint64_t commit_us_sum;
 } rs_store_writer_stats;
+
+/* The upper bound in microseconds of commit latency bucket i (0 .. RS_STORE_COMMIT_BUCKETS - 2);
+ * UINT32_MAX for the last one, which has none. */
+uint32_t rs_store_commit_bucket_us(uint32_t i);
 
 /* A consistent copy of the counters. Never fails. */
 rs_store_writer_stats rs_store_writer_get_stats(rs_store_writer *w);

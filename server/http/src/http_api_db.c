@@ -1,0 +1,555 @@
+/*
+ * The database part of the JSON API (docs/openapi.json): leaderboards with
+ * racectl's filters and paging, a player's rank and the rows around it,
+ * races and their results, a lap's record, and what anyone needs to verify
+ * a lap: its proof bytes, the cars' parameter blocks and the track's JSON.
+ *
+ * Queries run on the HTTP side's own read-only connection (WAL lets it
+ * read while the writer writes), one at a time under db_mu. It is opened
+ * on first use, so a server whose database is created at start-up is
+ * served as soon as it exists.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_internal.h"
+#include "racesim/base/clock.h"
+#include "racesim/lapproof.h"
+
+#define MAX_PER_PAGE 100
+#define MAX_AROUND 50
+#define MAX_RACES 100
+#define MAX_DEFS 200
+
+rs_leaderboard *http_db_lock(http_req *r, enum MHD_Result *res)
+{
+    rs_http *http = r->http;
+    if (!http->db_path) {
+        *res = http_send_error(r, 503, "no_database", "this server keeps no database");
+        return NULL;
+    }
+    pthread_mutex_lock(&http->db_mu);
+    if (!http->lb) {
+        char err[512] = "";
+        int64_t now = rs_clock_us();
+        rs_status st = RS_ERR_IO;
+        if (now >= http->db_retry_us) {
+            st = rs_store_open(http->db_path, RS_STORE_READONLY, &http->store, err, sizeof err);
+            if (st == RS_OK)
+                st = rs_leaderboard_open(http->store, &http->lb, err, sizeof err);
+            if (st != RS_OK) {
+                rs_store_close(http->store);
+                http->store = NULL;
+                http->lb = NULL;
+                http->db_retry_us = now + 1000000;
+                if (http->def.log)
+                    http->def.log(http->def.log_ctx, RS_HTTP_LOG_WARN, err);
+            }
+        }
+        if (st != RS_OK) {
+            pthread_mutex_unlock(&http->db_mu);
+            *res = http_send_error(r, 503, "database_unavailable",
+                                   "the database cannot be read now; try again shortly");
+            return NULL;
+        }
+    }
+    return http->lb;
+}
+
+void http_db_unlock(rs_http *http)
+{
+    pthread_mutex_unlock(&http->db_mu);
+}
+
+/* A database error after the lock: 404 for "missing", 503 otherwise. */
+static enum MHD_Result db_error(http_req *r, rs_status st, const char *what, const char *err)
+{
+    if (st == RS_ERR_MISSING)
+        return http_send_error(r, 404, "not_found", "%s", err[0] ? err : what);
+    if (r->http->def.log)
+        r->http->def.log(r->http->def.log_ctx, RS_HTTP_LOG_WARN, err);
+    return http_send_error(r, 503, "database_error", "%s: the database query failed", what);
+}
+
+static void add_hash(cJSON *o, const char *key, uint64_t h)
+{
+    char hex[17];
+    http_hex64(h, hex);
+    cJSON_AddStringToObject(o, key, hex);
+}
+
+static void add_sectors(cJSON *o, uint32_t n, const int64_t *us)
+{
+    cJSON *s = cJSON_AddArrayToObject(o, "sectors_us");
+    for (uint32_t i = 0; i < n && i < RS_MAX_SECTORS; i++)
+        cJSON_AddItemToArray(s, us[i] < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)us[i]));
+}
+
+static const char *tune_str(uint64_t key, char hex[17])
+{
+    if (key == RS_TUNE_KEY_ANY)
+        return "any";
+    if (key == RS_TUNE_KEY_STOCK)
+        return "stock";
+    http_hex64(key, hex);
+    return hex;
+}
+
+static cJSON *row_json(const rs_lb_row *row, bool full)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (row->rank)
+        cJSON_AddNumberToObject(o, "rank", row->rank);
+    cJSON_AddNumberToObject(o, "lap_id", (double)row->lap_id);
+    cJSON_AddNumberToObject(o, "player_id", (double)row->player_id);
+    cJSON_AddStringToObject(o, "player", row->player_name);
+    cJSON_AddNumberToObject(o, "time_us", (double)row->time_us);
+    add_sectors(o, row->sector_count, row->sectors_us);
+    cJSON_AddNumberToObject(o, "recorded_at", (double)row->recorded_at);
+    if (row->tune_hash)
+        add_hash(o, "tune", row->tune_hash);
+    else
+        cJSON_AddStringToObject(o, "tune", "stock");
+    cJSON_AddBoolToObject(o, "valid", row->valid);
+    if (!full)
+        return o;
+    cJSON_AddNumberToObject(o, "invalid_reason", row->valid ? 0 : row->invalid_reason);
+    cJSON_AddNumberToObject(o, "lap", row->lap_number);
+    if (row->race_id)
+        cJSON_AddNumberToObject(o, "race_id", (double)row->race_id);
+    else
+        cJSON_AddNullToObject(o, "race_id");
+    cJSON *t = cJSON_AddObjectToObject(o, "track");
+    cJSON_AddStringToObject(t, "name", row->track_name);
+    add_hash(t, "hash", row->track_hash);
+    cJSON *c = cJSON_AddObjectToObject(o, "car");
+    cJSON_AddStringToObject(c, "name", row->car_name);
+    add_hash(c, "hash", row->base_hash);
+    add_hash(o, "params_hash", row->params_hash);
+    add_hash(o, "end_hash", row->end_hash);
+    cJSON_AddNumberToObject(o, "physics_version", row->physics_version);
+    return o;
+}
+
+/* track=, car=, tune=, physics_version= into a board key, with the names as
+ * stored. False with a response sent when an argument is missing or wrong. */
+static bool board_key(http_req *r, rs_leaderboard *lb, rs_board_key *key, char *track,
+                      char *car, enum MHD_Result *res)
+{
+    const char *t = http_arg(r, "track"), *c = http_arg(r, "car"), *tune = http_arg(r, "tune");
+    if (!t || !c) {
+        *res = http_send_error(r, 400, "missing_argument",
+                               "a board needs track= and car= (a name in any case, or a hash)");
+        return false;
+    }
+    char err[512] = "";
+    rs_status st = rs_leaderboard_find_track(lb, t, &key->track_hash, track, err, sizeof err);
+    if (st == RS_OK)
+        st = rs_leaderboard_find_car(lb, c, &key->base_hash, car, err, sizeof err);
+    if (st == RS_ERR_MISSING || st == RS_ERR_RANGE) {
+        *res = http_send_error(r, 404, "not_found", "%s", err);
+        return false;
+    }
+    if (st != RS_OK) {
+        *res = db_error(r, st, "board", err);
+        return false;
+    }
+    key->tune_key = RS_TUNE_KEY_ANY;
+    if (tune && strcmp(tune, "any") != 0) {
+        if (strcmp(tune, "stock") == 0)
+            key->tune_key = RS_TUNE_KEY_STOCK;
+        else if (!http_parse_hex64(tune, &key->tune_key)) {
+            *res = http_send_error(r, 400, "bad_argument",
+                                   "tune must be any, stock or a tune's 16-digit hash");
+            return false;
+        }
+    }
+    return http_arg_u32(r, "physics_version", 1, UINT32_MAX, r->http->def.info.physics_version,
+                        &key->physics_version, res);
+}
+
+static cJSON *board_head(const rs_board_key *key, const char *track, const char *car)
+{
+    char hex[17];
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *t = cJSON_AddObjectToObject(doc, "track");
+    cJSON_AddStringToObject(t, "name", track);
+    add_hash(t, "hash", key->track_hash);
+    cJSON *c = cJSON_AddObjectToObject(doc, "car");
+    cJSON_AddStringToObject(c, "name", car);
+    add_hash(c, "hash", key->base_hash);
+    cJSON_AddStringToObject(doc, "tune", tune_str(key->tune_key, hex));
+    cJSON_AddNumberToObject(doc, "physics_version", key->physics_version);
+    return doc;
+}
+
+static enum MHD_Result leaderboard(http_req *r, rs_leaderboard *lb)
+{
+    enum MHD_Result res = MHD_NO;
+    rs_board_key key;
+    char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], err[512] = "";
+    uint32_t page, per_page, total = 0, n = 0;
+    if (!board_key(r, lb, &key, track, car, &res) ||
+        !http_arg_u32(r, "page", 1, 10000000, 1, &page, &res) ||
+        !http_arg_u32(r, "per_page", 1, MAX_PER_PAGE, 20, &per_page, &res))
+        return res;
+    rs_lb_row *rows = calloc(per_page, sizeof *rows);
+    if (!rows)
+        return http_send_error(r, 503, "unavailable", "out of memory");
+    rs_status st = rs_leaderboard_count(lb, &key, &total, err, sizeof err);
+    if (st == RS_OK)
+        st = rs_leaderboard_top(lb, &key, (page - 1) * per_page, per_page, rows, &n, err,
+                                sizeof err);
+    if (st != RS_OK) {
+        free(rows);
+        return db_error(r, st, "leaderboard", err);
+    }
+    cJSON *doc = board_head(&key, track, car);
+    cJSON_AddNumberToObject(doc, "total", total);
+    cJSON_AddNumberToObject(doc, "page", page);
+    cJSON_AddNumberToObject(doc, "per_page", per_page);
+    cJSON_AddNumberToObject(doc, "pages", total ? (total + per_page - 1) / per_page : 1);
+    cJSON *list = cJSON_AddArrayToObject(doc, "rows");
+    for (uint32_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(list, row_json(&rows[i], false));
+    free(rows);
+    return http_send_json(r, 200, doc);
+}
+
+static enum MHD_Result rank(http_req *r, rs_leaderboard *lb)
+{
+    enum MHD_Result res = MHD_NO;
+    rs_board_key key;
+    char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], name[RS_LB_NAME_MAX], err[512] = "";
+    uint32_t around, n = 0, index = 0;
+    const char *player = http_arg(r, "player");
+    if (!player || !player[0])
+        return http_send_error(r, 400, "missing_argument", "rank needs player=NAME");
+    if (!board_key(r, lb, &key, track, car, &res) ||
+        !http_arg_u32(r, "around", 0, MAX_AROUND, 5, &around, &res))
+        return res;
+    int64_t player_id;
+    rs_status st = rs_leaderboard_find_player(lb, player, &player_id, name, err, sizeof err);
+    if (st == RS_ERR_MISSING)
+        return http_send_error(r, 404, "no_such_player", "no player is named '%.64s'", player);
+    if (st != RS_OK)
+        return db_error(r, st, "rank", err);
+    rs_lb_row *rows = calloc(2 * around + 1, sizeof *rows);
+    if (!rows)
+        return http_send_error(r, 503, "unavailable", "out of memory");
+    st = rs_leaderboard_around(lb, &key, player_id, around, rows, &n, &index, err, sizeof err);
+    if (st == RS_ERR_MISSING) {
+        free(rows);
+        return http_send_error(r, 404, "not_on_board",
+                               "%s has no valid lap on this board", name);
+    }
+    if (st != RS_OK) {
+        free(rows);
+        return db_error(r, st, "rank", err);
+    }
+    cJSON *doc = board_head(&key, track, car);
+    cJSON_AddStringToObject(doc, "player", name);
+    cJSON_AddNumberToObject(doc, "player_id", (double)player_id);
+    cJSON_AddNumberToObject(doc, "rank", rows[index].rank);
+    cJSON_AddNumberToObject(doc, "player_index", index);
+    cJSON *list = cJSON_AddArrayToObject(doc, "rows");
+    for (uint32_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(list, row_json(&rows[i], false));
+    free(rows);
+    return http_send_json(r, 200, doc);
+}
+
+static cJSON *defs_json(const rs_lb_definition *d, uint32_t n)
+{
+    cJSON *list = cJSON_CreateArray();
+    for (uint32_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", d[i].name);
+        add_hash(o, "hash", d[i].hash);
+        cJSON_AddItemToArray(list, o);
+    }
+    return list;
+}
+
+static enum MHD_Result boards(http_req *r, rs_leaderboard *lb)
+{
+    rs_lb_definition *tracks = calloc(2 * MAX_DEFS, sizeof *tracks), *cars = tracks + MAX_DEFS;
+    if (!tracks)
+        return http_send_error(r, 503, "unavailable", "out of memory");
+    uint32_t nt = 0, nc = 0;
+    char err[512] = "";
+    rs_status st = rs_leaderboard_tracks(lb, MAX_DEFS, tracks, &nt, err, sizeof err);
+    if (st == RS_OK)
+        st = rs_leaderboard_cars(lb, MAX_DEFS, cars, &nc, err, sizeof err);
+    if (st != RS_OK) {
+        free(tracks);
+        return db_error(r, st, "boards", err);
+    }
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddItemToObject(doc, "tracks", defs_json(tracks, nt));
+    cJSON_AddItemToObject(doc, "cars", defs_json(cars, nc));
+    free(tracks);
+    return http_send_json(r, 200, doc);
+}
+
+static const char *race_status(rs_store_race_status s)
+{
+    switch (s) {
+    case RS_STORE_RACE_RUNNING: return "running";
+    case RS_STORE_RACE_FINISHED: return "finished";
+    case RS_STORE_RACE_STOPPED: return "stopped";
+    case RS_STORE_RACE_INTERRUPTED: return "interrupted";
+    case RS_STORE_RACE_ABANDONED: return "abandoned";
+    default: return "unknown";
+    }
+}
+
+static cJSON *race_json(const rs_lb_race *race)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", (double)race->id);
+    cJSON *t = cJSON_AddObjectToObject(o, "track");
+    cJSON_AddStringToObject(t, "name", race->track_name);
+    add_hash(t, "hash", race->track_hash);
+    cJSON_AddNumberToObject(o, "laps", race->laps);
+    cJSON_AddNumberToObject(o, "physics_version", race->physics_version);
+    cJSON_AddStringToObject(o, "status", race_status(race->status));
+    cJSON_AddNumberToObject(o, "started_at", (double)race->started_at);
+    if (race->finished_at)
+        cJSON_AddNumberToObject(o, "finished_at", (double)race->finished_at);
+    else
+        cJSON_AddNullToObject(o, "finished_at");
+    cJSON_AddNumberToObject(o, "entries", race->entries);
+    return o;
+}
+
+static enum MHD_Result races(http_req *r, rs_leaderboard *lb)
+{
+    enum MHD_Result res = MHD_NO;
+    uint32_t limit, n = 0;
+    if (!http_arg_u32(r, "limit", 1, MAX_RACES, 20, &limit, &res))
+        return res;
+    rs_lb_race *list = calloc(limit, sizeof *list);
+    if (!list)
+        return http_send_error(r, 503, "unavailable", "out of memory");
+    char err[512] = "";
+    rs_status st = rs_leaderboard_races(lb, limit, list, &n, err, sizeof err);
+    if (st != RS_OK) {
+        free(list);
+        return db_error(r, st, "races", err);
+    }
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(doc, "races");
+    for (uint32_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, race_json(&list[i]));
+    free(list);
+    return http_send_json(r, 200, doc);
+}
+
+static enum MHD_Result race(http_req *r, rs_leaderboard *lb, int64_t id)
+{
+    rs_lb_race info;
+    rs_lb_result res[RS_HTTP_MAX_CARS];
+    uint32_t n = 0, total = 0;
+    char err[512] = "";
+    rs_status st = rs_leaderboard_results(lb, id, &info, res, RS_HTTP_MAX_CARS, &n, &total, err,
+                                          sizeof err);
+    if (st != RS_OK)
+        return db_error(r, st, "race", err);
+    cJSON *doc = race_json(&info);
+    cJSON *arr = cJSON_AddArrayToObject(doc, "results");
+    for (uint32_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "position", res[i].position);
+        cJSON_AddNumberToObject(o, "player_id", (double)res[i].player_id);
+        cJSON_AddStringToObject(o, "player", res[i].player_name);
+        cJSON_AddStringToObject(o, "car", res[i].car_name);
+        add_hash(o, "params_hash", res[i].params_hash);
+        cJSON_AddBoolToObject(o, "finished", res[i].finished);
+        if (res[i].finish_us < 0)
+            cJSON_AddNullToObject(o, "finish_us");
+        else
+            cJSON_AddNumberToObject(o, "finish_us", (double)res[i].finish_us);
+        cJSON_AddNumberToObject(o, "laps", res[i].laps_completed);
+        if (res[i].best_lap_us < 0)
+            cJSON_AddNullToObject(o, "best_lap_us");
+        else
+            cJSON_AddNumberToObject(o, "best_lap_us", (double)res[i].best_lap_us);
+        cJSON_AddNumberToObject(o, "barrier_hits", res[i].barrier_hits);
+        cJSON_AddNumberToObject(o, "car_hits", res[i].car_hits);
+        cJSON_AddItemToObject(o, "penalties", cJSON_CreateArray());
+        cJSON_AddItemToArray(arr, o);
+    }
+    return http_send_json(r, 200, doc);
+}
+
+/* The lap record with what its proof holds (cars and track to fetch). */
+static enum MHD_Result lap(http_req *r, rs_leaderboard *lb, int64_t id)
+{
+    rs_lb_row row;
+    char err[512] = "";
+    rs_status st = rs_leaderboard_lap(lb, id, &row, err, sizeof err);
+    if (st != RS_OK)
+        return db_error(r, st, "lap", err);
+    cJSON *doc = row_json(&row, true);
+    uint32_t format = 0;
+    uint8_t *proof = NULL;
+    size_t len = 0;
+    st = rs_store_lap_proof(r->http->store, id, &format, &proof, &len, err, sizeof err);
+    rs_lap_proof_info info;
+    if (st == RS_OK && rs_lap_proof_info_read(proof, len, &info) == RS_OK) {
+        cJSON *p = cJSON_AddObjectToObject(doc, "proof");
+        cJSON_AddNumberToObject(p, "format", format);
+        cJSON_AddNumberToObject(p, "bytes", (double)len);
+        cJSON_AddNumberToObject(p, "ticks", info.tick_count);
+        cJSON_AddNumberToObject(p, "tick_hz", info.tick_hz);
+        cJSON_AddNumberToObject(p, "car", info.car);
+        add_hash(p, "track_hash", info.track_hash);
+        cJSON *cars = cJSON_AddArrayToObject(p, "cars");
+        for (uint32_t i = 0; i < info.car_count; i++) {
+            uint64_t h = 0;
+            rs_lap_proof_car_hash(proof, len, i, &h);
+            char hex[17];
+            http_hex64(h, hex);
+            cJSON_AddItemToArray(cars, cJSON_CreateString(hex));
+        }
+    } else {
+        cJSON_AddNullToObject(doc, "proof"); /* no proof kept (too long a lap), or unreadable */
+    }
+    free(proof);
+    return http_send_json(r, 200, doc);
+}
+
+static enum MHD_Result lap_proof(http_req *r, int64_t id)
+{
+    uint32_t format = 0;
+    uint8_t *proof = NULL;
+    size_t len = 0;
+    char err[512] = "";
+    rs_status st = rs_store_lap_proof(r->http->store, id, &format, &proof, &len, err, sizeof err);
+    if (st != RS_OK)
+        return db_error(r, st, "lap proof", err);
+    /* Stored laps never change: a cache may keep the bytes. */
+    return http_send(r, 200, "application/octet-stream", proof, len, true, "max-age=86400");
+}
+
+static enum MHD_Result car_block(http_req *r, rs_leaderboard *lb, const char *hex)
+{
+    uint64_t h;
+    if (!http_parse_hex64(hex, &h))
+        return http_send_error(r, 400, "bad_argument", "a car hash is 16 hex digits");
+    uint8_t *block = NULL;
+    size_t len = 0;
+    char err[512] = "";
+    rs_status st = rs_leaderboard_car_block(lb, h, &block, &len, err, sizeof err);
+    if (st != RS_OK)
+        return db_error(r, st, "car block", err);
+    return http_send(r, 200, "application/octet-stream", block, len, true, "max-age=86400");
+}
+
+static enum MHD_Result track_definition(http_req *r, rs_leaderboard *lb, const char *hex)
+{
+    uint64_t h;
+    if (!http_parse_hex64(hex, &h))
+        return http_send_error(r, 400, "bad_argument", "a track hash is 16 hex digits");
+    char *json = NULL;
+    size_t len = 0;
+    char err[512] = "";
+    rs_status st = rs_leaderboard_track_definition(lb, h, &json, &len, err, sizeof err);
+    if (st != RS_OK)
+        return db_error(r, st, "track", err);
+    return http_send(r, 200, "application/json", json, len, true, "max-age=86400");
+}
+
+/* A positive decimal id filling the whole segment. */
+static bool parse_id(const char *s, size_t len, int64_t *out)
+{
+    int64_t v = 0;
+    if (len == 0 || len > 18)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return v > 0;
+}
+
+/* "/api/v1/PREFIX/ID[SUFFIX]": the id when the path has this shape. */
+static bool id_path(const char *p, const char *prefix, const char *suffix, int64_t *id)
+{
+    size_t pl = strlen(prefix), sl = strlen(suffix), n = strlen(p);
+    if (n <= pl + sl || strncmp(p, prefix, pl) != 0 || strcmp(p + n - sl, suffix) != 0)
+        return false;
+    return parse_id(p + pl, n - pl - sl, id);
+}
+
+/* "/api/v1/PREFIX/HEX[SUFFIX]": the hex text. */
+static bool hex_path(const char *p, const char *prefix, const char *suffix, char hex[24])
+{
+    size_t pl = strlen(prefix), sl = strlen(suffix), n = strlen(p);
+    if (n <= pl + sl || n - pl - sl >= 24 || strncmp(p, prefix, pl) != 0 ||
+        strcmp(p + n - sl, suffix) != 0)
+        return false;
+    memcpy(hex, p + pl, n - pl - sl);
+    hex[n - pl - sl] = '\0';
+    return strchr(hex, '/') == NULL;
+}
+
+typedef enum route_kind {
+    R_NONE, R_BOARDS, R_LEADERBOARD, R_RANK, R_RACES, R_RACE, R_LAP, R_PROOF, R_CAR, R_TRACK
+} route_kind;
+
+static route_kind match(const char *p, int64_t *id, char hex[24])
+{
+    if (strcmp(p, "/api/v1/boards") == 0)
+        return R_BOARDS;
+    if (strcmp(p, "/api/v1/leaderboard") == 0)
+        return R_LEADERBOARD;
+    if (strcmp(p, "/api/v1/leaderboard/rank") == 0)
+        return R_RANK;
+    if (strcmp(p, "/api/v1/races") == 0)
+        return R_RACES;
+    if (id_path(p, "/api/v1/races/", "", id))
+        return R_RACE;
+    if (id_path(p, "/api/v1/laps/", "/proof", id))
+        return R_PROOF;
+    if (id_path(p, "/api/v1/laps/", "", id))
+        return R_LAP;
+    if (hex_path(p, "/api/v1/cars/", "/block", hex))
+        return R_CAR;
+    if (hex_path(p, "/api/v1/tracks/", "", hex))
+        return R_TRACK;
+    return R_NONE;
+}
+
+enum MHD_Result http_api_db(http_req *r, bool *handled)
+{
+    int64_t id = 0;
+    char hex[24] = "";
+    route_kind k = match(r->path, &id, hex);
+    *handled = k != R_NONE;
+    if (k == R_NONE)
+        return MHD_NO;
+    enum MHD_Result res = MHD_NO;
+    rs_leaderboard *lb = http_db_lock(r, &res);
+    if (!lb)
+        return res;
+    switch (k) {
+    case R_BOARDS: res = boards(r, lb); break;
+    case R_LEADERBOARD: res = leaderboard(r, lb); break;
+    case R_RANK: res = rank(r, lb); break;
+    case R_RACES: res = races(r, lb); break;
+    case R_RACE: res = race(r, lb, id); break;
+    case R_LAP: res = lap(r, lb, id); break;
+    case R_PROOF: res = lap_proof(r, id); break;
+    case R_CAR: res = car_block(r, lb, hex); break;
+    case R_TRACK: res = track_definition(r, lb, hex); break;
+    case R_NONE: break;
+    }
+    http_db_unlock(r->http);
+    return res;
+}

@@ -1,0 +1,218 @@
+/*
+ * The live part of the JSON API (docs/openapi.json): the server's status,
+ * the rooms with their live timing, and track outlines for the map. All
+ * of it from the copies the tick loop published (http_state.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_internal.h"
+#include "racesim/base/clock.h"
+#include "racesim/protocol.h"
+
+static const char *phase_name(uint8_t phase)
+{
+    static const char *names[RS_PHASE_COUNT] = {"lobby", "countdown", "race", "results"};
+    return phase < RS_PHASE_COUNT ? names[phase] : "unknown";
+}
+
+/* A time in microseconds as JSON: a number, or null for "none" (-1). */
+static void add_us(cJSON *o, const char *key, int64_t us)
+{
+    if (us < 0)
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, (double)us);
+}
+
+static void add_hash(cJSON *o, const char *key, uint64_t h)
+{
+    char hex[17];
+    http_hex64(h, hex);
+    cJSON_AddStringToObject(o, key, hex);
+}
+
+static cJSON *room_summary(const rs_http_room *room)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", room->name);
+    cJSON_AddStringToObject(o, "phase", phase_name(room->phase));
+    cJSON_AddNumberToObject(o, "race_number", room->race_number);
+    cJSON_AddNumberToObject(o, "players", room->players);
+    cJSON_AddNumberToObject(o, "spectators", room->spectators);
+    cJSON_AddNumberToObject(o, "max_players", room->max_players);
+    cJSON_AddNumberToObject(o, "spectator_slots", room->spectator_slots);
+    cJSON_AddNumberToObject(o, "laps", room->laps);
+    cJSON *t = cJSON_AddObjectToObject(o, "track");
+    cJSON_AddStringToObject(t, "name", room->track_name);
+    add_hash(t, "hash", room->track_hash);
+    cJSON *c = cJSON_AddObjectToObject(o, "car");
+    cJSON_AddStringToObject(c, "name", room->car_name);
+    add_hash(c, "hash", room->car_hash);
+    return o;
+}
+
+static cJSON *entry_json(const rs_http_entry *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "car", e->car);
+    cJSON_AddStringToObject(o, "name", e->name);
+    cJSON_AddNumberToObject(o, "player_id", (double)e->player_id);
+    cJSON_AddBoolToObject(o, "connected", e->connected);
+    cJSON_AddNumberToObject(o, "position", e->position);
+    cJSON_AddNumberToObject(o, "laps", e->laps);
+    add_us(o, "gap_us", e->gap_us);
+    add_us(o, "interval_us", e->interval_us);
+    cJSON_AddNumberToObject(o, "laps_behind", e->laps_behind);
+    add_us(o, "last_lap_us", e->last_lap_us);
+    cJSON_AddBoolToObject(o, "last_lap_valid", e->last_lap_valid);
+    add_us(o, "best_lap_us", e->best_lap_us);
+    cJSON *s = cJSON_AddArrayToObject(o, "sectors_us");
+    for (uint32_t i = 0; i < e->sector_count && i < RS_MAX_SECTORS; i++)
+        cJSON_AddItemToArray(s, e->sectors_us[i] < 0 ? cJSON_CreateNull()
+                                                     : cJSON_CreateNumber((double)e->sectors_us[i]));
+    cJSON_AddBoolToObject(o, "finished", e->finished);
+    add_us(o, "finish_us", e->finish_us);
+    cJSON_AddNumberToObject(o, "barrier_hits", e->barrier_hits);
+    cJSON_AddNumberToObject(o, "car_hits", e->car_hits);
+    cJSON_AddItemToObject(o, "penalties", cJSON_CreateArray());
+    cJSON *p = cJSON_AddObjectToObject(o, "pose");
+    cJSON_AddNumberToObject(p, "x", e->x);
+    cJSON_AddNumberToObject(p, "y", e->y);
+    cJSON_AddNumberToObject(p, "heading", e->heading);
+    cJSON_AddNumberToObject(p, "speed", e->speed);
+    return o;
+}
+
+/* Copies the published rooms; *count gets how many. NULL when out of memory. */
+static rs_http_room *copy_rooms(rs_http *http, uint32_t *count)
+{
+    rs_http_room *rooms = malloc(RS_HTTP_MAX_ROOMS * sizeof *rooms);
+    if (!rooms)
+        return NULL;
+    pthread_mutex_lock(&http->state_mu);
+    *count = http->room_count;
+    memcpy(rooms, http->rooms, *count * sizeof *rooms);
+    pthread_mutex_unlock(&http->state_mu);
+    return rooms;
+}
+
+static enum MHD_Result status(http_req *r)
+{
+    rs_http *http = r->http;
+    uint32_t n = 0;
+    rs_http_room *rooms = copy_rooms(http, &n);
+    if (!rooms)
+        return http_send_error(r, 503, "unavailable", "out of memory");
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *s = cJSON_AddObjectToObject(doc, "server");
+    cJSON_AddStringToObject(s, "version", http->version);
+    cJSON_AddNumberToObject(s, "protocol_version", http->def.info.protocol_version);
+    cJSON_AddNumberToObject(s, "physics_version", http->def.info.physics_version);
+    cJSON_AddNumberToObject(s, "tick_hz", http->def.info.tick_hz);
+    cJSON_AddNumberToObject(s, "started_at", (double)http->started_unix_s);
+    cJSON_AddNumberToObject(s, "uptime_s", (double)((rs_clock_us() - http->started_us) / 1000000));
+    if (http->public_key[0])
+        cJSON_AddStringToObject(s, "public_key", http->public_key);
+    else
+        cJSON_AddNullToObject(s, "public_key");
+    cJSON_AddBoolToObject(s, "database", http->db_path != NULL);
+    uint32_t players = 0, spectators = 0;
+    cJSON *list = cJSON_AddArrayToObject(doc, "rooms");
+    for (uint32_t i = 0; i < n; i++) {
+        players += rooms[i].players;
+        spectators += rooms[i].spectators;
+        cJSON_AddItemToArray(list, room_summary(&rooms[i]));
+    }
+    cJSON_AddNumberToObject(doc, "players", players);
+    cJSON_AddNumberToObject(doc, "spectators", spectators);
+    free(rooms);
+    return http_send_json(r, 200, doc);
+}
+
+static enum MHD_Result room_list(http_req *r)
+{
+    uint32_t n = 0;
+    rs_http_room *rooms = copy_rooms(r->http, &n);
+    if (!rooms)
+        return http_send_error(r, 503, "unavailable", "out of memory");
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *list = cJSON_AddArrayToObject(doc, "rooms");
+    for (uint32_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(list, room_summary(&rooms[i]));
+    free(rooms);
+    return http_send_json(r, 200, doc);
+}
+
+static enum MHD_Result room_detail(http_req *r, const char *name)
+{
+    uint32_t n = 0;
+    rs_http_room *rooms = copy_rooms(r->http, &n);
+    if (!rooms)
+        return http_send_error(r, 503, "unavailable", "out of memory");
+    const rs_http_room *room = NULL;
+    for (uint32_t i = 0; i < n && !room; i++)
+        if (strcmp(rooms[i].name, name) == 0)
+            room = &rooms[i];
+    if (!room) {
+        free(rooms);
+        return http_send_error(r, 404, "no_such_room", "no room is named '%.64s'", name);
+    }
+    cJSON *doc = room_summary(room);
+    cJSON *session = cJSON_AddObjectToObject(doc, "session");
+    cJSON_AddStringToObject(session, "type", "race");
+    cJSON_AddStringToObject(session, "phase", phase_name(room->phase));
+    cJSON_AddNumberToObject(session, "race_number", room->race_number);
+    cJSON_AddNumberToObject(session, "tick", (double)room->tick);
+    cJSON_AddNumberToObject(session, "race_time_us", (double)room->race_time_us);
+    cJSON_AddNumberToObject(session, "laps", room->laps);
+    cJSON *entries = cJSON_AddArrayToObject(doc, "entries");
+    for (uint32_t i = 0; i < room->entry_count && i < RS_HTTP_MAX_CARS; i++)
+        cJSON_AddItemToArray(entries, entry_json(&room->entries[i]));
+    free(rooms);
+    return http_send_json(r, 200, doc);
+}
+
+static enum MHD_Result outline(http_req *r, const char *hex)
+{
+    rs_http *http = r->http;
+    uint64_t hash;
+    if (!http_parse_hex64(hex, &hash))
+        return http_send_error(r, 400, "bad_argument", "a track hash is 16 hex digits");
+    char *copy = NULL;
+    size_t len = 0;
+    pthread_mutex_lock(&http->state_mu);
+    for (uint32_t i = 0; i < http->outline_count; i++)
+        if (http->outlines[i].hash == hash && (copy = malloc(http->outlines[i].len + 1))) {
+            len = http->outlines[i].len;
+            memcpy(copy, http->outlines[i].json, len);
+        }
+    pthread_mutex_unlock(&http->state_mu);
+    if (!copy)
+        return http_send_error(r, 404, "no_such_track",
+                               "no room of this server runs the track %.16s", hex);
+    return http_send(r, 200, "application/json", copy, len, true, "max-age=3600");
+}
+
+enum MHD_Result http_api_live(http_req *r, bool *handled)
+{
+    const char *p = r->path;
+    *handled = true;
+    if (strcmp(p, "/api/v1/status") == 0)
+        return status(r);
+    if (strcmp(p, "/api/v1/rooms") == 0)
+        return room_list(r);
+    if (strncmp(p, "/api/v1/rooms/", 14) == 0 && p[14] && !strchr(p + 14, '/'))
+        return room_detail(r, p + 14);
+    if (strncmp(p, "/api/v1/tracks/", 15) == 0) {
+        const char *rest = p + 15, *slash = strchr(rest, '/');
+        if (slash && strcmp(slash, "/outline") == 0 && slash - rest < 24) {
+            char hex[24];
+            memcpy(hex, rest, (size_t)(slash - rest));
+            hex[slash - rest] = '\0';
+            return outline(r, hex);
+        }
+    }
+    *handled = false;
+    return MHD_NO;
+}
