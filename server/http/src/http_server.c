@@ -274,13 +274,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                "%.16s is not allowed: this API is read-only (GET)", method);
     }
     if (*con_cls == NULL) { /* headers are in; a body, if any, would follow */
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if ((cl && strcmp(cl, "0") != 0) ||
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+            return http_send_error(&r, 413, "body_not_allowed", "a GET request takes no body");
         *con_cls = &first_call_marker;
         return MHD_YES;
     }
-    if (*upload_size != 0) {
-        *upload_size = 0;
-        return http_send_error(&r, 413, "body_not_allowed", "a GET request takes no body");
-    }
+    if (*upload_size != 0) /* a body the headers did not announce: never read it */
+        return MHD_NO;
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (!rate_ok(http, ci ? ci->client_addr : NULL)) {
