@@ -452,6 +452,7 @@ struct options {
     int driver; /* DRIVER_* */
     char server[PATH_MAX];
     const char *server_log;
+    const char *http;        /* raceserver --http ADDR:PORT, or NULL */
     uint32_t join_rate; /* bots started per second */
     uint32_t input_interval; /* rs_client_config.input_interval_ticks */
 };
@@ -487,6 +488,7 @@ static void usage(FILE *f)
                "                [--tick-hz 60] [--threads N] [--warmup-s 2] [--join-timeout-s 60] "
                "[--join-rate 50]\n"
                "                [--server-log FILE] [--driver light|ai] [--input-interval 2]\n"
+               "                [--http ADDR:PORT]\n"
                "Runs R rooms of light bots against a raceserver child process and prints one\n"
                "JSON object (docs/PERFORMANCE.md, \"Load test\").\n");
 }
@@ -514,6 +516,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"--server", NULL, 0, 0, &server},
         {"--server-log", NULL, 0, 0, &o->server_log},
         {"--driver", NULL, 0, 0, &driver},
+        {"--http", NULL, 0, 0, &o->http},
     };
     int rc = rs_cli_parse_opts("loadtest", argc, argv, opts, sizeof opts / sizeof opts[0], usage);
     if (rc >= 0)
@@ -630,7 +633,8 @@ static bool launch_server(run *r)
         return fail(r, "no free UDP port");
     if (o->server_log && !(r->lg.copy = fopen(o->server_log, "w")))
         return fail(r, "cannot write the server log");
-    char s_rooms[16], s_bots[16], s_clients[16], s_port[16], s_hz[16];
+    char s_rooms[16], s_bots[16], s_clients[16], s_port[16], s_hz[16], s_http[80];
+    snprintf(s_http, sizeof s_http, "%s", o->http ? o->http : "");
     snprintf(s_rooms, sizeof s_rooms, "%u", o->rooms);
     snprintf(s_bots, sizeof s_bots, "%u", o->bots_per_room);
     snprintf(s_clients, sizeof s_clients, "%u", o->rooms * o->bots_per_room);
@@ -652,6 +656,9 @@ static bool launch_server(run *r)
                      "--tick-hz", s_hz,
                      "--stats-interval", "1",
                      "--log-level", "info",
+                     /* the HTTP side, for bench/httpload.sh */
+                     o->http ? "--http" : NULL, s_http,
+                     "--http-requests-per-s", "10000", /* a load, not an abuser */
                      NULL};
     r->pid = start_server(o->server, sargv, &r->lg.fd);
     if (r->pid < 0)

@@ -456,6 +456,7 @@ void rs_config_usage(void)
         "                         (127.0.0.1:8080; [::1]:8080; :8080 = every address; off\n"
         "                         unless given; docs/HTTP.md)\n"
         "  --web-root DIR         the web page's folder (default: the installed or built page)\n"
+        "  --http-requests-per-s N  HTTP requests per address and second, 1..10000 (default 50)\n"
         "  --demo [--bots N]      a local race of N bots (1..32, default 8), then the leaderboard\n"
         "  --help\n");
 }
@@ -574,7 +575,7 @@ static bool takes_value(const char *a)
         "--config", "--port", "--bind", "--tick-hz", "--max-clients", "--rooms", "--track",
         "--car", "--password", "--admin-secret", "--db", "--key-file", "--max-per-address",
         "--guests", "--log-level",
-        "--stats-interval", "--bots", "--http", "--web-root"};
+        "--stats-interval", "--bots", "--http", "--web-root", "--http-requests-per-s"};
     for (size_t k = 0; k < sizeof server_options / sizeof server_options[0]; k++)
         if (is_opt(a, server_options[k]))
             return true;
@@ -658,6 +659,8 @@ static bool server_option(rs_server_config *c, cli_options *o, const char *a, co
         if (!ok)
             rs_errf(err, err_len, "--http: '%s' must be ADDR:PORT (127.0.0.1:8080, [::1]:8080, "
                                   ":8080 for every address)", val);
+    } else if (is_opt(a, "--http-requests-per-s")) {
+        ok = arg_u32(a, val, 1, 10000, &c->http_requests_per_s, err, err_len);
     } else if (is_opt(a, "--web-root")) {
         ok = arg_str(a, val, 0, RS_CFG_PATH_MAX - 1, c->web_root, sizeof c->web_root, err,
                      err_len);

@@ -22,6 +22,7 @@
 #define HTTP_FEED_EVENT_MAX 8192    /* bytes of one event's JSON */
 #define HTTP_RATE_SLOTS 1024        /* addresses tracked by the rate limiter */
 #define HTTP_MAX_OUTLINES 64
+#define HTTP_THREAD_NICE 10       /* connection threads yield to the tick loop */
 
 typedef struct http_outline {
     uint64_t hash;

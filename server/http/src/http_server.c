@@ -8,7 +8,7 @@
  * slow database query delays only its own connection. Nothing here runs on
  * the tick loop's thread.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* syscall(SYS_gettid) */
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -16,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "http_internal.h"
 #include "racesim/base/clock.h"
@@ -258,6 +261,20 @@ static enum MHD_Result route(http_req *r)
 
 static int first_call_marker;
 
+/* Connection threads run at a lower priority than the tick loop: on a
+ * machine with fewer free cores than busy threads, a burst of requests
+ * waits, never a tick. On Linux a thread's nice value is its own. */
+static void lower_priority_once(void)
+{
+    static _Thread_local bool done;
+    if (done)
+        return;
+    done = true;
+#ifdef SYS_gettid
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), HTTP_THREAD_NICE);
+#endif
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_size, void **con_cls)
@@ -265,6 +282,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     (void)version;
     (void)upload_data;
     rs_http *http = cls;
+    lower_priority_once();
     http_req r = {.http = http, .conn = conn, .path = url, .head = false};
     bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0;
     r.head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
