@@ -435,11 +435,8 @@ static enum MHD_Result lap_proof(http_req *r, int64_t id)
     return http_send(r, 200, "application/octet-stream", proof, len, true, "max-age=86400");
 }
 
-static enum MHD_Result car_block(http_req *r, rs_leaderboard *lb, const char *hex)
+static enum MHD_Result car_block(http_req *r, rs_leaderboard *lb, uint64_t h)
 {
-    uint64_t h;
-    if (!http_parse_hex64(hex, &h))
-        return http_send_error(r, 400, "bad_argument", "a car hash is 16 hex digits");
     uint8_t *block = NULL;
     size_t len = 0;
     char err[512] = "";
@@ -449,11 +446,8 @@ static enum MHD_Result car_block(http_req *r, rs_leaderboard *lb, const char *he
     return http_send(r, 200, "application/octet-stream", block, len, true, "max-age=86400");
 }
 
-static enum MHD_Result track_definition(http_req *r, rs_leaderboard *lb, const char *hex)
+static enum MHD_Result track_definition(http_req *r, rs_leaderboard *lb, uint64_t h)
 {
-    uint64_t h;
-    if (!http_parse_hex64(hex, &h))
-        return http_send_error(r, 400, "bad_argument", "a track hash is 16 hex digits");
     char *json = NULL;
     size_t len = 0;
     char err[512] = "";
@@ -463,92 +457,25 @@ static enum MHD_Result track_definition(http_req *r, rs_leaderboard *lb, const c
     return http_send(r, 200, "application/json", json, len, true, "max-age=86400");
 }
 
-/* A positive decimal id filling the whole segment. */
-static bool parse_id(const char *s, size_t len, int64_t *out)
+enum MHD_Result http_api_db(http_req *r)
 {
-    int64_t v = 0;
-    if (len == 0 || len > 18)
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return v > 0;
-}
-
-/* "/api/v1/PREFIX/ID[SUFFIX]": the id when the path has this shape. */
-static bool id_path(const char *p, const char *prefix, const char *suffix, int64_t *id)
-{
-    size_t pl = strlen(prefix), sl = strlen(suffix), n = strlen(p);
-    if (n <= pl + sl || strncmp(p, prefix, pl) != 0 || strcmp(p + n - sl, suffix) != 0)
-        return false;
-    return parse_id(p + pl, n - pl - sl, id);
-}
-
-/* "/api/v1/PREFIX/HEX[SUFFIX]": the hex text. */
-static bool hex_path(const char *p, const char *prefix, const char *suffix, char hex[24])
-{
-    size_t pl = strlen(prefix), sl = strlen(suffix), n = strlen(p);
-    if (n <= pl + sl || n - pl - sl >= 24 || strncmp(p, prefix, pl) != 0 ||
-        strcmp(p + n - sl, suffix) != 0)
-        return false;
-    memcpy(hex, p + pl, n - pl - sl);
-    hex[n - pl - sl] = '\0';
-    return strchr(hex, '/') == NULL;
-}
-
-typedef enum route_kind {
-    R_NONE, R_BOARDS, R_LEADERBOARD, R_RANK, R_RACES, R_RACE, R_LAP, R_PROOF, R_CAR, R_TRACK
-} route_kind;
-
-static route_kind match(const char *p, int64_t *id, char hex[24])
-{
-    if (strcmp(p, "/api/v1/boards") == 0)
-        return R_BOARDS;
-    if (strcmp(p, "/api/v1/leaderboard") == 0)
-        return R_LEADERBOARD;
-    if (strcmp(p, "/api/v1/leaderboard/rank") == 0)
-        return R_RANK;
-    if (strcmp(p, "/api/v1/races") == 0)
-        return R_RACES;
-    if (id_path(p, "/api/v1/races/", "", id))
-        return R_RACE;
-    if (id_path(p, "/api/v1/laps/", "/proof", id))
-        return R_PROOF;
-    if (id_path(p, "/api/v1/laps/", "", id))
-        return R_LAP;
-    if (hex_path(p, "/api/v1/cars/", "/block", hex))
-        return R_CAR;
-    if (hex_path(p, "/api/v1/tracks/", "", hex))
-        return R_TRACK;
-    return R_NONE;
-}
-
-enum MHD_Result http_api_db(http_req *r, bool *handled)
-{
-    int64_t id = 0;
-    char hex[24] = "";
-    route_kind k = match(r->path, &id, hex);
-    *handled = k != R_NONE;
-    if (k == R_NONE)
-        return MHD_NO;
+    const http_route *rt = r->route;
+    if ((rt->kind == HTTP_R_CAR || rt->kind == HTTP_R_TRACK) && !rt->hash_ok)
+        return http_send_error(r, 400, "bad_argument", "a hash is 16 hex digits");
     enum MHD_Result res = MHD_NO;
     rs_leaderboard *lb = http_db_lock(r, &res);
     if (!lb)
         return res;
-    switch (k) {
-    case R_BOARDS: res = boards(r, lb); break;
-    case R_LEADERBOARD: res = leaderboard(r, lb); break;
-    case R_RANK: res = rank(r, lb); break;
-    case R_RACES: res = races(r, lb); break;
-    case R_RACE: res = race(r, lb, id); break;
-    case R_LAP: res = lap(r, lb, id); break;
-    case R_PROOF: res = lap_proof(r, id); break;
-    case R_CAR: res = car_block(r, lb, hex); break;
-    case R_TRACK: res = track_definition(r, lb, hex); break;
-    case R_NONE: break;
+    switch (rt->kind) {
+    case HTTP_R_BOARDS: res = boards(r, lb); break;
+    case HTTP_R_LEADERBOARD: res = leaderboard(r, lb); break;
+    case HTTP_R_RANK: res = rank(r, lb); break;
+    case HTTP_R_RACES: res = races(r, lb); break;
+    case HTTP_R_RACE: res = race(r, lb, rt->id); break;
+    case HTTP_R_LAP: res = lap(r, lb, rt->id); break;
+    case HTTP_R_PROOF: res = lap_proof(r, rt->id); break;
+    case HTTP_R_CAR: res = car_block(r, lb, rt->hash); break;
+    default: res = track_definition(r, lb, rt->hash); break;
     }
     http_db_unlock(r->http);
     return res;

@@ -173,12 +173,12 @@ static enum MHD_Result room_detail(http_req *r, const char *name)
     return http_send_json(r, 200, doc);
 }
 
-static enum MHD_Result outline(http_req *r, const char *hex)
+static enum MHD_Result outline(http_req *r)
 {
     rs_http *http = r->http;
-    uint64_t hash;
-    if (!http_parse_hex64(hex, &hash))
+    if (!r->route->hash_ok)
         return http_send_error(r, 400, "bad_argument", "a track hash is 16 hex digits");
+    uint64_t hash = r->route->hash;
     char *copy = NULL;
     size_t len = 0;
     pthread_mutex_lock(&http->state_mu);
@@ -190,29 +190,17 @@ static enum MHD_Result outline(http_req *r, const char *hex)
     pthread_mutex_unlock(&http->state_mu);
     if (!copy)
         return http_send_error(r, 404, "no_such_track",
-                               "no room of this server runs the track %.16s", hex);
+                               "no room of this server runs the track %016llx",
+                               (unsigned long long)hash);
     return http_send(r, 200, "application/json", copy, len, true, "max-age=3600");
 }
 
-enum MHD_Result http_api_live(http_req *r, bool *handled)
+enum MHD_Result http_api_live(http_req *r)
 {
-    const char *p = r->path;
-    *handled = true;
-    if (strcmp(p, "/api/v1/status") == 0)
-        return status(r);
-    if (strcmp(p, "/api/v1/rooms") == 0)
-        return room_list(r);
-    if (strncmp(p, "/api/v1/rooms/", 14) == 0 && p[14] && !strchr(p + 14, '/'))
-        return room_detail(r, p + 14);
-    if (strncmp(p, "/api/v1/tracks/", 15) == 0) {
-        const char *rest = p + 15, *slash = strchr(rest, '/');
-        if (slash && strcmp(slash, "/outline") == 0 && slash - rest < 24) {
-            char hex[24];
-            memcpy(hex, rest, (size_t)(slash - rest));
-            hex[slash - rest] = '\0';
-            return outline(r, hex);
-        }
+    switch (r->route->kind) {
+    case HTTP_R_STATUS: return status(r);
+    case HTTP_R_ROOMS: return room_list(r);
+    case HTTP_R_ROOM: return room_detail(r, r->route->name);
+    default: return outline(r);
     }
-    *handled = false;
-    return MHD_NO;
 }

@@ -17,6 +17,7 @@
 #include "racesim/http.h"
 #include "racesim/leaderboard.h"
 #include "racesim/store.h"
+#include "http_route.h"
 
 #define HTTP_FEED_RING 1024         /* feed events kept for slow readers */
 #define HTTP_FEED_EVENT_MAX 8192    /* bytes of one event's JSON */
@@ -97,6 +98,7 @@ typedef struct http_req {
     rs_http *http;
     struct MHD_Connection *conn;
     const char *path;             /* the URL path, without the query */
+    const http_route *route;      /* what the path names */
     bool head;                    /* HEAD: headers only */
 } http_req;
 
@@ -123,12 +125,11 @@ bool http_arg_u32(http_req *r, const char *name, uint32_t lo, uint32_t hi, uint3
 
 /* "0123456789abcdef" for a 64-bit hash. */
 void http_hex64(uint64_t v, char out[17]);
-bool http_parse_hex64(const char *s, uint64_t *out);
 
 /* ------------------------------------------------------------- handlers */
 
-enum MHD_Result http_api_live(http_req *r, bool *handled);   /* status, rooms, outlines */
-enum MHD_Result http_api_db(http_req *r, bool *handled);     /* leaderboards, races, laps */
+enum MHD_Result http_api_live(http_req *r);  /* STATUS, ROOMS, ROOM, OUTLINE */
+enum MHD_Result http_api_db(http_req *r);    /* BOARDS .. TRACK: leaderboards, races, laps */
 enum MHD_Result http_feed(http_req *r);                      /* /api/v1/feed */
 enum MHD_Result http_metrics(http_req *r);                   /* /metrics */
 enum MHD_Result http_static(http_req *r);                    /* the page */

@@ -131,40 +131,17 @@ bool http_arg_u32(http_req *r, const char *name, uint32_t lo, uint32_t hi, uint3
         *out = def;
         return true;
     }
-    uint64_t v = 0;
-    size_t i = 0;
-    for (; s[i] >= '0' && s[i] <= '9' && i < 10; i++)
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    if (i == 0 || s[i] != '\0' || v < lo || v > hi) {
+    if (!http_parse_u32(s, lo, hi, out)) {
         *res = http_send_error(r, 400, "bad_argument", "%s must be a whole number from %u to %u",
                                name, (unsigned)lo, (unsigned)hi);
         return false;
     }
-    *out = (uint32_t)v;
     return true;
 }
 
 void http_hex64(uint64_t v, char out[17])
 {
     snprintf(out, 17, "%016llx", (unsigned long long)v);
-}
-
-bool http_parse_hex64(const char *s, uint64_t *out)
-{
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-        s += 2;
-    uint64_t v = 0;
-    size_t n = 0;
-    for (; s[n]; n++) {
-        int d = rs_hex_digit(s[n]);
-        if (d < 0 || n >= 16)
-            return false;
-        v = v << 4 | (uint64_t)d;
-    }
-    if (n != 16)
-        return false;
-    *out = v;
-    return true;
 }
 
 /* --------------------------------------------------------------- limits */
@@ -238,23 +215,30 @@ static enum MHD_Result health(http_req *r, bool ready_check)
 
 static enum MHD_Result route(http_req *r)
 {
-    const char *p = r->path;
-    if (strcmp(p, "/healthz") == 0)
-        return health(r, false);
-    if (strcmp(p, "/readyz") == 0)
-        return health(r, true);
-    if (strcmp(p, "/metrics") == 0)
-        return http_metrics(r);
-    if (strcmp(p, "/api/v1/feed") == 0)
-        return http_feed(r);
-    if (strncmp(p, "/api/", 5) == 0 || strcmp(p, "/api") == 0) {
-        bool handled = false;
-        enum MHD_Result res = http_api_live(r, &handled);
-        if (!handled)
-            res = http_api_db(r, &handled);
-        if (!handled)
-            res = http_send_error(r, 404, "not_found", "no such endpoint: %s", p);
-        return res;
+    http_route rt;
+    http_route_match(r->path, &rt);
+    r->route = &rt;
+    switch (rt.kind) {
+    case HTTP_R_HEALTHZ: return health(r, false);
+    case HTTP_R_READYZ: return health(r, true);
+    case HTTP_R_METRICS: return http_metrics(r);
+    case HTTP_R_FEED: return http_feed(r);
+    case HTTP_R_STATUS:
+    case HTTP_R_ROOMS:
+    case HTTP_R_ROOM:
+    case HTTP_R_OUTLINE: return http_api_live(r);
+    case HTTP_R_BOARDS:
+    case HTTP_R_LEADERBOARD:
+    case HTTP_R_RANK:
+    case HTTP_R_RACES:
+    case HTTP_R_RACE:
+    case HTTP_R_LAP:
+    case HTTP_R_PROOF:
+    case HTTP_R_CAR:
+    case HTTP_R_TRACK: return http_api_db(r);
+    case HTTP_R_API_UNKNOWN:
+        return http_send_error(r, 404, "not_found", "no such endpoint: %.200s", r->path);
+    case HTTP_R_STATIC: break;
     }
     return http_static(r);
 }
