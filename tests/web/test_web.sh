@@ -31,7 +31,16 @@ fi
 
 rs_test_workdir
 bot_pids=
-trap 'for p in $bot_pids; do kill "$p" 2>/dev/null; done; rs_test_cleanup' EXIT
+# The bots (they exit by themselves after the race, or not), then the server
+# and the work folder; the test's own exit status is kept.
+cleanup() {
+    st=$?
+    for p in $bot_pids; do kill "$p" 2>/dev/null || true; done
+    for p in $bot_pids; do wait "$p" 2>/dev/null || true; done
+    rs_test_cleanup || true
+    exit "$st"
+}
+trap cleanup EXIT
 shots=$build/test-artifacts/web
 rm -rf "$shots"
 
