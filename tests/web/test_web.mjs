@@ -161,14 +161,24 @@ try {
 
   // Runs the replay of the first board row on page p, with its proof
   // tampered or not; returns the verdict element's state and text.
+  // The tampered proof: the lapping car's throttle inverted at one tick
+  // mid-lap (the inputs are the proof's last bytes, 8 per car per tick,
+  // throttle third: physics/include/racesim/lapproof.h). Any byte would do
+  // for a checksum, but the proof has none: the point is that a changed
+  // input changes the re-simulated lap, bit for bit.
+  const tampered = Buffer.from(proof);
+  const nCars = lap.proof.cars.length;
+  const inputs = tampered.length - lap.proof.ticks * nCars * 8;
+  tampered[inputs + ((lap.proof.ticks >> 1) * nCars + lap.proof.car - 1) * 8 + 2] ^= 0xff;
+  let tamperedServed = 0;
+
   async function replay(p, tamper, name) {
     if (tamper) {
-      await p.setRequestInterception(true);
-      p.on('request', async (req) => {
+      await p.setRequestInterception(true); // also turns the page's HTTP cache off
+      p.on('request', (req) => {
         if (!req.url().endsWith(`/api/v1/laps/${lap.lap_id}/proof`)) return req.continue();
-        const bytes = Buffer.from(proof);
-        bytes[bytes.length >> 1] ^= 0x5a; // one byte of the inputs, mid-lap
-        req.respond({status: 200, contentType: 'application/octet-stream', body: bytes});
+        tamperedServed++;
+        req.respond({status: 200, contentType: 'application/octet-stream', body: tampered});
       });
     }
     await p.waitForSelector(`#board-body button[data-lap="${lap.lap_id}"]:not([disabled])`, {timeout: 10000});
@@ -177,6 +187,8 @@ try {
     await p.waitForFunction(() => ['verified', 'not-verified', 'no-proof']
       .includes(document.getElementById('replay-verdict').dataset.state), {timeout: 60000})
       .catch(() => fail(`${name}: the replay reached no verdict`));
+    if (tamper && !tamperedServed) fail(`${name}: the page did not fetch the proof`);
+    tamperedServed = 0;
     const v = await p.$eval('#replay-verdict', (n) => ({state: n.dataset.state, text: n.textContent}));
     const why = await p.$$eval('#replay-reasons li', (li) => li.map((n) => n.textContent));
     const prog = await p.$eval('#replay-progress', (n) => n.value / n.max);
