@@ -12,6 +12,8 @@
 #                             racesim::client_static
 #   share/racesim/data/       cars, tyres and tracks; the installed programs
 #                             find it from their own folder (base/src/data_dir.c)
+#   share/racesim/web/        the web page raceserver --http serves (docs/WEB.md),
+#                             found the same way
 #
 # The database migrations are compiled into the programs; nothing else is
 # read at run time. Test programs and benchmarks are not installed.
@@ -34,6 +36,17 @@ install(DIRECTORY ${RS_DATA_DIR}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/racesim/d
 file(RELATIVE_PATH RS_DATA_FROM_BIN ${CMAKE_INSTALL_FULL_BINDIR}
      ${CMAKE_INSTALL_FULL_DATADIR}/racesim/data)
 target_compile_definitions(rs_base PRIVATE RS_DATA_FROM_BIN="${RS_DATA_FROM_BIN}")
+
+# The web page as the build tree serves it (cmake/web.cmake copies it there,
+# with the WebAssembly replay when that was built): only the page's own kinds
+# of files, never a build system's. Found the same way as the data
+# (rs_web_dir_find, base/src/data_dir.c).
+install(DIRECTORY ${CMAKE_BINARY_DIR}/web/ DESTINATION ${CMAKE_INSTALL_DATADIR}/racesim/web
+        FILES_MATCHING PATTERN "*.html" PATTERN "*.css" PATTERN "*.js" PATTERN "*.wasm"
+        PATTERN "*.png" PATTERN "*.svg" PATTERN "CMakeFiles" EXCLUDE)
+file(RELATIVE_PATH RS_WEB_FROM_BIN ${CMAKE_INSTALL_FULL_BINDIR}
+     ${CMAKE_INSTALL_FULL_DATADIR}/racesim/web)
+target_compile_definitions(rs_base PRIVATE RS_WEB_FROM_BIN="${RS_WEB_FROM_BIN}")
 
 # racesim-client.pc, with the prefix of the install itself (`--prefix` may
 # differ from the configured one), so it is filled in at install time.

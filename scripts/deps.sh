@@ -7,7 +7,8 @@
 #                             for the C# binding's test; python3 for the Python
 #                             binding's; libmicrohttpd for raceserver's HTTP side,
 #                             python3-jsonschema, curl and prometheus's promtool for
-#                             its test)
+#                             its test; chromium, nodejs and npm for the web page's
+#                             test)
 #   scripts/deps.sh --cross   also clang and the i686/aarch64 cross toolchains
 #                             with qemu-user, for tests/determinism/cross_check.sh
 #
@@ -16,13 +17,18 @@
 # through sudo. Never prompts apt questions.
 set -eu
 
-base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libmicrohttpd-dev python3-jsonschema prometheus curl libcmocka-dev zlib1g-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth mono-mcs mono-runtime python3"
+base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libmicrohttpd-dev python3-jsonschema prometheus curl libcmocka-dev zlib1g-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth mono-mcs mono-runtime python3 chromium nodejs"
 cross="clang gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-i686-linux-gnu libc6-dev-i386-cross qemu-user"
 
 usage() {
     echo "usage: $0 [--cross]" >&2
     exit 2
 }
+
+# npm for the web page's browser test: Debian packages it apart from nodejs, but
+# NodeSource's nodejs package carries its own npm (and conflicts with Debian's),
+# so the npm package is only wanted when no npm command exists.
+command -v npm >/dev/null 2>&1 || base="$base npm"
 
 want="$base"
 for arg in "$@"; do
