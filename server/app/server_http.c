@@ -184,8 +184,11 @@ static void feed_events(srv_http *h, uint32_t index, rs_room *room, const rs_wor
         switch (e->type) {
         case RS_EVENT_SECTOR:
             if (e->car >= 1 && e->car <= RS_HTTP_MAX_CARS && e->sector < RS_MAX_SECTORS) {
-                if (e->sector == 0)
+                if (e->sector == 0) { /* a new lap: its sectors come one by one */
                     lr->sector_count[c] = 0;
+                    for (uint32_t k = 0; k < RS_MAX_SECTORS; k++)
+                        lr->sectors_us[c][k] = -1;
+                }
                 lr->sectors_us[c][e->sector] = e->duration_us;
                 if (lr->sector_count[c] < e->sector + 1)
                     lr->sector_count[c] = e->sector + 1;
