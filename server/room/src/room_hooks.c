@@ -167,14 +167,14 @@ bool rs_room_kick(rs_room *room, const char *name, uint8_t reason, const char *t
         /* Marked first: leaving then frees a seat without a car at once,
          * and a car in the race is never handed back to this name. */
         room->seats[seat].kicked = true;
-        rs_room__close_peer(room, p);
+        rs_room__close_peer(room, p, reason, text, false);
         any = true;
     }
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (p->state == PEER_SPECTATOR && rs_proto_name_equal(p->name, name)) {
             rs_room__bye(room, p, reason, text);
-            rs_room__close_peer(room, p);
+            rs_room__close_peer(room, p, reason, text, false);
             any = true;
         }
     }
@@ -188,7 +188,7 @@ void rs_room_close_all(rs_room *room, uint8_t reason, const char *text)
         if (p->state == PEER_FREE || p->state == PEER_CLOSING)
             continue;
         rs_room__bye(room, p, reason, text);
-        rs_room__close_peer(room, p);
+        rs_room__close_peer(room, p, reason, text, false);
     }
 }
 
@@ -240,6 +240,19 @@ const rs_track *rs_room_track(const rs_room *room, const char **json, size_t *js
 uint32_t rs_room_laps(const rs_room *room)
 {
     return room->cfg.laps;
+}
+
+bool rs_room_car_driver(const rs_room *room, uint8_t car, const char **name,
+                        int64_t *player_id)
+{
+    if (!room || !room->world || car < 1 || car > room->car_count)
+        return false;
+    const room_seat *s = &room->seats[room->cars[car - 1].seat];
+    if (name)
+        *name = s->name;
+    if (player_id)
+        *player_id = s->player_id;
+    return true;
 }
 
 /* -------------------------------------------------------- deferred LAPs */
