@@ -31,6 +31,13 @@ int64_t rs_wall_time_s(void)
     return (int64_t)ts.tv_sec;
 }
 
+int64_t rs_wall_time_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 size_t rs_time_format_utc(int64_t unix_s, const char *fmt, char *out, size_t cap)
 {
     if (!out || cap == 0)

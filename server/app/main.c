@@ -60,6 +60,7 @@ int main(int argc, char **argv)
         return 2;
     }
     rs_log_set_level(cfg.log_level);
+    rs_log_set_format(cfg.log_format);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
