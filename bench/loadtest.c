@@ -191,14 +191,20 @@ static void log_line(server_log *lg, const char *line)
         fputc('\n', lg->copy);
         fflush(lg->copy);
     }
+    /* The stats line of either log format: "... INFO stats {JSON}", or
+     * (--log-format json) one object with event "stats" and the same
+     * fields at its top level. */
     const char *js = strstr(line, " stats {");
+    if (js)
+        js += 7;
+    else if (strstr(line, "\"event\":\"stats\""))
+        js = line;
     pthread_mutex_lock(&lg->lock);
     if (strstr(line, "listening on"))
         lg->listening = true;
-    if (strstr(line, " ERROR "))
+    if (strstr(line, " ERROR ") || strstr(line, "\"level\":\"error\""))
         lg->errors++;
     if (js) {
-        js += 7;
         stats_line s;
         memset(&s, 0, sizeof s);
         s.at_us = rs_clock_us();

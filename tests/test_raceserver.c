@@ -133,6 +133,9 @@ static void test_json_errors_name_the_file_the_field_and_the_range(void **state)
         {"{\"rooms\": [{\"name\": \"a\", \"load_wait_s\": 601}]}",
          "server.json: rooms[0].load_wait_s: 601 outside 0..600", true},
         {"{\"log_level\": \"verbose\"}", "log_level", false},
+        {"{\"log_format\": \"xml\"}", "server.json: log_format: must be \"text\" or \"json\"",
+         true},
+        {"{\"log_format\": 1}", "log_format", false},
         {"{\"port\": 1, \"port\": 2}", "server.json: port: duplicate key", true},
         {"{\"rooms\": [{\"name\": \"a\"}, {\"name\": \"b\", \"laps\": 2, \"laps\": 3}]}",
          "server.json: rooms[1].laps: duplicate key", true},
@@ -154,6 +157,22 @@ static void test_json_errors_name_the_file_the_field_and_the_range(void **state)
         else
             assert_non_null(strstr(err, cases[i].says));
     }
+}
+
+static void test_log_format_comes_from_the_file_and_the_command_line(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_true(apply("{\"log_format\": \"json\"}", err, sizeof err));
+    assert_int_equal(cfg.log_format, RS_LOG_JSON);
+    assert_int_equal(parse(&cfg, err, sizeof err, NULL), RS_ARGS_OK);
+    assert_int_equal(cfg.log_format, RS_LOG_TEXT); /* the default */
+    assert_int_equal(parse(&cfg, err, sizeof err, "--log-format", "json", NULL), RS_ARGS_OK);
+    assert_int_equal(cfg.log_format, RS_LOG_JSON);
+    assert_int_equal(parse(&cfg, err, sizeof err, "--log-format", "JSON", NULL), RS_ARGS_ERROR);
+    assert_string_equal(err, "--log-format: 'JSON' must be text or json");
+    assert_int_equal(parse(&cfg, err, sizeof err, "--log-format", NULL), RS_ARGS_ERROR);
+    assert_non_null(strstr(err, "--log-format: needs a value"));
 }
 
 static void test_room_settings_inherit_and_are_overridden(void **state)
@@ -567,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_no_configuration_gives_the_documented_defaults),
         cmocka_unit_test(test_bad_port_names_the_option_and_its_range),
         cmocka_unit_test(test_json_errors_name_the_file_the_field_and_the_range),
+        cmocka_unit_test(test_log_format_comes_from_the_file_and_the_command_line),
         cmocka_unit_test(test_room_settings_inherit_and_are_overridden),
         cmocka_unit_test(test_config_file_and_command_line_combine),
         cmocka_unit_test(test_demo_is_one_loopback_room_for_the_bots),

@@ -1397,6 +1397,243 @@ static void test_room_calls_its_hooks_and_defers_laps(void **state)
     rs_car_params_destroy(other);
 }
 
+
+/* ------------------------------------------------------------ observer */
+
+/* What an observer heard, in order: each event's type and facts, copied
+ * (names and texts are borrowed for the call only). */
+typedef struct seen_event {
+    uint8_t type, reason, car, phase;
+    bool spectator, lost, by_peer;
+    uint32_t peer, race_number;
+    int64_t player_id;
+    char name[RS_PROTO_NAME_MAX + 1];
+    char text[RS_PROTO_TEXT_MAX + 1];
+    uint64_t tick;     /* STEPPED, PHASE with a world: the world's tick */
+} seen_event;
+
+typedef struct watch_log {
+    seen_event ev[4096];
+    uint32_t n;
+    uint32_t stepped;          /* STEPPED events (not kept in ev) */
+    uint64_t last_step_tick;   /* the world tick after the last STEPPED */
+    uint32_t steps_out_of_order;
+    uint32_t laps;             /* LAP world events seen through STEPPED */
+    bool no_world_on_step;     /* a STEPPED without a world */
+} watch_log;
+
+static void watch(void *ctx, rs_room *room, const rs_room_event *ev)
+{
+    watch_log *w = ctx;
+    assert_non_null(room);
+    if (ev->type == RS_ROOM_EV_STEPPED) {
+        if (!ev->world) {
+            w->no_world_on_step = true;
+            return;
+        }
+        uint64_t t = rs_world_tick(ev->world);
+        /* One event per tick, each one tick on (a new world starts at 1). */
+        if (!(t == w->last_step_tick + 1 || t == 1))
+            w->steps_out_of_order++;
+        w->last_step_tick = t;
+        w->stepped++;
+        size_t n = 0;
+        const rs_event *we = rs_world_events(ev->world, &n);
+        for (size_t i = 0; i < n; i++)
+            w->laps += we[i].type == RS_EVENT_LAP;
+        return;
+    }
+    assert_true(w->n < sizeof w->ev / sizeof w->ev[0]);
+    seen_event *e = &w->ev[w->n++];
+    memset(e, 0, sizeof *e);
+    e->type = ev->type;
+    e->reason = ev->reason;
+    e->car = ev->car;
+    e->phase = ev->phase;
+    e->spectator = ev->spectator;
+    e->lost = ev->lost;
+    e->by_peer = ev->by_peer;
+    e->peer = ev->peer;
+    e->race_number = ev->race_number;
+    e->player_id = ev->player_id;
+    assert_non_null(ev->name);
+    assert_non_null(ev->text);
+    snprintf(e->name, sizeof e->name, "%s", ev->name);
+    snprintf(e->text, sizeof e->text, "%s", ev->text);
+    e->tick = ev->world ? rs_world_tick(ev->world) : 0;
+}
+
+/* Asserts that event i was of type about peer (name "" = any). */
+static const seen_event *seen(const watch_log *w, uint32_t i, uint8_t type, uint32_t peer,
+                              const char *name)
+{
+    assert_true(i < w->n);
+    const seen_event *e = &w->ev[i];
+    assert_int_equal(e->type, type);
+    if (type != RS_ROOM_EV_PHASE)
+        assert_int_equal(e->peer, peer);
+    if (name)
+        assert_string_equal(e->name, name);
+    return e;
+}
+
+static void test_room_observer_sees_joins_leaves_and_refusals_once(void **state)
+{
+    admit_desk d;
+    rs_room_config cfg = room_config(*state, 2);
+    cfg.max_players = 2;
+    cfg.start_players = 2;
+    cfg.spectator_slots = 1;
+    cfg.password = "sesame";
+    memset(&d, 0, sizeof d);
+    d.verdict = RS_ROOM_ADMIT_PENDING;
+    cfg.hooks.ctx = &d;
+    cfg.hooks.admit = desk_admit;
+    static watch_log w;
+    memset(&w, 0, sizeof w);
+    cfg.observer.ctx = &w;
+    cfg.observer.event = watch;
+    rs_room *room = new_room(&cfg);
+
+    /* Refused by the room itself: another protocol version (no name known),
+     * a wrong password. */
+    rs_room_connect(room, 1, 0);
+    hello(room, 1, RS_PROTO_VERSION + 1, "old", "sesame");
+    rs_room_connect(room, 2, 0);
+    hello(room, 2, RS_PROTO_VERSION, "nopass", "wrong");
+    /* Admitted later by the hook: a registered player and a spectator. */
+    rs_room_connect(room, 3, 0);
+    hello_as(room, 3, RS_PROTO_VERSION, "alice", "", "sesame", TOKEN, 0);
+    assert_true(rs_room_admit(room, 3, 7, NULL));
+    rs_room_connect(room, 4, 0);
+    hello_as(room, 4, RS_PROTO_VERSION, "watch", "", "sesame", "", RS_HELLO_SPECTATOR);
+    assert_true(rs_room_admit(room, 4, 0, NULL));
+    /* alice again from elsewhere, proven by the hook: the old connection
+     * is replaced. */
+    rs_room_connect(room, 5, 0);
+    hello_as(room, 5, RS_PROTO_VERSION, "alice", "", "sesame", TOKEN, 0);
+    assert_true(rs_room_admit(room, 5, 7, NULL));
+    /* The hook's own refusal for eve; then no seat is left for carol. */
+    rs_room_connect(room, 8, 0);
+    hello(room, 8, RS_PROTO_VERSION, "eve", "sesame");
+    assert_true(rs_room_refuse(room, 8, RS_REASON_BANNED, "banned until Tuesday"));
+    rs_room_connect(room, 6, 0);
+    hello(room, 6, RS_PROTO_VERSION, "bob", "sesame");
+    assert_true(rs_room_admit(room, 6, 0, NULL));
+    rs_room_connect(room, 7, 0);
+    hello(room, 7, RS_PROTO_VERSION, "carol", "sesame");
+    /* bob says goodbye, alice's connection is lost, the spectator is kicked. */
+    rs_msg bye = msg_of(RS_MSG_BYE);
+    snprintf(bye.u.bye.text, sizeof bye.u.bye.text, "see you");
+    send_msg(room, 6, &bye, 0);
+    rs_room_disconnect(room, 5, 0);
+    assert_true(rs_room_kick(room, "watch", RS_REASON_KICKED, "go away"));
+    /* The transport lets the closed ones go: nothing more to report. */
+    for (uint32_t peer = 1; peer <= 8; peer++)
+        rs_room_disconnect(room, peer, 0);
+    rs_room_update(room, 1000);
+
+    uint32_t i = 0;
+    const seen_event *e = seen(&w, i++, RS_ROOM_EV_REFUSED, 1, "");
+    assert_int_equal(e->reason, RS_REASON_VERSION);
+    assert_non_null(strstr(e->text, "protocol version"));
+    e = seen(&w, i++, RS_ROOM_EV_REFUSED, 2, "nopass");
+    assert_int_equal(e->reason, RS_REASON_PASSWORD);
+    assert_string_equal(e->text, "wrong room password");
+    e = seen(&w, i++, RS_ROOM_EV_JOINED, 3, "alice");
+    assert_int_equal(e->player_id, 7);
+    assert_false(e->spectator);
+    assert_int_equal(e->car, 0); /* the lobby: no world, no car yet */
+    e = seen(&w, i++, RS_ROOM_EV_JOINED, 4, "watch");
+    assert_true(e->spectator);
+    e = seen(&w, i++, RS_ROOM_EV_LEFT, 3, "alice");
+    assert_int_equal(e->reason, RS_REASON_REPLACED);
+    assert_false(e->lost);
+    assert_false(e->by_peer);
+    assert_int_equal(e->player_id, 7);
+    e = seen(&w, i++, RS_ROOM_EV_JOINED, 5, "alice");
+    assert_int_equal(e->player_id, 7);
+    e = seen(&w, i++, RS_ROOM_EV_REFUSED, 8, "eve");
+    assert_int_equal(e->reason, RS_REASON_BANNED);
+    assert_string_equal(e->text, "banned until Tuesday");
+    seen(&w, i++, RS_ROOM_EV_JOINED, 6, "bob");
+    e = seen(&w, i++, RS_ROOM_EV_REFUSED, 7, "carol");
+    assert_int_equal(e->reason, RS_REASON_FULL);
+    e = seen(&w, i++, RS_ROOM_EV_LEFT, 6, "bob");
+    assert_true(e->by_peer);
+    assert_int_equal(e->reason, RS_REASON_NONE);
+    assert_string_equal(e->text, "see you");
+    e = seen(&w, i++, RS_ROOM_EV_LEFT, 5, "alice");
+    assert_true(e->lost);
+    assert_int_equal(e->reason, RS_REASON_NONE);
+    e = seen(&w, i++, RS_ROOM_EV_LEFT, 4, "watch");
+    assert_true(e->spectator);
+    assert_int_equal(e->reason, RS_REASON_KICKED);
+    assert_string_equal(e->text, "go away");
+    assert_int_equal(w.n, i);
+    assert_int_equal(w.stepped, 0);
+    rs_room_destroy(room);
+    assert_int_equal(w.n, i); /* nothing from destroy */
+}
+
+static void test_room_observer_sees_every_phase_and_step_of_a_race(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 2);
+    cfg.laps = 1;
+    cfg.results_ticks = 60;
+    static watch_log w;
+    memset(&w, 0, sizeof w);
+    cfg.observer.ctx = &w;
+    cfg.observer.event = watch;
+    harness *h = harness_create(&cfg, NULL);
+    rs_client_config ann = harness_player("ann", 20), ben = harness_player("ben", 20),
+                     eye = harness_player("eye", 20);
+    eye.spectator = true;
+    harness_add_client(h, &ann, HARNESS_AI);
+    harness_add_client(h, &ben, HARNESS_AI);
+    harness_add_client(h, &eye, HARNESS_AI);
+    rs_room *room = harness_room(h);
+    rs_room_stats st;
+    int64_t end = harness_now(h) + 200 * 1000000LL;
+    do {
+        harness_step(h, 1000);
+        rs_room_get_stats(room, &st);
+    } while ((st.race_number < 2 || st.tick < 100) && harness_now(h) < end);
+    assert_int_equal(st.race_number, 2);
+    assert_int_equal(st.phase, RS_PHASE_COUNTDOWN);
+
+    /* Three joins, then the phases of race 1 and the start of race 2. */
+    uint32_t joins = 0, k = 0;
+    for (; k < w.n && w.ev[k].type == RS_ROOM_EV_JOINED; k++)
+        joins++;
+    assert_int_equal(joins, 3);
+    static const uint8_t phases[] = {RS_PHASE_COUNTDOWN, RS_PHASE_RACE, RS_PHASE_RESULTS,
+                                     RS_PHASE_LOBBY, RS_PHASE_COUNTDOWN};
+    static const uint32_t races[] = {1, 1, 1, 1, 2};
+    for (uint32_t p = 0; p < sizeof phases; p++, k++) {
+        const seen_event *e = seen(&w, k, RS_ROOM_EV_PHASE, 0, NULL);
+        assert_int_equal(e->phase, phases[p]);
+        assert_int_equal(e->race_number, races[p]);
+    }
+    assert_int_equal(w.n, k); /* nobody left, nobody was refused */
+    /* Exactly one STEPPED per tick the room stepped, in order, with the
+     * world's events: each car's lap of race 1. */
+    assert_int_equal(w.stepped, st.ticks);
+    assert_int_equal(w.steps_out_of_order, 0);
+    assert_false(w.no_world_on_step);
+    assert_true(w.laps >= 2);
+    /* ben's cable is pulled: LEFT, connection lost, with ben's car. */
+    uint8_t ben_car = rs_client_car(harness_client(h, 1));
+    harness_client_drop(h, 1);
+    harness_step(h, 1000);
+    const seen_event *e = seen(&w, k, RS_ROOM_EV_LEFT, w.ev[k].peer, "ben");
+    assert_true(e->lost);
+    assert_int_equal(e->car, ben_car);
+    assert_true(ben_car >= 1);
+    harness_destroy(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1413,6 +1650,8 @@ int main(void)
         cmocka_unit_test(test_room_hands_token_requests_to_the_request_hook),
         cmocka_unit_test(test_room_sends_blocks_once_and_waits_for_them),
         cmocka_unit_test(test_room_calls_its_hooks_and_defers_laps),
+        cmocka_unit_test(test_room_observer_sees_joins_leaves_and_refusals_once),
+        cmocka_unit_test(test_room_observer_sees_every_phase_and_step_of_a_race),
         cmocka_unit_test(test_room_gives_a_rejoining_player_the_same_car),
         cmocka_unit_test(test_room_starts_the_next_race_with_a_new_world),
         cmocka_unit_test(test_room_races_eight_clients_without_desync),

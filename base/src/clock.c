@@ -39,6 +39,13 @@ void rs_wall_deadline(int64_t us, struct timespec *out)
     out->tv_nsec = (long)(ns % 1000000000);
 }
 
+int64_t rs_wall_time_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 size_t rs_time_format_utc(int64_t unix_s, const char *fmt, char *out, size_t cap)
 {
     if (!out || cap == 0)

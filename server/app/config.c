@@ -62,6 +62,7 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
     c->registrations_per_hour = 5;
     c->registrations_per_minute = 30;
     c->log_level = RS_LOG_INFO;
+    c->log_format = RS_LOG_TEXT;
     c->stats_interval_s = 10;
     c->http_max_connections = 64;
     c->http_requests_per_s = 50;
@@ -267,6 +268,10 @@ static int j_server_key(const jctx *j, rs_server_config *c, const cJSON *it)
         ok = cJSON_IsString(it) && rs_log_level_parse(it->valuestring, &c->log_level);
         if (!ok)
             jfail(j, k, "must be one of error, warn, info, debug");
+    } else if (strcmp(k, "log_format") == 0) {
+        ok = cJSON_IsString(it) && rs_log_format_parse(it->valuestring, &c->log_format);
+        if (!ok)
+            jfail(j, k, "must be \"text\" or \"json\"");
     } else if (strcmp(k, "stats_interval_s") == 0) {
         ok = j_u32(j, it, k, 0, 86400, &c->stats_interval_s);
     } else if (strcmp(k, "http") == 0) {
@@ -451,6 +456,7 @@ void rs_config_usage(void)
         "  --no-db                run without persistence\n"
         "  --guests allow|deny    whether unregistered players may play (default allow)\n"
         "  --log-level L          error, warn, info or debug (default info)\n"
+        "  --log-format F         text or json: one JSON object per line (default text)\n"
         "  --stats-interval S     seconds between stats lines, 0..86400 (default 10; 0 = off)\n"
         "  --http ADDR:PORT       serve the HTTP API, /metrics and the web page there\n"
         "                         (127.0.0.1:8080; [::1]:8080; :8080 = every address; off\n"
@@ -574,7 +580,7 @@ static bool takes_value(const char *a)
     static const char *const server_options[] = {
         "--config", "--port", "--bind", "--tick-hz", "--max-clients", "--rooms", "--track",
         "--car", "--password", "--admin-secret", "--db", "--key-file", "--max-per-address",
-        "--guests", "--log-level",
+        "--guests", "--log-level", "--log-format",
         "--stats-interval", "--bots", "--http", "--web-root", "--http-requests-per-s"};
     for (size_t k = 0; k < sizeof server_options / sizeof server_options[0]; k++)
         if (is_opt(a, server_options[k]))
@@ -650,6 +656,10 @@ static bool server_option(rs_server_config *c, cli_options *o, const char *a, co
         ok = rs_log_level_parse(val, &c->log_level);
         if (!ok)
             rs_errf(err, err_len, "--log-level: '%s' must be error, warn, info or debug", val);
+    } else if (is_opt(a, "--log-format")) {
+        ok = rs_log_format_parse(val, &c->log_format);
+        if (!ok)
+            rs_errf(err, err_len, "--log-format: '%s' must be text or json", val);
     } else if (is_opt(a, "--stats-interval")) {
         ok = arg_u32(a, val, 0, 86400, &c->stats_interval_s, err, err_len);
         o->stats_given = true;

@@ -58,6 +58,7 @@ typedef struct rs_server_config {
     bool print_public_key;         /* --print-public-key: print it and exit */
     bool no_db;                    /* run without persistence */
     rs_log_level log_level;
+    rs_log_format log_format;      /* text or json lines */
     uint32_t stats_interval_s;     /* 0 = no stats line */
     rs_guest_policy guests;
     rs_cfg_room room_defaults;     /* what a room does not say */

@@ -63,6 +63,7 @@ int main(int argc, char **argv)
     /* The web page: the installed one, or the build tree's (RS_WEB_DIR). */
     if (!cfg.web_root[0])
         rs_web_dir_find(RS_WEB_DIR, cfg.web_root, sizeof cfg.web_root);
+    rs_log_set_format(cfg.log_format);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

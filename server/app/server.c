@@ -16,6 +16,7 @@
 #include "db_lock.h"
 #include "server_key.h"
 #include "server_http.h"
+#include "server_watch.h"
 #include "racesim/protocol.h"
 #include "racesim/track.h"
 #include "racesim/services.h"
@@ -84,6 +85,7 @@ struct rs_server {
     rs_msg *msg;              /* scratch for decoding a first message (large union) */
     rs_services *services;
     srv_http *http;               /* the HTTP side (server_http.h); NULL when off */
+    rs_server_watch *watch;       /* the rooms' observer and the services' log */
     uint64_t db_failures_logged;  /* services' db_errors + records_failed already logged */
     bool shut_down;
     /* Counters and the stats interval. */
@@ -204,17 +206,6 @@ static rs_status mark_interrupted_races(rs_server *srv, char *err, size_t err_le
     return RS_OK;
 }
 
-/* The services' lines (admin actions, refusals, registrations, bans,
- * lost data) in the server's log. */
-static void services_log(void *ctx, int level, const char *text)
-{
-    (void)ctx;
-    rs_log_level l = level == RS_SERVICES_LOG_ERROR  ? RS_LOG_ERROR
-                     : level == RS_SERVICES_LOG_WARN ? RS_LOG_WARN
-                                                     : RS_LOG_INFO;
-    rs_logf(l, "%s", text);
-}
-
 static rs_status open_services(rs_server *srv, char *err, size_t err_len)
 {
     load_track_catalogue(srv);
@@ -239,7 +230,8 @@ static rs_status open_services(rs_server *srv, char *err, size_t err_len)
     def.limits.requests_per_s = srv->cfg.requests_per_s;
     def.limits.registers_per_hour = srv->cfg.registrations_per_hour;
     def.limits.registers_per_minute = srv->cfg.registrations_per_minute;
-    def.log = services_log;
+    def.log = rs_server_watch_services_log; /* admin actions, laps, registrations... */
+    def.log_ctx = srv->watch;
     def.tracks = cat;
     def.track_count = srv->track_count;
     /* A proof covers up to 5 minutes of a lap at any tick rate. */
@@ -281,7 +273,23 @@ static rs_status load_room_content(rs_server *srv, const rs_server_config *cfg,
 
 /* Room i's settings: the configuration in ticks, and the services' hooks
  * when there is a database. */
-static rs_room_config room_config(const rs_server *srv, uint32_t i, const room_content *content)
+/* Every room's observer: the watcher's log lines, then the HTTP side's
+ * live timing and feed. */
+static void on_room_event(void *ctx, rs_room *room, const rs_room_event *ev)
+{
+    rs_server *srv = ctx;
+    rs_room_observer w = rs_server_watch_observer(srv->watch);
+    w.event(w.ctx, room, ev);
+    if (!srv->http)
+        return;
+    for (uint32_t i = 0; i < srv->room_count; i++)
+        if (srv->rooms[i].room == room) {
+            srv_http_room_event(srv->http, i, room, ev);
+            return;
+        }
+}
+
+static rs_room_config room_config(rs_server *srv, uint32_t i, const room_content *content)
 {
     const rs_server_config *cfg = &srv->cfg;
     const rs_cfg_room *r = &cfg->rooms[i];
@@ -304,6 +312,7 @@ static rs_room_config room_config(const rs_server *srv, uint32_t i, const room_c
         rc.hooks = rs_services_hooks(srv->services);
         rc.defer_laps = true;
     }
+    rc.observer = (rs_room_observer){.ctx = srv, .event = on_room_event};
     return rc;
 }
 
@@ -326,6 +335,16 @@ static rs_status create_rooms(rs_server *srv, const room_content *content, char 
     return RS_OK;
 }
 
+/* A connection's address for the watcher's lines. */
+static void peer_address(void *ctx, uint32_t peer, char *out, size_t cap)
+{
+    rs_server *srv = ctx;
+    if (srv->net)
+        rs_net_peer_address(srv->net, peer, out, cap);
+    else
+        snprintf(out, cap, "?");
+}
+
 rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *err,
                            size_t err_len)
 {
@@ -341,7 +360,9 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
     srv->packets = malloc(POLL_BATCH * sizeof *srv->packets);
     srv->closing = malloc(POLL_BATCH * sizeof *srv->closing);
     srv->msg = malloc(sizeof *srv->msg);
-    if (!srv->peers || !srv->packets || !srv->closing || !srv->msg)
+    rs_server_watch_def wd = {.max_peers = cfg->max_clients, .address = peer_address, .ctx = srv};
+    srv->watch = rs_server_watch_create(&wd);
+    if (!srv->peers || !srv->packets || !srv->closing || !srv->msg || !srv->watch)
         goto fail;
 
     /* Tracks and cars first: a bad file is the likeliest mistake. The
@@ -352,6 +373,7 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
         goto fail;
     if (!cfg->no_db && (st = open_services(srv, err, err_len)) != RS_OK)
         goto fail;
+    rs_server_watch_set_services(srv->watch, srv->services);
     if ((st = create_rooms(srv, content, err, err_len)) != RS_OK)
         goto fail;
 
@@ -399,6 +421,7 @@ void rs_server_destroy(rs_server *srv)
     for (uint32_t i = 0; i < srv->room_count; i++)
         rs_room_destroy(srv->rooms[i].room);
     rs_services_destroy(srv->services);
+    rs_server_watch_destroy(srv->watch);
     rs_db_lock_release(srv->db_lock);
     for (uint32_t i = 0; i < srv->track_count; i++) {
         rs_track_destroy(srv->tracks[i].track);
@@ -503,8 +526,9 @@ static void route_first(rs_server *srv, srv_peer *p, const rs_net_event *ev, int
     } else if (ps == RS_PROTO_OK && m->type == RS_MSG_HELLO) {
         room = room_by_name(srv, m->u.hello.room);
         if (room < 0) {
-            char name[RS_PROTO_NAME_MAX + 1];
+            char name[RS_PROTO_NAME_MAX + 1], player[RS_PROTO_NAME_MAX + 1];
             snprintf(name, sizeof name, "%s", m->u.hello.room);
+            snprintf(player, sizeof player, "%s", m->u.hello.name);
             log_safe(name);
             memset(m, 0, sizeof *m);
             m->type = RS_MSG_REFUSE;
@@ -516,7 +540,8 @@ static void route_first(rs_server *srv, srv_peer *p, const rs_net_event *ev, int
             srv->dropped++;
             if (srv->http)
                 srv_http_refused(srv->http, RS_REASON_NO_ROOM);
-            rs_logf(RS_LOG_INFO, "%s: refused: no room '%s'", addr, name);
+            rs_server_watch_refused(srv->watch, p->id, addr, player, m->u.refuse.reason,
+                                    m->u.refuse.text);
             return;
         }
     } else if (ps == RS_PROTO_OK && m->type == RS_MSG_BYE) {
@@ -652,32 +677,47 @@ static void log_stats(rs_server *srv, int64_t now)
     double p50, p99, max, late50, late99, late_max;
     samples_summary(&srv->tick_ms, &p50, &p99, &max);
     samples_summary(&srv->late_ms, &late50, &late99, &late_max);
-    /* Every refusal reason of the transport, as "drop_<reason>":count. */
-    char drops[RS_NET_DROP_COUNT * 40] = "";
-    size_t used = 0;
-    for (int r = 0; r < RS_NET_DROP_COUNT; r++)
-        used += (size_t)snprintf(drops + used, sizeof drops - used, ",\"drop_%s\":%llu",
-                                 rs_net_drop_name((rs_net_drop)r),
-                                 (unsigned long long)(ns.drops[r] - o->drops[r]));
-    rs_logf(RS_LOG_INFO,
-           "stats {\"interval_s\":%.3f,\"rooms\":%u,\"players\":%u,\"spectators\":%u,"
-           "\"connections\":%u,\"ticks\":%zu,\"tick_p50_ms\":%.4f,\"tick_p99_ms\":%.4f,"
-           "\"tick_max_ms\":%.4f,\"tick_late_p50_ms\":%.4f,\"tick_late_p99_ms\":%.4f,"
-           "\"tick_late_max_ms\":%.4f,\"bytes_in\":%llu,\"bytes_out\":%llu,\"packets_in\":%llu,"
-           "\"packets_out\":%llu,\"dropped\":%llu,\"rate_limited\":%llu,\"cookies_issued\":%llu,"
-           "\"handshakes\":%llu%s,\"laps_recorded\":%llu,\"db_pending\":%llu,"
-           "\"db_errors\":%llu}",
-           (double)(now - srv->stats_from_us) / 1e6, (unsigned)srv->room_count,
-           (unsigned)players, (unsigned)spectators, (unsigned)ns.peers_connected, srv->tick_ms.n,
-           p50, p99, max, late50, late99, late_max,
-           (unsigned long long)(ns.bytes_in - o->bytes_in),
-           (unsigned long long)(ns.bytes_out - o->bytes_out),
-           (unsigned long long)(ns.packets_in - o->packets_in),
-           (unsigned long long)(ns.packets_out - o->packets_out), (unsigned long long)dropped,
-           (unsigned long long)limited,
-           (unsigned long long)(ns.cookies_issued - o->cookies_issued),
-           (unsigned long long)(ns.handshakes - o->handshakes), drops, laps_recorded,
-           db_pending, db_errors);
+    /* One field list for both formats: the text line is "stats {JSON}"
+     * (loadtest and the tests parse it), the json line carries the same
+     * fields at its top level. Every refusal reason of the transport is a
+     * "drop_<reason>" count. */
+    char drop_keys[RS_NET_DROP_COUNT][40];
+    rs_log_field f[21 + RS_NET_DROP_COUNT + 3];
+    size_t n = 0;
+    f[n++] = rs_log_real("interval_s", (double)(now - srv->stats_from_us) / 1e6, 3);
+    f[n++] = rs_log_uint("rooms", srv->room_count);
+    f[n++] = rs_log_uint("players", players);
+    f[n++] = rs_log_uint("spectators", spectators);
+    f[n++] = rs_log_uint("connections", ns.peers_connected);
+    f[n++] = rs_log_uint("ticks", srv->tick_ms.n);
+    f[n++] = rs_log_real("tick_p50_ms", p50, 4);
+    f[n++] = rs_log_real("tick_p99_ms", p99, 4);
+    f[n++] = rs_log_real("tick_max_ms", max, 4);
+    f[n++] = rs_log_real("tick_late_p50_ms", late50, 4);
+    f[n++] = rs_log_real("tick_late_p99_ms", late99, 4);
+    f[n++] = rs_log_real("tick_late_max_ms", late_max, 4);
+    f[n++] = rs_log_uint("bytes_in", ns.bytes_in - o->bytes_in);
+    f[n++] = rs_log_uint("bytes_out", ns.bytes_out - o->bytes_out);
+    f[n++] = rs_log_uint("packets_in", ns.packets_in - o->packets_in);
+    f[n++] = rs_log_uint("packets_out", ns.packets_out - o->packets_out);
+    f[n++] = rs_log_uint("dropped", dropped);
+    f[n++] = rs_log_uint("rate_limited", limited);
+    f[n++] = rs_log_uint("cookies_issued", ns.cookies_issued - o->cookies_issued);
+    f[n++] = rs_log_uint("handshakes", ns.handshakes - o->handshakes);
+    for (int r = 0; r < RS_NET_DROP_COUNT; r++) {
+        snprintf(drop_keys[r], sizeof drop_keys[r], "drop_%s", rs_net_drop_name((rs_net_drop)r));
+        f[n++] = rs_log_uint(drop_keys[r], ns.drops[r] - o->drops[r]);
+    }
+    f[n++] = rs_log_uint("laps_recorded", laps_recorded);
+    f[n++] = rs_log_uint("db_pending", db_pending);
+    f[n++] = rs_log_uint("db_errors", db_errors);
+    if (rs_log_get_format() == RS_LOG_JSON) {
+        rs_log_event(RS_LOG_INFO, "stats", f, n, "stats");
+    } else {
+        char json[2048];
+        rs_log_json_fields(json, sizeof json, f, n);
+        rs_log_event(RS_LOG_INFO, "stats", NULL, 0, "stats %s", json);
+    }
     srv->net_reported = ns;
     srv->tick_ms.n = 0;
     srv->late_ms.n = 0;
@@ -775,10 +815,8 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
             sr->last_ticks = st.ticks;
             if (stepped > 0)
                 record_sample(srv, &srv->tick_ms, (double)(t1 - t0) / 1000.0 / (double)stepped);
-            if (srv->http && stepped > 0) {
+            if (srv->http && stepped > 0)
                 srv_http_ticks(srv->http, i, stepped, (double)(t1 - t0) / 1e6 / (double)stepped);
-                srv_http_stepped(srv->http, i, sr->room, rs_room_world(sr->room));
-            }
             /* Lateness: what the loop's other work (events, requests, other
              * rooms, a stall) cost each tick stepped. After a stall the room
              * catches up many ticks at once, each due a period after the
@@ -822,16 +860,8 @@ void rs_server_run(rs_server *srv, volatile sig_atomic_t *stop)
  * them: stopped, or abandoned before lights out). */
 static void log_races_stopped(const rs_server *srv)
 {
-    for (uint32_t i = 0; i < srv->room_count; i++) {
-        rs_room_stats st;
-        rs_room_get_stats(srv->rooms[i].room, &st);
-        if (st.phase == RS_PHASE_RACE)
-            rs_logf(RS_LOG_INFO, "room '%s': race stopped: its classification so far is stored "
-                    "(status stopped)", srv->cfg.rooms[i].name);
-        else if (st.phase == RS_PHASE_COUNTDOWN)
-            rs_logf(RS_LOG_INFO, "room '%s': race called off before lights out (status "
-                    "abandoned)", srv->cfg.rooms[i].name);
-    }
+    for (uint32_t i = 0; i < srv->room_count; i++)
+        rs_server_watch_race_stopped(srv->watch, srv->rooms[i].room);
 }
 
 void rs_server_shutdown(rs_server *srv)

@@ -238,9 +238,9 @@ static void feed_events(srv_http *h, uint32_t index, rs_room *room, const rs_wor
     }
 }
 
-void srv_http_stepped(srv_http *h, uint32_t index, rs_room *room, const rs_world *world)
+static void stepped(srv_http *h, uint32_t index, rs_room *room, const rs_world *world)
 {
-    if (!h || index >= h->room_count || !world)
+    if (!world)
         return;
     live_room *lr = &h->rooms[index];
     if (lr->world != world || rs_world_tick(world) < lr->last_tick) {
@@ -253,6 +253,32 @@ void srv_http_stepped(srv_http *h, uint32_t index, rs_room *room, const rs_world
     lr->last_tick = rs_world_tick(world);
     rs_standings_observe(lr->board, world);
     feed_events(h, index, room, world);
+}
+
+/* Who came and went, for the page's messages. Names are the protocol's
+ * (validated: no quotes, backslashes or control characters). */
+static void push_presence(srv_http *h, uint32_t index, rs_room *room, const rs_room_event *ev)
+{
+    char j[256];
+    int n = snprintf(j, sizeof j, "{\"room\":\"%s\",\"name\":\"%s\",\"car\":%u,"
+                     "\"spectator\":%s}", rs_room_name(room), ev->name ? ev->name : "",
+                     (unsigned)ev->car, ev->spectator ? "true" : "false");
+    if (n > 0 && (size_t)n < sizeof j)
+        rs_http_feed_push(h->http, index, ev->type == RS_ROOM_EV_JOINED ? "join" : "leave", j,
+                          (size_t)n);
+}
+
+void srv_http_room_event(srv_http *h, uint32_t index, rs_room *room, const rs_room_event *ev)
+{
+    if (!h || index >= h->room_count)
+        return;
+    switch (ev->type) {
+    case RS_ROOM_EV_STEPPED: stepped(h, index, room, ev->world); break;
+    case RS_ROOM_EV_REFUSED: srv_http_refused(h, ev->reason); break;
+    case RS_ROOM_EV_JOINED:
+    case RS_ROOM_EV_LEFT: push_presence(h, index, room, ev); break;
+    default: break;
+    }
 }
 
 /* ------------------------------------------------------------ publishing */
@@ -313,12 +339,9 @@ static void fill_entries(srv_http *h, live_room *lr, rs_room *room, rs_http_room
         rs_http_entry *e = &out->entries[out->entry_count++];
         memset(e, 0, sizeof *e);
         e->car = (uint8_t)s->car;
-        rs_room_driver d;
-        if (rs_room_driver_of(room, s->car, &d)) {
-            memcpy(e->name, d.name, sizeof e->name);
-            e->player_id = d.player_id;
-            e->connected = d.connected;
-        }
+        const char *name = NULL;
+        if (rs_room_car_driver(room, (uint8_t)s->car, &name, &e->player_id, &e->connected))
+            snprintf(e->name, sizeof e->name, "%s", name);
         e->position = s->position;
         e->laps = s->laps_completed;
         e->laps_behind = s->laps_behind;

@@ -42,10 +42,12 @@ void srv_http_ticks(srv_http *h, uint32_t room, uint64_t stepped, double seconds
 /* How late one tick began (every room). */
 void srv_http_late(srv_http *h, double seconds);
 
-/* After a room stepped its world one tick: standings and feed events. */
-void srv_http_stepped(srv_http *h, uint32_t index, rs_room *room, const rs_world *world);
+/* What the room of that index reports to its observer (racesim/room.h):
+ * after every stepped tick the standings and the tick's feed events;
+ * joins and leaves into the feed; refusals counted by reason. */
+void srv_http_room_event(srv_http *h, uint32_t index, rs_room *room, const rs_room_event *ev);
 
-/* A connection was refused with reason (RS_REASON_*). */
+/* A connection the server refused itself (before any room), by reason. */
 void srv_http_refused(srv_http *h, uint8_t reason);
 
 /* Ten times a second (it keeps its own schedule; call it every loop):

@@ -134,6 +134,33 @@ void rs_room_destroy(rs_room *room)
     free(room);
 }
 
+void rs_room__observe(rs_room *room, const rs_room_event *ev)
+{
+    if (room->cfg.observer.event)
+        room->cfg.observer.event(room->cfg.observer.ctx, room, ev);
+}
+
+void rs_room__observe_peer(rs_room *room, uint8_t type, const room_peer *p, uint8_t reason,
+                           const char *text, bool lost, bool by_peer)
+{
+    rs_room_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = type;
+    ev.peer = p->id;
+    ev.player_id = p->player_id;
+    ev.name = p->name;
+    ev.spectator = p->state == PEER_SPECTATOR ||
+                   (p->state != PEER_PLAYER && (p->hello_flags & RS_HELLO_SPECTATOR));
+    ev.car = (uint8_t)(p->seat >= 0 && room->world ? room->seats[p->seat].car : 0);
+    ev.reason = reason < RS_REASON_COUNT ? reason : RS_REASON_OTHER;
+    ev.lost = lost;
+    ev.by_peer = by_peer;
+    ev.text = text ? text : "";
+    ev.phase = room->phase;
+    ev.race_number = room->race_number;
+    rs_room__observe(room, &ev);
+}
+
 room_peer *rs_room__find_peer(rs_room *room, uint32_t id)
 {
     for (uint32_t i = 0; i < room->peer_cap; i++)
@@ -178,6 +205,9 @@ void rs_room_disconnect(rs_room *room, uint32_t peer, int64_t now_us)
     room_peer *p = rs_room__find_peer(room, peer);
     if (!p)
         return;
+    /* A peer already closing was reported when it was closed. */
+    if (rs_room__peer_watching(p) && rs_room__observed(room))
+        rs_room__observe_peer(room, RS_ROOM_EV_LEFT, p, RS_REASON_NONE, "", true, false);
     if (p->seat >= 0)
         rs_room__leave_seat(room, p->seat);
     memset(p, 0, sizeof *p);
@@ -322,8 +352,9 @@ static void take_seat(rs_room *room, room_peer *p, int seat, int64_t player_id)
         /* The same player again (find_place checked the id): the old
          * connection goes, the new one drives on in the same car. */
         room_peer *old = &room->peers[s->peer];
-        rs_room__bye(room, old, RS_REASON_REPLACED, "you connected again from elsewhere");
-        rs_room__close_peer(room, old);
+        const char *text = "you connected again from elsewhere";
+        rs_room__bye(room, old, RS_REASON_REPLACED, text);
+        rs_room__close_peer(room, old, RS_REASON_REPLACED, text, false);
     }
     if (!s->used) {
         rs_room__seat_free(room, seat);
@@ -366,6 +397,8 @@ static void admit_now(rs_room *room, room_peer *p, int64_t player_id, const char
         if (p->seat >= 0 && room->seats[p->seat].car)
             rs_room__broadcast_car_info(room, room->seats[p->seat].car);
     }
+    if (rs_room__observed(room))
+        rs_room__observe_peer(room, RS_ROOM_EV_JOINED, p, 0, "", false, false);
 }
 
 /* The room's own checks of a HELLO, before anyone is asked who it is:
@@ -409,10 +442,11 @@ static room_peer *admitting_peer(rs_room *room, uint32_t id)
 
 static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
 {
-    if (!hello_fits(room, p, h))
-        return;
+    /* Named and flagged first, so that a refusal says whom it refused. */
     strcpy(p->name, h->name);
     p->hello_flags = h->flags;
+    if (!hello_fits(room, p, h))
+        return;
     p->state = PEER_ADMITTING;
     if (!room->cfg.hooks.admit) {
         admit_now(room, p, 0, NULL);
@@ -507,9 +541,7 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
     if (st == RS_PROTO_BAD_VERSION && p->state == PEER_NEW) {
         rs_msg r;
         rs_proto_refuse_version(m.u.hello.protocol_version, &r);
-        rs_room__send(room, p->id, &r);
-        room->stats.refused++;
-        rs_room__close_peer(room, p);
+        rs_room__refuse(room, p, r.u.refuse.reason, r.u.refuse.text);
         return;
     }
     if (st == RS_PROTO_RANGE && p->state == PEER_NEW && bad_field &&
@@ -530,7 +562,7 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
         if (m.type == RS_MSG_HELLO && p->state == PEER_NEW)
             on_hello(room, p, &m.u.hello);
         else if (m.type == RS_MSG_BYE)
-            rs_room__close_peer(room, p);
+            rs_room__close_peer(room, p, m.u.bye.reason, m.u.bye.text, true);
         else
             drop(room);
         return;
@@ -572,7 +604,7 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
         rs_room__on_params_ack(p, &m.u.params_ack);
         break;
     case RS_MSG_BYE:
-        rs_room__close_peer(room, p);
+        rs_room__close_peer(room, p, m.u.bye.reason, m.u.bye.text, true);
         break;
     case RS_MSG_HELLO:
         drop(room); /* a second handshake on one connection */

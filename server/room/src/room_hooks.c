@@ -167,14 +167,14 @@ bool rs_room_kick(rs_room *room, const char *name, uint8_t reason, const char *t
         /* Marked first: leaving then frees a seat without a car at once,
          * and a car in the race is never handed back to this name. */
         room->seats[seat].kicked = true;
-        rs_room__close_peer(room, p);
+        rs_room__close_peer(room, p, reason, text, false);
         any = true;
     }
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (p->state == PEER_SPECTATOR && rs_proto_name_equal(p->name, name)) {
             rs_room__bye(room, p, reason, text);
-            rs_room__close_peer(room, p);
+            rs_room__close_peer(room, p, reason, text, false);
             any = true;
         }
     }
@@ -188,7 +188,7 @@ void rs_room_close_all(rs_room *room, uint8_t reason, const char *text)
         if (p->state == PEER_FREE || p->state == PEER_CLOSING)
             continue;
         rs_room__bye(room, p, reason, text);
-        rs_room__close_peer(room, p);
+        rs_room__close_peer(room, p, reason, text, false);
     }
 }
 
@@ -242,17 +242,21 @@ uint32_t rs_room_laps(const rs_room *room)
     return room->cfg.laps;
 }
 
-bool rs_room_driver_of(const rs_room *room, uint16_t car, rs_room_driver *out)
+bool rs_room_car_driver(const rs_room *room, uint8_t car, const char **name,
+                        int64_t *player_id, bool *connected)
 {
-    if (!room->world || car == 0 || car > room->car_count)
+    if (!room || !room->world || car < 1 || car > room->car_count)
         return false;
     int seat = room->cars[car - 1].seat;
-    if (seat < 0 || (uint32_t)seat >= room->cfg.max_players || !room->seats[seat].used)
+    if (seat < 0 || (uint32_t)seat >= room->cfg.max_players)
         return false;
     const room_seat *s = &room->seats[seat];
-    memcpy(out->name, s->name, sizeof out->name);
-    out->player_id = s->player_id;
-    out->connected = s->peer >= 0;
+    if (name)
+        *name = s->name;
+    if (player_id)
+        *player_id = s->player_id;
+    if (connected)
+        *connected = s->peer >= 0;
     return true;
 }
 

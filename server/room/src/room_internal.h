@@ -173,7 +173,11 @@ void rs_room__send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick,
 void rs_room__refuse(rs_room *room, room_peer *p, uint8_t reason, const char *text);
 /* BYE to p (it is closed separately, with rs_room__close_peer). */
 void rs_room__bye(rs_room *room, room_peer *p, uint8_t reason, const char *text);
-void rs_room__close_peer(rs_room *room, room_peer *p);
+/* p goes (the transport closes it once its packets are out). An admitted
+ * peer is reported LEFT with the BYE's reason and text, by_peer when it
+ * sent the BYE itself. */
+void rs_room__close_peer(rs_room *room, room_peer *p, uint8_t reason, const char *text,
+                         bool by_peer);
 /* Frees the outgoing queues (at destroy). */
 void rs_room__send_free(rs_room *room);
 
@@ -216,6 +220,17 @@ rs_input rs_room__input_for_tick(rs_room *room, uint32_t car_index0, uint64_t ti
 void rs_room__send_frames(rs_room *room, uint64_t last_tick);
 
 /* room.c */
+/* Reports ev to the observer, if there is one. Callers that must build an
+ * event test rs_room__observed first, so a room without an observer pays
+ * one test. */
+void rs_room__observe(rs_room *room, const rs_room_event *ev);
+static inline bool rs_room__observed(const rs_room *room)
+{
+    return room->cfg.observer.event != NULL;
+}
+/* JOINED, LEFT or REFUSED about p (before its state is cleared). */
+void rs_room__observe_peer(rs_room *room, uint8_t type, const room_peer *p, uint8_t reason,
+                           const char *text, bool lost, bool by_peer);
 room_peer *rs_room__find_peer(rs_room *room, uint32_t id);
 /* A seat's player left: its car (if any) stays for a rejoin; in the lobby
  * the seat is freed. */

@@ -26,6 +26,22 @@ uint64_t rs_room__period_due(const rs_room *room, uint64_t tick)
     return (uint64_t)room->t0_us + (tick + 1) * 1000000u / room->cfg.tick_hz;
 }
 
+/* PHASE for the room's phase now (and STEPPED after a tick): with the
+ * world when one exists. */
+static void observe_world(rs_room *room, uint8_t type)
+{
+    if (!rs_room__observed(room))
+        return;
+    rs_room_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = type;
+    ev.name = ev.text = "";
+    ev.phase = room->phase;
+    ev.race_number = room->race_number;
+    ev.world = room->world;
+    rs_room__observe(room, &ev);
+}
+
 void rs_room__destroy_world(rs_room *room)
 {
     if (room->world && room->race_begun && room->cfg.hooks.race_end)
@@ -253,6 +269,7 @@ static bool start_race(rs_room *room, int64_t now_us)
         rs_room__send_race_state(room, p);
         rs_room__send_world_to(room, p);
     }
+    observe_world(room, RS_ROOM_EV_PHASE);
     return true;
 fail:
     rs_room__destroy_world(room);
@@ -265,6 +282,7 @@ static void set_phase(rs_room *room, uint8_t phase, uint64_t tick, uint64_t end_
     room->phase_tick = tick;
     room->phase_end_tick = end_tick;
     rs_room__send_race_state(room, NULL);
+    observe_world(room, RS_ROOM_EV_PHASE);
 }
 
 /* The classification into room->results: the world's race order (the cars
@@ -388,6 +406,7 @@ static void step_tick(rs_room *room)
     /* After the LAPs are queued, so the hook can flag them at once. */
     if (room->cfg.hooks.after_step)
         room->cfg.hooks.after_step(room->cfg.hooks.ctx, room, room->world);
+    observe_world(room, RS_ROOM_EV_STEPPED);
     uint64_t next = t + 1;
     if (room->phase == RS_PHASE_COUNTDOWN && next >= room->cfg.countdown_ticks) {
         set_phase(room, RS_PHASE_RACE, next, 0);
@@ -473,6 +492,7 @@ void rs_room__race_update(rs_room *room, int64_t now_us)
             room->loading = true;
             room->load_since_us = now_us;
             rs_room__send_race_state(room, NULL);
+            observe_world(room, RS_ROOM_EV_PHASE);
             lobby_update(room, now_us);
         }
     }

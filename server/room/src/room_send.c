@@ -107,10 +107,13 @@ void rs_room__send_blob_snapshot(rs_room *room, uint32_t peer_id, uint64_t tick,
     room->stats.snapshots_sent++;
 }
 
-void rs_room__close_peer(rs_room *room, room_peer *p)
+void rs_room__close_peer(rs_room *room, room_peer *p, uint8_t reason, const char *text,
+                         bool by_peer)
 {
     if (p->state == PEER_CLOSING)
         return;
+    if (rs_room__peer_watching(p) && rs_room__observed(room))
+        rs_room__observe_peer(room, RS_ROOM_EV_LEFT, p, reason, text, false, by_peer);
     if (p->seat >= 0)
         rs_room__leave_seat(room, p->seat);
     p->seat = -1;
@@ -150,7 +153,10 @@ void rs_room__refuse(rs_room *room, room_peer *p, uint8_t reason, const char *te
     memcpy(m.u.refuse.text, text, n);
     rs_room__send(room, p->id, &m);
     room->stats.refused++;
-    rs_room__close_peer(room, p);
+    if (rs_room__observed(room))
+        rs_room__observe_peer(room, RS_ROOM_EV_REFUSED, p, reason, m.u.refuse.text, false,
+                              false);
+    rs_room__close_peer(room, p, reason, m.u.refuse.text, false);
 }
 
 void rs_room__send_free(rs_room *room)

@@ -30,7 +30,9 @@ void rs_svc__error(rs_services *svc, const char *what, const char *err)
     rs_svc__note(svc, "%s: %s", what, err ? err : "");
 }
 
-void rs_svc__log(rs_services *svc, int level, const char *fmt, ...)
+void rs_svc__log(rs_services *svc, int level, const char *event, const svc_who *who,
+                 const rs_services_log_field *fields, uint32_t field_count, const char *fmt,
+                 ...)
 {
     if (!svc->log)
         return;
@@ -39,7 +41,20 @@ void rs_svc__log(rs_services *svc, int level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    svc->log(svc->log_ctx, level, line);
+    rs_services_log_entry e;
+    memset(&e, 0, sizeof e);
+    e.level = level;
+    e.event = event;
+    if (who) {
+        e.room = who->room ? rs_room_name(who->room) : who->room_name;
+        e.player = who->player && who->player[0] ? who->player : NULL;
+        e.player_id = who->player_id;
+        e.address = who->address && who->address[0] ? who->address : NULL;
+    }
+    e.fields = fields;
+    e.field_count = field_count;
+    e.text = line;
+    svc->log(svc->log_ctx, &e);
 }
 
 void rs_svc__note(rs_services *svc, const char *fmt, ...)
@@ -112,8 +127,9 @@ static void forget_unconfirmed(rs_services *svc)
     if (rs_store_players_forget_unconfirmed(svc->store, &n, err, sizeof err) != RS_OK)
         rs_svc__error(svc, "forgetting unconfirmed registrations", err);
     else if (n)
-        rs_svc__log(svc, RS_SERVICES_LOG_INFO,
-                    "players: %zu registrations of the last run were never confirmed by their "
+        rs_svc__log(svc, RS_SERVICES_LOG_INFO, "registrations_forgotten", NULL,
+                    &(rs_services_log_field){"count", RS_SERVICES_FIELD_INT, NULL, (int64_t)n},
+                    1, "players: %zu registrations of the last run were never confirmed by their "
                     "clients and are forgotten (the names are free again)",
                     n);
 }

@@ -33,8 +33,11 @@ uint8_t rs_svc__admit(void *ctx, rs_room *room, uint32_t peer, const rs_msg_hell
     }
     if ((hello->flags & RS_HELLO_REGISTER) && !rs_svc__register_budget(svc, p, text, sizeof text)) {
         svc->stats.auth_refused++;
-        rs_svc__log(svc, RS_SERVICES_LOG_WARN, "players: registration of %s from %s refused: %s",
-                    hello->name, p ? p->address : "?", text);
+        svc_who who = {.room = room, .player = hello->name, .player_id = 0,
+                       .address = p ? p->address : NULL};
+        rs_svc__log(svc, RS_SERVICES_LOG_WARN, "registration_refused", &who, NULL, 0,
+                    "players: registration of %s from %s refused: %s", hello->name,
+                    p ? p->address : "?", text);
         rs_room_refuse(room, peer, RS_REASON_AUTH, text);
         return RS_ROOM_ADMIT_PENDING;
     }
@@ -123,7 +126,7 @@ static void run_register(svc_worker *w, svc_job *job)
     job->admitted = true;
     job->registered = true;
     job->admitted_id = id;
-    rs_svc__job_log(job, RS_SERVICES_LOG_INFO,
+    rs_svc__job_log(job, RS_SERVICES_LOG_INFO, "registered",
              "players: %s registered from %s (player %lld), waiting for the client to confirm "
              "its token",
              name, job->address, (long long)id);
@@ -136,9 +139,8 @@ static void run_login(svc_worker *w, svc_job *job)
     int64_t id = 0;
     rs_status st = rs_store_player_auth(w->store, h->name, h->token, &id, err, sizeof err);
     if (st == RS_ERR_MISMATCH) {
+        /* The room reports the refusal (REFUSED), with the address. */
         refuse(job, RS_REASON_AUTH, "unknown player or wrong token");
-        rs_svc__job_log(job, RS_SERVICES_LOG_INFO, "players: %s from %s refused: wrong token",
-                 h->name, job->address);
         return;
     }
     if (st != RS_OK) {
@@ -224,7 +226,7 @@ void rs_svc__run_identity(svc_worker *w, svc_job *job)
                                                sizeof err) != RS_OK) {
             rs_str_cut(job->error, sizeof job->error, err);
         } else if (forgotten) {
-            rs_svc__job_log(job, RS_SERVICES_LOG_INFO,
+            rs_svc__job_log(job, RS_SERVICES_LOG_INFO, "registration_forgotten",
                      "players: the registration of %s (player %lld) from %s is forgotten: the "
                      "client left without confirming its token",
                      job->name, (long long)job->player_id, job->address);
@@ -240,7 +242,7 @@ void rs_svc__run_identity(svc_worker *w, svc_job *job)
         if (st != RS_OK) {
             rs_str_cut(job->error, sizeof job->error, err);
         } else {
-            rs_svc__job_log(job, RS_SERVICES_LOG_INFO,
+            rs_svc__job_log(job, RS_SERVICES_LOG_INFO, "token_confirmed",
                      "players: %s (player %lld) at %s confirmed a new token; the old one no "
                      "longer works",
                      job->name, (long long)job->player_id, job->address);
@@ -264,11 +266,10 @@ static void finish_admit(rs_services *svc, svc_job *job)
         p->admitting = false;
     if (!job->admitted) {
         svc->stats.auth_refused++;
+        /* The room reports the refusal (REFUSED) with its reason and text:
+         * a ban's says which ban. */
         if (job->room)
             rs_room_refuse(job->room, job->peer, job->refuse_reason, job->text);
-        if (job->refuse_reason == RS_REASON_BANNED)
-            rs_svc__log(svc, RS_SERVICES_LOG_INFO, "bans: %s from %s refused: %s", job->name,
-                        job->address, job->text);
         return;
     }
     if (job->registered)
@@ -300,8 +301,10 @@ static void finish_bans(rs_services *svc, svc_job *job)
             continue; /* not banned, or that connection is gone */
         if (rs_room_kick(c->room, c->name, RS_REASON_BANNED, c->text)) {
             svc->stats.bans_enforced++;
-            rs_svc__log(svc, RS_SERVICES_LOG_INFO, "bans: %s at %s closed: %s", c->name,
-                        p->address, c->text);
+            svc_who who = {.room = c->room, .player = c->name, .player_id = c->player_id,
+                           .address = p->address};
+            rs_svc__log(svc, RS_SERVICES_LOG_INFO, "ban_enforced", &who, NULL, 0,
+                        "bans: %s at %s closed: %s", c->name, p->address, c->text);
         }
     }
 }
@@ -382,7 +385,7 @@ void rs_svc__run_rotate(svc_worker *w, svc_job *job)
         return;
     }
     token_reply(job, RS_RESULT_OK, "");
-    rs_svc__job_log(job, RS_SERVICES_LOG_INFO,
+    rs_svc__job_log(job, RS_SERVICES_LOG_INFO, "token_rotated",
              "players: %s (player %lld) at %s asked for a new token (both work until the "
              "client confirms it)",
              job->name, (long long)job->player_id, job->address);

@@ -34,6 +34,7 @@ typedef struct svc_lap {
     uint8_t car;
     uint32_t lap;
     bool valid;
+    int64_t time_us;
 } svc_lap;
 
 typedef struct svc_race {
@@ -44,6 +45,9 @@ typedef struct svc_race {
     uint64_t track_hash, base_hash;
     uint32_t cars;
     rs_racelog_entrant ent[RS_PROTO_MAX_CARS];
+    char names[RS_PROTO_MAX_CARS][RS_PROTO_NAME_MAX + 1]; /* the drivers, for log lines */
+    int64_t player_ids[RS_PROTO_MAX_CARS]; /* theirs: 0 guest (ent[] holds the row) */
+    char room_name[RS_PROTO_NAME_MAX + 1];
     int64_t next_caller_id;     /* mirrors the racelog's numbering */
     bool log_results;           /* the racelog queued the results (race over) */
     bool own_results;           /* the services queued them (race decided otherwise) */
@@ -148,6 +152,7 @@ typedef struct svc_job {
     bool changed;               /* BANS: the bans changed since the last check */
     int64_t bans_version;
     int log_level;              /* a line for the server log, if log[0] */
+    const char *log_event;      /* its event name (static) */
     char log[320];
     char error[256];            /* a database failure, for db_errors and the log */
 } svc_job;
@@ -179,7 +184,7 @@ struct rs_services {
     bool allow_guests;
     uint32_t max_lap_ticks;
     rs_services_limits limits;
-    void (*log)(void *ctx, int level, const char *text);
+    void (*log)(void *ctx, const rs_services_log_entry *entry);
     void *log_ctx;
 
     svc_worker worker;
@@ -234,8 +239,20 @@ void rs_svc__guest_row(const char *name, char row[RS_PROTO_NAME_MAX + 1]);
 /* Stores a car block if not known stored (0 on success). */
 rs_status rs_svc__put_car(rs_services *svc, const rs_car_params *params, uint64_t base_hash);
 
-/* services.c: a line for the server's log (a no-op without a log). */
-void rs_svc__log(rs_services *svc, int level, const char *fmt, ...) RS_PRINTF(3, 4);
+/* Whom a log line is about; every member may be NULL (0). */
+typedef struct svc_who {
+    rs_room *room;
+    const char *player;
+    int64_t player_id;
+    const char *address;
+    const char *room_name;      /* when room is NULL (gone) */
+} svc_who;
+
+/* services.c: a line for the server's log (a no-op without a log): its
+ * event name, whom it is about (NULL: nobody), extra fields, the words. */
+void rs_svc__log(rs_services *svc, int level, const char *event, const svc_who *who,
+                 const rs_services_log_field *fields, uint32_t field_count, const char *fmt,
+                 ...) RS_PRINTF(7, 8);
 
 /* services_worker.c */
 rs_status rs_svc__worker_start(rs_services *svc, const char *db_path, char *err, size_t err_len);
@@ -256,8 +273,10 @@ void rs_svc__jobs_wait_room(rs_services *svc, const rs_room *room);
 svc_job *rs_svc__job_new(rs_services *svc, uint8_t kind, rs_room *room, uint32_t peer,
                          int64_t player_id, const char *name);
 void rs_svc__job_free(svc_job *job);
-/* A line for the server's log, written when the job is finished. */
-void rs_svc__job_log(svc_job *job, int level, const char *fmt, ...) RS_PRINTF(3, 4);
+/* A line for the server's log (event: a static name), written when the
+ * job is finished, about the job's room, player and address. */
+void rs_svc__job_log(svc_job *job, int level, const char *event, const char *fmt, ...)
+    RS_PRINTF(4, 5);
 /* What a job was doing, for error lines ("saving a tune"). */
 const char *rs_svc__job_what(const svc_job *job);
 

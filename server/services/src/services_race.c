@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "racesim/base/clock.h"
+#include "racesim/base/text.h"
 #include "services_internal.h"
 
 /* --------------------------------------------------------- set-up */
@@ -145,6 +146,12 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
         return;
     r->room = room;
     r->cars = count;
+    snprintf(r->room_name, sizeof r->room_name, "%s", rs_room_name(room));
+    for (uint32_t i = 0; i < count; i++)
+    {
+        snprintf(r->names[i], sizeof r->names[i], "%s", entrants[i].name ? entrants[i].name : "");
+        r->player_ids[i] = entrants[i].player_id;
+    }
     const char *json = NULL;
     size_t json_len = 0;
     const rs_track *track = rs_room_track(room, &json, &json_len);
@@ -239,6 +246,7 @@ static void lap_expect(svc_race *r, const rs_event *e)
     l->car = (uint8_t)e->car;
     l->lap = e->lap;
     l->valid = e->valid;
+    l->time_us = e->duration_us;
 }
 
 void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world)
@@ -333,6 +341,14 @@ void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world)
     rs_svc__pump(svc);
 }
 
+int64_t rs_services_race_id(const rs_services *svc, const rs_room *room)
+{
+    for (const svc_race *r = svc ? svc->races : NULL; r; r = r->next)
+        if (r->room == room && !r->ended)
+            return r->log ? r->race_id : 0;
+    return 0;
+}
+
 void rs_svc__room_closed(void *ctx, rs_room *room)
 {
     rs_services *svc = ctx;
@@ -414,6 +430,37 @@ static ptrdiff_t awaited_lap(const svc_race *r, int64_t caller_id)
     return -1;
 }
 
+/* The lap_recorded line: who, which lap, its time, and what the store made
+ * of it (its id, personal best, track record). */
+static void log_lap(rs_services *svc, const svc_race *r, const svc_lap *l, uint8_t flags,
+                    int64_t lap_id)
+{
+    if (!svc->log || l->car < 1 || l->car > r->cars)
+        return;
+    const char *name = r->names[l->car - 1];
+    /* A guest's lap is stored under its "~name" row, but the guest is player 0. */
+    svc_who who = {.room = NULL, .player = name, .player_id = r->player_ids[l->car - 1],
+                   .address = NULL, .room_name = r->room_name};
+    char time[32];
+    rs_race_time_str(l->time_us, time, sizeof time);
+    bool pb = flags & RS_LAP_PERSONAL_BEST, record = flags & RS_LAP_TRACK_RECORD;
+    rs_services_log_field f[] = {
+        {"race_id", RS_SERVICES_FIELD_INT, NULL, r->race_id},
+        {"car", RS_SERVICES_FIELD_INT, NULL, l->car},
+        {"lap", RS_SERVICES_FIELD_INT, NULL, l->lap},
+        {"time_us", RS_SERVICES_FIELD_INT, NULL, l->time_us},
+        {"lap_time", RS_SERVICES_FIELD_STR, time, 0},
+        {"valid", RS_SERVICES_FIELD_BOOL, NULL, l->valid},
+        {"personal_best", RS_SERVICES_FIELD_BOOL, NULL, pb},
+        {"track_record", RS_SERVICES_FIELD_BOOL, NULL, record},
+        {"lap_id", RS_SERVICES_FIELD_INT, NULL, lap_id}};
+    rs_svc__log(svc, RS_SERVICES_LOG_INFO, "lap_recorded", &who, f, sizeof f / sizeof f[0],
+                "room '%s': lap %u of %s (car %u): %s%s%s%s, stored as lap %lld of race %lld",
+                r->room_name, (unsigned)l->lap, name, (unsigned)l->car, time,
+                l->valid ? "" : " (invalid)", pb ? ", personal best" : "",
+                record ? ", track record" : "", (long long)lap_id, (long long)r->race_id);
+}
+
 static void on_ack(rs_services *svc, const rs_store_ack *a)
 {
     int64_t race_id = a->caller_id >> SVC_RACE_SHIFT;
@@ -434,6 +481,7 @@ static void on_ack(rs_services *svc, const rs_store_ack *a)
     if (a->status == RS_OK) {
         svc->stats.laps_recorded++;
         flags = lap_flags(svc, r, &l, a->row_id);
+        log_lap(svc, r, &l, flags, a->row_id);
     } else {
         record_lost(svc, a, &l);
     }

@@ -231,6 +231,9 @@ static void admin_reply(svc_job *job, uint8_t result, const char *text)
 
 static const char *const admin_words[RS_ADMIN_COMMAND_COUNT] = {"kick", "ban", "end race",
                                                                  "change track"};
+/* The same as stable names for log fields. */
+static const char *const admin_keys[RS_ADMIN_COMMAND_COUNT] = {"kick", "ban", "end_race",
+                                                               "change_track"};
 
 /* Records an admin command or a refused attempt in the audit table (the
  * log line goes out on the room's thread). */
@@ -333,8 +336,14 @@ static void finish_admin(rs_services *svc, svc_job *job)
     rs_svc__who(job, who, sizeof who);
     if (!job->admin) {
         svc->stats.admin_denied++;
-        rs_svc__log(svc, RS_SERVICES_LOG_WARN, "admin: refused %s %s from %s: not an "
-                    "administrator", admin_words[q->command], q->arg, who);
+        svc_who w = {.room = job->room, .player = job->name, .player_id = job->player_id,
+                     .address = job->address};
+        rs_services_log_field f[] = {
+            {"command", RS_SERVICES_FIELD_STR, admin_keys[q->command], 0},
+            {"target", RS_SERVICES_FIELD_STR, q->arg, 0}};
+        rs_svc__log(svc, RS_SERVICES_LOG_WARN, "admin_denied", &w, f, 2,
+                    "admin: refused %s %s from %s: not an administrator",
+                    admin_words[q->command], q->arg, who);
         return;
     }
     if (job->reply.type && job->reply.u.admin_reply.result != RS_RESULT_OK &&
@@ -390,9 +399,17 @@ static void finish_admin(rs_services *svc, svc_job *job)
         admin_reply(job, RS_RESULT_INVALID, "unknown command");
         break;
     }
-logged:
-    rs_svc__log(svc, RS_SERVICES_LOG_INFO, "admin: %s %s%s%s by %s: %s", admin_words[q->command],
-                q->arg, why ? " because " : "", why ? why : "", who,
+logged:;
+    svc_who w = {.room = job->room, .player = job->name, .player_id = job->player_id,
+                 .address = job->address};
+    rs_services_log_field f[] = {
+        {"command", RS_SERVICES_FIELD_STR, admin_keys[q->command], 0},
+        {"target", RS_SERVICES_FIELD_STR, q->arg, 0},
+        {"why", RS_SERVICES_FIELD_STR, why ? why : "", 0},
+        {"ok", RS_SERVICES_FIELD_BOOL, NULL, job->reply.u.admin_reply.result == RS_RESULT_OK},
+        {"result", RS_SERVICES_FIELD_STR, job->reply.u.admin_reply.text, 0}};
+    rs_svc__log(svc, RS_SERVICES_LOG_INFO, "admin", &w, f, 5, "admin: %s %s%s%s by %s: %s",
+                admin_words[q->command], q->arg, why ? " because " : "", why ? why : "", who,
                 job->reply.u.admin_reply.text);
 }
 

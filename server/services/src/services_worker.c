@@ -208,8 +208,13 @@ void rs_svc__jobs_finish(rs_services *svc)
             return;
         if (job->error[0])
             rs_svc__error(svc, rs_svc__job_what(job), job->error);
-        if (job->log[0])
-            rs_svc__log(svc, job->log_level, "%s", job->log);
+        if (job->log[0]) {
+            /* A registration's player id is the one it was given. */
+            svc_who who = {.room = job->room, .player = job->name,
+                           .player_id = job->player_id > 0 ? job->player_id : job->admitted_id,
+                           .address = job->address};
+            rs_svc__log(svc, job->log_level, job->log_event, &who, NULL, 0, "%s", job->log);
+        }
         if (identity_job(job))
             rs_svc__finish_identity(svc, job);
         else
@@ -259,8 +264,9 @@ void rs_svc__jobs_wait_room(rs_services *svc, const rs_room *room)
     pthread_mutex_unlock(&w->lock);
 }
 
-void rs_svc__job_log(svc_job *job, int level, const char *fmt, ...)
+void rs_svc__job_log(svc_job *job, int level, const char *event, const char *fmt, ...)
 {
+    job->log_event = event;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(job->log, sizeof job->log, fmt, ap);

@@ -25,6 +25,8 @@ double rs_clock_s(void);
 
 /* Wall-clock time: whole seconds since 1970-01-01 UTC. */
 int64_t rs_wall_time_s(void);
+/* The same in microseconds (log timestamps with milliseconds). */
+int64_t rs_wall_time_us(void);
 
 /* Writes unix_s as UTC with strftime's fmt into out; returns the length,
  * 0 (and out = "") when it does not fit or the time cannot be shown. */

@@ -110,6 +110,54 @@ typedef struct rs_room_hooks {
     void (*closed)(void *ctx, rs_room *room);
 } rs_room_hooks;
 
+/* What happened in a room, for an observer (rs_room_config.observer): a
+ * server's log, a live-timing feed. Unlike the hooks, which the services
+ * own and which decide things (admissions, LAP flags), an observer only
+ * learns. */
+typedef enum rs_room_event_type {
+    RS_ROOM_EV_JOINED = 1,   /* a peer was admitted: a seat (car: its car in the running
+                                race, 0 in the lobby) or a spectator (car 0) */
+    RS_ROOM_EV_LEFT = 2,     /* an admitted peer is gone: reason is the RS_REASON_* of the BYE
+                                it sent (by_peer) or was sent (kicked, replaced, shutdown),
+                                with its text; lost: the transport reported the connection
+                                gone without a BYE (reason RS_REASON_NONE) */
+    RS_ROOM_EV_REFUSED = 3,  /* a HELLO (or a connection the room has no slot for) was
+                                refused: reason and text as sent in REFUSE */
+    RS_ROOM_EV_PHASE = 4,    /* the room entered phase (RS_PHASE_*) of race race_number */
+    RS_ROOM_EV_STEPPED = 5   /* the race world stepped one tick: world (its rs_world_events
+                                are this tick's laps, sectors, hits, finishes) */
+} rs_room_event_type;
+
+typedef struct rs_room_event {
+    uint8_t type;          /* rs_room_event_type */
+    uint32_t peer;         /* JOINED, LEFT, REFUSED: the transport's id */
+    int64_t player_id;     /* JOINED, LEFT: 0 guest (REFUSED: 0) */
+    const char *name;      /* JOINED, LEFT, REFUSED: the player's name, borrowed for the call
+                              ("" when unknown: a refusal before or for its name) */
+    uint8_t car;           /* JOINED, LEFT: the seat's car in the current world; 0 for a
+                              spectator or when no world runs */
+    bool spectator;        /* JOINED, LEFT */
+    uint8_t reason;        /* LEFT, REFUSED: RS_REASON_* */
+    bool lost;             /* LEFT: no BYE either way, the connection just went */
+    bool by_peer;          /* LEFT: the peer said BYE (else the room said it) */
+    const char *text;      /* REFUSED: REFUSE's text; LEFT: the BYE's text; borrowed ("" when
+                              none) */
+    uint8_t phase;         /* PHASE: RS_PHASE_* */
+    uint32_t race_number;  /* PHASE, STEPPED: races started so far (this race's number) */
+    const rs_world *world; /* STEPPED, and PHASE when a world exists (not LOBBY); borrowed */
+} rs_room_event;
+
+/* Called on the room's thread from inside rs_room_* calls, after the room
+ * acted (a JOINED peer has its WELCOME queued, a PHASE's RACE_STATE is
+ * queued). The observer must not call into the room except its queries
+ * (rs_room_get_stats, rs_room_name, rs_room_world, rs_room_track,
+ * rs_room_laps, rs_room_car_driver, rs_room_hash_at): the room is in the
+ * middle of an operation. Nothing is reported from rs_room_destroy. */
+typedef struct rs_room_observer {
+    void *ctx;
+    void (*event)(void *ctx, rs_room *room, const rs_room_event *ev); /* NULL: none */
+} rs_room_observer;
+
 typedef struct rs_room_config {
     const rs_track *track;      /* borrowed; must outlive the room. Required */
     const char *track_json;     /* the JSON text the track was built from, sent to clients in
@@ -145,6 +193,8 @@ typedef struct rs_room_config {
     const char *name;           /* matched against HELLO.room ("" there = any room); copied;
                                    NULL or "" = "default". At most 32 bytes */
     bool defer_laps;            /* LAP messages wait for rs_room_lap_flags (at most 5 s) */
+    rs_room_observer observer;  /* copied; optional (event NULL: nothing is reported, and
+                                   the tick pays one test) */
 } rs_room_config;
 
 /* 60 Hz, 4 substeps, 3 laps, 16 players, 8 spectators, start at 16 players or
@@ -329,15 +379,12 @@ const rs_track *rs_room_track(const rs_room *room, const char **json, size_t *js
 /* The race distance (cfg.laps). Never fails. */
 uint32_t rs_room_laps(const rs_room *room);
 
-/* Who drives car (1.. in the current race world), for live timing. */
-typedef struct rs_room_driver {
-    char name[RS_PROTO_NAME_MAX + 1];
-    int64_t player_id;        /* 0 guest */
-    bool connected;
-} rs_room_driver;
-
-/* False when there is no race world or no such car. */
-bool rs_room_driver_of(const rs_room *room, uint16_t car, rs_room_driver *out);
+/* Who drives car (1..) of the current world: its name (borrowed until the
+ * next call that is not a query), player id (0 guest) and whether its
+ * player is connected; each out-pointer may be NULL. False when no world
+ * runs or there is no such car. */
+bool rs_room_car_driver(const rs_room *room, uint8_t car, const char **name,
+                        int64_t *player_id, bool *connected);
 
 #ifdef __cplusplus
 }

@@ -68,6 +68,32 @@ typedef struct rs_services_limits {
 /* Levels of the services' log lines (the server maps them to its own). */
 enum { RS_SERVICES_LOG_ERROR = 0, RS_SERVICES_LOG_WARN = 1, RS_SERVICES_LOG_INFO = 2 };
 
+/* Types of a log entry's extra fields. */
+enum { RS_SERVICES_FIELD_STR = 0, RS_SERVICES_FIELD_INT = 1, RS_SERVICES_FIELD_BOOL = 2 };
+
+/* One extra fact of a log entry: a lap's id, a time, a flag. */
+typedef struct rs_services_log_field {
+    const char *key;       /* snake_case, never one of the entry's own names */
+    uint8_t type;          /* RS_SERVICES_FIELD_* */
+    const char *str;       /* STR (borrowed for the call) */
+    int64_t num;           /* INT; BOOL 0 or 1 */
+} rs_services_log_field;
+
+/* One line for the server's log: what happened, about whom, and the line in
+ * words. Everything is borrowed for the call. */
+typedef struct rs_services_log_entry {
+    int level;             /* RS_SERVICES_LOG_* */
+    const char *event;     /* stable snake_case name: "admin", "admin_denied",
+                              "lap_recorded", "registered", ... (docs/RACESERVER.md) */
+    const char *room;      /* the room's name; NULL when the line is about no room */
+    const char *player;    /* the player's name; NULL when about no player */
+    int64_t player_id;     /* with player: 0 guest */
+    const char *address;   /* the connection's "a.b.c.d:port"; NULL when none */
+    const rs_services_log_field *fields; /* extra facts, field_count of them */
+    uint32_t field_count;
+    const char *text;      /* the whole line in words, saying all of the above */
+} rs_services_log_entry;
+
 typedef struct rs_services_def {
     const char *db_path;       /* the database: the services open the store (creating and
                                   migrating it), a writer, and a connection for their
@@ -81,9 +107,11 @@ typedef struct rs_services_def {
                                   usually the transport's peer slots, 512 */
     rs_services_limits limits;
     /* Where admin actions, refused admin attempts, registrations, token
-     * changes, bans and data-losing failures are reported: one line each,
-     * saying who and where. NULL: nowhere. Called on the room's thread. */
-    void (*log)(void *ctx, int level, const char *text);
+     * changes, bans enforced and recorded laps (with their flags and stored
+     * id) are reported: one entry each, saying who and where. NULL:
+     * nowhere. Called on the room's thread. (Refused admissions reach a
+     * room observer as the room's REFUSED: the services do not repeat them.) */
+    void (*log)(void *ctx, const rs_services_log_entry *entry);
     void *log_ctx;
 } rs_services_def;
 
@@ -154,6 +182,10 @@ void rs_services_get_stats(const rs_services *svc, rs_services_stats *out);
 /* The store writer's counters: queue depth and commit latency (for metrics).
  * Never fails; zeros before the writer exists. */
 rs_store_writer_stats rs_services_writer_stats(rs_services *svc);
+
+/* The database id of the race running in room (from its countdown until
+ * its world is gone), 0 when none or it could not be stored. */
+int64_t rs_services_race_id(const rs_services *svc, const rs_room *room);
 
 /* The room thread's store connection (for the server's own queries, e.g.
  * the demo's final leaderboard), borrowed until rs_services_destroy; the
