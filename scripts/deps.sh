@@ -5,7 +5,11 @@
 #                             cJSON, cmocka, zlib; SDL2, SDL2_ttf, DejaVu fonts and Xvfb
 #                             for examples/racer and its test; Mono's mcs and runtime
 #                             for the C# binding's test; python3 for the Python
-#                             binding's)
+#                             binding's; emscripten and nodejs for the browser replay
+#                             in web/wasm/ and its tests. emcc -O2 needs node-acorn,
+#                             which emscripten depends on, found through
+#                             NODE_PATH=/usr/share/nodejs: web/wasm/build.sh and the
+#                             cross check set it)
 #   scripts/deps.sh --cross   also clang and the i686/aarch64 cross toolchains
 #                             with qemu-user, for tests/determinism/cross_check.sh
 #
@@ -14,7 +18,7 @@
 # through sudo. Never prompts apt questions.
 set -eu
 
-base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libcmocka-dev zlib1g-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth mono-mcs mono-runtime python3"
+base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libcmocka-dev zlib1g-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth mono-mcs mono-runtime python3 emscripten nodejs"
 cross="clang gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-i686-linux-gnu libc6-dev-i386-cross qemu-user"
 
 usage() {
