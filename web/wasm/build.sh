@@ -16,13 +16,14 @@
 #                    repository); reused and rebuilt incrementally
 #   --out DIR        where racesim_replay.js and .wasm are copied (default:
 #                    DIR/web/wasm of the build tree, where they are built)
-#   --jobs N         parallel compile jobs (default 2; 0: none given, so a
-#                    make that runs this script shares its job slots)
+#   --jobs N         parallel compile jobs (default 2)
 #   --target T       another target of that tree (the cross check builds
 #                    racesim, which then runs under node)
 #
-# Needs emcmake and emcc (scripts/deps.sh). Debian's emcc -O2 needs the
-# acorn parser from /usr/share/nodejs: NODE_PATH gets it when unset.
+# Needs emcmake and emcc (scripts/deps.sh); EMCMAKE names the emcmake to
+# use (CMake passes the one it found), and its folder goes first on PATH so
+# that emcc is the same emscripten's. Debian's emcc -O2 needs the acorn
+# parser from /usr/share/nodejs: NODE_PATH gets it when unset.
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,7 +43,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-for tool in emcmake emcc cmake; do
+emcmake=${EMCMAKE:-emcmake}
+case "$emcmake" in
+    */*) PATH=$(dirname "$emcmake"):$PATH; export PATH ;;
+esac
+for tool in "$emcmake" emcc cmake; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "wasm build: $tool not found; install emscripten (scripts/deps.sh)" >&2
         exit 2
@@ -57,13 +62,9 @@ fi
 # (binaryen keeps IEEE arithmetic; it does no fast-math unless asked).
 # Configured once; later runs only build.
 if [ ! -f "$build/CMakeCache.txt" ]; then
-    emcmake cmake -S "$root" -B "$build" -DRS_PHYSICS_ONLY=ON -DCMAKE_BUILD_TYPE=Release
+    "$emcmake" cmake -S "$root" -B "$build" -DRS_PHYSICS_ONLY=ON -DCMAKE_BUILD_TYPE=Release
 fi
-if [ "$jobs" = 0 ]; then
-    cmake --build "$build" --target "$target"
-else
-    cmake --build "$build" --target "$target" -j "$jobs"
-fi
+cmake --build "$build" --target "$target" -j "$jobs"
 
 if [ "$target" = racesim_replay ] && [ -n "$out" ]; then
     mkdir -p "$out"
