@@ -8,7 +8,11 @@
 #                             binding's; libmicrohttpd for raceserver's HTTP side,
 #                             python3-jsonschema, curl and prometheus's promtool for
 #                             its test; chromium, nodejs and npm for the web page's
-#                             test)
+#                             test; emscripten for the browser replay in web/wasm/
+#                             and its tests: emcc -O2 needs node-acorn, which
+#                             emscripten depends on, found through
+#                             NODE_PATH=/usr/share/nodejs: web/wasm/build.sh and the
+#                             cross check set it)
 #   scripts/deps.sh --cross   also clang and the i686/aarch64 cross toolchains
 #                             with qemu-user, for tests/determinism/cross_check.sh
 #
@@ -17,7 +21,7 @@
 # through sudo. Never prompts apt questions.
 set -eu
 
-base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libmicrohttpd-dev python3-jsonschema prometheus curl libcmocka-dev zlib1g-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth mono-mcs mono-runtime python3 chromium nodejs"
+base="build-essential cmake pkg-config libenet-dev libsodium-dev libsqlite3-dev libcjson-dev libmicrohttpd-dev python3-jsonschema prometheus curl libcmocka-dev zlib1g-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth mono-mcs mono-runtime python3 chromium nodejs emscripten"
 cross="clang gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-i686-linux-gnu libc6-dev-i386-cross qemu-user"
 
 usage() {

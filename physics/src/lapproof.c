@@ -12,12 +12,16 @@
  *
  * The recorder reads the cars' inputs from the world's internals: it is
  * part of the physics library, and a public getter would only serve it.
+ *
+ * Verifying is a replay (rs_lap_replay_*) stepped to its end, so a viewer
+ * stepping tick by tick and rs_lap_proof_verify run the same code.
  */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "racesim/base/err.h"
+#include "racesim/base/text.h"
 #include "racesim/lapproof.h"
 #include "racesim/track.h"
 
@@ -482,31 +486,76 @@ static uint8_t check_inputs(const uint8_t *proof, const parsed *p, const rs_car_
     return RS_LAP_PROOF_OK;
 }
 
-rs_status rs_lap_proof_verify(const uint8_t *proof, size_t len,
-                              const rs_car_params *const *cars, uint32_t car_count,
-                              const rs_track *track, rs_lap_verdict *out, char *msg,
-                              size_t msg_len)
-{
+/* A replay's message holds every difference at once (at most 7 lines plus
+ * one per sector, each well under 100 characters); callers get it cut to
+ * their own buffer. */
+#define REPLAY_MSG 2048
+
+struct rs_lap_replay {
+    const uint8_t *proof; /* borrowed, as are the cars and the track */
+    size_t len;
     parsed p;
-    rs_world *world = NULL;
+    rs_world *world;      /* NULL when the verdict was decided before stepping */
+    rs_reader inputs;     /* the input log, read one tick at a time */
+    uint32_t stepped;     /* ticks of the log stepped so far */
+    bool done;
+    bool have_lap;
+    rs_event lap;         /* the re-simulated lap, once have_lap */
+    rs_lap_verdict v;
+    char msg[REPLAY_MSG];
+};
+
+void rs_lap_replay_destroy(rs_lap_replay *rep)
+{
+    if (!rep)
+        return;
+    rs_world_destroy(rep->world);
+    free(rep);
+}
+
+/* Ends the replay with a verdict that needs no more stepping. */
+static void replay_end(rs_lap_replay *rep, uint8_t code)
+{
+    rep->v.code = code;
+    rep->done = true;
+    rs_world_destroy(rep->world);
+    rep->world = NULL;
+}
+
+rs_status rs_lap_replay_open(const uint8_t *proof, size_t len, const rs_car_params *const *cars,
+                             uint32_t car_count, const rs_track *track, rs_lap_replay **out,
+                             char *msg, size_t msg_len)
+{
     if (msg && msg_len)
         msg[0] = 0;
-    if (!out || (!cars && car_count))
+    if (!out)
         return RS_ERR_ARG;
-    memset(out, 0, sizeof *out);
-    rs_status st = decode(proof, len, &p);
+    *out = NULL;
+    if (!cars && car_count)
+        return RS_ERR_ARG;
+    rs_lap_replay *rep = calloc(1, sizeof *rep);
+    if (!rep)
+        return RS_ERR_NOMEM;
+    rep->proof = proof;
+    rep->len = len;
+    parsed *p = &rep->p;
+    rs_status st = decode(proof, len, p);
     if (st != RS_OK) {
         say(msg, msg_len, "not a valid lap proof (%s)", rs_status_str(st));
+        free(rep);
         return st;
     }
-    const rs_lap_proof_info *o = &p.info;
-    out->recorded_lap = o->lap;
-    out->recorded_time_us = o->lap_time_us;
-    out->recorded_hash = o->end_car_hash;
-    out->recorded_end_tick = o->first_tick + o->tick_count - 1u;
-    out->code = check_inputs(proof, &p, cars, car_count, track, msg, msg_len);
-    if (out->code != RS_LAP_PROOF_OK)
+    const rs_lap_proof_info *o = &p->info;
+    rep->v.recorded_lap = o->lap;
+    rep->v.recorded_time_us = o->lap_time_us;
+    rep->v.recorded_hash = o->end_car_hash;
+    rep->v.recorded_end_tick = o->first_tick + o->tick_count - 1u;
+    uint8_t code = check_inputs(proof, p, cars, car_count, track, rep->msg, sizeof rep->msg);
+    if (code != RS_LAP_PROOF_OK) {
+        replay_end(rep, code);
+        *out = rep;
         return RS_OK;
+    }
 
     rs_world_def def = rs_world_default();
     def.tick_hz = o->tick_hz;
@@ -517,62 +566,141 @@ rs_status rs_lap_proof_verify(const uint8_t *proof, size_t len,
     def.start_tick = o->start_tick;
     def.car_collisions = o->car_collisions;
     memcpy(def.surfaces, o->surfaces, sizeof def.surfaces);
-    st = rs_world_create(&def, &world);
+    st = rs_world_create(&def, &rep->world);
     if (st != RS_OK) {
         say(msg, msg_len, "the proof's world definition is not accepted (%s)", rs_status_str(st));
+        rs_lap_replay_destroy(rep);
         return st == RS_ERR_NOMEM ? st : RS_ERR_RANGE;
     }
     for (uint32_t i = 0; i < car_count && st == RS_OK; i++) {
         rs_car_spawn sp = rs_car_spawn_default();
-        st = rs_world_add_car(world, cars[i], &sp, NULL);
+        st = rs_world_add_car(rep->world, cars[i], &sp, NULL);
     }
     if (st != RS_OK) {
         say(msg, msg_len, "cannot add the cars (%s)", rs_status_str(st));
-        goto done;
+        rs_lap_replay_destroy(rep);
+        return st;
     }
-    st = rs_world_restore(world, p.snap, p.snap_len);
-    if (st != RS_OK || rs_world_tick(world) != o->first_tick) {
-        out->code = RS_LAP_PROOF_BAD_SNAPSHOT;
+    st = rs_world_restore(rep->world, p->snap, p->snap_len);
+    if (st != RS_OK || rs_world_tick(rep->world) != o->first_tick) {
         if (st != RS_OK)
-            say(msg, msg_len, "the start snapshot does not match the cars and world (%s)",
-                rs_status_str(st));
+            say(rep->msg, sizeof rep->msg,
+                "the start snapshot does not match the cars and world (%s)", rs_status_str(st));
         else
-            say(msg, msg_len, "the start snapshot is at tick %llu, the log starts at tick %llu",
-                (unsigned long long)rs_world_tick(world), (unsigned long long)o->first_tick);
-        st = RS_OK;
-        goto done;
+            say(rep->msg, sizeof rep->msg,
+                "the start snapshot is at tick %llu, the log starts at tick %llu",
+                (unsigned long long)rs_world_tick(rep->world), (unsigned long long)o->first_tick);
+        replay_end(rep, RS_LAP_PROOF_BAD_SNAPSHOT);
+        *out = rep;
+        return RS_OK;
     }
-    rs_reader r = rs_reader_init(proof + p.inputs_at, len - p.inputs_at);
-    rs_car_id car = {o->car};
-    for (uint32_t t = 0; t < o->tick_count; t++) {
-        for (uint32_t c = 0; c < o->car_count; c++) {
-            rs_input in = read_input(&r);
-            rs_world_set_input(world, (rs_car_id){(uint16_t)(c + 1)}, &in);
-        }
-        uint64_t tick = rs_world_tick(world);
-        if (rs_world_step(world) != RS_OK) {
-            out->code = RS_LAP_PROOF_SIM_FAILED;
-            say(msg, msg_len, "the simulation went non-finite in tick %llu",
-                (unsigned long long)tick);
-            goto done;
-        }
-        /* The lap began in the log's first tick, which is also where the
-         * previous lap ended: that tick's lap event is not this lap's. */
-        size_t n;
-        const rs_event *ev = rs_world_events(world, &n);
-        for (size_t k = 0; k < n && t > 0; k++)
-            if (ev[k].type == RS_EVENT_LAP && ev[k].car == o->car) {
-                compare(&p, &ev[k], tick, rs_world_car_hash(world, car), out, msg, msg_len);
-                goto done;
-            }
-    }
-    out->code = RS_LAP_PROOF_NO_LAP;
-    say(msg, msg_len, "no lap completed within the log (%lu ticks from tick %llu)",
-        (unsigned long)o->tick_count, (unsigned long long)o->first_tick);
+    rep->inputs = rs_reader_init(proof + p->inputs_at, len - p->inputs_at);
+    *out = rep;
+    return RS_OK;
+}
 
-done:
-    if (st == RS_OK && out->code == RS_LAP_PROOF_OK)
-        say(msg, msg_len, "ok");
-    rs_world_destroy(world);
-    return st;
+bool rs_lap_replay_done(const rs_lap_replay *rep)
+{
+    return !rep || rep->done;
+}
+
+rs_status rs_lap_replay_step(rs_lap_replay *rep)
+{
+    if (!rep || rep->done)
+        return RS_ERR_ARG;
+    const rs_lap_proof_info *o = &rep->p.info;
+    rs_world *world = rep->world;
+    for (uint32_t c = 0; c < o->car_count; c++) {
+        rs_input in = read_input(&rep->inputs);
+        rs_world_set_input(world, (rs_car_id){(uint16_t)(c + 1)}, &in);
+    }
+    uint32_t t = rep->stepped++;
+    uint64_t tick = rs_world_tick(world);
+    if (rs_world_step(world) != RS_OK) {
+        say(rep->msg, sizeof rep->msg, "the simulation went non-finite in tick %llu",
+            (unsigned long long)tick);
+        rep->v.code = RS_LAP_PROOF_SIM_FAILED;
+        rep->done = true;
+        return RS_OK;
+    }
+    /* The lap began in the log's first tick, which is also where the
+     * previous lap ended: that tick's lap event is not this lap's. */
+    size_t n;
+    const rs_event *ev = rs_world_events(world, &n);
+    for (size_t k = 0; k < n && t > 0; k++)
+        if (ev[k].type == RS_EVENT_LAP && ev[k].car == o->car) {
+            rep->lap = ev[k];
+            rep->have_lap = true;
+            compare(&rep->p, &ev[k], tick, rs_world_car_hash(world, (rs_car_id){o->car}),
+                    &rep->v, rep->msg, sizeof rep->msg);
+            rep->done = true;
+            return RS_OK;
+        }
+    if (rep->stepped == o->tick_count) {
+        rep->v.code = RS_LAP_PROOF_NO_LAP;
+        say(rep->msg, sizeof rep->msg, "no lap completed within the log (%lu ticks from tick %llu)",
+            (unsigned long)o->tick_count, (unsigned long long)o->first_tick);
+        rep->done = true;
+    }
+    return RS_OK;
+}
+
+const rs_world *rs_lap_replay_world(const rs_lap_replay *rep)
+{
+    return rep ? rep->world : NULL;
+}
+
+uint32_t rs_lap_replay_ticks(const rs_lap_replay *rep)
+{
+    return rep ? rep->stepped : 0;
+}
+
+const rs_lap_proof_info *rs_lap_replay_info(const rs_lap_replay *rep)
+{
+    return rep ? &rep->p.info : NULL;
+}
+
+bool rs_lap_replay_lap(const rs_lap_replay *rep, rs_event *out)
+{
+    if (!rep || !rep->have_lap || !out)
+        return false;
+    *out = rep->lap;
+    return true;
+}
+
+void rs_lap_replay_finish(rs_lap_replay *rep, rs_lap_verdict *out, char *msg, size_t msg_len)
+{
+    if (msg && msg_len)
+        msg[0] = 0;
+    if (!rep) {
+        if (out)
+            memset(out, 0, sizeof *out);
+        return;
+    }
+    while (!rep->done)
+        rs_lap_replay_step(rep);
+    if (out)
+        *out = rep->v;
+    if (msg && msg_len)
+        rs_str_cut(msg, msg_len, rep->v.code == RS_LAP_PROOF_OK ? "ok" : rep->msg);
+}
+
+/* One path for every verifier: open, step to the end, compare. */
+rs_status rs_lap_proof_verify(const uint8_t *proof, size_t len,
+                              const rs_car_params *const *cars, uint32_t car_count,
+                              const rs_track *track, rs_lap_verdict *out, char *msg,
+                              size_t msg_len)
+{
+    if (msg && msg_len)
+        msg[0] = 0;
+    if (!out || (!cars && car_count))
+        return RS_ERR_ARG;
+    memset(out, 0, sizeof *out);
+    rs_lap_replay *rep = NULL;
+    rs_status st = rs_lap_replay_open(proof, len, cars, car_count, track, &rep, msg, msg_len);
+    if (st != RS_OK)
+        return st;
+    rs_lap_replay_finish(rep, out, msg, msg_len);
+    rs_lap_replay_destroy(rep);
+    return RS_OK;
 }

@@ -7,6 +7,11 @@
 # reference and must also reproduce RS_GOLDEN_HASH from
 # tests/support/golden_scenario.h.
 #
+# One more row is WebAssembly: the same configuration built by emscripten
+# (emcmake) and run under node, as the browser's lap replay runs the physics
+# (web/wasm/). It is skipped, with a message, when emcmake, emcc or node is
+# missing; where they are installed it must match like any other build.
+#
 # It also builds two negative controls that break a determinism rule on
 # purpose (FMA contraction; libm's sin). Each must be caught: its trace must
 # differ from the reference (and for libm_sin, tests/check_symbols.sh must
@@ -57,6 +62,25 @@ clang=$(command -v clang || command -v clang-14 || true)
 command -v i686-linux-gnu-gcc >/dev/null || die_tools i686-linux-gnu-gcc
 command -v aarch64-linux-gnu-gcc >/dev/null || die_tools aarch64-linux-gnu-gcc
 command -v qemu-aarch64 >/dev/null || die_tools qemu-aarch64
+
+# WebAssembly is optional here: without emscripten or node the row is
+# skipped (scripts/deps.sh installs both). Debian's emcc -O2 loads acorn
+# from /usr/share/nodejs. Node 18+ has fetch(), which emscripten 3.1's glue
+# then tries on a file path; --no-experimental-fetch makes it read the file.
+wasm_skip=""
+for t in emcmake emcc node; do
+    command -v "$t" >/dev/null || { wasm_skip="$t not found (install emscripten and nodejs: scripts/deps.sh)"; break; }
+done
+wasm_runner=""
+if [ -z "$wasm_skip" ]; then
+    if [ -z "${NODE_PATH:-}" ] && [ -d /usr/share/nodejs ]; then
+        export NODE_PATH=/usr/share/nodejs
+    fi
+    wasm_runner=node
+    if node --no-experimental-fetch -e 0 >/dev/null 2>&1; then
+        wasm_runner="node --no-experimental-fetch"
+    fi
+fi
 
 # Native when the host really runs i386 binaries, else qemu. Having the i386
 # loader is not enough: some kernels (containers, sandboxes) are built
@@ -114,6 +138,7 @@ configs=(
     "clang-O2-native|clang|-O2 -march=native||same"
     "i686-sse2|i686|-O2 -msse2 -mfpmath=sse||same"
     "aarch64|aarch64|-O2||same"
+    "wasm-O2|wasm|-O2||same"
     "$fma_cfg"
     "neg-libm-sin|gcc|-O2|-DRS_NEGATIVE_CONTROL=libm_sin|neg-libm"
 )
@@ -131,6 +156,7 @@ compiler_args() { # cmake arguments selecting the compiler
         clang) printf '%s\n' "-DCMAKE_C_COMPILER=$clang" ;;
         i686) printf '%s\n' "-DCMAKE_TOOLCHAIN_FILE=$tc/toolchain-i686.cmake" ;;
         aarch64) printf '%s\n' "-DCMAKE_TOOLCHAIN_FILE=$tc/toolchain-aarch64.cmake" ;;
+        wasm) ;; # emcmake adds emscripten's toolchain (build_and_run)
     esac
 }
 
@@ -138,6 +164,7 @@ runner_of() {
     case "$1" in
         i686) printf '%s' "$i686_runner" ;;
         aarch64) printf '%s' "$aarch64_runner" ;;
+        wasm) printf '%s' "$wasm_runner" ;;
         *) printf '' ;;
     esac
 }
@@ -149,6 +176,7 @@ describe() { # human-readable flags column
         clang) d="clang $cflags" ;;
         i686) d="i686-gcc $cflags" ;;
         aarch64) d="aarch64-gcc $cflags (qemu)" ;;
+        wasm) d="emcc $cflags (node)" ;;
     esac
     [ "$how" = i686 ] && [ -n "$i686_runner" ] && d="$d (qemu)"
     case "$extra" in
@@ -173,19 +201,29 @@ build_and_run() {
     # RS_NEGATIVE_CONTROL is always given, so a reused cache cannot carry an old value.
     local neg=""
     case "$extra" in -DRS_NEGATIVE_CONTROL=*) neg=${extra#-DRS_NEGATIVE_CONTROL=} ;; esac
-    if ! cmake -S "$root" -B "$dir" "${cargs[@]}" \
+    # WebAssembly: emscripten's own wrapper configures; only racesim is
+    # built (the browser replay builds in the main build, RS_WASM), and it
+    # is racesim.js, run by node.
+    local wrap="" prog=$dir/bin/racesim
+    local -a targets=()
+    if [ "$how" = wasm ]; then
+        wrap=emcmake
+        prog=$dir/bin/racesim.js
+        targets=(--target racesim)
+    fi
+    if ! $wrap cmake -S "$root" -B "$dir" "${cargs[@]}" \
             -DCMAKE_BUILD_TYPE=None "-DCMAKE_C_FLAGS=$cflags" \
             -DRS_PHYSICS_ONLY=ON "-DRS_NEGATIVE_CONTROL=$neg" >"$dir/configure.log" 2>&1; then
         echo "failed configure (see $dir/configure.log)" >"$dir/status"; return 0
     fi
     # Everything the physics-only configuration has (racesim, physbench), so
     # the check also proves that it cross-builds.
-    if ! cmake --build "$dir" -j2 >"$dir/build.log" 2>&1; then
+    if ! cmake --build "$dir" "${targets[@]}" -j2 >"$dir/build.log" 2>&1; then
         echo "failed build (see $dir/build.log)" >"$dir/status"; return 0
     fi
     runner=$(runner_of "$how")
     # shellcheck disable=SC2086  # runner is a command line
-    if ! (cd "$dir" && $runner "$dir/bin/racesim" golden --trace >"$dir/trace.txt" 2>"$dir/run.log"); then
+    if ! (cd "$dir" && $runner "$prog" golden --trace >"$dir/trace.txt" 2>"$dir/run.log"); then
         echo "failed run (see $dir/run.log)" >"$dir/status"; return 0
     fi
     echo ok >"$dir/status"
@@ -235,11 +273,30 @@ first_difference() {
     printf '%s' "$msg"
 }
 
+# Without emscripten or node the WebAssembly row is left out, and says so.
+skipped_rows=()
+if [ -n "$wasm_skip" ]; then
+    kept=()
+    for line in "${configs[@]}"; do
+        if [ "$(field "$line" 1)" = wasm ]; then
+            skipped_rows+=("$(field "$line" 0)"$'\t'"$(describe wasm "$(field "$line" 2)" "")"$'\t'"-"$'\t'"skipped: $wasm_skip")
+        else
+            kept+=("$line")
+        fi
+    done
+    configs=("${kept[@]}")
+fi
+
 # ---------------------------------------------------------------- run
 echo "cross_check: source $root"
 echo "cross_check: builds in $work, $parallel at a time"
 echo "cross_check: FMA control: $fma_note"
 echo "cross_check: i686 runs ${i686_runner:-natively}"
+if [ -n "$wasm_skip" ]; then
+    echo "cross_check: WebAssembly row SKIPPED: $wasm_skip"
+else
+    echo "cross_check: WebAssembly runs under $wasm_runner"
+fi
 for line in "${configs[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
     build_and_run "$line" &
@@ -341,6 +398,8 @@ for line in "${configs[@]}"; do
     rows+=("$name"$'\t'"$flags"$'\t'"$hash"$'\t'"$verdict")
 done
 
+rows+=(${skipped_rows[@]+"${skipped_rows[@]}"})
+
 echo
 {
     printf 'build\tflags\tfinal hash\tverdict\n'
@@ -361,7 +420,7 @@ if [ ${#problems[@]} -gt 0 ]; then
 fi
 elapsed=$((SECONDS - start_s))
 if [ "$fail" -eq 0 ]; then
-    echo "cross_check: PASS: ${#configs[@]} builds, all traces identical to gcc -O0 and RS_GOLDEN_HASH ($golden_cars cars x $golden_ticks ticks), both negative controls caught (${elapsed} s)"
+    echo "cross_check: PASS: ${#configs[@]} builds, all traces identical to gcc -O0 and RS_GOLDEN_HASH ($golden_cars cars x $golden_ticks ticks), both negative controls caught (${elapsed} s)${wasm_skip:+; WebAssembly skipped: $wasm_skip}"
 else
     echo "cross_check: FAIL (${elapsed} s); builds and traces are in $work" >&2
 fi

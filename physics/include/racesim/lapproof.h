@@ -161,6 +161,57 @@ rs_status rs_lap_proof_verify(const uint8_t *proof, size_t len,
                               const rs_track *track, rs_lap_verdict *out, char *msg,
                               size_t msg_len);
 
+/* ------------------------------------------------- replaying tick by tick */
+
+/* The same re-simulation one tick at a time, for a viewer that shows the
+ * lap while it is checked (the browser replay, web/wasm/).
+ * rs_lap_proof_verify is rs_lap_replay_open then rs_lap_replay_finish, so
+ * a replay stepped to its end gives exactly its verdict: there is one
+ * verification path. */
+typedef struct rs_lap_replay rs_lap_replay;
+
+/* Opens proof for replay with the given cars and track (as for
+ * rs_lap_proof_verify; all three stay borrowed until
+ * rs_lap_replay_destroy). RS_OK: *out is a replay; when the cars, the
+ * track or the snapshot do not fit, it is already done and its verdict
+ * says why. Otherwise *out is NULL, msg (if non-NULL) says why, and the
+ * status is the proof's own error as for rs_lap_proof_info_read,
+ * RS_ERR_RANGE (its world definition is refused), RS_ERR_ARG or
+ * RS_ERR_NOMEM. */
+rs_status rs_lap_replay_open(const uint8_t *proof, size_t len, const rs_car_params *const *cars,
+                             uint32_t car_count, const rs_track *track, rs_lap_replay **out,
+                             char *msg, size_t msg_len);
+
+/* Accepts NULL. */
+void rs_lap_replay_destroy(rs_lap_replay *rep);
+
+/* Steps the next tick of the log with every car's recorded input. The
+ * replay is done once the car completes its lap (the verdict is then
+ * decided), the log ends without one, or the simulation fails. RS_ERR_ARG
+ * for a replay that is already done. */
+rs_status rs_lap_replay_step(rs_lap_replay *rep);
+
+/* True once the verdict is decided (NULL counts as done). */
+bool rs_lap_replay_done(const rs_lap_replay *rep);
+
+/* The world being replayed, to read the cars' states after each step
+ * (rs_world_car_state); NULL when the verdict was decided at open. */
+const rs_world *rs_lap_replay_world(const rs_lap_replay *rep);
+
+/* Ticks of the log stepped so far (the log has info->tick_count). */
+uint32_t rs_lap_replay_ticks(const rs_lap_replay *rep);
+
+/* The proof's header, decoded at open; borrowed from the replay. */
+const rs_lap_proof_info *rs_lap_replay_info(const rs_lap_replay *rep);
+
+/* The car's lap as re-simulated (its RS_EVENT_LAP: time, sectors,
+ * validity) into *out; false until the replay has seen it. */
+bool rs_lap_replay_lap(const rs_lap_replay *rep, rs_event *out);
+
+/* Steps what is left of the log and gives the verdict and message exactly
+ * as rs_lap_proof_verify does. May be called more than once. */
+void rs_lap_replay_finish(rs_lap_replay *rep, rs_lap_verdict *out, char *msg, size_t msg_len);
+
 #ifdef __cplusplus
 }
 #endif
