@@ -59,6 +59,12 @@ done
 
 wasm=0
 [ -f "$build/web/wasm/racesim_replay.js" ] && wasm=1
+# A build with the WebAssembly replay (RS_WASM, CMake sets this) must show it
+# verify: its absence is then a failure, not a skip.
+if [ "${RS_WEB_NEED_WASM:-0}" = 1 ] && [ $wasm = 0 ]; then
+    echo "test_web: FAIL: RS_WASM is on but $build/web/wasm/racesim_replay.js is missing"
+    exit 1
+fi
 status=0
 RS_BASE="http://127.0.0.1:$http_port/" RS_BOTS=bot1,bot2,bot3 RS_CHROMIUM=$chromium \
 RS_NODE_DIR="$node_dir" RS_SHOTS=$shots RS_WASM=$wasm \
