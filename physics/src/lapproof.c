@@ -704,3 +704,17 @@ rs_status rs_lap_proof_verify(const uint8_t *proof, size_t len,
     rs_lap_replay_destroy(rep);
     return RS_OK;
 }
+
+const char *rs_lap_verdict_name(uint8_t code)
+{
+    switch (code) {
+    case RS_LAP_PROOF_OK: return "ok";
+    case RS_LAP_PROOF_DIFFERS: return "differs";
+    case RS_LAP_PROOF_NO_LAP: return "no_lap";
+    case RS_LAP_PROOF_WRONG_CARS: return "wrong_cars";
+    case RS_LAP_PROOF_WRONG_TRACK: return "wrong_track";
+    case RS_LAP_PROOF_BAD_SNAPSHOT: return "bad_snapshot";
+    case RS_LAP_PROOF_SIM_FAILED: return "simulation_failed";
+    default: return "unknown";
+    }
+}

@@ -297,27 +297,34 @@ static void write_line(rs_log_level level, const char *event, const rs_log_field
         write_text(level, msg);
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 5, 0)))
+#endif
+static void vlog(rs_log_level level, const char *event, const rs_log_field *fields,
+                 size_t count, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    write_line(level, event, fields, count, msg);
+}
+
 void rs_log_event(rs_log_level level, const char *event, const rs_log_field *fields,
                   size_t count, const char *fmt, ...)
 {
     if (!rs_log_enabled(level))
         return;
-    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vlog(level, event, fields, count, fmt, ap);
     va_end(ap);
-    write_line(level, event, fields, count, msg);
 }
 
 void rs_logf(rs_log_level level, const char *fmt, ...)
 {
     if (!rs_log_enabled(level))
         return;
-    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vlog(level, "message", NULL, 0, fmt, ap); /* a plain line is the event "message" */
     va_end(ap);
-    write_line(level, "message", NULL, 0, msg);
 }

@@ -19,20 +19,6 @@
 #define CMD "verify-lap"
 #define MAX_DIFFS 12
 
-static const char *verdict_name(uint8_t code)
-{
-    switch (code) {
-    case RS_LAP_PROOF_OK: return "ok";
-    case RS_LAP_PROOF_DIFFERS: return "differs";
-    case RS_LAP_PROOF_NO_LAP: return "no_lap";
-    case RS_LAP_PROOF_WRONG_CARS: return "wrong_cars";
-    case RS_LAP_PROOF_WRONG_TRACK: return "wrong_track";
-    case RS_LAP_PROOF_BAD_SNAPSHOT: return "bad_snapshot";
-    case RS_LAP_PROOF_SIM_FAILED: return "simulation_failed";
-    default: return "unknown";
-    }
-}
-
 typedef struct record_diffs {
     char text[MAX_DIFFS][160];
     int count;
@@ -143,7 +129,7 @@ static void print_result(rc_ctx *c, int64_t lap_id, const rs_lb_row *row,
     bool ok = d->count == 0 && v->code == RS_LAP_PROOF_OK;
     if (c->json) {
         printf("{\"lap_id\": %" PRId64 ", \"ok\": %s, \"verdict\": \"%s\", \"message\": ", lap_id,
-               ok ? "true" : "false", verdict_name(v->code));
+               ok ? "true" : "false", rs_lap_verdict_name(v->code));
         rc_json_str(stdout, msg);
         printf(", \"record_matches_proof\": %s, \"record_diffs\": [", d->count ? "false" : "true");
         for (int i = 0; i < d->count; i++) {
@@ -173,7 +159,7 @@ static void print_result(rc_ctx *c, int64_t lap_id, const rs_lb_row *row,
     if (v->code == RS_LAP_PROOF_OK)
         printf("re-simulation: ok\n");
     else
-        printf("re-simulation: %s: %s\n", verdict_name(v->code), msg);
+        printf("re-simulation: %s: %s\n", rs_lap_verdict_name(v->code), msg);
     printf("%s\n", ok ? "VERIFIED: lap time, sectors, validity and end hash match bit for bit"
                       : "NOT VERIFIED");
 }

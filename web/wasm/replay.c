@@ -336,20 +336,6 @@ const char *rsw_info_json(rsw_session *s)
     return jdone(s, &b);
 }
 
-static const char *code_name(uint8_t code)
-{
-    switch (code) {
-    case RS_LAP_PROOF_OK: return "ok";
-    case RS_LAP_PROOF_DIFFERS: return "differs";
-    case RS_LAP_PROOF_NO_LAP: return "no_lap";
-    case RS_LAP_PROOF_WRONG_CARS: return "wrong_cars";
-    case RS_LAP_PROOF_WRONG_TRACK: return "wrong_track";
-    case RS_LAP_PROOF_BAD_SNAPSHOT: return "bad_snapshot";
-    case RS_LAP_PROOF_SIM_FAILED: return "simulation_failed";
-    default: return "unknown";
-    }
-}
-
 /* Steps what is left and returns the verdict as JSON:
  *   {"code": 0, "verdict": "ok", "diffs": 0, "message": "ok", "ticks": N,
  *    "recorded": {"lap", "time_us", "end_us", "sectors_us", "valid",
@@ -367,7 +353,7 @@ const char *rsw_finish(rsw_session *s)
     const rs_lap_proof_info *o = rs_lap_replay_info(s->replay);
     jbuf b = {s->json, sizeof s->json, 0};
     put(&b, "{\"code\": %u, \"verdict\": \"%s\", \"diffs\": %u, \"message\": ", (unsigned)v.code,
-        code_name(v.code), (unsigned)v.diffs);
+        rs_lap_verdict_name(v.code), (unsigned)v.diffs);
     put_str(&b, msg);
     put(&b, ", \"ticks\": %u, \"recorded\": {\"lap\": %u, \"time_us\": %" PRId64
              ", \"end_us\": %" PRId64 ", \"sectors_us\": ",

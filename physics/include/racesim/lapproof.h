@@ -126,6 +126,11 @@ typedef enum rs_lap_verdict_code {
     RS_LAP_PROOF_SIM_FAILED = 6    /* the simulation reported non-finite state */
 } rs_lap_verdict_code;
 
+/* The verdict's stable name, as racectl's JSON and the web page show it:
+ * "ok", "differs", "no_lap", "wrong_cars", "wrong_track", "bad_snapshot",
+ * "simulation_failed"; "unknown" for any other value. */
+const char *rs_lap_verdict_name(uint8_t code);
+
 /* rs_lap_verdict.diffs */
 enum {
     RS_LAP_DIFF_LAP = 1u << 0,      /* lap number */

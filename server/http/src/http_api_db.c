@@ -73,20 +73,6 @@ static enum MHD_Result db_error(http_req *r, rs_status st, const char *what, con
     return http_send_error(r, 503, "database_error", "%s: the database query failed", what);
 }
 
-static void add_hash(cJSON *o, const char *key, uint64_t h)
-{
-    char hex[17];
-    http_hex64(h, hex);
-    cJSON_AddStringToObject(o, key, hex);
-}
-
-static void add_sectors(cJSON *o, uint32_t n, const int64_t *us)
-{
-    cJSON *s = cJSON_AddArrayToObject(o, "sectors_us");
-    for (uint32_t i = 0; i < n && i < RS_MAX_SECTORS; i++)
-        cJSON_AddItemToArray(s, us[i] < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)us[i]));
-}
-
 static const char *tune_str(uint64_t key, char hex[17])
 {
     if (key == RS_TUNE_KEY_ANY)
@@ -106,10 +92,10 @@ static cJSON *row_json(const rs_lb_row *row, bool full)
     cJSON_AddNumberToObject(o, "player_id", (double)row->player_id);
     cJSON_AddStringToObject(o, "player", row->player_name);
     cJSON_AddNumberToObject(o, "time_us", (double)row->time_us);
-    add_sectors(o, row->sector_count, row->sectors_us);
+    http_add_sectors(o, row->sector_count, row->sectors_us);
     cJSON_AddNumberToObject(o, "recorded_at", (double)row->recorded_at);
     if (row->tune_hash)
-        add_hash(o, "tune", row->tune_hash);
+        http_add_hash(o, "tune", row->tune_hash);
     else
         cJSON_AddStringToObject(o, "tune", "stock");
     cJSON_AddBoolToObject(o, "valid", row->valid);
@@ -123,12 +109,12 @@ static cJSON *row_json(const rs_lb_row *row, bool full)
         cJSON_AddNullToObject(o, "race_id");
     cJSON *t = cJSON_AddObjectToObject(o, "track");
     cJSON_AddStringToObject(t, "name", row->track_name);
-    add_hash(t, "hash", row->track_hash);
+    http_add_hash(t, "hash", row->track_hash);
     cJSON *c = cJSON_AddObjectToObject(o, "car");
     cJSON_AddStringToObject(c, "name", row->car_name);
-    add_hash(c, "hash", row->base_hash);
-    add_hash(o, "params_hash", row->params_hash);
-    add_hash(o, "end_hash", row->end_hash);
+    http_add_hash(c, "hash", row->base_hash);
+    http_add_hash(o, "params_hash", row->params_hash);
+    http_add_hash(o, "end_hash", row->end_hash);
     cJSON_AddNumberToObject(o, "physics_version", row->physics_version);
     return o;
 }
@@ -176,10 +162,10 @@ static cJSON *board_head(const rs_board_key *key, const char *track, const char 
     cJSON *doc = cJSON_CreateObject();
     cJSON *t = cJSON_AddObjectToObject(doc, "track");
     cJSON_AddStringToObject(t, "name", track);
-    add_hash(t, "hash", key->track_hash);
+    http_add_hash(t, "hash", key->track_hash);
     cJSON *c = cJSON_AddObjectToObject(doc, "car");
     cJSON_AddStringToObject(c, "name", car);
-    add_hash(c, "hash", key->base_hash);
+    http_add_hash(c, "hash", key->base_hash);
     cJSON_AddStringToObject(doc, "tune", tune_str(key->tune_key, hex));
     cJSON_AddNumberToObject(doc, "physics_version", key->physics_version);
     return doc;
@@ -267,7 +253,7 @@ static cJSON *defs_json(const rs_lb_definition *d, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", d[i].name);
-        add_hash(o, "hash", d[i].hash);
+        http_add_hash(o, "hash", d[i].hash);
         cJSON_AddItemToArray(list, o);
     }
     return list;
@@ -312,7 +298,7 @@ static cJSON *race_json(const rs_lb_race *race)
     cJSON_AddNumberToObject(o, "id", (double)race->id);
     cJSON *t = cJSON_AddObjectToObject(o, "track");
     cJSON_AddStringToObject(t, "name", race->track_name);
-    add_hash(t, "hash", race->track_hash);
+    http_add_hash(t, "hash", race->track_hash);
     cJSON_AddNumberToObject(o, "laps", race->laps);
     cJSON_AddNumberToObject(o, "physics_version", race->physics_version);
     cJSON_AddStringToObject(o, "status", race_status(race->status));
@@ -366,17 +352,11 @@ static enum MHD_Result race(http_req *r, rs_leaderboard *lb, int64_t id)
         cJSON_AddNumberToObject(o, "player_id", (double)res[i].player_id);
         cJSON_AddStringToObject(o, "player", res[i].player_name);
         cJSON_AddStringToObject(o, "car", res[i].car_name);
-        add_hash(o, "params_hash", res[i].params_hash);
+        http_add_hash(o, "params_hash", res[i].params_hash);
         cJSON_AddBoolToObject(o, "finished", res[i].finished);
-        if (res[i].finish_us < 0)
-            cJSON_AddNullToObject(o, "finish_us");
-        else
-            cJSON_AddNumberToObject(o, "finish_us", (double)res[i].finish_us);
+        http_add_us(o, "finish_us", res[i].finish_us);
         cJSON_AddNumberToObject(o, "laps", res[i].laps_completed);
-        if (res[i].best_lap_us < 0)
-            cJSON_AddNullToObject(o, "best_lap_us");
-        else
-            cJSON_AddNumberToObject(o, "best_lap_us", (double)res[i].best_lap_us);
+        http_add_us(o, "best_lap_us", res[i].best_lap_us);
         cJSON_AddNumberToObject(o, "barrier_hits", res[i].barrier_hits);
         cJSON_AddNumberToObject(o, "car_hits", res[i].car_hits);
         cJSON_AddItemToObject(o, "penalties", cJSON_CreateArray());
@@ -406,7 +386,7 @@ static enum MHD_Result lap(http_req *r, rs_leaderboard *lb, int64_t id)
         cJSON_AddNumberToObject(p, "ticks", info.tick_count);
         cJSON_AddNumberToObject(p, "tick_hz", info.tick_hz);
         cJSON_AddNumberToObject(p, "car", info.car);
-        add_hash(p, "track_hash", info.track_hash);
+        http_add_hash(p, "track_hash", info.track_hash);
         cJSON *cars = cJSON_AddArrayToObject(p, "cars");
         for (uint32_t i = 0; i < info.car_count; i++) {
             uint64_t h = 0;

@@ -16,22 +16,6 @@ static const char *phase_name(uint8_t phase)
     return phase < RS_PHASE_COUNT ? names[phase] : "unknown";
 }
 
-/* A time in microseconds as JSON: a number, or null for "none" (-1). */
-static void add_us(cJSON *o, const char *key, int64_t us)
-{
-    if (us < 0)
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddNumberToObject(o, key, (double)us);
-}
-
-static void add_hash(cJSON *o, const char *key, uint64_t h)
-{
-    char hex[17];
-    http_hex64(h, hex);
-    cJSON_AddStringToObject(o, key, hex);
-}
-
 static cJSON *room_summary(const rs_http_room *room)
 {
     cJSON *o = cJSON_CreateObject();
@@ -45,10 +29,10 @@ static cJSON *room_summary(const rs_http_room *room)
     cJSON_AddNumberToObject(o, "laps", room->laps);
     cJSON *t = cJSON_AddObjectToObject(o, "track");
     cJSON_AddStringToObject(t, "name", room->track_name);
-    add_hash(t, "hash", room->track_hash);
+    http_add_hash(t, "hash", room->track_hash);
     cJSON *c = cJSON_AddObjectToObject(o, "car");
     cJSON_AddStringToObject(c, "name", room->car_name);
-    add_hash(c, "hash", room->car_hash);
+    http_add_hash(c, "hash", room->car_hash);
     return o;
 }
 
@@ -61,18 +45,15 @@ static cJSON *entry_json(const rs_http_entry *e)
     cJSON_AddBoolToObject(o, "connected", e->connected);
     cJSON_AddNumberToObject(o, "position", e->position);
     cJSON_AddNumberToObject(o, "laps", e->laps);
-    add_us(o, "gap_us", e->gap_us);
-    add_us(o, "interval_us", e->interval_us);
+    http_add_us(o, "gap_us", e->gap_us);
+    http_add_us(o, "interval_us", e->interval_us);
     cJSON_AddNumberToObject(o, "laps_behind", e->laps_behind);
-    add_us(o, "last_lap_us", e->last_lap_us);
+    http_add_us(o, "last_lap_us", e->last_lap_us);
     cJSON_AddBoolToObject(o, "last_lap_valid", e->last_lap_valid);
-    add_us(o, "best_lap_us", e->best_lap_us);
-    cJSON *s = cJSON_AddArrayToObject(o, "sectors_us");
-    for (uint32_t i = 0; i < e->sector_count && i < RS_MAX_SECTORS; i++)
-        cJSON_AddItemToArray(s, e->sectors_us[i] < 0 ? cJSON_CreateNull()
-                                                     : cJSON_CreateNumber((double)e->sectors_us[i]));
+    http_add_us(o, "best_lap_us", e->best_lap_us);
+    http_add_sectors(o, e->sector_count, e->sectors_us);
     cJSON_AddBoolToObject(o, "finished", e->finished);
-    add_us(o, "finish_us", e->finish_us);
+    http_add_us(o, "finish_us", e->finish_us);
     cJSON_AddNumberToObject(o, "barrier_hits", e->barrier_hits);
     cJSON_AddNumberToObject(o, "car_hits", e->car_hits);
     cJSON_AddItemToObject(o, "penalties", cJSON_CreateArray());

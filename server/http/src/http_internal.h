@@ -126,6 +126,13 @@ bool http_arg_u32(http_req *r, const char *name, uint32_t lo, uint32_t hi, uint3
 /* "0123456789abcdef" for a 64-bit hash. */
 void http_hex64(uint64_t v, char out[17]);
 
+/* The API's JSON conventions: a hash as 16 hex digits; a time in
+ * microseconds as a number, or null for "none" (negative); sector times as
+ * an array of those. */
+void http_add_hash(cJSON *o, const char *key, uint64_t h);
+void http_add_us(cJSON *o, const char *key, int64_t us);
+void http_add_sectors(cJSON *o, uint32_t n, const int64_t *us);
+
 /* ------------------------------------------------------------- handlers */
 
 enum MHD_Result http_api_live(http_req *r);  /* STATUS, ROOMS, ROOM, OUTLINE */

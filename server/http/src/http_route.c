@@ -5,16 +5,7 @@
 
 #include <string.h>
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
+#include "racesim/base/text.h"
 
 bool http_parse_hex64(const char *s, uint64_t *out)
 {
@@ -23,7 +14,7 @@ bool http_parse_hex64(const char *s, uint64_t *out)
     uint64_t v = 0;
     size_t n = 0;
     for (; s[n]; n++) {
-        int d = hex_digit(s[n]);
+        int d = rs_hex_digit(s[n]);
         if (d < 0 || n >= 16)
             return false;
         v = v << 4 | (uint64_t)d;

@@ -144,6 +144,28 @@ void http_hex64(uint64_t v, char out[17])
     snprintf(out, 17, "%016llx", (unsigned long long)v);
 }
 
+void http_add_hash(cJSON *o, const char *key, uint64_t h)
+{
+    char hex[17];
+    http_hex64(h, hex);
+    cJSON_AddStringToObject(o, key, hex);
+}
+
+void http_add_us(cJSON *o, const char *key, int64_t us)
+{
+    if (us < 0)
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, (double)us);
+}
+
+void http_add_sectors(cJSON *o, uint32_t n, const int64_t *us)
+{
+    cJSON *s = cJSON_AddArrayToObject(o, "sectors_us");
+    for (uint32_t i = 0; i < n && i < RS_MAX_SECTORS; i++)
+        cJSON_AddItemToArray(s, us[i] < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)us[i]));
+}
+
 /* --------------------------------------------------------------- limits */
 
 /* A token bucket per client address: requests_per_s sustained, twice that
