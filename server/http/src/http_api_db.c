@@ -107,12 +107,8 @@ static cJSON *row_json(const rs_lb_row *row, bool full)
         cJSON_AddNumberToObject(o, "race_id", (double)row->race_id);
     else
         cJSON_AddNullToObject(o, "race_id");
-    cJSON *t = cJSON_AddObjectToObject(o, "track");
-    cJSON_AddStringToObject(t, "name", row->track_name);
-    http_add_hash(t, "hash", row->track_hash);
-    cJSON *c = cJSON_AddObjectToObject(o, "car");
-    cJSON_AddStringToObject(c, "name", row->car_name);
-    http_add_hash(c, "hash", row->base_hash);
+    http_add_named(o, "track", row->track_name, row->track_hash);
+    http_add_named(o, "car", row->car_name, row->base_hash);
     http_add_hash(o, "params_hash", row->params_hash);
     http_add_hash(o, "end_hash", row->end_hash);
     cJSON_AddNumberToObject(o, "physics_version", row->physics_version);
@@ -160,12 +156,8 @@ static cJSON *board_head(const rs_board_key *key, const char *track, const char 
 {
     char hex[17];
     cJSON *doc = cJSON_CreateObject();
-    cJSON *t = cJSON_AddObjectToObject(doc, "track");
-    cJSON_AddStringToObject(t, "name", track);
-    http_add_hash(t, "hash", key->track_hash);
-    cJSON *c = cJSON_AddObjectToObject(doc, "car");
-    cJSON_AddStringToObject(c, "name", car);
-    http_add_hash(c, "hash", key->base_hash);
+    http_add_named(doc, "track", track, key->track_hash);
+    http_add_named(doc, "car", car, key->base_hash);
     cJSON_AddStringToObject(doc, "tune", tune_str(key->tune_key, hex));
     cJSON_AddNumberToObject(doc, "physics_version", key->physics_version);
     return doc;
@@ -296,9 +288,7 @@ static cJSON *race_json(const rs_lb_race *race)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "id", (double)race->id);
-    cJSON *t = cJSON_AddObjectToObject(o, "track");
-    cJSON_AddStringToObject(t, "name", race->track_name);
-    http_add_hash(t, "hash", race->track_hash);
+    http_add_named(o, "track", race->track_name, race->track_hash);
     cJSON_AddNumberToObject(o, "laps", race->laps);
     cJSON_AddNumberToObject(o, "physics_version", race->physics_version);
     cJSON_AddStringToObject(o, "status", race_status(race->status));

@@ -27,12 +27,8 @@ static cJSON *room_summary(const rs_http_room *room)
     cJSON_AddNumberToObject(o, "max_players", room->max_players);
     cJSON_AddNumberToObject(o, "spectator_slots", room->spectator_slots);
     cJSON_AddNumberToObject(o, "laps", room->laps);
-    cJSON *t = cJSON_AddObjectToObject(o, "track");
-    cJSON_AddStringToObject(t, "name", room->track_name);
-    http_add_hash(t, "hash", room->track_hash);
-    cJSON *c = cJSON_AddObjectToObject(o, "car");
-    cJSON_AddStringToObject(c, "name", room->car_name);
-    http_add_hash(c, "hash", room->car_hash);
+    http_add_named(o, "track", room->track_name, room->track_hash);
+    http_add_named(o, "car", room->car_name, room->car_hash);
     return o;
 }
 

@@ -132,6 +132,8 @@ void http_hex64(uint64_t v, char out[17]);
 void http_add_hash(cJSON *o, const char *key, uint64_t h);
 void http_add_us(cJSON *o, const char *key, int64_t us);
 void http_add_sectors(cJSON *o, uint32_t n, const int64_t *us);
+/* A track or car: {"name": ..., "hash": ...} under key. */
+void http_add_named(cJSON *o, const char *key, const char *name, uint64_t hash);
 
 /* ------------------------------------------------------------- handlers */
 

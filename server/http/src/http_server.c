@@ -151,6 +151,13 @@ void http_add_hash(cJSON *o, const char *key, uint64_t h)
     cJSON_AddStringToObject(o, key, hex);
 }
 
+void http_add_named(cJSON *o, const char *key, const char *name, uint64_t hash)
+{
+    cJSON *n = cJSON_AddObjectToObject(o, key);
+    cJSON_AddStringToObject(n, "name", name);
+    http_add_hash(n, "hash", hash);
+}
+
 void http_add_us(cJSON *o, const char *key, int64_t us)
 {
     if (us < 0)
