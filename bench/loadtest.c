@@ -665,6 +665,7 @@ static bool launch_server(run *r)
                      /* the HTTP side, for bench/httpload.sh */
                      o->http ? "--http" : NULL, s_http,
                      "--http-requests-per-s", "10000", /* a load, not an abuser */
+                     "--http-max-per-address", "1024",
                      NULL};
     r->pid = start_server(o->server, sargv, &r->lg.fd);
     if (r->pid < 0)

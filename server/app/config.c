@@ -65,6 +65,7 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
     c->log_format = RS_LOG_TEXT;
     c->stats_interval_s = 10;
     c->http_max_connections = 64;
+    c->http_max_per_address = 8;
     c->http_requests_per_s = 50;
     c->guests = RS_GUESTS_ALLOW;
     rs_cfg_room *room = &c->room_defaults;
@@ -283,6 +284,8 @@ static int j_server_key(const jctx *j, rs_server_config *c, const cJSON *it)
                         "\":8080\" for every address)");
     } else if (strcmp(k, "http_max_connections") == 0) {
         ok = j_u32(j, it, k, 1, 1024, &c->http_max_connections);
+    } else if (strcmp(k, "http_max_per_address") == 0) {
+        ok = j_u32(j, it, k, 1, 1024, &c->http_max_per_address);
     } else if (strcmp(k, "http_requests_per_s") == 0) {
         ok = j_u32(j, it, k, 1, 10000, &c->http_requests_per_s);
     } else if (strcmp(k, "web_root") == 0) {
@@ -463,6 +466,8 @@ void rs_config_usage(void)
         "                         unless given; docs/HTTP.md)\n"
         "  --web-root DIR         the web page's folder (default: the installed or built page)\n"
         "  --http-requests-per-s N  HTTP requests per address and second, 1..10000 (default 50)\n"
+        "  --http-max-per-address N HTTP connections from one address at once, 1..1024\n"
+        "                         (default 8; raise it behind a reverse proxy)\n"
         "  --demo [--bots N]      a local race of N bots (1..32, default 8), then the leaderboard\n"
         "  --help\n");
 }
@@ -581,7 +586,8 @@ static bool takes_value(const char *a)
         "--config", "--port", "--bind", "--tick-hz", "--max-clients", "--rooms", "--track",
         "--car", "--password", "--admin-secret", "--db", "--key-file", "--max-per-address",
         "--guests", "--log-level", "--log-format",
-        "--stats-interval", "--bots", "--http", "--web-root", "--http-requests-per-s"};
+        "--stats-interval", "--bots", "--http", "--web-root", "--http-requests-per-s",
+        "--http-max-per-address"};
     for (size_t k = 0; k < sizeof server_options / sizeof server_options[0]; k++)
         if (is_opt(a, server_options[k]))
             return true;
@@ -669,6 +675,8 @@ static bool server_option(rs_server_config *c, cli_options *o, const char *a, co
         if (!ok)
             rs_errf(err, err_len, "--http: '%s' must be ADDR:PORT (127.0.0.1:8080, [::1]:8080, "
                                   ":8080 for every address)", val);
+    } else if (is_opt(a, "--http-max-per-address")) {
+        ok = arg_u32(a, val, 1, 1024, &c->http_max_per_address, err, err_len);
     } else if (is_opt(a, "--http-requests-per-s")) {
         ok = arg_u32(a, val, 1, 10000, &c->http_requests_per_s, err, err_len);
     } else if (is_opt(a, "--web-root")) {

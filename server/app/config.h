@@ -70,6 +70,7 @@ typedef struct rs_server_config {
     char http_bind[64];            /* its address ("" = every address) */
     uint16_t http_port;            /* 0 = any free port */
     uint32_t http_max_connections; /* 1..1024 */
+    uint32_t http_max_per_address; /* 1..1024 (at most http_max_connections takes effect) */
     uint32_t http_requests_per_s;  /* per address, 1..10000 */
     char web_root[RS_CFG_PATH_MAX];/* the web page's folder; "" = no page */
     /* --demo */

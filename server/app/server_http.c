@@ -78,6 +78,7 @@ rs_status srv_http_create(const rs_server_config *cfg, uint32_t room_count,
     def.db_path = cfg->no_db ? NULL : cfg->db;
     def.web_root = cfg->web_root[0] ? cfg->web_root : NULL;
     def.max_connections = cfg->http_max_connections;
+    def.max_per_address = cfg->http_max_per_address;
     if (def.max_per_address > def.max_connections)
         def.max_per_address = def.max_connections;
     if (def.feed_clients > def.max_connections)
@@ -498,4 +499,7 @@ void srv_http_publish(srv_http *h, int64_t now_us, rs_room *const *rooms, uint32
     for (uint32_t i = 0; i < room_count && i < h->room_count; i++)
         publish_room(h, i, rooms[i]);
     publish_metrics(h, net, services);
+    /* One wake-up per feed client for this publication's positions and the
+     * laps, sectors and hits of the ticks since the last one. */
+    rs_http_feed_flush(h->http);
 }

@@ -46,9 +46,18 @@ void rs_http_feed_push(rs_http *http, uint32_t room, const char *event, const ch
     s->len = n > 0 ? (size_t)n : 0;
     s->room = room;
     s->seq = ++http->feed_seq;
-    pthread_cond_broadcast(&http->feed_cv);
     pthread_mutex_unlock(&http->feed_mu);
     atomic_fetch_add(&http->feed_events, 1);
+}
+
+void rs_http_feed_flush(rs_http *http)
+{
+    pthread_mutex_lock(&http->feed_mu);
+    if (http->feed_woken != http->feed_seq) {
+        http->feed_woken = http->feed_seq;
+        pthread_cond_broadcast(&http->feed_cv);
+    }
+    pthread_mutex_unlock(&http->feed_mu);
 }
 
 static bool reader_take(feed_reader *fr, const char *text, size_t len)

@@ -75,6 +75,7 @@ struct rs_http {
     pthread_cond_t feed_cv;
     http_feed_slot feed[HTTP_FEED_RING];
     uint64_t feed_seq;            /* the last written */
+    uint64_t feed_woken;          /* feed_seq at the last wake-up of the readers */
     uint32_t feed_clients;
 
     /* The database, opened read-only on first use; one query at a time. */

@@ -193,9 +193,14 @@ void rs_http_publish_metrics(rs_http *http, const rs_http_metrics *m);
  * name ("positions", "lap", "sector", "hit", "finish", "phase", ...), json
  * one JSON object (copied; at most 8 KiB). Feed clients get every event in
  * order; one that falls more than the feed's ring behind skips to the
- * present and is told so ("resync"). Never blocks on a reader. */
+ * present and is told so ("resync"). Never blocks on a reader. The clients
+ * are woken by rs_http_feed_flush, so that a batch of events costs each of
+ * them one wake-up. */
 void rs_http_feed_push(rs_http *http, uint32_t room, const char *event, const char *json,
                        size_t len);
+
+/* Wakes the feed clients for every event pushed since the last flush. */
+void rs_http_feed_flush(rs_http *http);
 
 /* Counters of the HTTP side itself. */
 typedef struct rs_http_stats {
