@@ -35,8 +35,6 @@ typedef struct live_room {
     /* Metrics. */
     uint64_t tick_buckets[RS_HTTP_TICK_BUCKETS];
     double tick_seconds_sum;
-    uint64_t ticks;
-    uint64_t races_started;
 } live_room;
 
 struct srv_http {
@@ -132,7 +130,6 @@ void srv_http_ticks(srv_http *h, uint32_t room, uint64_t stepped, double seconds
     live_room *lr = &h->rooms[room];
     count(lr->tick_buckets, seconds_each, stepped);
     lr->tick_seconds_sum += seconds_each * (double)stepped;
-    lr->ticks += stepped;
 }
 
 void srv_http_late(srv_http *h, double seconds)
@@ -420,7 +417,6 @@ static void publish_room(srv_http *h, uint32_t index, rs_room *room)
     fill_entries(h, lr, room, r);
     memcpy(r->tick_buckets, lr->tick_buckets, sizeof r->tick_buckets);
     r->tick_seconds_sum = lr->tick_seconds_sum;
-    r->ticks = lr->ticks;
     r->bytes_in = st.bytes_in;
     r->bytes_out = st.bytes_out;
     r->messages_in = st.packets_in;
@@ -431,7 +427,6 @@ static void publish_room(srv_http *h, uint32_t index, rs_room *room)
     r->inputs_missing = st.inputs_missing;
     r->inputs_late = st.inputs_late;
     r->desync_reports = st.desync_reports;
-    r->races_started = st.race_number;
     rs_http_publish_room(h->http, index, r);
     if (!lr->phase_known || lr->last_phase != r->phase || lr->last_race != r->race_number) {
         static const char *names[RS_PHASE_COUNT] = {"lobby", "countdown", "race", "results"};

@@ -61,24 +61,11 @@ static cJSON *entry_json(const rs_http_entry *e)
     return o;
 }
 
-/* Copies the published rooms; *count gets how many. NULL when out of memory. */
-static rs_http_room *copy_rooms(rs_http *http, uint32_t *count)
-{
-    rs_http_room *rooms = malloc(RS_HTTP_MAX_ROOMS * sizeof *rooms);
-    if (!rooms)
-        return NULL;
-    pthread_mutex_lock(&http->state_mu);
-    *count = http->room_count;
-    memcpy(rooms, http->rooms, *count * sizeof *rooms);
-    pthread_mutex_unlock(&http->state_mu);
-    return rooms;
-}
-
 static enum MHD_Result status(http_req *r)
 {
     rs_http *http = r->http;
     uint32_t n = 0;
-    rs_http_room *rooms = copy_rooms(http, &n);
+    rs_http_room *rooms = http_copy_rooms(http, &n, NULL);
     if (!rooms)
         return http_send_error(r, 503, "unavailable", "out of memory");
     cJSON *doc = cJSON_CreateObject();
@@ -110,7 +97,7 @@ static enum MHD_Result status(http_req *r)
 static enum MHD_Result room_list(http_req *r)
 {
     uint32_t n = 0;
-    rs_http_room *rooms = copy_rooms(r->http, &n);
+    rs_http_room *rooms = http_copy_rooms(r->http, &n, NULL);
     if (!rooms)
         return http_send_error(r, 503, "unavailable", "out of memory");
     cJSON *doc = cJSON_CreateObject();
@@ -124,7 +111,7 @@ static enum MHD_Result room_list(http_req *r)
 static enum MHD_Result room_detail(http_req *r, const char *name)
 {
     uint32_t n = 0;
-    rs_http_room *rooms = copy_rooms(r->http, &n);
+    rs_http_room *rooms = http_copy_rooms(r->http, &n, NULL);
     if (!rooms)
         return http_send_error(r, 503, "unavailable", "out of memory");
     const rs_http_room *room = NULL;

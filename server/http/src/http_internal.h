@@ -144,6 +144,11 @@ enum MHD_Result http_feed(http_req *r);                      /* /api/v1/feed */
 enum MHD_Result http_metrics(http_req *r);                   /* /metrics */
 enum MHD_Result http_static(http_req *r);                    /* the page */
 
+/* A copy of the published rooms (malloc'ed; free it), *count of them; with
+ * metrics non-NULL, the server's metrics from the same moment too. NULL
+ * when out of memory. */
+rs_http_room *http_copy_rooms(rs_http *http, uint32_t *count, rs_http_metrics *metrics);
+
 /* The database under db_mu: opens it if needed. Returns the leaderboard or
  * NULL (an error response already sent, *res set). Unlock with http_db_unlock. */
 rs_leaderboard *http_db_lock(http_req *r, enum MHD_Result *res);

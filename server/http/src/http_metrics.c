@@ -130,7 +130,7 @@ static void render_rooms(mbuf *b, const rs_http_room *rooms, uint32_t rc)
             put(b, "racesim_room_phase{room=\"%s\",phase=\"%s\"} %d\n", names[i], phase_names[p],
                 rooms[i].phase == p);
     PER_ROOM(b, "racesim_races_started_total", "counter", "Races started (countdowns begun).",
-             "%llu", (unsigned long long)room->races_started);
+             "%u", (unsigned)room->race_number);
     family(b, "racesim_tick_duration_seconds", "histogram",
            "Time the room took to step one tick (world, timing, frames).");
     double bounds[RS_HTTP_TICK_BUCKETS];
@@ -261,18 +261,14 @@ static void render_http(mbuf *b, rs_http *http)
 enum MHD_Result http_metrics(http_req *r)
 {
     rs_http *http = r->http;
-    rs_http_room *rooms = malloc(RS_HTTP_MAX_ROOMS * sizeof *rooms);
     rs_http_metrics *m = malloc(sizeof *m);
+    uint32_t rc = 0;
+    rs_http_room *rooms = m ? http_copy_rooms(http, &rc, m) : NULL;
     if (!rooms || !m) {
         free(rooms);
         free(m);
         return http_send_error(r, 503, "unavailable", "out of memory");
     }
-    pthread_mutex_lock(&http->state_mu);
-    uint32_t rc = http->room_count;
-    memcpy(rooms, http->rooms, rc * sizeof *rooms);
-    *m = http->metrics;
-    pthread_mutex_unlock(&http->state_mu);
     mbuf b = {0};
     render_server(&b, http, m);
     render_rooms(&b, rooms, rc);

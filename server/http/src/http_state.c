@@ -53,6 +53,25 @@ void rs_http_publish_outline(rs_http *http, uint64_t track_hash, const char *jso
     free(copy); /* the replaced text, or this one when the table is full */
 }
 
+rs_http_room *http_copy_rooms(rs_http *http, uint32_t *count, rs_http_metrics *metrics)
+{
+    /* Rooms are published once each at start-up and never removed, so the
+     * count read first is a lower bound of the one under the lock. */
+    pthread_mutex_lock(&http->state_mu);
+    uint32_t n = http->room_count;
+    pthread_mutex_unlock(&http->state_mu);
+    rs_http_room *rooms = malloc((n ? n : 1) * sizeof *rooms);
+    if (!rooms)
+        return NULL;
+    pthread_mutex_lock(&http->state_mu);
+    memcpy(rooms, http->rooms, n * sizeof *rooms);
+    if (metrics)
+        *metrics = http->metrics;
+    pthread_mutex_unlock(&http->state_mu);
+    *count = n;
+    return rooms;
+}
+
 void rs_http_publish_metrics(rs_http *http, const rs_http_metrics *m)
 {
     pthread_mutex_lock(&http->state_mu);

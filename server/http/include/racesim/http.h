@@ -135,12 +135,10 @@ typedef struct rs_http_room {
     /* Metrics of the room since the server started. */
     uint64_t tick_buckets[RS_HTTP_TICK_BUCKETS]; /* ticks per duration bucket, not cumulative */
     double tick_seconds_sum;
-    uint64_t ticks;
     uint64_t bytes_in, bytes_out, messages_in, messages_out;
     uint64_t dropped_messages, rate_limited;
     uint64_t inputs_used, inputs_missing, inputs_late;
     uint64_t desync_reports;
-    uint64_t races_started;
 } rs_http_room;
 
 /* The upper bound in seconds of tick bucket i (0 .. RS_HTTP_TICK_BUCKETS - 2). */
