@@ -37,7 +37,7 @@ extern "C" {
 
 /* Bumped whenever any message's bytes or meaning change (SPEC.md,
  * "Versioning"). HELLO carries it; the server refuses any other. */
-#define RS_PROTO_VERSION 5u
+#define RS_PROTO_VERSION 6u
 
 /* ------------------------------------------------------------------ limits */
 
@@ -58,6 +58,14 @@ extern "C" {
 #define RS_PROTO_BLOB_MAX (16u << 20) /* largest snapshot or parameter block, bytes */
 #define RS_PROTO_GEAR_MAX 16          /* highest gear an input may request */
 #define RS_PROTO_TIME_MAX_US (INT64_C(1) << 40) /* lap, sector and race times (12.7 days) */
+#define RS_PROTO_MAX_SESSIONS 16u     /* sessions in one weekend */
+#define RS_PROTO_MAX_CLASSES 8u       /* car classes in one room */
+#define RS_PROTO_STANDINGS_ROWS 10u   /* rows in one STANDINGS_REPLY */
+#define RS_PROTO_SESSION_MAX_S 86400u /* a timed session: at most a day */
+#define RS_PROTO_PENALTY_MAX_S 3600u  /* one time penalty: at most an hour */
+#define RS_PROTO_BALLAST_MAX_KG 500u  /* balance of performance: ballast */
+#define RS_PROTO_RESTRICTOR_MAX 90u   /* balance of performance: restrictor, percent */
+#define RS_PROTO_NUMBER_MAX 999u      /* a car's race number */
 
 /* ENet channels: control and bulk are reliable; inputs and frames are not,
  * and the input channel carries nothing reliable, so a lost reliable packet
@@ -171,6 +179,8 @@ typedef enum rs_proto_reason {
     RS_REASON_BAD_NAME = 16,    /* the player name breaks the rules (rs_proto_name_check) */
     RS_REASON_REPLACED = 17,    /* the same registered player connected again (its token):
                                    the new connection took the seat */
+    RS_REASON_NOT_ENTERED = 18, /* the room races an entry list without this player, or
+                                   every free seat is reserved for an entry */
     RS_REASON_COUNT
 } rs_proto_reason;
 
@@ -346,11 +356,33 @@ typedef struct rs_msg_car_info {
     uint64_t params_hash; /* the block the car is built from (tuned or stock) */
     uint64_t base_hash;   /* the stock car */
     uint64_t tune_hash;   /* 0 = stock */
+    uint8_t class_index;  /* the car's class: index into WEEKEND's classes (0 when the
+                             room has none) */
+    uint16_t number;      /* race number, 0 = none, ..RS_PROTO_NUMBER_MAX */
+    uint16_t ballast_kg;  /* balance of performance already in params_hash's block: */
+    uint8_t restrictor_pct; /* shown to players, 0..RS_PROTO_RESTRICTOR_MAX */
 } rs_msg_car_info;
 
 enum { RS_PHASE_LOBBY = 0, RS_PHASE_COUNTDOWN = 1, RS_PHASE_RACE = 2, RS_PHASE_RESULTS = 3,
        RS_PHASE_COUNT };
 
+/* The kinds of session in a weekend (WEEKEND, RACE_STATE, RESULTS). */
+enum { RS_SESSION_PRACTICE = 0, RS_SESSION_QUALIFYING = 1, RS_SESSION_WARMUP = 2,
+       RS_SESSION_RACE = 3, RS_SESSION_TYPE_COUNT };
+
+/* Where a race's grid comes from (rs_proto_session_def.grid_source). */
+enum {
+    RS_GRID_JOIN_ORDER = 0,   /* the seats in the order their players joined */
+    RS_GRID_QUALIFYING = 1,   /* the weekend's last qualifying: best valid lap, ties to who
+                                 set it first; cars without a time behind, in join order */
+    RS_GRID_PREVIOUS_RACE = 2,/* the finishing order of the weekend's previous race */
+    RS_GRID_SOURCE_COUNT
+};
+
+/* RACE_STATE.flags */
+enum { RS_SESSION_CHEQUERED = 1u << 0 /* the flag is out: a timed session's time ran out
+                                         (a race: its leader then crossed the line); every
+                                         car's next crossing of the line ends its session */ };
 typedef struct rs_msg_race_state {
     uint8_t phase;          /* RS_PHASE_* */
     uint32_t race_number;   /* counts races in this room */
@@ -359,9 +391,36 @@ typedef struct rs_msg_race_state {
     uint64_t start_tick;    /* lights out (rs_world_def.start_tick); 0 before a countdown */
     uint64_t phase_end_tick;/* when this phase ends, 0 = when the race decides */
     uint64_t track_hash;
+    uint8_t session_index;  /* the session's place in the weekend (WEEKEND.sessions) */
+    uint8_t session_type;   /* RS_SESSION_* */
+    uint32_t time_limit_ms; /* a timed session's length on the race clock (from lights
+                               out); 0 = lap-limited (laps) */
+    uint8_t flags;          /* RS_SESSION_* flags */
 } rs_msg_race_state;
 
-enum { RS_LAP_RECORDED = 1u << 0, RS_LAP_PERSONAL_BEST = 1u << 1, RS_LAP_TRACK_RECORD = 1u << 2 };
+/* One session of a weekend. Exactly one of laps and time_limit_s is set. */
+typedef struct rs_proto_session_def {
+    uint8_t type;          /* RS_SESSION_* */
+    uint16_t laps;         /* lap-limited: 1..1000; 0 = timed */
+    uint32_t time_limit_s; /* timed: 1..RS_PROTO_SESSION_MAX_S; 0 = lap-limited */
+    uint8_t grid_source;   /* races: RS_GRID_*; other sessions 0 */
+    uint8_t grid_reverse;  /* races: the top this many of the source start in reverse
+                              order, 0..32 (0 = none) */
+} rs_proto_session_def;
+
+/* What a room runs: its weekend's sessions, its car classes, its
+ * championship. Sent after WELCOME and whenever a new weekend begins. */
+typedef struct rs_msg_weekend {
+    uint32_t weekend;      /* weekends begun in this room (1..) */
+    uint8_t session_count; /* 1..RS_PROTO_MAX_SESSIONS */
+    rs_proto_session_def sessions[RS_PROTO_MAX_SESSIONS];
+    uint8_t class_count;   /* 0..RS_PROTO_MAX_CLASSES */
+    char classes[RS_PROTO_MAX_CLASSES][RS_PROTO_NAME_MAX + 1]; /* names, by the name rules */
+    char championship[RS_PROTO_NAME_MAX + 1]; /* "" = none, else by the name rules */
+} rs_msg_weekend;
+
+enum { RS_LAP_RECORDED = 1u << 0, RS_LAP_PERSONAL_BEST = 1u << 1, RS_LAP_TRACK_RECORD = 1u << 2,
+       RS_LAP_CHEQUERED = 1u << 3 /* the lap ended the car's session: it took the flag */ };
 
 typedef struct rs_msg_lap {
     uint8_t car;            /* 1..32 */
@@ -372,22 +431,41 @@ typedef struct rs_msg_lap {
     int64_t sectors_us[RS_MAX_SECTORS]; /* -1 = skipped */
     bool valid;
     uint8_t invalid_reason; /* rs_lap_invalid */
-    uint8_t flags;          /* RS_LAP_*: stored in the database, a personal best, a record */
+    uint8_t flags;          /* RS_LAP_*: stored in the database, a personal best, a record,
+                               the chequered flag */
     uint8_t position;       /* 1..32: the car's race position when it completed the lap;
                                for its last lap, its finishing position */
 } rs_msg_lap;
 
+/* A row's standing in the classification (rs_proto_result_row.status). */
+enum {
+    RS_CLASSIFIED = 0,    /* a race: took the flag; other sessions: set a valid lap */
+    RS_NOT_CLASSIFIED = 1,/* a race: did not finish (retired, or the race was stopped);
+                             other sessions: no valid lap */
+    RS_DISQUALIFIED = 2,  /* by race control or an administrator */
+    RS_RESULT_STATUS_COUNT
+};
+
 typedef struct rs_proto_result_row {
     uint8_t car;          /* 1..32 */
-    uint8_t position;     /* classification 1..32: the row's place in rows (finishers by
-                             finishing order, then the others by laps and progress) */
+    uint8_t position;     /* classification 1..32: the row's place in rows. A race: the
+                             classified cars by laps and then finish time plus time
+                             penalties, then the others by laps and progress, the
+                             disqualified last. Other sessions: by best valid lap (ties: who
+                             set it first), then the cars without one */
+    uint8_t class_position; /* its place among the rows of its class, 1..32 */
+    uint8_t status;       /* RS_CLASSIFIED, ... */
     uint32_t laps;        /* laps completed */
-    int64_t finish_us;    /* race clock at the flag, -1 = did not finish */
+    int64_t finish_us;    /* race clock at the flag, -1 = did not take it */
     int64_t best_lap_us;  /* -1 = no valid lap */
+    uint32_t penalty_ms;  /* time penalties counted in the position (0..2^31 - 1) */
+    uint16_t laps_led;    /* laps it completed in the lead */
 } rs_proto_result_row;
 
 typedef struct rs_msg_results {
     uint32_t race_number;
+    uint8_t session_index;/* as in RACE_STATE */
+    uint8_t session_type;
     uint8_t count;        /* 0..32 */
     rs_proto_result_row rows[RS_PROTO_MAX_CARS]; /* in classification order */
 } rs_msg_results;
@@ -451,8 +529,21 @@ typedef struct rs_msg_tune_reply {
     char text[RS_PROTO_TUNE_TEXT_MAX + 1];
 } rs_msg_tune_reply;
 
-enum { RS_ADMIN_KICK = 0, RS_ADMIN_BAN = 1, RS_ADMIN_END_RACE = 2, RS_ADMIN_CHANGE_TRACK = 3,
-       RS_ADMIN_COMMAND_COUNT };
+enum {
+    RS_ADMIN_KICK = 0,
+    RS_ADMIN_BAN = 1,
+    RS_ADMIN_END_RACE = 2,      /* ends the running session (RESULTS at once) */
+    RS_ADMIN_CHANGE_TRACK = 3,
+    RS_ADMIN_PENALTY = 4,       /* arg: player; duration_s: seconds added (1..3600); reason */
+    RS_ADMIN_DISQUALIFY = 5,    /* arg: player; reason */
+    RS_ADMIN_REMOVE_PENALTY = 6,/* arg: the penalty's id in decimal; reason */
+    RS_ADMIN_ANNOUNCE = 7,      /* reason: the text, to everyone in the room */
+    RS_ADMIN_MUTE = 8,          /* arg: player; duration_s: how long, 0 = until unmuted */
+    RS_ADMIN_UNMUTE = 9,        /* arg: player */
+    RS_ADMIN_SKIP_SESSION = 10, /* the next session of the weekend begins */
+    RS_ADMIN_RESTART_SESSION = 11, /* the running session begins again */
+    RS_ADMIN_COMMAND_COUNT
+};
 
 /* Sent by a player the operator made an administrator (racectl admin
  * grant); the server checks the sender's rights, nothing in the message
@@ -494,6 +585,128 @@ typedef struct rs_msg_token_reply {
     char token[RS_PROTO_TOKEN_LEN + 1];   /* OK: the new token, 64 hex digits; else empty */
     char text[RS_PROTO_TEXT_MAX + 1];     /* not OK: why */
 } rs_msg_token_reply;
+
+/* ------------------------------------------------------ race control */
+
+enum { RS_PENALTY_TIME = 0,     /* seconds added to the car's race time */
+       RS_PENALTY_DSQ = 1,      /* disqualified from the session */
+       RS_PENALTY_WARNING = 2,  /* a strike counted towards a penalty; no effect of its own */
+       RS_PENALTY_KIND_COUNT };
+
+enum { RS_OFFENCE_TRACK_LIMITS = 0, /* invalid excursions beyond the track limits */
+       RS_OFFENCE_CONTACT = 1,      /* contact with other cars, weighted by closing speed */
+       RS_OFFENCE_JUMP_START = 2,   /* moving before lights out */
+       RS_OFFENCE_ADMIN = 3,        /* an administrator's decision */
+       RS_OFFENCE_COUNT };
+
+/* A penalty given (or, removed set, taken back) in the running session. */
+typedef struct rs_msg_penalty {
+    uint32_t id;          /* 1.., unique in the session; a removal repeats the id */
+    uint8_t car;          /* 1..32 */
+    uint8_t kind;         /* RS_PENALTY_* */
+    uint8_t offence;      /* RS_OFFENCE_* */
+    uint32_t seconds;     /* TIME: 1..RS_PROTO_PENALTY_MAX_S; else 0 */
+    bool removed;
+    uint64_t tick;        /* the tick it was given (or removed) in */
+    char text[RS_PROTO_TEXT_MAX + 1]; /* why, for the players ("3 track limit strikes") */
+} rs_msg_penalty;
+
+/* ------------------------------------------------------------- chat */
+
+/* Chat and announcement text: 1..RS_PROTO_TEXT_MAX bytes of well-formed
+ * UTF-8 without control characters (C0, DEL, C1), line or paragraph
+ * separators, bidirectional controls or noncharacters. */
+bool rs_proto_text_check(const char *text, size_t len, char *why, size_t why_len);
+
+typedef struct rs_msg_chat {
+    char to[RS_PROTO_NAME_MAX + 1];   /* "" = the room, else a player (a private message) */
+    char text[RS_PROTO_TEXT_MAX + 1]; /* by rs_proto_text_check */
+} rs_msg_chat;
+
+enum { RS_CHAT_ROOM = 0, RS_CHAT_PRIVATE = 1, RS_CHAT_ANNOUNCE = 2 /* the server or an
+                                                                       administrator */,
+       RS_CHAT_SYSTEM = 3 /* the room itself: votes, penalties, sessions */,
+       RS_CHAT_KIND_COUNT };
+
+typedef struct rs_msg_chat_msg {
+    uint8_t kind;                     /* RS_CHAT_* */
+    int64_t player_id;                /* the sender; 0 for a guest or the server */
+    char from[RS_PROTO_NAME_MAX + 1]; /* the sender's name; "" for the server */
+    char text[RS_PROTO_TEXT_MAX + 1]; /* by rs_proto_text_check */
+} rs_msg_chat_msg;
+
+/* ------------------------------------------------ players' commands */
+
+enum {
+    RS_CMD_MUTE = 0,        /* arg: a player whose chat this player no longer receives */
+    RS_CMD_UNMUTE = 1,      /* arg: a player */
+    RS_CMD_VOTE_KICK = 2,   /* arg: a player (never an administrator) */
+    RS_CMD_VOTE_RESTART = 3,/* restart the running session */
+    RS_CMD_VOTE_SKIP = 4,   /* skip to the next session */
+    RS_CMD_VOTE_TRACK = 5,  /* arg: a track of the server's catalogue, for the next weekend */
+    RS_CMD_VOTE_YES = 6,    /* on the open vote */
+    RS_CMD_VOTE_NO = 7,
+    RS_CMD_SELECT_CAR = 8,  /* arg: a car the room offers, from the next session on */
+    RS_CMD_COUNT
+};
+
+typedef struct rs_msg_command {
+    uint32_t request_id;
+    uint8_t command;                      /* RS_CMD_* */
+    char arg[RS_PROTO_TUNE_NAME_MAX + 1]; /* str(0..64) */
+} rs_msg_command;
+
+typedef struct rs_msg_command_reply {
+    uint32_t request_id;
+    uint8_t result;                       /* rs_proto_result */
+    char text[RS_PROTO_TEXT_MAX + 1];
+} rs_msg_command_reply;
+
+enum { RS_VOTE_KICK = 0, RS_VOTE_RESTART = 1, RS_VOTE_SKIP = 2, RS_VOTE_TRACK = 3,
+       RS_VOTE_KIND_COUNT };
+enum { RS_VOTE_OPEN = 0, RS_VOTE_PASSED = 1, RS_VOTE_FAILED = 2, RS_VOTE_STATE_COUNT };
+
+/* A vote opened, counted, or decided: sent to everyone in the room. */
+typedef struct rs_msg_vote_state {
+    uint32_t vote_id;                     /* 1.. in the room */
+    uint8_t kind;                         /* RS_VOTE_* */
+    uint8_t state;                        /* RS_VOTE_* state */
+    char arg[RS_PROTO_TUNE_NAME_MAX + 1]; /* kick: the player; track: the track */
+    char by[RS_PROTO_NAME_MAX + 1];       /* who called it (a name) */
+    uint8_t yes, no;                      /* votes so far */
+    uint8_t eligible;                     /* players who may vote, 1..32 */
+    uint8_t needed;                       /* yes votes that pass it, 1..32 */
+    uint32_t ends_in_ms;                  /* OPEN: time left */
+} rs_msg_vote_state;
+
+/* ------------------------------------------------------ championships */
+
+typedef struct rs_msg_standings_request {
+    uint32_t request_id;
+    char championship[RS_PROTO_NAME_MAX + 1]; /* "" = the room's own */
+    char class_name[RS_PROTO_NAME_MAX + 1];   /* "" = every driver */
+    uint32_t offset;                          /* 0..RS_PROTO_LIST_OFFSET_MAX */
+    uint8_t count;                            /* 1..RS_PROTO_STANDINGS_ROWS */
+} rs_msg_standings_request;
+
+typedef struct rs_proto_standing_row {
+    uint32_t position;                        /* 1.. (ties share it) */
+    char name[RS_PROTO_NAME_MAX + 1];         /* the driver, by the name rules */
+    char class_name[RS_PROTO_NAME_MAX + 1];   /* "" = none */
+    uint32_t points;
+    uint16_t events;                          /* events scored in */
+    uint16_t wins;
+} rs_proto_standing_row;
+
+typedef struct rs_msg_standings_reply {
+    uint32_t request_id;
+    uint8_t result;                           /* rs_proto_result */
+    char championship[RS_PROTO_NAME_MAX + 1]; /* which one ("" when not found) */
+    uint32_t total;                           /* drivers in the standings */
+    uint32_t offset;
+    uint8_t count;                            /* 0..RS_PROTO_STANDINGS_ROWS */
+    rs_proto_standing_row rows[RS_PROTO_STANDINGS_ROWS];
+} rs_msg_standings_reply;
 
 /* A decoded (or to-be-encoded) message: the type selects the member. */
 typedef struct rs_msg {
