@@ -5,6 +5,7 @@
  * outside 1..1000" or "--laps: 0 outside 1..1000".
  */
 #include "config.h"
+#include "config_json.h"
 #include "racesim/base/err.h"
 #include "racesim/base/file.h"
 
@@ -21,21 +22,6 @@
 #define MAX_CARS 32u
 #define MAX_CLIENTS 4095u /* ENet's peer id space */
 
-/* snprintf through a va_list: paths are bounded by RS_CFG_PATH_MAX, and a
- * path cut short simply fails to open, with its name in the message. */
-static void fmt(char *dst, size_t cap, const char *format, ...)
-{
-    va_list ap;
-    va_start(ap, format);
-    vsnprintf(dst, cap, format, ap);
-    va_end(ap);
-}
-
-static void copy_str(char *dst, size_t cap, const char *src)
-{
-    fmt(dst, cap, "%s", src);
-}
-
 /* A track or car given as a bare name ("oval") means data/<kind>/oval.json. */
 static void resolve_data_path(char *dst, size_t cap, const char *data_dir, const char *kind,
                               const char *value)
@@ -43,20 +29,20 @@ static void resolve_data_path(char *dst, size_t cap, const char *data_dir, const
     size_t n = strlen(value);
     bool bare = !strchr(value, '/') && !(n >= 5 && strcmp(value + n - 5, ".json") == 0);
     if (bare)
-        fmt(dst, cap, "%s/%s/%s.json", data_dir, kind, value);
+        rs_cfg_fmt(dst, cap, "%s/%s/%s.json", data_dir, kind, value);
     else
-        copy_str(dst, cap, value);
+        rs_cfg_copy(dst, cap, value);
 }
 
 void rs_config_default(rs_server_config *c, const char *data_dir)
 {
     memset(c, 0, sizeof *c);
-    copy_str(c->data_dir, sizeof c->data_dir, data_dir);
+    rs_cfg_copy(c->data_dir, sizeof c->data_dir, data_dir);
     c->port = RS_CFG_DEFAULT_PORT;
     c->tick_hz = 60;
     c->max_clients = 512;
-    copy_str(c->db, sizeof c->db, "racesim.db");
-    copy_str(c->key_file, sizeof c->key_file, "raceserver.key");
+    rs_cfg_copy(c->db, sizeof c->db, "racesim.db");
+    rs_cfg_copy(c->key_file, sizeof c->key_file, "raceserver.key");
     c->max_per_address = 8;
     c->requests_per_s = 20;
     c->registrations_per_hour = 5;
@@ -69,9 +55,9 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
     c->http_requests_per_s = 50;
     c->guests = RS_GUESTS_ALLOW;
     rs_cfg_room *room = &c->room_defaults;
-    copy_str(room->name, sizeof room->name, "default");
-    fmt(room->track, sizeof room->track, "%s/tracks/technical.json", data_dir);
-    fmt(room->car, sizeof room->car, "%s/cars/c5.json", data_dir);
+    rs_cfg_copy(room->name, sizeof room->name, "default");
+    rs_cfg_fmt(room->track, sizeof room->track, "%s/tracks/technical.json", data_dir);
+    rs_cfg_fmt(room->car, sizeof room->car, "%s/cars/c5.json", data_dir);
     room->laps = 3;
     room->max_players = 16;
     room->start_players = 0;
@@ -142,63 +128,6 @@ static bool parse_guest_policy(const char *text, rs_guest_policy *out)
     return true;
 }
 
-/* ------------------------------------------------------------ JSON values */
-
-typedef struct jctx {
-    const char *source;
-    char *err;
-    size_t err_len;
-} jctx;
-
-/* "source: field: what is wrong" into the caller's err; returns false. */
-static bool jfail(const jctx *j, const char *field, const char *fmt, ...) RS_PRINTF(3, 4);
-static bool jfail(const jctx *j, const char *field, const char *fmt, ...)
-{
-    char what[256];
-    va_list ap;
-    va_start(ap, fmt);
-    rs_verrf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    rs_errf(j->err, j->err_len, "%s: %s: %s", j->source, field, what);
-    return false;
-}
-
-static bool j_u32(const jctx *j, const cJSON *it, const char *field, uint32_t lo, uint32_t hi,
-                  uint32_t *out)
-{
-    char range[64];
-    snprintf(range, sizeof range, "%u..%u", (unsigned)lo, (unsigned)hi);
-    if (!cJSON_IsNumber(it))
-        return jfail(j, field, "must be an integer in %s", range);
-    double v = it->valuedouble;
-    if (!(v >= -1e15 && v <= 1e15) || v != (double)(int64_t)v)
-        return jfail(j, field, "must be an integer in %s", range);
-    if (v < (double)lo || v > (double)hi)
-        return jfail(j, field, "%lld outside %s", (long long)v, range);
-    *out = (uint32_t)v;
-    return true;
-}
-
-static bool j_str(const jctx *j, const cJSON *it, const char *field, size_t min, size_t max,
-                  char *out, size_t cap)
-{
-    if (!cJSON_IsString(it) || !it->valuestring)
-        return jfail(j, field, "must be a string of %zu..%zu bytes", min, max);
-    size_t n = strlen(it->valuestring);
-    if (n < min || n > max || n >= cap)
-        return jfail(j, field, "must be a string of %zu..%zu bytes", min, max);
-    copy_str(out, cap, it->valuestring);
-    return true;
-}
-
-static bool j_bool(const jctx *j, const cJSON *it, const char *field, bool *out)
-{
-    if (!cJSON_IsBool(it))
-        return jfail(j, field, "must be true or false");
-    *out = cJSON_IsTrue(it);
-    return true;
-}
-
 /* The keys below return 1 when they handled the key, 0 when it is not
  * theirs, -1 on error (the message in j->err). */
 
@@ -218,6 +147,8 @@ static int j_room_key(const jctx *j, const rs_server_config *c, const cJSON *it,
     }
     if (strcmp(k, "password") == 0)
         return j_str(j, it, field, 0, 64, r->password, sizeof r->password) ? 1 : -1;
+    if (strcmp(k, "weekend") == 0)
+        return rs_cfg_json_weekend(j, it, field, r) ? 1 : -1;
     for (int n = 0; n < ROOM_NUMBER_COUNT; n++) {
         const room_number_spec *spec = &room_numbers[n];
         if (strcmp(k, spec->key) == 0)
@@ -404,9 +335,9 @@ bool rs_config_apply_json(rs_server_config *c, const char *text, size_t len, con
     } else {
         /* No room list: the one room follows the top-level settings. */
         char name[33];
-        copy_str(name, sizeof name, c->rooms[0].name);
+        rs_cfg_copy(name, sizeof name, c->rooms[0].name);
         c->rooms[0] = c->room_defaults;
-        copy_str(c->rooms[0].name, sizeof c->rooms[0].name, name);
+        rs_cfg_copy(c->rooms[0].name, sizeof c->rooms[0].name, name);
         c->room_count = 1;
     }
     ok = true;
@@ -508,7 +439,7 @@ static bool arg_str(const char *opt, const char *v, size_t min, size_t max, char
 {
     if (!arg_len(opt, v, min, max, err, err_len))
         return false;
-    copy_str(out, cap, v);
+    rs_cfg_copy(out, cap, v);
     return true;
 }
 
@@ -727,7 +658,7 @@ static rs_args_result read_options(rs_server_config *c, cli_options *o, int argc
 static void demo_options(rs_server_config *c, cli_options *o)
 {
     c->port = 0;
-    copy_str(c->bind, sizeof c->bind, "127.0.0.1");
+    rs_cfg_copy(c->bind, sizeof c->bind, "127.0.0.1");
     o->rooms = 1;
     if (!o->has[ROOM_LAPS]) {
         o->has[ROOM_LAPS] = true;
@@ -741,7 +672,7 @@ static void demo_options(rs_server_config *c, cli_options *o)
         c->log_level = RS_LOG_WARN; /* nor every connection the bots make */
     if (!c->http) { /* the page, to watch the bots race: a free loopback port */
         c->http = true;
-        copy_str(c->http_bind, sizeof c->http_bind, "127.0.0.1");
+        rs_cfg_copy(c->http_bind, sizeof c->http_bind, "127.0.0.1");
         c->http_port = 0;
     }
 }
@@ -753,7 +684,7 @@ static void apply_room_options(const rs_server_config *c, const cli_options *o, 
     if (o->car)
         resolve_data_path(r->car, sizeof r->car, c->data_dir, "cars", o->car);
     if (o->password)
-        copy_str(r->password, sizeof r->password, o->password);
+        rs_cfg_copy(r->password, sizeof r->password, o->password);
     for (int n = 0; n < ROOM_NUMBER_COUNT; n++)
         if (o->has[n])
             *room_number_field(r, (room_number)n) = o->value[n];
@@ -773,7 +704,7 @@ static void apply_rooms(rs_server_config *c, const cli_options *o)
     for (uint32_t r = 0; r < o->rooms; r++) {
         c->rooms[r] = c->room_defaults;
         if (o->rooms == 1)
-            copy_str(c->rooms[r].name, sizeof c->rooms[r].name, "default");
+            rs_cfg_copy(c->rooms[r].name, sizeof c->rooms[r].name, "default");
         else
             snprintf(c->rooms[r].name, sizeof c->rooms[r].name, "room%u", (unsigned)r + 1);
     }

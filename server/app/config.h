@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "log.h"
+#include "racesim/protocol.h"
 
 #define RS_CFG_PATH_MAX 1024
 #define RS_CFG_MAX_ROOMS 64
@@ -37,6 +38,10 @@ typedef struct rs_cfg_room {
                                       player to hold the track and car blocks */
     uint32_t countdown_s;          /* 1..60: from the world's creation to lights out */
     char password[65];             /* "" = none */
+    /* "weekend": the sessions the room runs in order (docs/RACESERVER.md,
+     * "Weekends"); none = one race of laps, over and over */
+    uint32_t session_count;        /* 0..RS_PROTO_MAX_SESSIONS */
+    rs_proto_session_def sessions[RS_PROTO_MAX_SESSIONS];
 } rs_cfg_room;
 
 typedef enum rs_guest_policy {

@@ -303,6 +303,8 @@ static rs_room_config room_config(rs_server *srv, uint32_t i, const room_content
     rc.countdown_ticks = r->countdown_s * cfg->tick_hz;
     rc.load_wait_ticks = r->load_wait_s * cfg->tick_hz;
     rc.laps = r->laps;
+    rc.sessions = r->sessions;
+    rc.session_count = r->session_count;
     rc.max_players = r->max_players;
     rc.start_players = r->start_players;
     rc.spectator_slots = r->spectators;

@@ -75,6 +75,10 @@ static rs_status check_config(const rs_room_config *c, char *err, size_t err_len
         return range_err(err, err_len, "name", "longer than 32 bytes");
     if (c->track_json_len > RS_PROTO_BLOB_MAX)
         return range_err(err, err_len, "track_json", "larger than 16 MiB");
+    const char *why = NULL;
+    if ((c->session_count && !c->sessions) ||
+        !rs_room__sessions_check(c->sessions, c->session_count, &why))
+        return range_err(err, err_len, "sessions", why ? why : "missing");
     return RS_OK;
 }
 
@@ -97,6 +101,16 @@ rs_status rs_room_create(const rs_room_config *cfg, rs_room **out, char *err, si
     r->cfg.name = r->name;
     if (r->cfg.start_players == 0)
         r->cfg.start_players = r->cfg.max_players;
+    if (cfg->session_count) {
+        memcpy(r->sessions, cfg->sessions, cfg->session_count * sizeof r->sessions[0]);
+        r->session_count = cfg->session_count;
+    } else {
+        /* No weekend configured: one race of cfg.laps, again and again. */
+        r->sessions[0] = (rs_proto_session_def){.type = RS_SESSION_RACE,
+                                                .laps = (uint16_t)cfg->laps};
+        r->session_count = 1;
+    }
+    r->cfg.sessions = NULL;
     r->track_hash = rs_track_hash(cfg->track);
     r->car_hash = rs_car_params_hash(cfg->car);
     r->car_block_len = rs_car_params_block(cfg->car, NULL, 0);
@@ -389,13 +403,19 @@ static void admit_now(rs_room *room, room_peer *p, int64_t player_id, const char
     }
     p->player_id = player_id;
     send_welcome(room, p, player_id, token);
-    rs_room__send_race_state(room, p);
-    if (!room->world)
-        rs_room__blocks_offer(room); /* the track and car ahead of the race */
-    else {
-        rs_room__send_world_to(room, p);
-        if (p->seat >= 0 && room->seats[p->seat].car)
-            rs_room__broadcast_car_info(room, room->seats[p->seat].car);
+    rs_room__send_weekend(room, p);
+    if (p->seat >= 0 && rs_room__session_join(room, p->seat)) {
+        /* A practice or qualifying running: it drives at once, and
+         * everyone, this player too, was sent the world with its car. */
+    } else {
+        rs_room__send_race_state(room, p);
+        if (!room->world)
+            rs_room__blocks_offer(room); /* the track and car ahead of the race */
+        else {
+            rs_room__send_world_to(room, p);
+            if (p->seat >= 0 && room->seats[p->seat].car)
+                rs_room__broadcast_car_info(room, room->seats[p->seat].car);
+        }
     }
     if (rs_room__observed(room))
         rs_room__observe_peer(room, RS_ROOM_EV_JOINED, p, 0, "", false, false);

@@ -77,7 +77,7 @@ static uint32_t add_needed(needed_block *need, uint32_t n, uint8_t kind, uint64_
 
 bool rs_room__blocks_offer(rs_room *room)
 {
-    /* The blocks of the race start_race would build now: the track, and
+    /* The blocks of the race start_session would build now: the track, and
      * each seat's car (its tune, or the stock car). */
     needed_block need[RS_PROTO_MAX_CARS + 1];
     uint32_t n = add_needed(need, 0, RS_PARAMS_TRACK, room->track_hash,

@@ -239,7 +239,25 @@ const rs_track *rs_room_track(const rs_room *room, const char **json, size_t *js
 
 uint32_t rs_room_laps(const rs_room *room)
 {
-    return room->cfg.laps;
+    return rs_room__session(room)->laps;
+}
+
+void rs_room_session_state(const rs_room *room, rs_room_session_info *out)
+{
+    memset(out, 0, sizeof *out);
+    const rs_proto_session_def *s = rs_room__session(room);
+    out->weekend = room->weekend;
+    out->index = room->session;
+    out->count = room->session_count;
+    out->def = *s;
+    out->running = room->world != NULL;
+    out->chequered = room->world && room->chequered;
+    if (room->world && s->time_limit_s) {
+        int64_t left = (int64_t)s->time_limit_s * 1000000 - rs_world_race_time_us(room->world);
+        out->time_left_us = left > 0 ? left : 0;
+    } else {
+        out->time_left_us = -1;
+    }
 }
 
 bool rs_room_car_driver(const rs_room *room, uint8_t car, const char **name,
@@ -289,7 +307,9 @@ static void lap_release(rs_room *room, size_t i, uint8_t flags)
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_LAP;
     m.u.lap = room->laps[i].lap;
-    m.u.lap.flags = flags & (RS_LAP_RECORDED | RS_LAP_PERSONAL_BEST | RS_LAP_TRACK_RECORD);
+    m.u.lap.flags = (uint8_t)((m.u.lap.flags & RS_LAP_CHEQUERED) |
+                              (flags & (RS_LAP_RECORDED | RS_LAP_PERSONAL_BEST |
+                                        RS_LAP_TRACK_RECORD)));
     rs_room__send_watchers(room, &m);
     /* Keep the rest in order: a car's laps go out in lap order. */
     memmove(room->laps + i, room->laps + i + 1, (room->laps_len - i - 1) * sizeof *room->laps);

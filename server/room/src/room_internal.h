@@ -110,7 +110,24 @@ typedef struct room_car {
     bool lead_known;
     double lead_ms;                  /* smoothed arrival lead of new inputs */
     uint32_t late;                   /* ticks that reused the previous input since it started */
+    /* the session as the room keeps it (room_session.c) */
+    uint8_t class_index;             /* index into the room's classes */
+    uint32_t laps;                   /* laps completed before its flag */
+    int64_t best_us;                 /* best valid lap of the session, -1 none */
+    uint64_t best_tick;              /* the tick it was set in (ties go to the first) */
+    uint16_t laps_led;               /* laps completed in the lead (races) */
+    bool flagged;                    /* its session is over: it took the flag */
+    int64_t flag_us;                 /* the race clock at its flag; -1 when it was not on
+                                        a lap when the flag came out */
+    uint32_t penalty_ms;             /* time penalties */
+    bool dsq;                        /* disqualified */
 } room_car;
+
+/* The order of a finished session by player name, for the grids after it. */
+typedef struct room_order {
+    uint32_t count;
+    char names[RS_PROTO_MAX_CARS][RS_PROTO_NAME_MAX + 1];
+} room_order;
 
 struct rs_room {
     rs_room_config cfg;              /* cfg.track / track_json: the current race's track */
@@ -142,11 +159,22 @@ struct rs_room {
     int64_t load_since_us;
     rs_world *world;
     uint32_t car_count;
+    uint32_t car_cap;                /* cars allocated: the world's max_cars */
     room_car *cars;                  /* car_count */
+    uint64_t start_tick;             /* the world's lights out (0 outside races) */
+
+    /* the weekend (room_session.c) */
+    rs_proto_session_def sessions[RS_PROTO_MAX_SESSIONS];
+    uint32_t session_count;          /* 1.. */
+    uint32_t session;                /* the running session, or the next one */
+    uint32_t weekend;                /* weekends begun */
+    bool chequered;                  /* the flag is out in the running session */
+    uint64_t chequered_tick;
+    room_order qualifying_order;     /* the weekend's last qualifying, classified cars */
+    room_order race_order;           /* the weekend's last race, classified cars */
     int64_t t0_us;                   /* when the world was created: tick w is due at
                                         t0 + (w + 1) / tick_hz */
     uint64_t phase_tick, phase_end_tick;
-    uint64_t first_finish_tick;      /* 0 = nobody finished yet */
     uint8_t *snap_buf;
     size_t snap_cap;
     rs_input hist[RS_ROOM_HIST][RS_PROTO_MAX_CARS]; /* used inputs, RS_ROOM_HIST ticks */
@@ -201,12 +229,46 @@ void rs_room__send_race_state(rs_room *room, room_peer *only);
 void rs_room__send_car_info(rs_room *room, room_peer *only, uint16_t car);
 void rs_room__broadcast_car_info(rs_room *room, uint16_t car);
 void rs_room__destroy_world(rs_room *room);
+/* Puts the player of seat into the running session (a car at a safe
+ * place, and every watcher sent the world again); false when it cannot
+ * now. */
+bool rs_room__session_join(rs_room *room, int seat);
+/* WEEKEND to one peer (or every watcher). */
+void rs_room__send_weekend(rs_room *room, room_peer *only);
 /* The results phase (from tick), and RESULTS once no LAP waits. */
 void rs_room__enter_results(rs_room *room, uint64_t tick);
 /* Sends the pending RESULTS when no deferred LAP is left. */
 void rs_room__results_flush(rs_room *room);
 /* The current track's hash follows cfg.track. */
 void rs_room__apply_next_track(rs_room *room);
+
+/* room_session.c: the weekend's sessions */
+const rs_proto_session_def *rs_room__session(const rs_room *room);
+bool rs_room__session_is_race(const rs_room *room);
+/* False with *why when a list of sessions breaks a rule. */
+bool rs_room__sessions_check(const rs_proto_session_def *s, uint32_t count, const char **why);
+/* The seats of the next session's cars in grid order (car i + 1 is
+ * seats[i]); returns how many. */
+uint32_t rs_room__grid(const rs_room *room, int *seats);
+void rs_room__session_reset(rs_room *room);
+/* A LAP event of the running session: bookkeeping; returns the LAP flags
+ * the room sets itself (RS_LAP_CHEQUERED). */
+uint8_t rs_room__session_lap(rs_room *room, const rs_event *ev);
+/* After tick next - 1 was stepped: the timed flag; true when the session
+ * is over. */
+bool rs_room__session_over(rs_room *room, uint64_t next);
+/* The running session's classification into room->results. */
+void rs_room__classify(rs_room *room);
+/* Keeps a finished qualifying's or race's order for later grids. */
+void rs_room__session_remember(rs_room *room);
+/* A running session that newcomers join at once (practice, qualifying,
+ * warm-up before the flag). */
+bool rs_room__session_open(const rs_room *room);
+/* A safe place for a newcomer's car in the running session: false when
+ * there is none now (or the session takes nobody). */
+bool rs_room__session_place(rs_room *room, int seat, rs_car_spawn *out);
+/* LAP.position in a session that is not a race: by best lap. */
+uint8_t rs_room__session_position(const rs_room *room, uint16_t car);
 
 /* room_hooks.c: the server's controls and the deferred LAPs */
 void rs_room__lap_queue(rs_room *room, const rs_msg_lap *lap);

@@ -58,6 +58,7 @@ void rs_room__destroy_world(rs_room *room)
     free(room->cars);
     room->cars = NULL;
     room->car_count = 0;
+    room->car_cap = 0;
     free(room->snap_buf);
     room->snap_buf = NULL;
     room->snap_cap = 0;
@@ -75,11 +76,16 @@ void rs_room__send_race_state(rs_room *room, room_peer *only)
     rs_msg_race_state *r = &m.u.race_state;
     r->phase = room->phase;
     r->race_number = room->race_number;
-    r->laps = (uint16_t)room->cfg.laps;
+    const rs_proto_session_def *s = rs_room__session(room);
+    r->laps = s->laps;
     r->phase_tick = room->phase_tick;
-    r->start_tick = room->world ? room->cfg.countdown_ticks : 0;
+    r->start_tick = room->world ? room->start_tick : 0;
     r->phase_end_tick = room->phase_end_tick;
     r->track_hash = room->track_hash;
+    r->session_index = (uint8_t)room->session;
+    r->session_type = s->type;
+    r->time_limit_ms = s->time_limit_s * 1000u;
+    r->flags = room->world && room->chequered ? RS_SESSION_CHEQUERED : 0;
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (rs_room__peer_watching(p) && (!only || only == p))
@@ -103,6 +109,7 @@ void rs_room__send_car_info(rs_room *room, room_peer *only, uint16_t car)
     c->params_hash = room->cars[car - 1].params_hash;
     c->base_hash = room->car_hash;
     c->tune_hash = room->cars[car - 1].tune_hash;
+    c->class_index = room->cars[car - 1].class_index;
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (rs_room__peer_watching(p) && (!only || only == p))
@@ -113,6 +120,22 @@ void rs_room__send_car_info(rs_room *room, room_peer *only, uint16_t car)
 void rs_room__broadcast_car_info(rs_room *room, uint16_t car)
 {
     rs_room__send_car_info(room, NULL, car);
+}
+
+void rs_room__send_weekend(rs_room *room, room_peer *only)
+{
+    rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_WEEKEND;
+    rs_msg_weekend *w = &m.u.weekend;
+    w->weekend = room->weekend;
+    w->session_count = (uint8_t)room->session_count;
+    memcpy(w->sessions, room->sessions, room->session_count * sizeof w->sessions[0]);
+    for (uint32_t i = 0; i < room->peer_cap; i++) {
+        room_peer *p = &room->peers[i];
+        if (rs_room__peer_watching(p) && (!only || only == p))
+            rs_room__send(room, p->id, &m);
+    }
 }
 
 /* Everything a client needs to simulate from the current tick: car info,
@@ -185,82 +208,44 @@ static rs_status car_from_seat(rs_room *room, room_car *c, const room_seat *s)
     return RS_OK;
 }
 
+static void entrant_of(const rs_room *room, uint32_t i, rs_room_entrant *e)
+{
+    const room_car *c = &room->cars[i];
+    const room_seat *s = &room->seats[c->seat];
+    e->car = (uint8_t)(i + 1);
+    e->player_id = s->player_id;
+    e->name = s->name;
+    e->params_hash = c->params_hash;
+    e->base_hash = room->car_hash;
+    e->tune_hash = c->tune_hash;
+    e->params = c->own ? c->own : room->cfg.car;
+}
+
 static void hook_race_begin(rs_room *room)
 {
     if (!room->cfg.hooks.race_begin)
         return;
     rs_room_entrant e[RS_PROTO_MAX_CARS];
-    for (uint32_t i = 0; i < room->car_count; i++) {
-        const room_car *c = &room->cars[i];
-        const room_seat *s = &room->seats[c->seat];
-        e[i].car = (uint8_t)(i + 1);
-        e[i].player_id = s->player_id;
-        e[i].name = s->name;
-        e[i].params_hash = c->params_hash;
-        e[i].base_hash = room->car_hash;
-        e[i].tune_hash = c->tune_hash;
-        e[i].params = c->own ? c->own : room->cfg.car;
-    }
+    for (uint32_t i = 0; i < room->car_count; i++)
+        entrant_of(room, i, &e[i]);
     room->cfg.hooks.race_begin(room->cfg.hooks.ctx, room, room->world, e, room->car_count);
 }
 
-static bool start_race(rs_room *room, int64_t now_us)
+/* A car of the running world for the player of seat i, its session state
+ * fresh. */
+static void car_init(room_car *rc, int seat)
 {
-    rs_room__apply_next_track(room);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < room->cfg.max_players; i++)
-        n += room->seats[i].used && room->seats[i].peer >= 0;
-    if (n == 0)
-        return false;
-    rs_world_def def = rs_world_default();
-    def.tick_hz = room->cfg.tick_hz;
-    def.substeps = room->cfg.substeps;
-    def.max_cars = n;
-    def.track = room->cfg.track;
-    def.laps = room->cfg.laps;
-    def.start_tick = room->cfg.countdown_ticks;
-    def.car_collisions = true;
-    if (rs_world_create(&def, &room->world) != RS_OK)
-        return false;
-    room->cars = calloc(n, sizeof *room->cars);
-    room->snap_cap = rs_world_snapshot(room->world, NULL, 0);
-    if (!room->cars)
-        goto fail;
-    /* Seats that left for good during the last race free their place. */
-    for (uint32_t i = 0; i < room->cfg.max_players; i++)
-        if (room->seats[i].used && room->seats[i].peer < 0)
-            rs_room__seat_free(room, (int)i);
-    uint32_t car = 0;
-    for (uint32_t i = 0; i < room->cfg.max_players; i++) {
-        room_seat *s = &room->seats[i];
-        if (!s->used)
-            continue;
-        rs_car_spawn sp;
-        rs_car_id id;
-        room_car *rc = &room->cars[car];
-        room->car_count = car + 1; /* so a failure frees this car's copy */
-        if (car_from_seat(room, rc, s) != RS_OK || !rs_track_grid_slot(room->cfg.track, car, &sp) ||
-            rs_world_add_car(room->world, rc->own ? rc->own : room->cfg.car, &sp, &id) != RS_OK)
-            goto fail;
-        room->cars[car].seat = (int)i;
-        room->cars[car].last = rs_proto_input_neutral();
-        s->car = id.index1;
-        car++;
-    }
-    room->car_count = car;
-    room->snap_cap = rs_world_snapshot(room->world, NULL, 0);
-    room->snap_buf = malloc(room->snap_cap);
-    if (!room->snap_buf)
-        goto fail;
-    memset(room->hash_tick, 0, sizeof room->hash_tick);
-    room->t0_us = now_us;
-    room->race_number++;
-    room->phase = RS_PHASE_COUNTDOWN;
-    room->phase_tick = 0;
-    room->phase_end_tick = room->cfg.countdown_ticks;
-    room->first_finish_tick = 0;
-    room->race_begun = true;
-    hook_race_begin(room);
+    memset(rc, 0, sizeof *rc);
+    rc->seat = seat;
+    rc->last = rs_proto_input_neutral();
+    rc->best_us = -1;
+    rc->flag_us = -1;
+}
+
+/* Every watcher gets the world again: who drives (WELCOME), the session
+ * (RACE_STATE), the cars, the blocks and the snapshot. */
+static void send_world_all(rs_room *room)
+{
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (!rs_room__peer_watching(p))
@@ -269,11 +254,132 @@ static bool start_race(rs_room *room, int64_t now_us)
         rs_room__send_race_state(room, p);
         rs_room__send_world_to(room, p);
     }
+}
+
+/* The snapshot buffer fits the world as it is now. */
+static bool snap_fit(rs_room *room)
+{
+    size_t need = rs_world_snapshot(room->world, NULL, 0);
+    if (need <= room->snap_cap && room->snap_buf)
+        return true;
+    uint8_t *b = realloc(room->snap_buf, need);
+    if (!b)
+        return false;
+    room->snap_buf = b;
+    room->snap_cap = need;
+    return true;
+}
+
+/* The next session of the weekend begins: a world with the cars of the
+ * seats here, in grid order, each on its grid slot. A race starts standing
+ * after a countdown; the other sessions are running at once, and take
+ * newcomers while they run (rs_room__session_join). */
+static bool start_session(rs_room *room, int64_t now_us)
+{
+    rs_room__apply_next_track(room);
+    /* Seats that left for good during the last session free their place. */
+    for (uint32_t i = 0; i < room->cfg.max_players; i++)
+        if (room->seats[i].used && room->seats[i].peer < 0)
+            rs_room__seat_free(room, (int)i);
+    int seats[RS_PROTO_MAX_CARS];
+    uint32_t n = rs_room__grid(room, seats);
+    if (n == 0)
+        return false;
+    if (room->session == 0) {
+        room->weekend++;
+        rs_room__send_weekend(room, NULL);
+    }
+    const rs_proto_session_def *s = rs_room__session(room);
+    bool race = s->type == RS_SESSION_RACE;
+    rs_world_def def = rs_world_default();
+    def.tick_hz = room->cfg.tick_hz;
+    def.substeps = room->cfg.substeps;
+    def.max_cars = race ? n : room->cfg.max_players;
+    def.track = room->cfg.track;
+    def.laps = s->laps;
+    def.start_tick = race ? room->cfg.countdown_ticks : 0;
+    def.car_collisions = true;
+    if (rs_world_create(&def, &room->world) != RS_OK)
+        return false;
+    room->start_tick = def.start_tick;
+    room->car_cap = def.max_cars;
+    room->cars = calloc(room->car_cap, sizeof *room->cars);
+    if (!room->cars)
+        goto fail;
+    for (uint32_t car = 0; car < n; car++) {
+        room_seat *st = &room->seats[seats[car]];
+        rs_car_spawn sp;
+        rs_car_id id;
+        room_car *rc = &room->cars[car];
+        car_init(rc, seats[car]);
+        room->car_count = car + 1; /* so a failure frees this car's copy */
+        if (car_from_seat(room, rc, st) != RS_OK || !rs_track_grid_slot(room->cfg.track, car, &sp) ||
+            rs_world_add_car(room->world, rc->own ? rc->own : room->cfg.car, &sp, &id) != RS_OK)
+            goto fail;
+        st->car = id.index1;
+    }
+    if (!snap_fit(room))
+        goto fail;
+    memset(room->hash_tick, 0, sizeof room->hash_tick);
+    rs_room__session_reset(room);
+    room->t0_us = now_us;
+    room->race_number++;
+    room->phase = race ? RS_PHASE_COUNTDOWN : RS_PHASE_RACE;
+    room->phase_tick = 0;
+    room->phase_end_tick = race ? room->cfg.countdown_ticks : 0;
+    room->race_begun = true;
+    hook_race_begin(room);
+    send_world_all(room);
     observe_world(room, RS_ROOM_EV_PHASE);
     return true;
 fail:
     rs_room__destroy_world(room);
     return false;
+}
+
+bool rs_room__session_join(rs_room *room, int seat)
+{
+    room_seat *st = &room->seats[seat];
+    rs_car_spawn sp;
+    if (st->car || !rs_room__session_place(room, seat, &sp))
+        return false;
+    room_car *rc = &room->cars[room->car_count];
+    car_init(rc, seat);
+    rs_car_id id;
+    if (car_from_seat(room, rc, st) != RS_OK ||
+        rs_world_add_car(room->world, rc->own ? rc->own : room->cfg.car, &sp, &id) != RS_OK) {
+        rs_car_params_destroy(rc->own);
+        free(rc->block);
+        memset(rc, 0, sizeof *rc);
+        return false;
+    }
+    room->car_count++;
+    st->car = id.index1;
+    if (!snap_fit(room)) {
+        /* The car is in the world but cannot be sent: end the session
+         * rather than run a world the clients cannot have. */
+        rs_room__enter_results(room, rs_world_tick(room->world));
+        return true;
+    }
+    if (room->cfg.hooks.car_joined) {
+        rs_room_entrant e;
+        entrant_of(room, id.index1 - 1u, &e);
+        room->cfg.hooks.car_joined(room->cfg.hooks.ctx, room, room->world, &e, &sp);
+    }
+    send_world_all(room);
+    return true;
+}
+
+/* Seats whose players wait for a place in the running session. */
+static void place_waiting(rs_room *room)
+{
+    if (!rs_room__session_open(room))
+        return;
+    for (uint32_t i = 0; i < room->cfg.max_players; i++) {
+        const room_seat *s = &room->seats[i];
+        if (s->used && s->peer >= 0 && !s->car && !s->kicked)
+            rs_room__session_join(room, (int)i);
+    }
 }
 
 static void set_phase(rs_room *room, uint8_t phase, uint64_t tick, uint64_t end_tick)
@@ -283,28 +389,6 @@ static void set_phase(rs_room *room, uint8_t phase, uint64_t tick, uint64_t end_
     room->phase_end_tick = end_tick;
     rs_room__send_race_state(room, NULL);
     observe_world(room, RS_ROOM_EV_PHASE);
-}
-
-/* The classification into room->results: the world's race order (the cars
- * that took the flag in finishing order, then the others by progress). */
-static void classify(rs_room *room)
-{
-    rs_msg_results *r = &room->results;
-    memset(r, 0, sizeof *r);
-    r->race_number = room->race_number;
-    rs_car_id order[RS_PROTO_MAX_CARS];
-    uint32_t n = rs_world_race_order(room->world, order, RS_PROTO_MAX_CARS);
-    r->count = (uint8_t)(n < RS_PROTO_MAX_CARS ? n : RS_PROTO_MAX_CARS);
-    for (uint32_t i = 0; i < r->count; i++) {
-        rs_race_car_state rc;
-        rs_world_race_state(room->world, order[i], &rc);
-        rs_proto_result_row *row = &r->rows[i];
-        row->car = (uint8_t)order[i].index1;
-        row->position = (uint8_t)(i + 1);
-        row->laps = rc.laps_completed;
-        row->finish_us = rc.status == RS_RACE_FINISHED ? rc.finish_us : -1;
-        row->best_lap_us = rc.best_lap_us >= 0 ? rc.best_lap_us : -1;
-    }
 }
 
 void rs_room__results_flush(rs_room *room)
@@ -323,7 +407,8 @@ void rs_room__enter_results(rs_room *room, uint64_t tick)
     /* RESULTS waits for the race's deferred LAPs (the last finisher's lap
      * is usually still waiting for the database's flags): a client that
      * stops listening at RESULTS has then seen every lap and its FINISH. */
-    classify(room);
+    rs_room__classify(room);
+    rs_room__session_remember(room);
     room->results_pending = true;
     rs_room__results_flush(room);
     set_phase(room, RS_PHASE_RESULTS, tick, tick + room->cfg.results_ticks);
@@ -361,27 +446,15 @@ static void send_events(rs_room *room)
             l->sectors_us[k] = ev[i].sectors_us[k];
         l->valid = ev[i].valid;
         l->invalid_reason = ev[i].valid ? 0 : ev[i].reason;
-        l->flags = 0; /* persistence is the server's: rs_room_lap_flags */
-        l->position = position_of(room, ev[i].car);
+        /* Persistence is the server's (rs_room_lap_flags); the flag is ours. */
+        l->flags = rs_room__session_lap(room, &ev[i]);
+        l->position = rs_room__session_is_race(room) ? position_of(room, ev[i].car)
+                                                     : rs_room__session_position(room, ev[i].car);
         if (room->cfg.defer_laps)
             rs_room__lap_queue(room, l);
         else
             rs_room__send_watchers(room, &m);
     }
-}
-
-/* Every connected car has taken the flag (disconnected ones never will). */
-static bool connected_finished(rs_room *room)
-{
-    for (uint32_t i = 0; i < room->car_count; i++) {
-        rs_race_car_state rc;
-        rs_world_race_state(room->world, (rs_car_id){(uint16_t)(i + 1)}, &rc);
-        if (rc.status == RS_RACE_FINISHED)
-            continue;
-        if (room->seats[room->cars[i].seat].peer >= 0)
-            return false;
-    }
-    return true;
 }
 
 /* Steps one tick of the world with the inputs the room chose. */
@@ -410,22 +483,13 @@ static void step_tick(rs_room *room)
     uint64_t next = t + 1;
     if (room->phase == RS_PHASE_COUNTDOWN && next >= room->cfg.countdown_ticks) {
         set_phase(room, RS_PHASE_RACE, next, 0);
-    } else if (room->phase == RS_PHASE_RACE) {
-        if (!room->first_finish_tick) {
-            for (uint32_t c = 0; c < room->car_count; c++) {
-                rs_race_car_state rc;
-                rs_world_race_state(room->world, (rs_car_id){(uint16_t)(c + 1)}, &rc);
-                if (rc.status == RS_RACE_FINISHED)
-                    room->first_finish_tick = next;
-            }
-        }
-        if (rs_world_race_over(room->world) || connected_finished(room) ||
-            (room->first_finish_tick &&
-             next - room->first_finish_tick >= room->cfg.finish_timeout_ticks)) {
-            rs_room__enter_results(room, next);
-        }
+    } else if (room->phase == RS_PHASE_RACE && rs_room__session_over(room, next)) {
+        rs_room__enter_results(room, next);
     }
     rs_room__send_frames(room, t);
+    /* Between ticks, after this tick's FRAMEs: a car added now is in the
+     * world from tick next on, and everyone is sent that world. */
+    place_waiting(room);
 }
 
 /* The lobby: a race is due once enough players are here or the lobby
@@ -440,6 +504,7 @@ static void lobby_update(rs_room *room, int64_t now_us)
     if (n == 0) {
         room->lobby_timer = false;
         room->loading = false;
+        room->session = 0; /* an empty room's weekend begins again with its players */
         return;
     }
     bool ready = rs_room__blocks_offer(room);
@@ -460,7 +525,7 @@ static void lobby_update(rs_room *room, int64_t now_us)
     if (!ready)
         room->stats.load_timeouts++;
     room->loading = false;
-    start_race(room, now_us);
+    start_session(room, now_us);
 }
 
 void rs_room__race_update(rs_room *room, int64_t now_us)
@@ -485,6 +550,7 @@ void rs_room__race_update(rs_room *room, int64_t now_us)
         if (room->phase == RS_PHASE_RESULTS &&
             rs_world_tick(room->world) >= room->phase_end_tick) {
             rs_room__destroy_world(room);
+            room->session = (room->session + 1) % room->session_count;
             room->phase = RS_PHASE_LOBBY;
             room->phase_tick = room->phase_end_tick = 0;
             room->lobby_timer = false;

@@ -108,6 +108,11 @@ typedef struct rs_room_hooks {
     /* The room is being destroyed (called last, after race_end). The hook
      * must forget the room. */
     void (*closed)(void *ctx, rs_room *room);
+    /* A car joined the running world (a player came to a practice, qualifying or
+     * warm-up under way): entrant drives it, added before the world's current tick
+     * at spawn. Borrowed for the call. */
+    void (*car_joined)(void *ctx, rs_room *room, const rs_world *world,
+                       const rs_room_entrant *entrant, const rs_car_spawn *spawn);
 } rs_room_hooks;
 
 /* What happened in a room, for an observer (rs_room_config.observer): a
@@ -167,7 +172,12 @@ typedef struct rs_room_config {
     uint32_t room_id;           /* WELCOME.room_id. Usually 0 */
     uint32_t tick_hz;           /* Usually 60 */
     uint32_t substeps;          /* Usually 4 */
-    uint32_t laps;              /* race distance, 1..1000. Usually 3 */
+    uint32_t laps;              /* race distance, 1..1000, when there are no sessions.
+                                   Usually 3 */
+    const rs_proto_session_def *sessions; /* the weekend, in order (copied); NULL with
+                                   session_count 0 = one race of laps, over and over
+                                   (protocol.h and docs/SERVER.md, "Weekends") */
+    uint32_t session_count;     /* 0..RS_PROTO_MAX_SESSIONS */
     uint32_t max_players;       /* car slots, 1..min(32, grid slots). Usually 16 */
     uint32_t spectator_slots;   /* Usually 8 */
     uint32_t start_players;     /* the countdown starts as soon as this many players are
@@ -376,8 +386,22 @@ void rs_room_close_all(rs_room *room, uint8_t reason, const char *text);
  * json and json_len may be NULL). Never fail. */
 const rs_car_params *rs_room_stock_car(const rs_room *room);
 const rs_track *rs_room_track(const rs_room *room, const char **json, size_t *json_len);
-/* The race distance (cfg.laps). Never fails. */
+/* The running (or next) session's laps, 0 for a timed one. Never fails. */
 uint32_t rs_room_laps(const rs_room *room);
+
+/* Where the room's weekend is. */
+typedef struct rs_room_session_info {
+    uint32_t weekend;          /* weekends begun (0 before the first) */
+    uint32_t index, count;     /* the running (or next) session, of count */
+    rs_proto_session_def def;  /* what it is */
+    bool running;              /* its world exists */
+    bool chequered;            /* its flag is out */
+    int64_t time_left_us;      /* a timed session: race clock left (0 once out); -1
+                                  lap-limited */
+} rs_room_session_info;
+
+/* Fills *out. Never fails. */
+void rs_room_session_state(const rs_room *room, rs_room_session_info *out);
 
 /* Who drives car (1..) of the current world: its name (borrowed until the
  * next call that is not a query), player id (0 guest) and whether its

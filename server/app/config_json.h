@@ -1,0 +1,43 @@
+/*
+ * The JSON reading that raceserver's configuration files share
+ * (config.c, config_weekend.c): values checked as they are read, and
+ * every refusal worded "source: field: what is wrong". Private to the
+ * configuration: nothing else of the program includes <cjson/cJSON.h>.
+ */
+#ifndef RS_APP_CONFIG_JSON_H
+#define RS_APP_CONFIG_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "racesim/base/err.h"
+
+typedef struct jctx {
+    const char *source; /* the file or option the values come from */
+    char *err;
+    size_t err_len;
+} jctx;
+
+/* snprintf that cuts: paths are bounded by RS_CFG_PATH_MAX, and a path cut
+ * short simply fails to open, with its name in the message. */
+void rs_cfg_fmt(char *dst, size_t cap, const char *format, ...) RS_PRINTF(3, 4);
+void rs_cfg_copy(char *dst, size_t cap, const char *src);
+
+/* "source: field: what is wrong" into the caller's err; returns false. */
+bool jfail(const jctx *j, const char *field, const char *fmt, ...) RS_PRINTF(3, 4);
+/* An integer in lo..hi. */
+bool j_u32(const jctx *j, const cJSON *it, const char *field, uint32_t lo, uint32_t hi,
+           uint32_t *out);
+/* A string of min..max bytes that fits cap. */
+bool j_str(const jctx *j, const cJSON *it, const char *field, size_t min, size_t max, char *out,
+           size_t cap);
+bool j_bool(const jctx *j, const cJSON *it, const char *field, bool *out);
+
+/* A room's "weekend": its sessions (config_weekend.c). */
+bool rs_cfg_json_weekend(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r);
+
+#endif
