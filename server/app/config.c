@@ -22,18 +22,6 @@
 #define MAX_CARS 32u
 #define MAX_CLIENTS 4095u /* ENet's peer id space */
 
-/* A track or car given as a bare name ("oval") means data/<kind>/oval.json. */
-static void resolve_data_path(char *dst, size_t cap, const char *data_dir, const char *kind,
-                              const char *value)
-{
-    size_t n = strlen(value);
-    bool bare = !strchr(value, '/') && !(n >= 5 && strcmp(value + n - 5, ".json") == 0);
-    if (bare)
-        rs_cfg_fmt(dst, cap, "%s/%s/%s.json", data_dir, kind, value);
-    else
-        rs_cfg_copy(dst, cap, value);
-}
-
 void rs_config_default(rs_server_config *c, const char *data_dir)
 {
     memset(c, 0, sizeof *c);
@@ -141,7 +129,7 @@ static int j_room_key(const jctx *j, const rs_server_config *c, const cJSON *it,
         if (!j_str(j, it, field, 1, RS_CFG_PATH_MAX - 64, path, sizeof path))
             return -1;
         bool track = k[0] == 't';
-        resolve_data_path(track ? r->track : r->car, RS_CFG_PATH_MAX, c->data_dir,
+        rs_cfg_data_path(track ? r->track : r->car, RS_CFG_PATH_MAX, c->data_dir,
                           track ? "tracks" : "cars", path);
         return 1;
     }
@@ -149,6 +137,10 @@ static int j_room_key(const jctx *j, const rs_server_config *c, const cJSON *it,
         return j_str(j, it, field, 0, 64, r->password, sizeof r->password) ? 1 : -1;
     if (strcmp(k, "weekend") == 0)
         return rs_cfg_json_weekend(j, it, field, r) ? 1 : -1;
+    if (strcmp(k, "cars") == 0)
+        return rs_cfg_json_cars(j, it, field, c->data_dir, r) ? 1 : -1;
+    if (strcmp(k, "entry_list") == 0)
+        return rs_cfg_json_entries(j, it, field, r) ? 1 : -1;
     for (int n = 0; n < ROOM_NUMBER_COUNT; n++) {
         const room_number_spec *spec = &room_numbers[n];
         if (strcmp(k, spec->key) == 0)
@@ -680,9 +672,9 @@ static void demo_options(rs_server_config *c, cli_options *o)
 static void apply_room_options(const rs_server_config *c, const cli_options *o, rs_cfg_room *r)
 {
     if (o->track)
-        resolve_data_path(r->track, sizeof r->track, c->data_dir, "tracks", o->track);
+        rs_cfg_data_path(r->track, sizeof r->track, c->data_dir, "tracks", o->track);
     if (o->car)
-        resolve_data_path(r->car, sizeof r->car, c->data_dir, "cars", o->car);
+        rs_cfg_data_path(r->car, sizeof r->car, c->data_dir, "cars", o->car);
     if (o->password)
         rs_cfg_copy(r->password, sizeof r->password, o->password);
     for (int n = 0; n < ROOM_NUMBER_COUNT; n++)
@@ -737,6 +729,8 @@ bool rs_config_check(const rs_server_config *c, char *err, size_t err_len)
                     (unsigned)i, r->name, (unsigned)r->start_players, (unsigned)r->max_players);
             return false;
         }
+        if (!rs_cfg_weekend_check(r, err, err_len))
+            return false;
         for (uint32_t k = 0; k < i; k++)
             if (strcmp(c->rooms[k].name, r->name) == 0) {
                 rs_errf(err, err_len, "rooms[%u].name: '%s' is already the name of rooms[%u]",

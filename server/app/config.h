@@ -23,6 +23,26 @@
 #define RS_CFG_PATH_MAX 1024
 #define RS_CFG_MAX_ROOMS 64
 #define RS_CFG_DEFAULT_PORT 27960
+#define RS_CFG_MAX_CARS 8      /* cars one room offers */
+
+/* A car a room offers ("cars"). */
+typedef struct rs_cfg_car {
+    char name[64];                 /* as written in the file: entries name their car so */
+    char path[RS_CFG_PATH_MAX];    /* car JSON file (a bare name: data/cars/NAME.json) */
+    char class_name[33];           /* "" = no class */
+    double ballast_kg;             /* balance of performance: 0..500 */
+    double restrictor_pct;         /* 0..90 */
+} rs_cfg_car;
+
+/* One driver of a room's entry list. */
+typedef struct rs_cfg_entry {
+    char player[33];               /* a registered player's name */
+    char car[64];                  /* one of the room's cars, as "cars" names it ("" = the
+                                      first): rs_cfg_car_index */
+    uint32_t number;               /* race number 0..999 */
+    bool bop;                      /* its own balance of performance: */
+    double ballast_kg, restrictor_pct;
+} rs_cfg_entry;
 
 typedef struct rs_cfg_room {
     char name[33];                 /* 1..32 bytes, unique */
@@ -42,6 +62,13 @@ typedef struct rs_cfg_room {
      * "Weekends"); none = one race of laps, over and over */
     uint32_t session_count;        /* 0..RS_PROTO_MAX_SESSIONS */
     rs_proto_session_def sessions[RS_PROTO_MAX_SESSIONS];
+    /* "cars": several cars in classes (none: car alone, no class) */
+    uint32_t car_count;            /* 0..RS_CFG_MAX_CARS */
+    rs_cfg_car cars[RS_CFG_MAX_CARS];
+    /* "entry_list" */
+    uint32_t entry_count;          /* 0..32 */
+    bool entries_only;             /* only the entry list drives */
+    rs_cfg_entry entries[32];
 } rs_cfg_room;
 
 typedef enum rs_guest_policy {
@@ -117,6 +144,10 @@ rs_args_result rs_config_from_args(rs_server_config *c, const char *data_dir, in
 /* Rules that involve several fields (unique room names, start players
  * within max players, guests denied without a database). */
 bool rs_config_check(const rs_server_config *c, char *err, size_t err_len);
+
+/* Which of the room's cars an entry's car name is: 0 for "", UINT32_MAX
+ * for a name the room does not offer (rs_config_check refuses that). */
+uint32_t rs_cfg_car_index(const rs_cfg_room *r, const char *car);
 
 /* Prints the usage text. */
 void rs_config_usage(void);

@@ -66,3 +66,16 @@ bool j_bool(const jctx *j, const cJSON *it, const char *field, bool *out)
     *out = cJSON_IsTrue(it);
     return true;
 }
+
+/* A track or car given as a bare name ("oval") means data/<kind>/oval.json. */
+void rs_cfg_data_path(char *dst, size_t cap, const char *data_dir, const char *kind,
+                              const char *value)
+{
+    size_t n = strlen(value);
+    bool bare = !strchr(value, '/') && !(n >= 5 && strcmp(value + n - 5, ".json") == 0);
+    if (bare)
+        rs_cfg_fmt(dst, cap, "%s/%s/%s.json", data_dir, kind, value);
+    else
+        rs_cfg_copy(dst, cap, value);
+}
+

@@ -39,5 +39,17 @@ bool j_bool(const jctx *j, const cJSON *it, const char *field, bool *out);
 
 /* A room's "weekend": its sessions (config_weekend.c). */
 bool rs_cfg_json_weekend(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r);
+/* A room's "cars" (data_dir for bare names) and "entry_list" (config_weekend.c);
+ * the entries' cars are named as the car files are, checked against "cars" once
+ * the room is read (rs_cfg_weekend_check). */
+bool rs_cfg_json_cars(const jctx *j, const cJSON *it, const char *field, const char *data_dir,
+                      rs_cfg_room *r);
+bool rs_cfg_json_entries(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r);
+/* The cross-field rules of a room's cars and entries (its entries' cars
+ * resolved to indices); false with the words in err. */
+bool rs_cfg_weekend_check(const rs_cfg_room *r, char *err, size_t err_len);
+/* The path of a track or car given as a bare name or a file. */
+void rs_cfg_data_path(char *dst, size_t cap, const char *data_dir, const char *kind,
+                      const char *value);
 
 #endif

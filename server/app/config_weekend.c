@@ -116,3 +116,154 @@ bool rs_cfg_json_weekend(const jctx *j, const cJSON *it, const char *field, rs_c
     r->session_count = (uint32_t)n;
     return true;
 }
+
+/* ------------------------------------------------------- cars and entries */
+
+static bool j_bop(const jctx *j, const cJSON *o, const char *base, double *ballast,
+                  double *restrictor, bool *given)
+{
+    char field[160];
+    for (const cJSON *it = o->child; it; it = it->next) {
+        bool b = strcmp(it->string, "ballast_kg") == 0;
+        if (!b && strcmp(it->string, "restrictor_pct") != 0)
+            continue;
+        snprintf(field, sizeof field, "%s.%s", base, it->string);
+        double hi = b ? RS_PROTO_BALLAST_MAX_KG : RS_PROTO_RESTRICTOR_MAX;
+        double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+        if (!(v >= 0.0 && v <= hi))
+            return jfail(j, field, "must be a number in 0..%g", hi);
+        *(b ? ballast : restrictor) = v;
+        if (given)
+            *given = true;
+    }
+    return true;
+}
+
+bool rs_cfg_json_cars(const jctx *j, const cJSON *it, const char *field, const char *data_dir,
+                      rs_cfg_room *r)
+{
+    int n = cJSON_IsArray(it) ? cJSON_GetArraySize(it) : -1;
+    if (n < 1 || n > RS_CFG_MAX_CARS)
+        return jfail(j, field, "must be an array of 1..%d cars", RS_CFG_MAX_CARS);
+    for (int i = 0; i < n; i++) {
+        const cJSON *o = cJSON_GetArrayItem(it, i);
+        rs_cfg_car *c = &r->cars[i];
+        char base[96], f[160];
+        snprintf(base, sizeof base, "%s[%d]", field, i);
+        if (!cJSON_IsObject(o))
+            return jfail(j, base, "must be an object");
+        memset(c, 0, sizeof *c);
+        for (const cJSON *k = o->child; k; k = k->next) {
+            snprintf(f, sizeof f, "%s.%s", base, k->string);
+            if (strcmp(k->string, "car") == 0) {
+                if (!j_str(j, k, f, 1, sizeof c->name - 1, c->name, sizeof c->name))
+                    return false;
+                rs_cfg_data_path(c->path, sizeof c->path, data_dir, "cars", c->name);
+            } else if (strcmp(k->string, "class") == 0) {
+                if (!j_str(j, k, f, 1, 32, c->class_name, sizeof c->class_name))
+                    return false;
+                if (!rs_proto_name_check(c->class_name, strlen(c->class_name), NULL, 0))
+                    return jfail(j, f, "a class name follows the player name rules");
+            } else if (strcmp(k->string, "ballast_kg") != 0 &&
+                       strcmp(k->string, "restrictor_pct") != 0) {
+                return jfail(j, f, "unknown key");
+            }
+        }
+        if (!c->name[0])
+            return jfail(j, base, "needs \"car\": a car file or name");
+        if (!j_bop(j, o, base, &c->ballast_kg, &c->restrictor_pct, NULL))
+            return false;
+        for (int k = 0; k < i; k++)
+            if (strcmp(r->cars[k].name, c->name) == 0)
+                return jfail(j, base, "the car '%s' is offered twice", c->name);
+    }
+    r->car_count = (uint32_t)n;
+    return true;
+}
+
+bool rs_cfg_json_entries(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r)
+{
+    if (!cJSON_IsObject(it))
+        return jfail(j, field, "must be an object: {\"only\": bool, \"entries\": [...]}");
+    const cJSON *arr = NULL;
+    r->entries_only = false;
+    for (const cJSON *k = it->child; k; k = k->next) {
+        char f[128];
+        snprintf(f, sizeof f, "%s.%s", field, k->string);
+        if (strcmp(k->string, "only") == 0) {
+            if (!j_bool(j, k, f, &r->entries_only))
+                return false;
+        } else if (strcmp(k->string, "entries") == 0) {
+            arr = k;
+        } else {
+            return jfail(j, f, "unknown key");
+        }
+    }
+    int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : -1;
+    if (n < 1 || n > (int)RS_PROTO_MAX_CARS)
+        return jfail(j, field, "needs \"entries\": an array of 1..32 entries");
+    for (int i = 0; i < n; i++) {
+        const cJSON *o = cJSON_GetArrayItem(arr, i);
+        rs_cfg_entry *e = &r->entries[i];
+        char base[96], f[160];
+        snprintf(base, sizeof base, "%s.entries[%d]", field, i);
+        if (!cJSON_IsObject(o))
+            return jfail(j, base, "must be an object");
+        memset(e, 0, sizeof *e);
+        for (const cJSON *k = o->child; k; k = k->next) {
+            snprintf(f, sizeof f, "%s.%s", base, k->string);
+            bool ok = true;
+            if (strcmp(k->string, "player") == 0) {
+                ok = j_str(j, k, f, 1, 32, e->player, sizeof e->player) &&
+                     (rs_proto_name_check(e->player, strlen(e->player), NULL, 0) ||
+                      jfail(j, f, "not a valid player name"));
+            } else if (strcmp(k->string, "car") == 0) {
+                ok = j_str(j, k, f, 1, sizeof e->car - 1, e->car, sizeof e->car);
+            } else if (strcmp(k->string, "number") == 0) {
+                ok = j_u32(j, k, f, 0, RS_PROTO_NUMBER_MAX, &e->number);
+            } else if (strcmp(k->string, "ballast_kg") != 0 &&
+                       strcmp(k->string, "restrictor_pct") != 0) {
+                return jfail(j, f, "unknown key");
+            }
+            if (!ok)
+                return false;
+        }
+        if (!e->player[0])
+            return jfail(j, base, "needs \"player\": a registered player's name");
+        if (!j_bop(j, o, base, &e->ballast_kg, &e->restrictor_pct, &e->bop))
+            return false;
+        for (int k = 0; k < i; k++)
+            if (rs_proto_name_equal(r->entries[k].player, e->player))
+                return jfail(j, base, "'%s' is entered twice", e->player);
+    }
+    r->entry_count = (uint32_t)n;
+    return true;
+}
+
+uint32_t rs_cfg_car_index(const rs_cfg_room *r, const char *car)
+{
+    if (!car[0])
+        return 0;
+    for (uint32_t k = 0; k < r->car_count; k++)
+        if (strcmp(r->cars[k].name, car) == 0)
+            return k;
+    return UINT32_MAX;
+}
+
+bool rs_cfg_weekend_check(const rs_cfg_room *r, char *err, size_t err_len)
+{
+    for (uint32_t i = 0; i < r->entry_count; i++) {
+        const rs_cfg_entry *e = &r->entries[i];
+        if (rs_cfg_car_index(r, e->car) == UINT32_MAX) {
+            rs_errf(err, err_len, "room %s: entry_list: %s's car '%s' is not one of its cars",
+                    r->name, e->player, e->car);
+            return false;
+        }
+    }
+    if (r->entry_count > r->max_players) {
+        rs_errf(err, err_len, "room %s: entry_list: %u entries, max_players is %u", r->name,
+                (unsigned)r->entry_count, (unsigned)r->max_players);
+        return false;
+    }
+    return true;
+}

@@ -252,7 +252,67 @@ typedef struct room_content {
     const char *json;
     size_t json_len;
     const rs_car_params *car;
+    /* "cars" and "entry_list": what rs_room_config points to */
+    rs_room_car_offer offers[RS_CFG_MAX_CARS];
+    const char *classes[RS_PROTO_MAX_CLASSES];
+    uint32_t class_count;
+    rs_room_entry entries[RS_PROTO_MAX_CARS];
 } room_content;
+
+/* The class index of a class name, adding it (in the order of first use). */
+static bool class_of(room_content *rc, const char *name, uint8_t *out)
+{
+    if (!name[0]) {
+        *out = 0;
+        return rc->class_count == 0;
+    }
+    for (uint32_t k = 0; k < rc->class_count; k++)
+        if (strcmp(rc->classes[k], name) == 0) {
+            *out = (uint8_t)k;
+            return true;
+        }
+    if (rc->class_count == RS_PROTO_MAX_CLASSES)
+        return false;
+    rc->classes[rc->class_count] = name;
+    *out = (uint8_t)rc->class_count++;
+    return true;
+}
+
+/* Room r's offered cars (loaded), classes and entries. */
+static rs_status load_room_cars(rs_server *srv, const rs_cfg_room *r, room_content *rc,
+                                char *err, size_t err_len)
+{
+    rc->class_count = 0;
+    uint32_t classed = 0;
+    for (uint32_t k = 0; k < r->car_count; k++)
+        classed += r->cars[k].class_name[0] != 0;
+    if (classed && classed != r->car_count) {
+        snprintf(err, err_len, "room %s: cars: give every car a class, or none", r->name);
+        return RS_ERR_RANGE;
+    }
+    for (uint32_t k = 0; k < r->car_count; k++) {
+        rs_room_car_offer *o = &rc->offers[k];
+        if (!(o->params = get_car(srv, r->cars[k].path, err, err_len)))
+            return RS_ERR_IO;
+        if (!class_of(rc, r->cars[k].class_name, &o->class_index)) {
+            snprintf(err, err_len, "room %s: cars: more than %u classes", r->name,
+                     (unsigned)RS_PROTO_MAX_CLASSES);
+            return RS_ERR_RANGE;
+        }
+        o->ballast_kg = r->cars[k].ballast_kg;
+        o->restrictor_pct = r->cars[k].restrictor_pct;
+    }
+    for (uint32_t k = 0; k < r->entry_count; k++) {
+        const rs_cfg_entry *e = &r->entries[k];
+        rc->entries[k] = (rs_room_entry){.name = e->player,
+                                         .car = (uint8_t)rs_cfg_car_index(r, e->car),
+                                         .number = (uint16_t)e->number,
+                                         .bop = e->bop,
+                                         .ballast_kg = e->ballast_kg,
+                                         .restrictor_pct = e->restrictor_pct};
+    }
+    return RS_OK;
+}
 
 /* Loads every room's track and car (each file once). */
 static rs_status load_room_content(rs_server *srv, const rs_server_config *cfg,
@@ -265,8 +325,13 @@ static rs_status load_room_content(rs_server *srv, const rs_server_config *cfg,
         content[i].track = t->track;
         content[i].json = t->json;
         content[i].json_len = t->json_len;
-        if (!(content[i].car = get_car(srv, cfg->rooms[i].car, err, err_len)))
+        const rs_cfg_room *r = &cfg->rooms[i];
+        if (!(content[i].car = get_car(srv, r->car_count ? r->cars[0].path : r->car, err,
+                                       err_len)))
             return RS_ERR_IO;
+        rs_status st = load_room_cars(srv, r, &content[i], err, err_len);
+        if (st != RS_OK)
+            return st;
     }
     return RS_OK;
 }
@@ -305,6 +370,13 @@ static rs_room_config room_config(rs_server *srv, uint32_t i, const room_content
     rc.laps = r->laps;
     rc.sessions = r->sessions;
     rc.session_count = r->session_count;
+    rc.cars = content->offers;
+    rc.car_count = r->car_count;
+    rc.classes = content->classes;
+    rc.class_count = content->class_count;
+    rc.entries = content->entries;
+    rc.entry_count = r->entry_count;
+    rc.entries_only = r->entries_only;
     rc.max_players = r->max_players;
     rc.start_players = r->start_players;
     rc.spectator_slots = r->spectators;
@@ -370,13 +442,16 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
     /* Tracks and cars first: a bad file is the likeliest mistake. The
      * catalogue the services load may grow the track list afterwards: the
      * content keeps pointers to the tracks and texts, not into the list. */
-    room_content content[RS_CFG_MAX_ROOMS];
-    if ((st = load_room_content(srv, cfg, content, err, err_len)) != RS_OK)
+    room_content *content = calloc(RS_CFG_MAX_ROOMS, sizeof *content);
+    if (!content)
         goto fail;
-    if (!cfg->no_db && (st = open_services(srv, err, err_len)) != RS_OK)
-        goto fail;
-    rs_server_watch_set_services(srv->watch, srv->services);
-    if ((st = create_rooms(srv, content, err, err_len)) != RS_OK)
+    if ((st = load_room_content(srv, cfg, content, err, err_len)) == RS_OK &&
+        (cfg->no_db || (st = open_services(srv, err, err_len)) == RS_OK)) {
+        rs_server_watch_set_services(srv->watch, srv->services);
+        st = create_rooms(srv, content, err, err_len);
+    }
+    free(content); /* the rooms copied what it pointed them to */
+    if (st != RS_OK)
         goto fail;
 
     bool created = false;

@@ -79,6 +79,8 @@ static rs_status check_config(const rs_room_config *c, char *err, size_t err_len
     if ((c->session_count && !c->sessions) ||
         !rs_room__sessions_check(c->sessions, c->session_count, &why))
         return range_err(err, err_len, "sessions", why ? why : "missing");
+    if (!rs_room__cars_check(c, &why))
+        return range_err(err, err_len, "cars", why);
     return RS_OK;
 }
 
@@ -112,19 +114,15 @@ rs_status rs_room_create(const rs_room_config *cfg, rs_room **out, char *err, si
     }
     r->cfg.sessions = NULL;
     r->track_hash = rs_track_hash(cfg->track);
-    r->car_hash = rs_car_params_hash(cfg->car);
-    r->car_block_len = rs_car_params_block(cfg->car, NULL, 0);
-    r->car_block = malloc(r->car_block_len);
     r->peer_cap = cfg->max_players + cfg->spectator_slots + RS_ROOM_PENDING_PEERS;
     r->peers = calloc(r->peer_cap, sizeof *r->peers);
     r->seats = calloc(cfg->max_players, sizeof *r->seats);
-    if (!r->car_block || !r->peers || !r->seats) {
+    if (!r->peers || !r->seats || rs_room__cars_init(r, cfg) != RS_OK) {
         rs_room_destroy(r);
         return RS_ERR_NOMEM;
     }
-    rs_car_params_block(cfg->car, r->car_block, r->car_block_len);
     for (uint32_t i = 0; i < cfg->max_players; i++)
-        r->seats[i].peer = -1;
+        r->seats[i].peer = r->seats[i].entry = -1;
     r->phase = RS_PHASE_LOBBY;
     *out = r;
     return RS_OK;
@@ -142,7 +140,7 @@ void rs_room_destroy(rs_room *room)
             rs_room__seat_free(room, (int)i);
     rs_room__send_free(room);
     free(room->laps);
-    free(room->car_block);
+    rs_room__cars_free(room);
     free(room->peers);
     free(room->seats);
     free(room);
@@ -354,6 +352,9 @@ static place find_place(const rs_room *room, const char *name, uint8_t flags, bo
     }
     if (free_seat < 0)
         return (place){-1, RS_REASON_FULL, full ? full : "no car free"};
+    const char *why = rs_room__entry_refusal(room, name, registering ? 0 : player_id, false);
+    if (why)
+        return (place){-1, RS_REASON_NOT_ENTERED, why};
     return (place){free_seat, 0, NULL};
 }
 
@@ -375,6 +376,7 @@ static void take_seat(rs_room *room, room_peer *p, int seat, int64_t player_id)
         s->used = true;
         strcpy(s->name, p->name);
         s->player_id = player_id;
+        rs_room__seat_assign(room, s);
     }
     s->peer = (int)(p - room->peers);
     p->state = PEER_PLAYER;

@@ -86,9 +86,9 @@ bool rs_room__blocks_offer(rs_room *room)
         const room_seat *s = &room->seats[i];
         if (!s->used || s->peer < 0)
             continue;
-        n = s->block ? add_needed(need, n, RS_PARAMS_CAR, s->params_hash, s->block, s->block_len)
-                     : add_needed(need, n, RS_PARAMS_CAR, room->car_hash, room->car_block,
-                                  room->car_block_len);
+        const room_seat_car *c = rs_room__seat_effective(room, &room->seats[i]);
+        if (c)
+            n = add_needed(need, n, RS_PARAMS_CAR, c->params_hash, c->block, c->block_len);
     }
     bool ready = true;
     for (uint32_t i = 0; i < room->peer_cap; i++) {

@@ -14,8 +14,10 @@ void rs_room__seat_free(rs_room *room, int seat)
 {
     room_seat *s = &room->seats[seat];
     free(s->block);
+    rs_room__seat_car_free(&s->eff);
     memset(s, 0, sizeof *s);
     s->peer = -1;
+    s->entry = -1;
 }
 
 /* ------------------------------------------------------------ requests */
@@ -129,6 +131,7 @@ rs_status rs_room_set_seat_car(rs_room *room, const char *name, const rs_car_par
         s->block = NULL;
         s->block_len = 0;
         s->params_hash = s->tune_hash = 0;
+        rs_room__seat_changed(s);
         return RS_OK;
     }
     /* Through the canonical block, as every client will rebuild it: the
@@ -149,6 +152,7 @@ rs_status rs_room_set_seat_car(rs_room *room, const char *name, const rs_car_par
     s->block_len = len;
     s->params_hash = rs_car_params_hash(copy);
     s->tune_hash = tune_hash;
+    rs_room__seat_changed(s);
     rs_car_params_destroy(copy);
     return RS_OK;
 }

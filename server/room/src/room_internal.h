@@ -76,6 +76,28 @@ typedef struct room_peer {
     uint8_t hello_flags;
 } room_peer;
 
+/* A car the room offers (rs_room_config.cars, or cfg.car alone). */
+typedef struct room_offer {
+    const rs_car_params *params; /* borrowed */
+    uint64_t hash;
+    uint8_t *block;              /* its canonical block (owned) */
+    size_t block_len;
+    uint8_t class_index;
+    double ballast_kg, restrictor_pct;
+} room_offer;
+
+/* What a seat drives: its offered car, tuned, with balance of performance,
+ * as a canonical block and the parameters rebuilt from it (room_cars.c). */
+typedef struct room_seat_car {
+    uint8_t *block;
+    size_t block_len;
+    rs_car_params *params;
+    uint64_t params_hash, base_hash, tune_hash;
+    uint8_t class_index;
+    uint16_t number;
+    double ballast_kg, restrictor_pct;
+} room_seat_car;
+
 typedef struct room_seat {
     bool used;
     char name[RS_PROTO_NAME_MAX + 1];
@@ -88,6 +110,12 @@ typedef struct room_seat {
     uint8_t *block;
     size_t block_len;
     uint64_t params_hash, tune_hash;
+    uint8_t offer;  /* the offered car it chose (or its entry's) */
+    int entry;      /* its entry on the entry list, -1 none */
+    /* what it drives from the next session on, computed when first asked
+     * (rs_room__seat_effective) and again after any change */
+    bool eff_ok;
+    room_seat_car eff;
 } room_seat;
 
 /* A LAP waiting for its flags (cfg.defer_laps). */
@@ -98,10 +126,13 @@ typedef struct room_lap_wait {
 
 typedef struct room_car {
     int seat;                        /* who drives it */
-    rs_car_params *own;              /* its parameters when not stock (owned), else NULL */
-    uint8_t *block;                  /* its canonical block when not stock (owned) */
+    rs_car_params *own;              /* its parameters (owned) */
+    uint8_t *block;                  /* its canonical block (owned) */
     size_t block_len;
-    uint64_t params_hash, tune_hash;
+    uint64_t params_hash, tune_hash, base_hash;
+    uint16_t number;                 /* race number, 0 none */
+    uint16_t ballast_kg;             /* balance of performance, for CAR_INFO */
+    uint8_t restrictor_pct;
     rs_input last;                   /* the input used on the last stepped tick */
     uint64_t ring_tick[RS_ROOM_INPUT_RING]; /* tick + 1 of the input held in the slot; 0 = empty */
     rs_input ring_in[RS_ROOM_INPUT_RING];
@@ -142,9 +173,16 @@ struct rs_room {
     size_t laps_len, laps_cap;
     rs_msg_results results;          /* the race's classification, from its end */
     bool results_pending;            /* RESULTS waits for the deferred LAPs */
-    uint64_t track_hash, car_hash;
-    uint8_t *car_block;
-    size_t car_block_len;
+    uint64_t track_hash;
+    /* the cars offered, their classes, the entry list (room_cars.c) */
+    room_offer offers[RS_ROOM_MAX_CARS_OFFERED];
+    uint32_t offer_count;            /* 1.. */
+    char classes[RS_PROTO_MAX_CLASSES][RS_PROTO_NAME_MAX + 1];
+    uint32_t class_count;
+    rs_room_entry entries[RS_PROTO_MAX_CARS];
+    char entry_names[RS_PROTO_MAX_CARS][RS_PROTO_NAME_MAX + 1];
+    uint32_t entry_count;
+    bool entries_only;
 
     room_peer *peers;
     uint32_t peer_cap;
@@ -241,6 +279,31 @@ void rs_room__enter_results(rs_room *room, uint64_t tick);
 void rs_room__results_flush(rs_room *room);
 /* The current track's hash follows cfg.track. */
 void rs_room__apply_next_track(rs_room *room);
+
+/* room_cars.c: offered cars, classes, entries, each seat's car */
+bool rs_room__cars_check(const rs_room_config *c, const char **why);
+rs_status rs_room__cars_init(rs_room *room, const rs_room_config *cfg);
+void rs_room__cars_free(rs_room *room);
+/* The entry named name, or -1. */
+int rs_room__entry_of(const rs_room *room, const char *name);
+/* Why name (player_id: < 0 not known yet, 0 guest) may not take a seat
+ * here because of the entry list, or NULL; own_seat: it holds one already. */
+const char *rs_room__entry_refusal(const rs_room *room, const char *name, int64_t player_id,
+                                   bool own_seat);
+/* A seat taken afresh: its entry and its car. */
+void rs_room__seat_assign(rs_room *room, room_seat *s);
+/* The seat's car must be computed again (its choice or tune changed). */
+void rs_room__seat_changed(room_seat *s);
+/* What the seat drives from the next session on; NULL when it cannot be
+ * built (no memory, or a handicap the car cannot take). */
+const room_seat_car *rs_room__seat_effective(const rs_room *room, room_seat *s);
+rs_status rs_room__seat_car(const rs_room *room, const room_seat *s, room_seat_car *out);
+void rs_room__seat_car_free(room_seat_car *c);
+/* The offered car whose definition is named name, or UINT32_MAX. */
+uint32_t rs_room__offer_named(const rs_room *room, const char *name);
+/* COMMAND SELECT_CAR from the player of seat (-1: a spectator): an
+ * rs_proto_result, and the reply's words in text. */
+uint8_t rs_room__select_car(rs_room *room, int seat, const char *car, char *text, size_t cap);
 
 /* room_session.c: the weekend's sessions */
 const rs_proto_session_def *rs_room__session(const rs_room *room);

@@ -106,10 +106,14 @@ void rs_room__send_car_info(rs_room *room, room_peer *only, uint16_t car)
     c->flags = s->peer >= 0 ? RS_CAR_CONNECTED : 0;
     c->player_id = s->player_id;
     strcpy(c->name, s->name);
-    c->params_hash = room->cars[car - 1].params_hash;
-    c->base_hash = room->car_hash;
-    c->tune_hash = room->cars[car - 1].tune_hash;
-    c->class_index = room->cars[car - 1].class_index;
+    const room_car *rc = &room->cars[car - 1];
+    c->params_hash = rc->params_hash;
+    c->base_hash = rc->base_hash;
+    c->tune_hash = rc->tune_hash;
+    c->class_index = rc->class_index;
+    c->number = rc->number;
+    c->ballast_kg = rc->ballast_kg;
+    c->restrictor_pct = rc->restrictor_pct;
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (rs_room__peer_watching(p) && (!only || only == p))
@@ -147,12 +151,8 @@ void rs_room__send_world_to(rs_room *room, room_peer *p)
         rs_room__send_car_info(room, p, c);
     for (uint32_t c = 1; c <= room->car_count; c++) {
         const room_car *rc = &room->cars[c - 1];
-        if (rc->block)
-            rs_room__send_block(room, p, RS_PARAMS_CAR, (uint8_t)c, rc->params_hash, rc->block,
-                                rc->block_len);
-        else
-            rs_room__send_block(room, p, RS_PARAMS_CAR, (uint8_t)c, room->car_hash, room->car_block,
-                                room->car_block_len);
+        rs_room__send_block(room, p, RS_PARAMS_CAR, (uint8_t)c, rc->params_hash, rc->block,
+                            rc->block_len);
     }
     rs_room__send_block(room, p, RS_PARAMS_TRACK, 0, room->track_hash,
                         (const uint8_t *)room->cfg.track_json, room->cfg.track_json_len);
@@ -187,24 +187,28 @@ void rs_room__apply_next_track(rs_room *room)
     room->next_track = NULL;
 }
 
-/* A seat's chosen car for this world: its own copy (the seat may choose
- * again during the race), or the stock car. */
-static rs_status car_from_seat(rs_room *room, room_car *c, const room_seat *s)
+/* A seat's car for this world: its own copy of what the seat drives now
+ * (the seat may choose again during the session). */
+static rs_status car_from_seat(rs_room *room, room_car *c, room_seat *s)
 {
-    c->params_hash = room->car_hash;
-    c->tune_hash = 0;
-    if (!s->block)
-        return RS_OK;
-    c->block = malloc(s->block_len);
+    const room_seat_car *sc = rs_room__seat_effective(room, s);
+    if (!sc)
+        return RS_ERR_NOMEM;
+    c->block = malloc(sc->block_len);
     if (!c->block)
         return RS_ERR_NOMEM;
-    memcpy(c->block, s->block, s->block_len);
-    c->block_len = s->block_len;
+    memcpy(c->block, sc->block, sc->block_len);
+    c->block_len = sc->block_len;
     rs_status st = rs_car_params_from_block(c->block, c->block_len, &c->own, NULL, 0);
     if (st != RS_OK)
         return st;
-    c->params_hash = s->params_hash;
-    c->tune_hash = s->tune_hash;
+    c->params_hash = sc->params_hash;
+    c->base_hash = sc->base_hash;
+    c->tune_hash = sc->tune_hash;
+    c->class_index = sc->class_index;
+    c->number = sc->number;
+    c->ballast_kg = (uint16_t)(sc->ballast_kg + 0.5);
+    c->restrictor_pct = (uint8_t)(sc->restrictor_pct + 0.5);
     return RS_OK;
 }
 
@@ -216,9 +220,12 @@ static void entrant_of(const rs_room *room, uint32_t i, rs_room_entrant *e)
     e->player_id = s->player_id;
     e->name = s->name;
     e->params_hash = c->params_hash;
-    e->base_hash = room->car_hash;
+    e->base_hash = c->base_hash;
     e->tune_hash = c->tune_hash;
-    e->params = c->own ? c->own : room->cfg.car;
+    e->params = c->own;
+    e->stock = room->offers[s->offer].params;
+    e->class_index = c->class_index;
+    e->number = c->number;
 }
 
 static void hook_race_begin(rs_room *room)
@@ -314,7 +321,7 @@ static bool start_session(rs_room *room, int64_t now_us)
         car_init(rc, seats[car]);
         room->car_count = car + 1; /* so a failure frees this car's copy */
         if (car_from_seat(room, rc, st) != RS_OK || !rs_track_grid_slot(room->cfg.track, car, &sp) ||
-            rs_world_add_car(room->world, rc->own ? rc->own : room->cfg.car, &sp, &id) != RS_OK)
+            rs_world_add_car(room->world, rc->own, &sp, &id) != RS_OK)
             goto fail;
         st->car = id.index1;
     }
@@ -347,7 +354,7 @@ bool rs_room__session_join(rs_room *room, int seat)
     car_init(rc, seat);
     rs_car_id id;
     if (car_from_seat(room, rc, st) != RS_OK ||
-        rs_world_add_car(room->world, rc->own ? rc->own : room->cfg.car, &sp, &id) != RS_OK) {
+        rs_world_add_car(room->world, rc->own, &sp, &id) != RS_OK) {
         rs_car_params_destroy(rc->own);
         free(rc->block);
         memset(rc, 0, sizeof *rc);

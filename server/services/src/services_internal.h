@@ -222,6 +222,8 @@ bool rs_svc__name_eq(const char *a, const char *b);
 void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
                         const rs_room_entrant *entrants, uint32_t count);
 void rs_svc__before_step(void *ctx, rs_room *room, const rs_world *world);
+void rs_svc__car_joined(void *ctx, rs_room *room, const rs_world *world,
+                        const rs_room_entrant *entrant, const rs_car_spawn *spawn);
 void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world);

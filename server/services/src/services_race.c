@@ -126,6 +126,25 @@ static int64_t entrant_player(rs_services *svc, const rs_room_entrant *e)
     return id;
 }
 
+/* Entrant i of race r: its cars stored and its player row found (or made),
+ * into r->ent[i]. An entrant the store cannot take (its car block or its
+ * player row, reported where it failed) loses its own laps, never the
+ * race's: it races with player id 0, which the writer refuses. */
+static void store_entrant(rs_services *svc, svc_race *r, const rs_room_entrant *e, uint32_t i)
+{
+    snprintf(r->names[i], sizeof r->names[i], "%s", e->name ? e->name : "");
+    r->player_ids[i] = e->player_id;
+    rs_status car_st = RS_OK;
+    if (e->params_hash != e->base_hash)
+        car_st = rs_svc__put_car(svc, e->stock, 0);
+    if (car_st == RS_OK)
+        car_st = rs_svc__put_car(svc, e->params, e->base_hash);
+    r->ent[i].player_id = car_st == RS_OK ? entrant_player(svc, e) : 0;
+    r->ent[i].params_hash = e->params_hash;
+    r->ent[i].base_hash = e->base_hash;
+    r->ent[i].tune_hash = e->tune_hash;
+}
+
 static svc_race *race_of_room(rs_services *svc, const rs_room *room)
 {
     for (svc_race *r = svc->races; r; r = r->next)
@@ -147,32 +166,14 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
     r->room = room;
     r->cars = count;
     snprintf(r->room_name, sizeof r->room_name, "%s", rs_room_name(room));
-    for (uint32_t i = 0; i < count; i++)
-    {
-        snprintf(r->names[i], sizeof r->names[i], "%s", entrants[i].name ? entrants[i].name : "");
-        r->player_ids[i] = entrants[i].player_id;
-    }
     const char *json = NULL;
     size_t json_len = 0;
     const rs_track *track = rs_room_track(room, &json, &json_len);
     r->track_hash = rs_track_hash(track);
     r->base_hash = entrants[0].base_hash;
     rs_status st = put_track(svc, track, json, json_len);
-    for (uint32_t i = 0; i < count && st == RS_OK; i++) {
-        const rs_room_entrant *e = &entrants[i];
-        /* An entrant the store cannot take (its car block or its player
-         * row, reported where it failed) loses its own laps, never the
-         * race's: it races with player id 0, which the writer refuses. */
-        rs_status car_st = RS_OK;
-        if (e->params_hash != e->base_hash)
-            car_st = rs_svc__put_car(svc, rs_room_stock_car(room), 0);
-        if (car_st == RS_OK)
-            car_st = rs_svc__put_car(svc, e->params, e->base_hash);
-        r->ent[i].player_id = car_st == RS_OK ? entrant_player(svc, e) : 0;
-        r->ent[i].params_hash = e->params_hash;
-        r->ent[i].base_hash = e->base_hash;
-        r->ent[i].tune_hash = e->tune_hash;
-    }
+    for (uint32_t i = 0; i < count && st == RS_OK; i++)
+        store_entrant(svc, r, &entrants[i], i);
     char err[256] = "";
     if (st == RS_OK) {
         rs_store_race race;
@@ -211,6 +212,26 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
      * (the room's 5 s wait ends at race_end at the latest). */
     r->next = svc->races;
     svc->races = r;
+}
+
+void rs_svc__car_joined(void *ctx, rs_room *room, const rs_world *world,
+                        const rs_room_entrant *entrant, const rs_car_spawn *spawn)
+{
+    (void)world;
+    (void)spawn; /* the lap recorder reads the join from the world itself */
+    rs_services *svc = ctx;
+    svc_race *r = race_of_room(svc, room);
+    if (!r || r->cars >= RS_PROTO_MAX_CARS || entrant->car != r->cars + 1)
+        return;
+    store_entrant(svc, r, entrant, r->cars);
+    if (r->log && rs_racelog_add_entrant(r->log, &r->ent[r->cars]) != RS_OK) {
+        char what[96];
+        snprintf(what, sizeof what, "race %lld: car %u joined (its laps will not be stored)",
+                 (long long)r->race_id, (unsigned)entrant->car);
+        rs_svc__error(svc, what, rs_status_str(RS_ERR_NOMEM));
+        return; /* neither the log nor the services count that car's laps */
+    }
+    r->cars++;
 }
 
 void rs_svc__before_step(void *ctx, rs_room *room, const rs_world *world)

@@ -561,7 +561,7 @@ void rs_svc__request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id,
         return;
     }
     job->msg = *msg;
-    job->stock = rs_room_stock_car(room);
+    job->stock = rs_room_seat_stock_car(room, name);
     job->base_hash = rs_car_params_hash(job->stock);
     if (kind == SVC_JOB_LEADERBOARD) {
         const rs_msg_leaderboard_request *q = &msg->u.leaderboard_request;

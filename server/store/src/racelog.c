@@ -84,6 +84,17 @@ void rs_racelog_destroy(rs_racelog *log)
     free(log);
 }
 
+rs_status rs_racelog_add_entrant(rs_racelog *log, const rs_racelog_entrant *e)
+{
+    rs_racelog_entrant *n = realloc(log->entrants, (log->cars + 1) * sizeof *n);
+    if (!n)
+        return RS_ERR_NOMEM;
+    n[log->cars++] = *e;
+    log->entrants = n;
+    log->def.entrants = n;
+    return RS_OK;
+}
+
 rs_status rs_racelog_before_step(rs_racelog *log, const rs_world *world)
 {
     return rs_lap_recorder_before_step(log->recorder, world);

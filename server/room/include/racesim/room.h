@@ -40,6 +40,27 @@ extern "C" {
 
 typedef struct rs_room rs_room;
 
+/* Cars a room may offer at once. */
+#define RS_ROOM_MAX_CARS_OFFERED 16u
+
+/* A car the room offers (rs_room_config.cars). */
+typedef struct rs_room_car_offer {
+    const rs_car_params *params; /* the stock car; borrowed, must outlive the room */
+    uint8_t class_index;         /* into rs_room_config.classes (0 when there are none) */
+    double ballast_kg;           /* its balance of performance (racesim/bop.h): 0..500 */
+    double restrictor_pct;       /* 0..90 */
+} rs_room_car_offer;
+
+/* One driver of a room's entry list: a registered player, by name. */
+typedef struct rs_room_entry {
+    const char *name;            /* copied */
+    uint8_t car;                 /* index into rs_room_config.cars (0 with none) */
+    uint16_t number;             /* race number, 0 none, ..999 */
+    bool bop;                    /* the entry's own balance of performance instead of its
+                                    car's: */
+    double ballast_kg, restrictor_pct;
+} rs_room_entry;
+
 /* Who drives a car of a new race world. */
 typedef struct rs_room_entrant {
     uint8_t car;              /* 1..car_count */
@@ -50,6 +71,9 @@ typedef struct rs_room_entrant {
     uint64_t tune_hash;       /* 0 stock */
     const rs_car_params *params; /* the car's parameters in this world; borrowed until
                                     race_end */
+    const rs_car_params *stock;  /* the offered stock car it is built from (borrowed) */
+    uint8_t class_index;
+    uint16_t number;             /* race number, 0 none */
 } rs_room_entrant;
 
 /* What the admit hook decided at once. */
@@ -205,6 +229,17 @@ typedef struct rs_room_config {
     bool defer_laps;            /* LAP messages wait for rs_room_lap_flags (at most 5 s) */
     rs_room_observer observer;  /* copied; optional (event NULL: nothing is reported, and
                                    the tick pays one test) */
+    /* Several cars and classes (docs/SERVER.md, "Cars, classes and entries"). With
+     * car_count 0 the room offers car alone, in no class. */
+    const rs_room_car_offer *cars; /* copied; the first is every seat's car until it
+                                      chooses (COMMAND SELECT_CAR) or its entry says */
+    uint32_t car_count;         /* 0..RS_ROOM_MAX_CARS_OFFERED */
+    const char *const *classes; /* class names (copied), by the name rules */
+    uint32_t class_count;       /* 0..RS_PROTO_MAX_CLASSES */
+    const rs_room_entry *entries; /* the entry list (copied): its players' seats are held
+                                     for them */
+    uint32_t entry_count;       /* 0..min(32, max_players) */
+    bool entries_only;          /* nobody but the entry list may drive */
 } rs_room_config;
 
 /* 60 Hz, 4 substeps, 3 laps, 16 players, 8 spectators, start at 16 players or
@@ -380,6 +415,10 @@ const char *rs_room_name(const rs_room *room);
 
 /* Sends BYE(reason, text) to every peer and closes them (shutdown). */
 void rs_room_close_all(rs_room *room, uint8_t reason, const char *text);
+
+/* The offered stock car the named player's seat drives (the room's first when
+ * nobody of that name is seated); borrowed. For tunes, which apply to it. */
+const rs_car_params *rs_room_seat_stock_car(const rs_room *room, const char *name);
 
 /* The room's stock car (cfg.car, borrowed) and the track the current race
  * runs on (in the lobby: the next race's), with its JSON text (borrowed;

@@ -55,6 +55,13 @@ rs_status rs_racelog_create(const rs_world *world, const rs_racelog_def *def, rs
  * dropped and counted in the stats: flush first (rs_racelog_flush). */
 void rs_racelog_destroy(rs_racelog *log);
 
+/* A car joined the world (rs_world_add_car between ticks, before the next
+ * rs_racelog_before_step): e drives it, car number rs_world_car_count. Its
+ * laps are recorded like the others', and the proofs of laps under way
+ * record the join (racesim/lapproof.h). RS_ERR_NOMEM leaves the log as it
+ * was: that car's laps are then not recorded. */
+rs_status rs_racelog_add_entrant(rs_racelog *log, const rs_racelog_entrant *e);
+
 rs_status rs_racelog_before_step(rs_racelog *log, const rs_world *world);
 
 /* Queues this step's laps and, once the race is over, the results. now_s:
