@@ -7,7 +7,12 @@
  * the room's, refusals whose text reaches the caller as the server wrote
  * it, a parameter mismatch and a corrupted hash (the link rewrites what the
  * room sends), loss and delay, and garbage bytes that are dropped and
- * counted. Then the same over real UDP: a tiny ENet
+ * counted. The race weekend's messages (protocol version 6) through a fake
+ * server on a custom transport, its requests checked before they leave, and
+ * a timed session's time left against the predicted race clock (the room
+ * does not run timed sessions yet: the clients are fed a RACE_STATE that
+ * makes its race one).
+ * Then the same over real UDP: a tiny ENet
  * server loop in this file (with the connect cookie of SPEC.md section 7)
  * serves a room to bots and to examples/minimal.c run as a child process.
  */
@@ -39,6 +44,7 @@
 #include "racesim/track.h"
 #include "racesim/base/clock.h"
 #include "room_harness.h"
+#include "test_protocol_support.h"
 
 /* ------------------------------------------------------- the scene */
 
@@ -421,6 +427,362 @@ static void test_version_refusal_text_is_shown_as_is(void **state)
     assert_int_equal(ev.type, RS_CLIENT_EV_DISCONNECTED);
     assert_false(rs_client_poll_event(c, &ev));
     rs_client_destroy(c);
+}
+
+/* ----------------------------------------------- race weekends (version 6) */
+
+/* A transport that keeps what the client sends, as a fake server sees it. */
+typedef struct capture {
+    uint32_t n;
+    uint8_t channel[32];
+    size_t len[32];
+    uint8_t bytes[32][RS_PROTO_MAX_PACKET];
+} capture;
+
+static bool capture_send(void *ctx, uint8_t channel, bool reliable, const uint8_t *bytes,
+                         size_t len)
+{
+    capture *cap = ctx;
+    (void)reliable;
+    assert_true(cap->n < 32 && len <= RS_PROTO_MAX_PACKET);
+    cap->channel[cap->n] = channel;
+    cap->len[cap->n] = len;
+    memcpy(cap->bytes[cap->n], bytes, len);
+    cap->n++;
+    return true;
+}
+
+/* The last message the client sent, decoded; it must be of type. */
+static void last_sent(const capture *cap, uint8_t type, rs_msg *out)
+{
+    assert_true(cap->n > 0);
+    assert_int_equal(rs_proto_decode(cap->bytes[cap->n - 1], cap->len[cap->n - 1], out, NULL),
+                     RS_PROTO_OK);
+    assert_int_equal(out->type, type);
+    uint8_t ch = 99;
+    assert_true(rs_proto_msg_info(type, &ch, NULL, NULL));
+    assert_int_equal(cap->channel[cap->n - 1], ch);
+}
+
+/* m as the server sends it: encoded, on its channel. The encoding is kept
+ * in bytes (RS_PROTO_MAX_PACKET) when not NULL. */
+static size_t feed(rs_client *c, const rs_msg *m, int64_t now_us, uint8_t *bytes)
+{
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    uint8_t ch = 0;
+    assert_true(rs_proto_msg_info(m->type, &ch, NULL, NULL));
+    rs_client_receive(c, ch, buf, len, now_us);
+    if (bytes)
+        memcpy(bytes, buf, len);
+    return len;
+}
+
+/* An event's payload, as the message it came from, encodes to want's
+ * bytes: every field arrived (strings compared up to their NUL). */
+static void assert_payload(uint8_t type, const void *payload, size_t size, const uint8_t *want,
+                           size_t want_len)
+{
+    static rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = type;
+    memcpy(&m.u, payload, size);
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(&m, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    assert_int_equal(len, want_len);
+    assert_memory_equal(buf, want, len);
+}
+
+/* The race weekend's messages from a server (fed through a custom
+ * transport) become events, copied whole, and none counts as malformed;
+ * the newest WEEKEND and the session are kept; chat, commands and
+ * standings requests go out only when the server would accept them. */
+static void test_race_weekend_messages_and_requests(void **state)
+{
+    (void)state;
+    static capture cap;
+    memset(&cap, 0, sizeof cap);
+    rs_client_config cfg = named("wkd");
+    rs_client_transport t = {&cap, capture_send, NULL};
+    rs_client *c = NULL;
+    assert_int_equal(rs_client_create_custom(&cfg, &t, 0, &c, NULL, 0), RS_CLIENT_OK);
+    uint32_t id = 77;
+    /* Not connected: a request the wire can carry waits for a connection,
+     * one it cannot is refused as such first. */
+    assert_int_equal(rs_client_chat(c, NULL, "hello"), RS_CLIENT_ERR_STATE);
+    assert_int_equal(rs_client_chat(c, NULL, "hello\n"), RS_CLIENT_ERR_ARG);
+    assert_int_equal(rs_client_command(c, RS_CMD_VOTE_SKIP, NULL, &id), RS_CLIENT_ERR_STATE);
+    assert_int_equal(id, 0);
+    assert_int_equal(cap.n, 0);
+    rs_client_session_info si;
+    rs_msg_weekend wk;
+    assert_false(rs_client_session(c, &si));
+    assert_false(rs_client_weekend(c, &wk));
+
+    rs_client_transport_up(c, 1000);
+    static rs_msg m, sent;
+    last_sent(&cap, RS_MSG_HELLO, &sent);
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_WELCOME;
+    m.u.welcome = (rs_msg_welcome){.room_id = 1,
+                                   .tick_hz = 60,
+                                   .substeps = 4,
+                                   .hash_interval = 30,
+                                   .physics_version = RS_PHYSICS_VERSION,
+                                   .tick = 500};
+    feed(c, &m, 2000, NULL);
+    rs_client_event ev;
+    assert_true(rs_client_poll_event(c, &ev));
+    assert_int_equal(ev.type, RS_CLIENT_EV_CONNECTED);
+
+    /* Every message a server may send about the weekend, each an event. */
+    static const struct {
+        uint8_t msg, event;
+    } kinds[] = {
+        {RS_MSG_WEEKEND, RS_CLIENT_EV_WEEKEND},
+        {RS_MSG_PENALTY, RS_CLIENT_EV_PENALTY},
+        {RS_MSG_CHAT_MSG, RS_CLIENT_EV_CHAT},
+        {RS_MSG_COMMAND_REPLY, RS_CLIENT_EV_COMMAND_REPLY},
+        {RS_MSG_VOTE_STATE, RS_CLIENT_EV_VOTE},
+        {RS_MSG_STANDINGS_REPLY, RS_CLIENT_EV_STANDINGS},
+    };
+    uint8_t bytes[RS_PROTO_MAX_PACKET];
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        proto_sample(kinds[k].msg, &m);
+        size_t len = feed(c, &m, 3000, bytes);
+        assert_true(rs_client_poll_event(c, &ev));
+        assert_int_equal(ev.type, kinds[k].event);
+        switch (ev.type) {
+        case RS_CLIENT_EV_WEEKEND:
+            assert_payload(m.type, &ev.u.weekend, sizeof ev.u.weekend, bytes, len);
+            break;
+        case RS_CLIENT_EV_PENALTY:
+            assert_payload(m.type, &ev.u.penalty, sizeof ev.u.penalty, bytes, len);
+            break;
+        case RS_CLIENT_EV_CHAT:
+            assert_payload(m.type, &ev.u.chat, sizeof ev.u.chat, bytes, len);
+            break;
+        case RS_CLIENT_EV_COMMAND_REPLY:
+            assert_payload(m.type, &ev.u.command, sizeof ev.u.command, bytes, len);
+            break;
+        case RS_CLIENT_EV_VOTE:
+            assert_payload(m.type, &ev.u.vote, sizeof ev.u.vote, bytes, len);
+            break;
+        default:
+            assert_payload(m.type, &ev.u.standings, sizeof ev.u.standings, bytes, len);
+        }
+        assert_false(rs_client_poll_event(c, &ev));
+    }
+    rs_client_stats st;
+    rs_client_get_stats(c, 3000, &st);
+    assert_int_equal(st.malformed, 0);
+    /* The newest weekend is kept. */
+    proto_sample(RS_MSG_WEEKEND, &m);
+    assert_true(rs_client_weekend(c, &wk));
+    assert_int_equal(wk.weekend, m.u.weekend.weekend);
+    m.u.weekend.weekend++;
+    m.u.weekend.session_count = 1;
+    strcpy(m.u.weekend.championship, "");
+    size_t len = feed(c, &m, 4000, bytes);
+    assert_true(rs_client_poll_event(c, &ev));
+    assert_true(rs_client_weekend(c, &wk));
+    assert_payload(RS_MSG_WEEKEND, &wk, sizeof wk, bytes, len);
+
+    /* The session of the last RACE_STATE. The sample's timed race has the
+     * flag out: no time left. */
+    proto_sample(RS_MSG_RACE_STATE, &m);
+    feed(c, &m, 5000, NULL);
+    assert_true(rs_client_session(c, &si));
+    assert_int_equal(si.index, RS_PROTO_MAX_SESSIONS - 1);
+    assert_int_equal(si.type, RS_SESSION_RACE);
+    assert_int_equal(si.laps, 0);
+    assert_int_equal(si.time_limit_ms, 45u * 60u * 1000u);
+    assert_true(si.chequered);
+    assert_true(si.time_left_ms == 0);
+    /* Without the session's world the clock has not started for the
+     * client; a lap-limited session has no time to count down. */
+    m.u.race_state.flags = 0;
+    feed(c, &m, 6000, NULL);
+    assert_true(rs_client_session(c, &si));
+    assert_false(si.chequered);
+    assert_true(si.time_left_ms == 45 * 60 * 1000);
+    m.u.race_state.time_limit_ms = 0;
+    m.u.race_state.laps = 12;
+    m.u.race_state.session_type = RS_SESSION_QUALIFYING;
+    feed(c, &m, 7000, NULL);
+    assert_true(rs_client_session(c, &si));
+    assert_int_equal(si.laps, 12);
+    assert_int_equal(si.type, RS_SESSION_QUALIFYING);
+    assert_true(si.time_left_ms == -1);
+    while (rs_client_poll_event(c, &ev))
+        assert_int_equal(ev.type, RS_CLIENT_EV_RACE_STATE);
+
+    /* Chat: to the room or a player, with internal spaces and any script. */
+    uint32_t before = cap.n;
+    const char *line = "gg  wp \xe4\xbd\xa0\xe5\xa5\xbd \xf0\x9f\x8f\x81";
+    assert_int_equal(rs_client_chat(c, NULL, line), RS_CLIENT_OK);
+    last_sent(&cap, RS_MSG_CHAT, &sent);
+    assert_string_equal(sent.u.chat.to, "");
+    assert_string_equal(sent.u.chat.text, line);
+    assert_int_equal(rs_client_chat(c, "Kimi R\xc3\xa4ikk\xc3\xb6nen", "hi"), RS_CLIENT_OK);
+    last_sent(&cap, RS_MSG_CHAT, &sent);
+    assert_string_equal(sent.u.chat.to, "Kimi R\xc3\xa4ikk\xc3\xb6nen");
+    assert_int_equal(cap.n, before + 2);
+    /* ...never what the server would refuse: nothing is sent. */
+    char long_text[RS_PROTO_TEXT_MAX + 2];
+    memset(long_text, 'x', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = '\0';
+    const char *bad_texts[] = {"", "two\nlines", "tab\there", "over\xe2\x80\xaeride",
+                               "sep\xe2\x80\xa8", "cut\xe2\x82", long_text, NULL};
+    for (size_t k = 0; k < sizeof bad_texts / sizeof bad_texts[0]; k++)
+        assert_int_equal(rs_client_chat(c, NULL, bad_texts[k]), RS_CLIENT_ERR_ARG);
+    assert_int_equal(rs_client_chat(c, " Kimi", "hi"), RS_CLIENT_ERR_ARG);
+    assert_int_equal(rs_client_chat(c, "0123456789abcdef0123456789abcdefX", "hi"),
+                     RS_CLIENT_ERR_ARG);
+    long_text[RS_PROTO_TEXT_MAX] = '\0'; /* 200 bytes: the most */
+    assert_int_equal(rs_client_chat(c, NULL, long_text), RS_CLIENT_OK);
+    assert_int_equal(cap.n, before + 3);
+
+    /* Commands: each its own request id, echoed by the reply. */
+    uint32_t id2 = 0;
+    assert_int_equal(rs_client_command(c, RS_CMD_VOTE_KICK, "griefer", &id), RS_CLIENT_OK);
+    assert_true(id != 0);
+    last_sent(&cap, RS_MSG_COMMAND, &sent);
+    assert_int_equal(sent.u.command.request_id, id);
+    assert_int_equal(sent.u.command.command, RS_CMD_VOTE_KICK);
+    assert_string_equal(sent.u.command.arg, "griefer");
+    assert_int_equal(rs_client_command(c, RS_CMD_VOTE_YES, NULL, &id2), RS_CLIENT_OK);
+    assert_true(id2 != 0 && id2 != id);
+    last_sent(&cap, RS_MSG_COMMAND, &sent);
+    assert_int_equal(sent.u.command.request_id, id2);
+    assert_string_equal(sent.u.command.arg, "");
+    assert_int_equal(rs_client_command(c, RS_CMD_SELECT_CAR, "gt3 wet", NULL), RS_CLIENT_OK);
+    before = cap.n;
+    assert_int_equal(rs_client_command(c, RS_CMD_COUNT, NULL, &id), RS_CLIENT_ERR_ARG);
+    assert_int_equal(id, 0);
+    assert_int_equal(rs_client_command(c, RS_CMD_MUTE, "bad\tname", &id), RS_CLIENT_ERR_ARG);
+    assert_int_equal(rs_client_command(c, RS_CMD_VOTE_TRACK, long_text, &id), RS_CLIENT_ERR_ARG);
+    assert_int_equal(cap.n, before);
+
+    /* Standings. */
+    assert_int_equal(rs_client_standings_request(c, NULL, "GT3", 20, RS_PROTO_STANDINGS_ROWS, &id),
+                     RS_CLIENT_OK);
+    last_sent(&cap, RS_MSG_STANDINGS_REQUEST, &sent);
+    assert_int_equal(sent.u.standings_request.request_id, id);
+    assert_string_equal(sent.u.standings_request.championship, "");
+    assert_string_equal(sent.u.standings_request.class_name, "GT3");
+    assert_int_equal(sent.u.standings_request.offset, 20);
+    assert_int_equal(sent.u.standings_request.count, RS_PROTO_STANDINGS_ROWS);
+    before = cap.n;
+    assert_int_equal(rs_client_standings_request(c, NULL, NULL, 0, 0, &id), RS_CLIENT_ERR_ARG);
+    assert_int_equal(rs_client_standings_request(c, NULL, NULL, 0, RS_PROTO_STANDINGS_ROWS + 1,
+                                                 &id),
+                     RS_CLIENT_ERR_ARG);
+    assert_int_equal(rs_client_standings_request(c, NULL, NULL, RS_PROTO_LIST_OFFSET_MAX + 1, 1,
+                                                 &id),
+                     RS_CLIENT_ERR_ARG);
+    assert_int_equal(rs_client_standings_request(c, "Cup ", NULL, 0, 1, &id), RS_CLIENT_ERR_ARG);
+    assert_int_equal(cap.n, before);
+
+    rs_client_disconnect(c, 8000);
+    assert_int_equal(rs_client_chat(c, NULL, "bye"), RS_CLIENT_ERR_STATE);
+    assert_int_equal(rs_client_standings_request(c, NULL, NULL, 0, 1, &id), RS_CLIENT_ERR_STATE);
+    assert_int_equal(id, 0);
+    assert_int_equal(rs_client_chat(NULL, NULL, "x"), RS_CLIENT_ERR_ARG);
+    rs_client_destroy(c);
+}
+
+/* A RACE_STATE for client i's running race that makes it a timed session
+ * of limit_ms with flags (laps 0), as a server running timed sessions
+ * would send it; the client's own copy is returned in *was. */
+static void make_timed(harness *h, uint32_t i, uint32_t limit_ms, uint8_t flags,
+                       rs_msg_race_state *was)
+{
+    rs_client *c = harness_client(h, i);
+    assert_true(rs_client_race_state(c, was));
+    rs_msg m = {.type = RS_MSG_RACE_STATE, .u.race_state = *was};
+    m.u.race_state.laps = 0;
+    m.u.race_state.time_limit_ms = limit_ms;
+    m.u.race_state.flags = flags;
+    feed(c, &m, harness_now(h), NULL);
+}
+
+static void restore_race_state(harness *h, uint32_t i, const rs_msg_race_state *was)
+{
+    rs_msg m = {.type = RS_MSG_RACE_STATE, .u.race_state = *was};
+    feed(harness_client(h, i), &m, harness_now(h), NULL);
+}
+
+/* A timed session's time left counts down with the client's own race
+ * clock: the predicted world's, or a light client's present tick, from
+ * lights out; before it, the whole limit; once the flag is out, none. */
+static void test_session_time_left_follows_the_predicted_race_clock(void **state)
+{
+    scene *s = *state;
+    harness *h = open_room(s, 2, NULL);
+    rs_client_config lc = named("lit");
+    lc.simulate = false;
+    uint32_t full = add(h, "sim", HARNESS_AI);
+    uint32_t light = harness_add_client(h, &lc, HARNESS_LIGHT);
+    const uint32_t limit_ms = 20 * 60 * 1000;
+    rs_msg_race_state was;
+    rs_client_session_info si;
+    /* The countdown, both worlds built: the clock has not started. */
+    for (int i = 0; i < 20000 && !(room_stats(h).phase == RS_PHASE_COUNTDOWN &&
+                                   rs_client_world(harness_client(h, full)) &&
+                                   rs_client_car(harness_client(h, light)));
+         i++)
+        harness_step(h, 2000);
+    assert_int_equal(room_stats(h).phase, RS_PHASE_COUNTDOWN);
+    for (uint32_t i = full; i <= light; i++) {
+        make_timed(h, i, limit_ms, 0, &was);
+        assert_true(rs_client_session(harness_client(h, i), &si));
+        assert_true(si.time_left_ms == limit_ms);
+        restore_race_state(h, i, &was);
+    }
+    /* Three seconds after lights out. */
+    for (int i = 0; i < 20000 && room_stats(h).phase != RS_PHASE_RACE; i++)
+        harness_step(h, 2000);
+    steps(h, 1500, 2000);
+    rs_client *c = harness_client(h, full);
+    make_timed(h, full, limit_ms, 0, &was);
+    int64_t clock_us = rs_world_race_time_us(rs_client_world(c));
+    assert_true(rs_client_session(c, &si));
+    printf("[session] race clock %.3f s, time left %.3f s\n", (double)clock_us / 1e6,
+           (double)si.time_left_ms / 1e3);
+    assert_true(clock_us > 2000000);
+    assert_true(si.time_left_ms == (int64_t)limit_ms - clock_us / 1000);
+    make_timed(h, full, limit_ms, RS_SESSION_CHEQUERED, &was);
+    assert_true(rs_client_session(c, &si));
+    assert_true(si.time_left_ms == 0);
+    /* Shorter than the race so far: the time ran out, not below 0. */
+    make_timed(h, full, 1000, 0, &was);
+    assert_true(rs_client_session(c, &si));
+    assert_true(si.time_left_ms == 0);
+    restore_race_state(h, full, &was);
+    /* The light client's clock is its present tick. */
+    c = harness_client(h, light);
+    make_timed(h, light, limit_ms, 0, &was);
+    rs_client_stats st;
+    rs_client_get_stats(c, harness_now(h), &st);
+    int64_t ticks = (int64_t)st.present_tick - (int64_t)was.start_tick;
+    assert_true(rs_client_session(c, &si));
+    printf("[session] light client: %lld ticks since lights out, time left %.3f s\n",
+           (long long)ticks, (double)si.time_left_ms / 1e3);
+    assert_true(ticks > 120);
+    assert_true(si.time_left_ms == (int64_t)limit_ms - ticks * 1000 / 60);
+    restore_race_state(h, light, &was);
+    /* The injected states changed nothing for the race. */
+    steps(h, 100, 2000);
+    for (uint32_t i = full; i <= light; i++) {
+        rs_client_stats cs = client_stats(h, i);
+        assert_int_equal(cs.desyncs, 0);
+        assert_int_equal(cs.malformed, 0);
+        assert_int_equal(rs_client_get_state(harness_client(h, i)), RS_CLIENT_CONNECTED);
+    }
+    harness_destroy(h);
 }
 
 static void test_parameter_mismatch_says_bye_and_reports(void **state)
@@ -1057,6 +1419,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_is_checked),
         cmocka_unit_test(test_version_refusal_text_is_shown_as_is),
+        cmocka_unit_test(test_race_weekend_messages_and_requests),
+        cmocka_unit_test(test_session_time_left_follows_the_predicted_race_clock),
         cmocka_unit_test(test_wrong_password_is_refused_with_the_servers_text),
         cmocka_unit_test(test_parameter_mismatch_says_bye_and_reports),
         cmocka_unit_test(test_garbage_is_dropped_and_counted),

@@ -3,10 +3,14 @@
  * run through every place that judges a name (rs_proto_name_check, which
  * all of them call): the shared function itself; the HELLO decoder and
  * encoder and every other field that holds a player name (CAR_INFO,
- * LEADERBOARD_REPLY rows, ADMIN kick and ban); the store's registration;
+ * LEADERBOARD_REPLY rows, ADMIN's targets, and protocol version 6's in
+ * WEEKEND, CHAT, CHAT_MSG, COMMAND, VOTE_STATE and the standings); the
+ * store's registration;
  * the SDK before it sends anything; and migration 0005, which renames old
  * rows that break the rules. Then what "the same name" means (ASCII case
- * only), in the protocol and in the store alike.
+ * only), in the protocol and in the store alike. Chat text
+ * (rs_proto_text_check) gets a table of its own, hostile strings among
+ * them, run through the function, every text field and rs_client_chat.
  */
 #define _GNU_SOURCE /* memmem */
 #include <setjmp.h>
@@ -201,12 +205,13 @@ static void check_hello(const name_case *c)
     }
 }
 
-/* Encodes m with the name in slot (which holds at least 65 bytes), and
+/* Encodes m with the name in slot (cap bytes, at least max + 1), and
  * decodes the same message with the name's bytes put where a placeholder of
  * the same length stood: field must refuse exactly the refused names (and
- * with allow_empty, accept ""). */
-static void check_field(const name_case *c, rs_msg *m, char *slot, size_t cap, bool allow_empty,
-                        const char *field)
+ * with allow_empty, accept ""). max is the field's longest (the name's 32,
+ * chat's 200). */
+static void check_field_max(const name_case *c, rs_msg *m, char *slot, size_t cap, size_t max,
+                            bool allow_empty, const char *field)
 {
     uint8_t b[RS_PROTO_MAX_PACKET];
     size_t len = 0;
@@ -222,17 +227,21 @@ static void check_field(const name_case *c, rs_msg *m, char *slot, size_t cap, b
             assert_int_equal(st, RS_PROTO_OK);
         }
     }
-    if (c->len == 0 || c->len > RS_PROTO_NAME_MAX)
+    if (c->len == 0 || c->len > max)
         return; /* the placeholder needs the same length */
     memset(slot, 0, cap);
     memset(slot, 'q', c->len);
     assert_int_equal(rs_proto_encode(m, b, sizeof b, &len, &bad), RS_PROTO_OK);
-    uint8_t needle[40];
-    needle[0] = (uint8_t)c->len;
-    memset(needle + 1, 'q', c->len);
-    uint8_t *at = memmem(b, len, needle, c->len + 1);
+    /* The length as a varint (two bytes from 128), then the placeholder. */
+    uint8_t needle[RS_PROTO_TEXT_MAX + 2];
+    size_t prefix = 0;
+    if (c->len >= 128)
+        needle[prefix++] = (uint8_t)(0x80 | (c->len & 0x7f));
+    needle[prefix++] = (uint8_t)(c->len >= 128 ? c->len >> 7 : c->len);
+    memset(needle + prefix, 'q', c->len);
+    uint8_t *at = memmem(b, len, needle, prefix + c->len);
     assert_non_null(at);
-    memcpy(at + 1, c->bytes, c->len);
+    memcpy(at + prefix, c->bytes, c->len);
     rs_msg out;
     char err[300];
     rs_proto_status st = rs_proto_decode_err(b, len, &out, &bad, err, sizeof err);
@@ -245,6 +254,102 @@ static void check_field(const name_case *c, rs_msg *m, char *slot, size_t cap, b
     } else {
         assert_int_equal(st, RS_PROTO_OK);
     }
+}
+
+static void check_field(const name_case *c, rs_msg *m, char *slot, size_t cap, bool allow_empty,
+                        const char *field)
+{
+    check_field_max(c, m, slot, cap, RS_PROTO_NAME_MAX, allow_empty, field);
+}
+
+/* A message of type, zeroed, with what it needs to encode around the
+ * field under test (protocol version 6's name fields). */
+static void v6_base(rs_msg *m, uint8_t type)
+{
+    memset(m, 0, sizeof *m);
+    m->type = type;
+    switch (type) {
+    case RS_MSG_WEEKEND:
+        m->u.weekend = (rs_msg_weekend){.weekend = 1, .session_count = 1, .class_count = 2};
+        m->u.weekend.sessions[0].laps = 3;
+        strcpy(m->u.weekend.classes[0], "first");
+        strcpy(m->u.weekend.classes[1], "second");
+        break;
+    case RS_MSG_CHAT:
+        strcpy(m->u.chat.text, "hi");
+        break;
+    case RS_MSG_CHAT_MSG:
+        m->u.chat_msg.kind = RS_CHAT_ANNOUNCE; /* the only kind with or without a sender */
+        strcpy(m->u.chat_msg.text, "hi");
+        break;
+    case RS_MSG_VOTE_STATE:
+        m->u.vote_state = (rs_msg_vote_state){.vote_id = 1, .kind = RS_VOTE_KICK, .eligible = 1,
+                                              .needed = 1, .arg = "first", .by = "second"};
+        break;
+    case RS_MSG_STANDINGS_REQUEST:
+        m->u.standings_request.count = 1;
+        break;
+    case RS_MSG_STANDINGS_REPLY:
+        m->u.standings_reply.count = 2;
+        for (int i = 0; i < 2; i++)
+            m->u.standings_reply.rows[i].position = 1;
+        strcpy(m->u.standings_reply.rows[0].name, "first");
+        strcpy(m->u.standings_reply.rows[1].name, "second");
+        break;
+    default:
+        break;
+    }
+}
+
+/* Every name field protocol version 6 added. */
+static void check_v6_fields(const name_case *c)
+{
+    rs_msg m;
+    v6_base(&m, RS_MSG_WEEKEND);
+    check_field(c, &m, m.u.weekend.classes[1], sizeof m.u.weekend.classes[1], false,
+                "weekend.classes");
+    v6_base(&m, RS_MSG_WEEKEND);
+    check_field(c, &m, m.u.weekend.championship, sizeof m.u.weekend.championship, true,
+                "weekend.championship");
+    v6_base(&m, RS_MSG_CHAT);
+    check_field(c, &m, m.u.chat.to, sizeof m.u.chat.to, true, "chat.to");
+    v6_base(&m, RS_MSG_CHAT_MSG);
+    check_field(c, &m, m.u.chat_msg.from, sizeof m.u.chat_msg.from, true, "chat_msg.from");
+    v6_base(&m, RS_MSG_VOTE_STATE);
+    check_field(c, &m, m.u.vote_state.by, sizeof m.u.vote_state.by, false, "vote_state.by");
+    v6_base(&m, RS_MSG_VOTE_STATE);
+    check_field(c, &m, m.u.vote_state.arg, sizeof m.u.vote_state.arg, false, "vote_state.arg");
+    static const uint8_t commands_on_players[] = {RS_CMD_MUTE, RS_CMD_UNMUTE, RS_CMD_VOTE_KICK};
+    for (size_t k = 0; k < sizeof commands_on_players; k++) {
+        v6_base(&m, RS_MSG_COMMAND);
+        m.u.command.command = commands_on_players[k];
+        check_field(c, &m, m.u.command.arg, sizeof m.u.command.arg, true, "command.arg");
+    }
+    static const uint8_t admin_on_players[] = {RS_ADMIN_PENALTY, RS_ADMIN_DISQUALIFY, RS_ADMIN_MUTE,
+                                               RS_ADMIN_UNMUTE};
+    for (size_t k = 0; k < sizeof admin_on_players; k++) {
+        v6_base(&m, RS_MSG_ADMIN);
+        m.u.admin.command = admin_on_players[k];
+        m.u.admin.duration_s = 1;
+        check_field(c, &m, m.u.admin.arg, sizeof m.u.admin.arg, true, "admin.arg");
+    }
+    v6_base(&m, RS_MSG_STANDINGS_REQUEST);
+    check_field(c, &m, m.u.standings_request.championship,
+                sizeof m.u.standings_request.championship, true,
+                "standings_request.championship");
+    v6_base(&m, RS_MSG_STANDINGS_REQUEST);
+    check_field(c, &m, m.u.standings_request.class_name, sizeof m.u.standings_request.class_name,
+                true, "standings_request.class_name");
+    v6_base(&m, RS_MSG_STANDINGS_REPLY);
+    check_field(c, &m, m.u.standings_reply.championship, sizeof m.u.standings_reply.championship,
+                true, "standings_reply.championship");
+    v6_base(&m, RS_MSG_STANDINGS_REPLY);
+    check_field(c, &m, m.u.standings_reply.rows[1].name, sizeof m.u.standings_reply.rows[1].name,
+                false, "standings_reply.rows.name");
+    v6_base(&m, RS_MSG_STANDINGS_REPLY);
+    check_field(c, &m, m.u.standings_reply.rows[1].class_name,
+                sizeof m.u.standings_reply.rows[1].class_name, true,
+                "standings_reply.rows.class_name");
 }
 
 static void check_other_fields(const name_case *c)
@@ -328,8 +433,138 @@ static void test_name_case(void **state)
     check_function(c);
     check_hello(c);
     check_other_fields(c);
+    check_v6_fields(c);
     check_store(c);
     check_sdk(c);
+}
+
+/* ------------------------------------------------------------ chat text */
+
+/* Chat and announcements (rs_proto_text_check): the same character
+ * classes, fewer of them refused, no rules about spaces, up to 200 bytes. */
+#define TOK(test, s) {test, s, sizeof s - 1, NULL}
+#define TNO(test, s, why) {test, s, sizeof s - 1, "text: " why}
+#define X10 "0123456789"
+#define X50 X10 X10 X10 X10 X10
+#define X200 X50 X50 X50 X50
+
+static name_case texts[] = {
+    TOK("one byte", "x"),
+    TOK("200 bytes", X200),
+    TOK("200 bytes ending in a 2-byte character",
+        X50 X50 X50 X10 X10 X10 X10 "01234567" "\xc3\xa9"),
+    TOK("double spaces inside", "gg  wp"),
+    TOK("leading and trailing spaces", " gg "),
+    TOK("only spaces", "   "),
+    TOK("CJK", "\xe4\xbd\xa0\xe5\xa5\xbd"),
+    TOK("Arabic letters", "\xd9\x85\xd8\xb1\xd8\xad\xd8\xa8\xd8\xa7"),
+    TOK("Hebrew and Latin", "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d and hello"),
+    TOK("emoji joined by a zero-width joiner", "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9"),
+    TOK("no-break space", "a\xc2\xa0" "b"),
+    TOK("soft hyphen", "x\xc2\xad" "y"),
+    TOK("word joiner", "x\xe2\x81\xa0" "y"),
+    TOK("byte order mark", "\xef\xbb\xbf" "hi"),
+    TOK("private use", "\xee\x80\x80"),
+    TOK("replacement character", "\xef\xbf\xbd"),
+    TOK("U+2027 and U+202F beside the separators", "\xe2\x80\xa7\xe2\x80\xaf"),
+    TOK("U+FDEF+1 after the noncharacters", "\xef\xb7\xb0"),
+    TNO("empty", "", "empty"),
+    TNO("201 bytes", X200 "x", "201 bytes, at most 200"),
+    TNO("201 bytes ending in a 2-byte character",
+        X50 X50 X50 X10 X10 X10 X10 "012345678" "\xc3\xa9", "201 bytes, at most 200"),
+    TNO("newline", "gg\nwp", "control character U+000A at byte 2"),
+    TNO("carriage return", "gg\r", "control character U+000D at byte 2"),
+    TNO("tab", "a\tb", "control character U+0009 at byte 1"),
+    TNO("NUL", "a\0b", "control character U+0000 at byte 1"),
+    TNO("escape", "\x1b[2J", "control character U+001B at byte 0"),
+    TNO("DEL", "x\x7f", "control character U+007F at byte 1"),
+    TNO("C1 next line", "x\xc2\x85", "control character U+0085 at byte 1"),
+    TNO("C1 control sequence introducer", "\xc2\x9b" "2J", "control character U+009B at byte 0"),
+    TNO("right-to-left override", "evil\xe2\x80\xae" "txt",
+        "bidirectional control character U+202E at byte 4"),
+    TNO("left-to-right embedding", "\xe2\x80\xaax", "bidirectional control character U+202A at byte 0"),
+    TNO("right-to-left isolate", "x\xe2\x81\xa7", "bidirectional control character U+2067 at byte 1"),
+    TNO("pop directional isolate", "x\xe2\x81\xa9", "bidirectional control character U+2069 at byte 1"),
+    TNO("left-to-right mark", "x\xe2\x80\x8e", "bidirectional control character U+200E at byte 1"),
+    TNO("right-to-left mark", "x\xe2\x80\x8f", "bidirectional control character U+200F at byte 1"),
+    TNO("Arabic letter mark", "x\xd8\x9c", "bidirectional control character U+061C at byte 1"),
+    TNO("line separator", "a\xe2\x80\xa8" "b", "line or paragraph separator U+2028 at byte 1"),
+    TNO("paragraph separator", "a\xe2\x80\xa9", "line or paragraph separator U+2029 at byte 1"),
+    TNO("lone high surrogate", "ab\xed\xa0\x80", "invalid UTF-8 at byte 2"),
+    TNO("lone low surrogate", "\xed\xbf\xbf", "invalid UTF-8 at byte 0"),
+    TNO("surrogate pair spelled as two (CESU-8)", "\xed\xa0\xbd\xed\xb8\x80",
+        "invalid UTF-8 at byte 0"),
+    TNO("overlong slash", "\xc0\xaf", "invalid UTF-8 at byte 0"),
+    TNO("overlong NUL", "x\xc0\x80", "invalid UTF-8 at byte 1"),
+    TNO("overlong 3-byte", "\xe0\x80\xaf", "invalid UTF-8 at byte 0"),
+    TNO("overlong 4-byte", "\xf0\x80\x80\xaf", "invalid UTF-8 at byte 0"),
+    TNO("2-byte sequence cut at the end", "ab\xc3", "invalid UTF-8 at byte 2"),
+    TNO("3-byte sequence cut at the end", "ab\xe2\x82", "invalid UTF-8 at byte 2"),
+    TNO("4-byte sequence cut before ASCII", "\xf0\x9f\x8f" "x", "invalid UTF-8 at byte 0"),
+    TNO("lone continuation byte", "a\x80", "invalid UTF-8 at byte 1"),
+    TNO("above U+10FFFF", "\xf4\x90\x80\x80", "invalid UTF-8 at byte 0"),
+    TNO("byte 0xFF", "ok\xff", "invalid UTF-8 at byte 2"),
+    TNO("noncharacter U+FFFE", "x\xef\xbf\xbe", "noncharacter U+FFFE at byte 1"),
+    TNO("noncharacter U+FFFF", "\xef\xbf\xbf", "noncharacter U+FFFF at byte 0"),
+    TNO("noncharacter U+FDD0", "\xef\xb7\x90", "noncharacter U+FDD0 at byte 0"),
+    /* Private use in plane 16, but its last two code points are noncharacters. */
+    TNO("noncharacter U+10FFFF", "\xf4\x8f\xbf\xbf", "noncharacter U+10FFFF at byte 0"),
+};
+
+static void check_text_function(const name_case *c)
+{
+    char why[200] = "untouched";
+    bool ok = rs_proto_text_check(c->bytes, c->len, why, sizeof why);
+    if (!c->why) {
+        assert_true(ok);
+        assert_string_equal(why, "untouched");
+    } else {
+        assert_false(ok);
+        assert_string_equal(why, c->why);
+    }
+    assert_int_equal(rs_proto_text_check(c->bytes, c->len, NULL, 0), ok);
+}
+
+/* Every field that holds chat text: CHAT's and CHAT_MSG's text, and an
+ * ADMIN announcement's reason (which players read as a chat line). */
+static void check_text_fields(const name_case *c)
+{
+    rs_msg m;
+    v6_base(&m, RS_MSG_CHAT);
+    check_field_max(c, &m, m.u.chat.text, sizeof m.u.chat.text, RS_PROTO_TEXT_MAX, false,
+                    "chat.text");
+    v6_base(&m, RS_MSG_CHAT_MSG);
+    check_field_max(c, &m, m.u.chat_msg.text, sizeof m.u.chat_msg.text, RS_PROTO_TEXT_MAX, false,
+                    "chat_msg.text");
+    v6_base(&m, RS_MSG_ADMIN);
+    m.u.admin.command = RS_ADMIN_ANNOUNCE;
+    check_field_max(c, &m, m.u.admin.reason, sizeof m.u.admin.reason, RS_PROTO_TEXT_MAX, false,
+                    "admin.reason");
+}
+
+/* The SDK refuses, sending nothing, what the server would refuse; a line it
+ * accepts waits for a connection. */
+static void check_text_sdk(const name_case *c)
+{
+    if (has_nul(c))
+        return;
+    char text[RS_PROTO_TEXT_MAX + 8];
+    as_field(c, text, sizeof text);
+    rs_client_config cfg = rs_client_config_default();
+    rs_client_transport t = {.send = no_send};
+    rs_client *client = NULL;
+    assert_int_equal(rs_client_create_custom(&cfg, &t, 0, &client, NULL, 0), RS_CLIENT_OK);
+    assert_int_equal(rs_client_chat(client, NULL, text),
+                     c->why ? RS_CLIENT_ERR_ARG : RS_CLIENT_ERR_STATE);
+    rs_client_destroy(client);
+}
+
+static void test_text_case(void **state)
+{
+    const name_case *c = *state;
+    check_text_function(c);
+    check_text_fields(c);
+    check_text_sdk(c);
 }
 
 /* ------------------------------------------------------------ sameness */
@@ -642,6 +877,7 @@ int main(void)
         return 1;
     }
     failed += RUN_TABLE_TESTS(cases, test_name_case);
+    failed += RUN_TABLE_TESTS(texts, test_text_case);
     rs_store_close(g_store);
     test_tmpdb_remove(&g_db);
     const struct CMUnitTest tests[] = {

@@ -3,7 +3,10 @@
  * out-of-range field is refused with the right status, encoders never write
  * past their buffer, chunked transfers reassemble exactly, and the frame
  * stream of a 16-car race fits the bandwidth budget (test_protocol_budget.c).
+ * Every range protocol version 6 added is tried at both ends and one past
+ * each, in the encoder and in the decoder (range_cases).
  */
+#define _GNU_SOURCE /* memmem */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +20,7 @@
 #include "racesim/protocol.h"
 #include "test_fixtures.h"
 #include "test_protocol_support.h"
+#include "test_table.h"
 
 void test_frame_stream_of_a_16_car_race_fits_the_budget(void **state);
 void test_input_stream_of_a_driver_fits_the_budget(void **state);
@@ -493,6 +497,604 @@ static void test_messages_larger_than_a_packet_are_refused_by_the_encoder(void *
     assert_true(len <= RS_PROTO_MAX_PACKET);
 }
 
+/* ------------------------------------------- version 6: every new range */
+
+/* How an integer field travels (SPEC.md section 2). */
+typedef enum wire_kind { W_U8, W_VAR, W_SVAR } wire_kind;
+
+/* One integer field of a message and its range: the sample (fitted to the
+ * case by prep) must encode and decode with the field at hi and, unless a
+ * rule across fields forbids it there, at lo; one past each end must be
+ * refused, naming the field, by the encoder (where the C type can hold the
+ * value) and by the decoder (the value spliced into the bytes in place of
+ * the field's own). */
+typedef struct range_case {
+    const char *field;    /* the test's name, and the field the codec names */
+    uint8_t type;
+    size_t offset, size;  /* the integer's place in rs_msg */
+    wire_kind how;
+    int64_t lo, hi;
+    uint32_t occurrence;  /* the field's place among the fields of its name (rows[i]: i) */
+    void (*prep)(rs_msg *m);
+    bool lo_blocked;      /* lo is refused by a rule across fields, not by the range */
+} range_case;
+
+#define RC(TYPE, path, how, lo, hi, occ, prep, blocked)                                       \
+    {#path, RS_MSG_##TYPE, offsetof(rs_msg, u.path), sizeof(((rs_msg *)0)->u.path), how, lo, \
+     hi, occ, prep, blocked}
+/* The field name the codec reports for a path with an array index in it. */
+#define RCN(name, TYPE, path, how, lo, hi, occ, prep, blocked)                                \
+    {name, RS_MSG_##TYPE, offsetof(rs_msg, u.path), sizeof(((rs_msg *)0)->u.path), how, lo,  \
+     hi, occ, prep, blocked}
+
+static void results_many_laps(rs_msg *m) { m->u.results.rows[1].laps = 100000; }
+static void admin_penalty(rs_msg *m)
+{
+    m->u.admin.command = RS_ADMIN_PENALTY;
+    m->u.admin.duration_s = 30;
+}
+static void penalty_no_length(rs_msg *m) { m->u.penalty.seconds = 0; }
+static void penalty_dsq(rs_msg *m)
+{
+    m->u.penalty.kind = RS_PENALTY_DSQ;
+    m->u.penalty.seconds = 0;
+}
+static void chat_from_the_room(rs_msg *m)
+{
+    m->u.chat_msg.from[0] = '\0';
+    m->u.chat_msg.player_id = 0;
+}
+static void vote_closed(rs_msg *m) { m->u.vote_state.ends_in_ms = 0; }
+static void vote_decided(rs_msg *m)
+{
+    m->u.vote_state.state = RS_VOTE_PASSED;
+    m->u.vote_state.ends_in_ms = 0;
+}
+static void vote_full_room(rs_msg *m)
+{
+    m->u.vote_state.eligible = 32;
+    m->u.vote_state.yes = m->u.vote_state.no = 0;
+    m->u.vote_state.needed = 1;
+}
+static void vote_empty(rs_msg *m)
+{
+    m->u.vote_state.yes = m->u.vote_state.no = 0;
+    m->u.vote_state.needed = 1;
+}
+
+#define U32 ((int64_t)UINT32_MAX)
+#define TICKS ((INT64_C(1) << 48) - 1)
+static range_case range_cases[] = {
+    RC(CAR_INFO, car_info.class_index, W_U8, 0, RS_PROTO_MAX_CLASSES - 1, 0, NULL, false),
+    RC(CAR_INFO, car_info.number, W_VAR, 0, RS_PROTO_NUMBER_MAX, 0, NULL, false),
+    RC(CAR_INFO, car_info.ballast_kg, W_VAR, 0, RS_PROTO_BALLAST_MAX_KG, 0, NULL, false),
+    RC(CAR_INFO, car_info.restrictor_pct, W_U8, 0, RS_PROTO_RESTRICTOR_MAX, 0, NULL, false),
+    RC(RACE_STATE, race_state.session_index, W_U8, 0, RS_PROTO_MAX_SESSIONS - 1, 0, NULL, false),
+    RC(RACE_STATE, race_state.session_type, W_U8, 0, RS_SESSION_TYPE_COUNT - 1, 0, NULL, false),
+    RC(RACE_STATE, race_state.time_limit_ms, W_VAR, 0, RS_PROTO_SESSION_MAX_S * INT64_C(1000), 0,
+       NULL, false),
+    RC(RACE_STATE, race_state.flags, W_U8, 0, RS_SESSION_CHEQUERED, 0, NULL, false),
+    RC(WEEKEND, weekend.weekend, W_VAR, 1, U32, 0, NULL, false),
+    RC(WEEKEND, weekend.session_count, W_U8, 1, RS_PROTO_MAX_SESSIONS, 0, NULL, false),
+    RCN("weekend.sessions.type", WEEKEND, weekend.sessions[0].type, W_U8, 0,
+        RS_SESSION_TYPE_COUNT - 1, 0, NULL, false),
+    /* Session 1 is lap-limited and session 0 timed: the other count is 0,
+     * and exactly one must be set. */
+    RCN("weekend.sessions.laps", WEEKEND, weekend.sessions[1].laps, W_VAR, 0, 1000, 1, NULL, true),
+    RCN("weekend.sessions.time_limit_s", WEEKEND, weekend.sessions[0].time_limit_s, W_VAR, 0,
+        RS_PROTO_SESSION_MAX_S, 0, NULL, true),
+    /* Session 3 is a race, session 1 qualifying: no grid of its own. */
+    RCN("weekend.sessions.grid_source", WEEKEND, weekend.sessions[3].grid_source, W_U8, 0,
+        RS_GRID_SOURCE_COUNT - 1, 3, NULL, false),
+    RCN("weekend.sessions.grid_reverse", WEEKEND, weekend.sessions[3].grid_reverse, W_U8, 0,
+        RS_PROTO_MAX_CARS, 3, NULL, false),
+    RCN("weekend.sessions.grid_source", WEEKEND, weekend.sessions[1].grid_source, W_U8, 0, 0, 1,
+        NULL, false),
+    RCN("weekend.sessions.grid_reverse", WEEKEND, weekend.sessions[1].grid_reverse, W_U8, 0, 0, 1,
+        NULL, false),
+    RC(WEEKEND, weekend.class_count, W_U8, 0, RS_PROTO_MAX_CLASSES, 0, NULL, false),
+    RC(LAP, lap.flags, W_U8, 0, 15, 0, NULL, false),
+    RC(RESULTS, results.session_index, W_U8, 0, RS_PROTO_MAX_SESSIONS - 1, 0, NULL, false),
+    RC(RESULTS, results.session_type, W_U8, 0, RS_SESSION_TYPE_COUNT - 1, 0, NULL, false),
+    /* Row 4 is position 5: at worst 5th of its class (0: no classes). */
+    RCN("results.rows.class_position", RESULTS, results.rows[4].class_position, W_U8, 0, 5, 4,
+        NULL, false),
+    RCN("results.rows.status", RESULTS, results.rows[0].status, W_U8, 0,
+        RS_RESULT_STATUS_COUNT - 1, 0, NULL, false),
+    RCN("results.rows.penalty_ms", RESULTS, results.rows[2].penalty_ms, W_VAR, 0, INT32_MAX, 2,
+        NULL, false),
+    /* Laps led are laps completed (5), and at most 65535 of a longer race. */
+    RCN("results.rows.laps_led", RESULTS, results.rows[0].laps_led, W_VAR, 0, 5, 0, NULL, false),
+    RCN("results.rows.laps_led", RESULTS, results.rows[1].laps_led, W_VAR, 0, UINT16_MAX, 1,
+        results_many_laps, false),
+    RC(ADMIN, admin.command, W_U8, 0, RS_ADMIN_COMMAND_COUNT - 1, 0, NULL, false),
+    RC(ADMIN, admin.duration_s, W_VAR, 1, RS_PROTO_PENALTY_MAX_S, 0, admin_penalty, false),
+    RC(PENALTY, penalty.id, W_VAR, 1, U32, 0, NULL, false),
+    RC(PENALTY, penalty.car, W_U8, 1, RS_PROTO_MAX_CARS, 0, NULL, false),
+    /* A time penalty (0) has a length, a warning (2) none. */
+    RC(PENALTY, penalty.kind, W_U8, 0, RS_PENALTY_KIND_COUNT - 1, 0, penalty_no_length, true),
+    RC(PENALTY, penalty.offence, W_U8, 0, RS_OFFENCE_COUNT - 1, 0, NULL, false),
+    RC(PENALTY, penalty.seconds, W_VAR, 1, RS_PROTO_PENALTY_MAX_S, 0, NULL, false),
+    RC(PENALTY, penalty.seconds, W_VAR, 0, 0, 0, penalty_dsq, false),
+    RC(PENALTY, penalty.tick, W_VAR, 0, TICKS, 0, NULL, false),
+    /* The room's own lines (3) have no sender, players' (0) one. */
+    RC(CHAT_MSG, chat_msg.kind, W_U8, 0, RS_CHAT_KIND_COUNT - 1, 0, chat_from_the_room, true),
+    RC(CHAT_MSG, chat_msg.player_id, W_SVAR, 0, INT64_MAX, 0, NULL, false),
+    RC(COMMAND, command.command, W_U8, 0, RS_CMD_COUNT - 1, 0, NULL, false),
+    RC(COMMAND_REPLY, command_reply.result, W_U8, 0, RS_RESULT_COUNT - 1, 0, NULL, false),
+    RC(VOTE_STATE, vote_state.vote_id, W_VAR, 1, U32, 0, NULL, false),
+    RC(VOTE_STATE, vote_state.kind, W_U8, 0, RS_VOTE_KIND_COUNT - 1, 0, NULL, false),
+    RC(VOTE_STATE, vote_state.state, W_U8, 0, RS_VOTE_STATE_COUNT - 1, 0, vote_closed, false),
+    RC(VOTE_STATE, vote_state.yes, W_U8, 0, RS_PROTO_MAX_CARS, 0, vote_full_room, false),
+    RC(VOTE_STATE, vote_state.no, W_U8, 0, RS_PROTO_MAX_CARS, 0, vote_full_room, false),
+    RC(VOTE_STATE, vote_state.eligible, W_U8, 1, RS_PROTO_MAX_CARS, 0, vote_empty, false),
+    RC(VOTE_STATE, vote_state.needed, W_U8, 1, 6, 0, NULL, false),
+    RC(VOTE_STATE, vote_state.ends_in_ms, W_VAR, 0, U32, 0, NULL, false),
+    RC(VOTE_STATE, vote_state.ends_in_ms, W_VAR, 0, 0, 0, vote_decided, false),
+    RC(STANDINGS_REQUEST, standings_request.offset, W_VAR, 0, RS_PROTO_LIST_OFFSET_MAX, 0, NULL,
+       false),
+    RC(STANDINGS_REQUEST, standings_request.count, W_U8, 1, RS_PROTO_STANDINGS_ROWS, 0, NULL,
+       false),
+    RC(STANDINGS_REPLY, standings_reply.result, W_U8, 0, RS_RESULT_COUNT - 1, 0, NULL, false),
+    RC(STANDINGS_REPLY, standings_reply.count, W_U8, 0, RS_PROTO_STANDINGS_ROWS, 0, NULL, false),
+    RCN("standings_reply.rows.position", STANDINGS_REPLY, standings_reply.rows[0].position, W_VAR,
+        1, U32, 0, NULL, false),
+};
+#undef U32
+#undef TICKS
+#undef RC
+#undef RCN
+
+/* Writes v into the case's integer (two's complement for signed fields). */
+static void set_field(rs_msg *m, const range_case *rc, int64_t v)
+{
+    uint8_t *p = (uint8_t *)m + rc->offset;
+    uint64_t u = (uint64_t)v;
+    if (rc->size == 1) {
+        uint8_t x = (uint8_t)u;
+        memcpy(p, &x, 1);
+    } else if (rc->size == 2) {
+        uint16_t x = (uint16_t)u;
+        memcpy(p, &x, 2);
+    } else if (rc->size == 4) {
+        uint32_t x = (uint32_t)u;
+        memcpy(p, &x, 4);
+    } else {
+        memcpy(p, &u, 8);
+    }
+}
+
+static int64_t get_field(const rs_msg *m, const range_case *rc)
+{
+    const uint8_t *p = (const uint8_t *)m + rc->offset;
+    if (rc->size == 1)
+        return *p;
+    if (rc->size == 2) {
+        uint16_t x;
+        memcpy(&x, p, 2);
+        return x;
+    }
+    if (rc->size == 4) {
+        uint32_t x;
+        memcpy(&x, p, 4);
+        return x;
+    }
+    int64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+/* Whether the field's C type holds v (only the 64-bit one is signed). */
+static bool field_holds(const range_case *rc, int64_t v)
+{
+    if (rc->size == 8)
+        return true;
+    return v >= 0 && (uint64_t)v < (UINT64_C(1) << (8 * rc->size));
+}
+
+/* v as the field's wire bytes (SPEC.md section 2) into out; 0 when the
+ * wire cannot spell it. */
+static size_t wire_spell(wire_kind how, int64_t v, uint8_t *out)
+{
+    uint64_t u;
+    if (how == W_U8) {
+        if (v < 0 || v > 255)
+            return 0;
+        out[0] = (uint8_t)v;
+        return 1;
+    }
+    if (how == W_VAR) {
+        if (v < 0)
+            return 0;
+        u = (uint64_t)v;
+    } else {
+        u = v < 0 ? ~((uint64_t)v << 1) : (uint64_t)v << 1;
+    }
+    size_t n = 0;
+    do {
+        out[n] = (uint8_t)(u & 0x7f);
+        u >>= 7;
+        out[n] |= u ? 0x80 : 0;
+        n++;
+    } while (u);
+    return n;
+}
+
+/* Where the occurrence-th field named field lies in buf: a decoder given
+ * buf cut anywhere inside a field runs out of bytes in it and names it, so
+ * the cuts that name it are the field's bytes. */
+static bool field_span(const uint8_t *buf, size_t len, const char *field, uint32_t occurrence,
+                       size_t *start, size_t *n)
+{
+    static rs_msg d;
+    uint32_t run = 0;
+    bool in = false;
+    for (size_t cut = 0; cut <= len; cut++) {
+        const char *f = NULL;
+        bool here = cut < len && rs_proto_decode(buf, cut, &d, &f) == RS_PROTO_TRUNCATED && f &&
+                    strcmp(f, field) == 0;
+        if (here && !in && run == occurrence)
+            *start = cut;
+        if (!here && in) {
+            if (run == occurrence) {
+                *n = cut - *start;
+                return true;
+            }
+            run++;
+        }
+        in = here;
+    }
+    return false;
+}
+
+/* buf with the field at [start, start + n) replaced by v's spelling, decoded:
+ * the status and the field named. */
+static rs_proto_status decode_spliced(const uint8_t *buf, size_t len, size_t start, size_t n,
+                                      wire_kind how, int64_t v, const char **field)
+{
+    static rs_msg d;
+    uint8_t spliced[RS_PROTO_MAX_PACKET + 16], spell[10];
+    size_t k = wire_spell(how, v, spell);
+    assert_true(k > 0);
+    memcpy(spliced, buf, start);
+    memcpy(spliced + start, spell, k);
+    memcpy(spliced + start + k, buf + start + n, len - start - n);
+    return rs_proto_decode(spliced, len - n + k, &d, field);
+}
+
+static void test_range_case(void **state)
+{
+    const range_case *rc = *state;
+    static rs_msg m, d;
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = 0;
+    const char *field = NULL;
+    /* Both ends are accepted and read back. */
+    for (int end = 0; end < 2; end++) {
+        if (end == 0 && rc->lo_blocked)
+            continue;
+        int64_t v = end == 0 ? rc->lo : rc->hi;
+        proto_sample(rc->type, &m);
+        if (rc->prep)
+            rc->prep(&m);
+        set_field(&m, rc, v);
+        len = encode_ok(&m, buf, sizeof buf);
+        memset(&d, 0, sizeof d);
+        rs_proto_status st = rs_proto_decode(buf, len, &d, &field);
+        if (st != RS_PROTO_OK)
+            fail_msg("%s = %lld: %s at %s", rc->field, (long long)v, rs_proto_status_str(st),
+                     field ? field : "-");
+        assert_true(get_field(&d, rc) == v);
+    }
+    /* buf now holds the field at hi: find it for the decoder's side. */
+    size_t start = 0, n = 0;
+    if (!field_span(buf, len, rc->field, rc->occurrence, &start, &n))
+        fail_msg("%s: not found in the encoded sample", rc->field);
+    /* One past each end, where the wire can spell it. */
+    const bool past_exists[2] = {rc->lo > (rc->how == W_SVAR ? INT64_MIN : 0),
+                                 rc->hi < (rc->how == W_U8 ? 255 : INT64_MAX)};
+    int tried = 0;
+    for (int end = 0; end < 2; end++) {
+        if (!past_exists[end])
+            continue;
+        int64_t v = end == 0 ? rc->lo - 1 : rc->hi + 1;
+        if (field_holds(rc, v)) {
+            proto_sample(rc->type, &m);
+            if (rc->prep)
+                rc->prep(&m);
+            set_field(&m, rc, v);
+            field = NULL;
+            rs_proto_status st = rs_proto_encode(&m, NULL, 0, &len, &field);
+            if (st != RS_PROTO_RANGE || !field || strcmp(field, rc->field) != 0)
+                fail_msg("encoding %s = %lld: %s at %s", rc->field, (long long)v,
+                         rs_proto_status_str(st), field ? field : "-");
+            tried++;
+        }
+        proto_sample(rc->type, &m);
+        if (rc->prep)
+            rc->prep(&m);
+        set_field(&m, rc, rc->hi);
+        len = encode_ok(&m, buf, sizeof buf);
+        field = NULL;
+        rs_proto_status st = decode_spliced(buf, len, start, n, rc->how, v, &field);
+        if (st != RS_PROTO_RANGE || !field || strcmp(field, rc->field) != 0)
+            fail_msg("decoding %s = %lld: %s at %s", rc->field, (long long)v,
+                     rs_proto_status_str(st), field ? field : "-");
+        tried++;
+    }
+    assert_true(tried > 0);
+}
+
+/* The sample of type fitted by prep, encoded. */
+static size_t encode_sample(uint8_t type, void (*prep)(rs_msg *m), uint8_t *buf)
+{
+    static rs_msg m;
+    proto_sample(type, &m);
+    if (prep)
+        prep(&m);
+    return encode_ok(&m, buf, RS_PROTO_MAX_PACKET);
+}
+
+/* Encodes the sample fitted by prep, expecting the encoder to refuse it
+ * with RANGE at field. */
+static void expect_encode_range(uint8_t type, void (*prep)(rs_msg *m), const char *want)
+{
+    static rs_msg m;
+    proto_sample(type, &m);
+    prep(&m);
+    size_t len = 0;
+    const char *field = NULL;
+    rs_proto_status st = rs_proto_encode(&m, NULL, 0, &len, &field);
+    if (st != RS_PROTO_RANGE || !field || strcmp(field, want) != 0)
+        fail_msg("%s: got %s at %s, want RANGE at %s", rs_proto_msg_name(type),
+                 rs_proto_status_str(st), field ? field : "-", want);
+}
+
+/* Encodes the sample fitted by prep, puts v in place of the occurrence-th
+ * field at, and expects the decoder to refuse it with RANGE at want. */
+static void expect_decode_range(uint8_t type, void (*prep)(rs_msg *m), const char *at,
+                                uint32_t occurrence, wire_kind how, int64_t v, const char *want)
+{
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t len = encode_sample(type, prep, buf), start = 0, n = 0;
+    if (!field_span(buf, len, at, occurrence, &start, &n))
+        fail_msg("%s: not found", at);
+    const char *field = NULL;
+    rs_proto_status st = decode_spliced(buf, len, start, n, how, v, &field);
+    if (st != RS_PROTO_RANGE || !field || strcmp(field, want) != 0)
+        fail_msg("%s = %lld: got %s at %s, want RANGE at %s", at, (long long)v,
+                 rs_proto_status_str(st), field ? field : "-", want);
+}
+
+static void race_state_laps(rs_msg *m) { m->u.race_state.laps = 5; }
+static void race_state_lap_limited(rs_msg *m)
+{
+    m->u.race_state.laps = 5;
+    m->u.race_state.time_limit_ms = 0;
+}
+static void session_neither(rs_msg *m) { m->u.weekend.sessions[1].laps = 0; }
+static void session_both(rs_msg *m) { m->u.weekend.sessions[0].laps = 3; }
+static void classes_twice(rs_msg *m) { strcpy(m->u.weekend.classes[5], "gt3"); }
+static void chat_room_anonymous(rs_msg *m)
+{
+    m->u.chat_msg.kind = RS_CHAT_ROOM;
+    m->u.chat_msg.from[0] = '\0';
+}
+static void chat_system_named(rs_msg *m) { m->u.chat_msg.kind = RS_CHAT_SYSTEM; }
+static void chat_system_with_id(rs_msg *m)
+{
+    m->u.chat_msg.kind = RS_CHAT_SYSTEM;
+    m->u.chat_msg.from[0] = '\0';
+}
+static void chat_announce_anonymous(rs_msg *m)
+{
+    m->u.chat_msg.kind = RS_CHAT_ANNOUNCE;
+    m->u.chat_msg.from[0] = '\0';
+    m->u.chat_msg.player_id = 0;
+}
+static void chat_announce_with_id(rs_msg *m)
+{
+    m->u.chat_msg.kind = RS_CHAT_ANNOUNCE;
+    m->u.chat_msg.from[0] = '\0';
+}
+static void vote_overcounted(rs_msg *m) { m->u.vote_state.no = 4; }
+static void vote_kick_nobody(rs_msg *m) { m->u.vote_state.arg[0] = '\0'; }
+static void vote_restart_with_arg(rs_msg *m) { m->u.vote_state.kind = RS_VOTE_RESTART; }
+static void vote_track_without_arg(rs_msg *m)
+{
+    m->u.vote_state.kind = RS_VOTE_TRACK;
+    m->u.vote_state.arg[0] = '\0';
+}
+static void vote_by_nobody(rs_msg *m) { m->u.vote_state.by[0] = '\0'; }
+static void announce_empty(rs_msg *m)
+{
+    m->u.admin.command = RS_ADMIN_ANNOUNCE;
+    m->u.admin.reason[0] = '\0';
+}
+static void announce_two_lines(rs_msg *m)
+{
+    m->u.admin.command = RS_ADMIN_ANNOUNCE;
+    strcpy(m->u.admin.reason, "race at 8\nbe there");
+}
+static void kick_two_lines(rs_msg *m) { strcpy(m->u.admin.reason, "race at 8\nbe there"); }
+static void chat_newline(rs_msg *m) { strcpy(m->u.chat.text, "gg\nwp"); }
+static void chat_empty(rs_msg *m) { m->u.chat.text[0] = '\0'; }
+static void chat_to_the_room(rs_msg *m) { m->u.chat.to[0] = '\0'; }
+static void chat_to_bad_name(rs_msg *m) { strcpy(m->u.chat.to, " Ayrton"); }
+static void standings_everyone(rs_msg *m)
+{
+    m->u.standings_request.championship[0] = '\0';
+    m->u.standings_request.class_name[0] = '\0';
+}
+static void standings_row_unnamed(rs_msg *m) { m->u.standings_reply.rows[3].name[0] = '\0'; }
+
+/* The rules that tie one field of a version 6 message to another: the
+ * encoder refuses to break them and the decoder refuses bytes that do; what
+ * they allow is accepted. */
+static void test_rules_across_fields_are_refused_both_ways(void **state)
+{
+    (void)state;
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    /* A session ends by laps or by time, never both. */
+    expect_encode_range(RS_MSG_RACE_STATE, race_state_laps, "race_state.time_limit_ms");
+    expect_decode_range(RS_MSG_RACE_STATE, race_state_lap_limited, "race_state.time_limit_ms", 0,
+                        W_VAR, 1, "race_state.time_limit_ms");
+    expect_decode_range(RS_MSG_RACE_STATE, NULL, "race_state.laps", 0, W_VAR, 5,
+                        "race_state.time_limit_ms");
+    encode_sample(RS_MSG_RACE_STATE, race_state_lap_limited, buf);
+    /* ...and a weekend's session by exactly one of them. */
+    expect_encode_range(RS_MSG_WEEKEND, session_neither, "weekend.sessions.time_limit_s");
+    expect_encode_range(RS_MSG_WEEKEND, session_both, "weekend.sessions.time_limit_s");
+    expect_decode_range(RS_MSG_WEEKEND, NULL, "weekend.sessions.laps", 1, W_VAR, 0,
+                        "weekend.sessions.time_limit_s");
+    expect_decode_range(RS_MSG_WEEKEND, NULL, "weekend.sessions.laps", 0, W_VAR, 3,
+                        "weekend.sessions.time_limit_s");
+    /* Two classes that are one name (ASCII case aside). */
+    expect_encode_range(RS_MSG_WEEKEND, classes_twice, "weekend.classes");
+    size_t len = encode_sample(RS_MSG_WEEKEND, NULL, buf);
+    uint8_t *tcr = memmem(buf, len, "TCR", 3);
+    assert_non_null(tcr);
+    memcpy(tcr, "gt4", 3); /* "GT4" is class 1 */
+    static rs_msg d;
+    const char *field = NULL;
+    assert_int_equal(rs_proto_decode(buf, len, &d, &field), RS_PROTO_RANGE);
+    assert_string_equal(field, "weekend.classes");
+    /* A player's chat line names its player; the room's own names nobody,
+     * not even by id; an announcement may come from the server. */
+    expect_encode_range(RS_MSG_CHAT_MSG, chat_room_anonymous, "chat_msg.from");
+    expect_encode_range(RS_MSG_CHAT_MSG, chat_system_named, "chat_msg.from");
+    expect_encode_range(RS_MSG_CHAT_MSG, chat_system_with_id, "chat_msg.player_id");
+    expect_decode_range(RS_MSG_CHAT_MSG, chat_announce_anonymous, "chat_msg.kind", 0, W_U8,
+                        RS_CHAT_ROOM, "chat_msg.from");
+    expect_decode_range(RS_MSG_CHAT_MSG, chat_announce_anonymous, "chat_msg.kind", 0, W_U8,
+                        RS_CHAT_PRIVATE, "chat_msg.from");
+    expect_decode_range(RS_MSG_CHAT_MSG, NULL, "chat_msg.kind", 0, W_U8, RS_CHAT_SYSTEM,
+                        "chat_msg.from");
+    expect_decode_range(RS_MSG_CHAT_MSG, chat_announce_with_id, "chat_msg.kind", 0, W_U8,
+                        RS_CHAT_SYSTEM, "chat_msg.player_id");
+    encode_sample(RS_MSG_CHAT_MSG, chat_announce_anonymous, buf);
+    encode_sample(RS_MSG_CHAT_MSG, chat_announce_with_id, buf);
+    /* Each eligible player votes once at most. */
+    expect_encode_range(RS_MSG_VOTE_STATE, vote_overcounted, "vote_state.eligible");
+    expect_decode_range(RS_MSG_VOTE_STATE, NULL, "vote_state.eligible", 0, W_U8, 3,
+                        "vote_state.eligible");
+    /* A kick names a player, a track vote a track, the others nothing; the
+     * caller is always named. */
+    expect_encode_range(RS_MSG_VOTE_STATE, vote_kick_nobody, "vote_state.arg");
+    expect_encode_range(RS_MSG_VOTE_STATE, vote_restart_with_arg, "vote_state.arg");
+    expect_encode_range(RS_MSG_VOTE_STATE, vote_track_without_arg, "vote_state.arg");
+    expect_encode_range(RS_MSG_VOTE_STATE, vote_by_nobody, "vote_state.by");
+    expect_decode_range(RS_MSG_VOTE_STATE, NULL, "vote_state.kind", 0, W_U8, RS_VOTE_SKIP,
+                        "vote_state.arg");
+    /* An announcement is chat text: one line, not empty. Other reasons are
+     * the administrator's words as they are. */
+    expect_encode_range(RS_MSG_ADMIN, announce_empty, "admin.reason");
+    expect_encode_range(RS_MSG_ADMIN, announce_two_lines, "admin.reason");
+    encode_sample(RS_MSG_ADMIN, kick_two_lines, buf);
+    expect_decode_range(RS_MSG_ADMIN, kick_two_lines, "admin.command", 0, W_U8, RS_ADMIN_ANNOUNCE,
+                        "admin.reason");
+    /* Chat text, and whom it is for. */
+    expect_encode_range(RS_MSG_CHAT, chat_newline, "chat.text");
+    expect_encode_range(RS_MSG_CHAT, chat_empty, "chat.text");
+    expect_encode_range(RS_MSG_CHAT, chat_to_bad_name, "chat.to");
+    encode_sample(RS_MSG_CHAT, chat_to_the_room, buf);
+    /* Standings: "" is the room's championship and every class, never a
+     * driver. */
+    encode_sample(RS_MSG_STANDINGS_REQUEST, standings_everyone, buf);
+    expect_encode_range(RS_MSG_STANDINGS_REPLY, standings_row_unnamed, "standings_reply.rows.name");
+}
+
+/* The largest spelling of the version 6 messages that carry lists (every
+ * row, every name 32 bytes of 4-byte characters, every varint at its
+ * longest) still fits one packet. The sizes are SPEC.md's. */
+static void test_the_largest_new_messages_fit_a_packet(void **state)
+{
+    (void)state;
+    static rs_msg m;
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    /* 32 bytes: eight U+1F3C1 (chequered flag). */
+    char longest[RS_PROTO_NAME_MAX + 1] = "";
+    for (int i = 0; i < 8; i++)
+        strcat(longest, "\xf0\x9f\x8f\x81");
+    assert_int_equal(strlen(longest), RS_PROTO_NAME_MAX);
+
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_RESULTS;
+    m.u.results = (rs_msg_results){.race_number = UINT32_MAX,
+                                   .session_index = RS_PROTO_MAX_SESSIONS - 1,
+                                   .session_type = RS_SESSION_RACE,
+                                   .count = RS_PROTO_MAX_CARS};
+    for (uint32_t i = 0; i < RS_PROTO_MAX_CARS; i++)
+        m.u.results.rows[i] = (rs_proto_result_row){.car = (uint8_t)(i + 1),
+                                                    .position = (uint8_t)(i + 1),
+                                                    .class_position = (uint8_t)(i + 1),
+                                                    .status = RS_CLASSIFIED,
+                                                    .laps = UINT32_MAX,
+                                                    .finish_us = RS_PROTO_TIME_MAX_US,
+                                                    .best_lap_us = RS_PROTO_TIME_MAX_US,
+                                                    .penalty_ms = INT32_MAX,
+                                                    .laps_led = UINT16_MAX};
+    size_t results = encode_ok(&m, buf, sizeof buf);
+
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_WEEKEND;
+    m.u.weekend.weekend = UINT32_MAX;
+    m.u.weekend.session_count = RS_PROTO_MAX_SESSIONS;
+    for (uint32_t i = 0; i < RS_PROTO_MAX_SESSIONS; i++)
+        m.u.weekend.sessions[i] = (rs_proto_session_def){.type = RS_SESSION_RACE,
+                                                         .time_limit_s = RS_PROTO_SESSION_MAX_S,
+                                                         .grid_source = RS_GRID_PREVIOUS_RACE,
+                                                         .grid_reverse = RS_PROTO_MAX_CARS};
+    m.u.weekend.class_count = RS_PROTO_MAX_CLASSES;
+    for (uint32_t i = 0; i < RS_PROTO_MAX_CLASSES; i++) {
+        /* Eight names, not one: U+1F3C0 + i, then seven flags. */
+        strcpy(m.u.weekend.classes[i], longest);
+        m.u.weekend.classes[i][3] = (char)(0x80 + i);
+    }
+    strcpy(m.u.weekend.championship, longest);
+    size_t weekend = encode_ok(&m, buf, sizeof buf);
+
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_STANDINGS_REPLY;
+    rs_msg_standings_reply *s = &m.u.standings_reply;
+    *s = (rs_msg_standings_reply){.request_id = UINT32_MAX,
+                                  .result = RS_RESULT_OK,
+                                  .total = UINT32_MAX,
+                                  .offset = UINT32_MAX,
+                                  .count = RS_PROTO_STANDINGS_ROWS};
+    strcpy(s->championship, longest);
+    for (uint32_t i = 0; i < RS_PROTO_STANDINGS_ROWS; i++) {
+        s->rows[i] = (rs_proto_standing_row){
+            .position = UINT32_MAX, .points = UINT32_MAX, .events = UINT16_MAX, .wins = UINT16_MAX};
+        strcpy(s->rows[i].name, longest);
+        strcpy(s->rows[i].class_name, longest);
+    }
+    size_t standings = encode_ok(&m, buf, sizeof buf);
+
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_CHAT_MSG;
+    m.u.chat_msg = (rs_msg_chat_msg){.kind = RS_CHAT_PRIVATE, .player_id = INT64_MAX};
+    strcpy(m.u.chat_msg.from, longest);
+    for (int i = 0; i < 50; i++)
+        strcat(m.u.chat_msg.text, "\xf0\x9f\x8f\x81");
+    size_t chat = encode_ok(&m, buf, sizeof buf);
+    printf("  largest RESULTS %zu, WEEKEND %zu, STANDINGS_REPLY %zu, CHAT_MSG %zu bytes\n",
+           results, weekend, standings, chat);
+    /* type, race_number 5, session 2, count; each row: 4 bytes, laps 5,
+     * two times 6 each, penalty 5, laps led 3. */
+    assert_int_equal(results, 1 + 5 + 2 + 1 + 32 * (4 + 5 + 6 + 6 + 5 + 3));
+    /* type, weekend 5, count; each session: type, laps 1, time 3, grid 2;
+     * count, classes and championship as 1 + 32. */
+    assert_int_equal(weekend, 1 + 5 + 1 + 16 * (1 + 1 + 3 + 2) + 1 + 8 * 33 + 33);
+    /* type, id 5, result, championship 33, total 5, offset 5, count; each
+     * row: position 5, two names 33, points 5, events and wins 3 each. */
+    assert_int_equal(standings, 1 + 5 + 1 + 33 + 5 + 5 + 1 + 10 * (5 + 66 + 5 + 3 + 3));
+    /* type, kind, player_id 10, from 33, text 2 + 200. */
+    assert_int_equal(chat, 1 + 1 + 10 + 33 + 202);
+    assert_true(results <= RS_PROTO_MAX_PACKET && weekend <= RS_PROTO_MAX_PACKET &&
+                standings <= RS_PROTO_MAX_PACKET && chat <= RS_PROTO_MAX_PACKET);
+}
+
 /* ------------------------------------------------------------- chunking */
 
 static void chunk_message(const uint8_t *data, size_t len, uint32_t id, uint32_t i, rs_msg *m,
@@ -679,6 +1281,11 @@ static void test_status_strings_exist(void **state)
     for (int s = RS_PROTO_OK; s <= RS_PROTO_ARG; s++)
         assert_string_not_equal(rs_proto_status_str((rs_proto_status)s), "unknown status");
     assert_string_equal(rs_proto_reason_str(250), "unknown reason");
+    for (int r = 0; r < RS_REASON_COUNT; r++) {
+        assert_non_null(rs_proto_reason_str((uint8_t)r));
+        assert_string_not_equal(rs_proto_reason_str((uint8_t)r), "unknown reason");
+    }
+    assert_string_equal(rs_proto_reason_str(RS_REASON_NOT_ENTERED), "not on the entry list");
 }
 
 /* SPEC.md's message table must list exactly the messages of the code, with
@@ -733,6 +1340,8 @@ int main(void)
         cmocka_unit_test(test_frame_inputs_resolve_against_their_baseline),
         cmocka_unit_test(test_hello_of_another_version_gets_a_readable_refusal),
         cmocka_unit_test(test_messages_larger_than_a_packet_are_refused_by_the_encoder),
+        cmocka_unit_test(test_rules_across_fields_are_refused_both_ways),
+        cmocka_unit_test(test_the_largest_new_messages_fit_a_packet),
         cmocka_unit_test(test_snapshot_chunks_reassemble_exactly_in_any_order),
         cmocka_unit_test(test_blocks_are_kept_by_hash_and_evicted_oldest_first),
         cmocka_unit_test(test_status_strings_exist),
@@ -740,5 +1349,7 @@ int main(void)
         cmocka_unit_test(test_input_stream_of_a_driver_fits_the_budget),
         cmocka_unit_test(test_frame_stream_of_a_16_car_race_fits_the_budget),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    failed += RUN_TABLE_TESTS(range_cases, test_range_case);
+    return failed;
 }

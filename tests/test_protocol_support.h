@@ -134,16 +134,25 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
                                           .name = "Ayrton",
                                           .params_hash = 11,
                                           .base_hash = 12,
-                                          .tune_hash = 13};
+                                          .tune_hash = 13,
+                                          .class_index = RS_PROTO_MAX_CLASSES - 1,
+                                          .number = RS_PROTO_NUMBER_MAX,
+                                          .ballast_kg = 250,
+                                          .restrictor_pct = 12};
         break;
     case RS_MSG_RACE_STATE:
-        m->u.race_state = (rs_msg_race_state){.phase = RS_PHASE_COUNTDOWN,
+        /* A timed race whose time ran out: the chequered flag is out. */
+        m->u.race_state = (rs_msg_race_state){.phase = RS_PHASE_RACE,
                                               .race_number = 4,
-                                              .laps = 5,
+                                              .laps = 0,
                                               .phase_tick = 10000,
                                               .start_tick = 10300,
-                                              .phase_end_tick = 10300,
-                                              .track_hash = UINT64_C(0x0123456789abcdef)};
+                                              .phase_end_tick = 0,
+                                              .track_hash = UINT64_C(0x0123456789abcdef),
+                                              .session_index = RS_PROTO_MAX_SESSIONS - 1,
+                                              .session_type = RS_SESSION_RACE,
+                                              .time_limit_ms = 45u * 60u * 1000u,
+                                              .flags = RS_SESSION_CHEQUERED};
         break;
     case RS_MSG_LAP:
         m->u.lap.car = 3;
@@ -155,19 +164,27 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
             m->u.lap.sectors_us[i] = i == 5 ? -1 : 5000000 + i;
         m->u.lap.valid = false;
         m->u.lap.invalid_reason = RS_LAP_TRACK_LIMITS;
-        m->u.lap.flags = RS_LAP_RECORDED;
+        m->u.lap.flags = RS_LAP_RECORDED | RS_LAP_CHEQUERED;
         m->u.lap.position = 32;
         break;
     case RS_MSG_RESULTS:
         m->u.results.race_number = 4;
+        m->u.results.session_index = 5;
+        m->u.results.session_type = RS_SESSION_RACE;
         m->u.results.count = RS_PROTO_MAX_CARS;
         for (uint32_t i = 0; i < RS_PROTO_MAX_CARS; i++) {
+            /* Two classes taking turns down the order; the last two cars
+             * retired and disqualified. */
             rs_proto_result_row *r = &m->u.results.rows[i];
             r->car = (uint8_t)(RS_PROTO_MAX_CARS - i);
             r->position = (uint8_t)(i + 1);
+            r->class_position = (uint8_t)(i / 2 + 1);
+            r->status = i == 31 ? RS_DISQUALIFIED : i == 30 ? RS_NOT_CLASSIFIED : RS_CLASSIFIED;
             r->laps = i == 31 ? 2 : 5;
-            r->finish_us = i == 31 ? -1 : RS_PROTO_TIME_MAX_US - (int64_t)i;
+            r->finish_us = i >= 30 ? -1 : RS_PROTO_TIME_MAX_US - (int64_t)i;
             r->best_lap_us = i == 30 ? -1 : RS_PROTO_TIME_MAX_US;
+            r->penalty_ms = i == 3 ? INT32_MAX : i % 5 == 0 ? 5000u : 0u;
+            r->laps_led = (uint16_t)(i == 0 ? 4 : i == 1 ? 1 : 0);
         }
         break;
     case RS_MSG_LEADERBOARD_REQUEST:
@@ -238,6 +255,100 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
             .result = RS_RESULT_OK,
             .token = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"};
         break;
+    case RS_MSG_WEEKEND: {
+        /* Every session, class and the championship: practice, qualifying
+         * and a warm-up before each race, timed and lap-limited, with every
+         * grid source. */
+        rs_msg_weekend *w = &m->u.weekend;
+        w->weekend = 300;
+        w->session_count = RS_PROTO_MAX_SESSIONS;
+        for (uint32_t i = 0; i < RS_PROTO_MAX_SESSIONS; i++) {
+            rs_proto_session_def *d = &w->sessions[i];
+            d->type = (uint8_t)(i % RS_SESSION_TYPE_COUNT);
+            if (i % 3 == 0)
+                d->time_limit_s = i == 0 ? RS_PROTO_SESSION_MAX_S : 600u * (i + 1u);
+            else
+                d->laps = (uint16_t)(i == 1 ? 1000 : i + 1);
+            if (d->type == RS_SESSION_RACE) {
+                d->grid_source = (uint8_t)(i / RS_SESSION_TYPE_COUNT % RS_GRID_SOURCE_COUNT);
+                d->grid_reverse = (uint8_t)(i == 7 ? RS_PROTO_MAX_CARS : i == 11 ? 8 : 0);
+            }
+        }
+        w->class_count = RS_PROTO_MAX_CLASSES;
+        static const char *const classes[RS_PROTO_MAX_CLASSES] = {
+            "GT3", "GT4", "LMP2", "Cup", "TCR", "Hypercar", "Cl\xc3\xa1sico", "\xe8\xbb\xbd"};
+        for (uint32_t i = 0; i < RS_PROTO_MAX_CLASSES; i++)
+            strcpy(w->classes[i], classes[i]);
+        strcpy(w->championship, "Endurance Cup 2026");
+        break;
+    }
+    case RS_MSG_PENALTY:
+        m->u.penalty = (rs_msg_penalty){.id = 12,
+                                        .car = 7,
+                                        .kind = RS_PENALTY_TIME,
+                                        .offence = RS_OFFENCE_TRACK_LIMITS,
+                                        .seconds = 5,
+                                        .tick = 54321,
+                                        .text = "3 track limit strikes"};
+        break;
+    case RS_MSG_CHAT:
+        /* Spaces doubled, a dash, Chinese and an emoji: all fine in chat. */
+        m->u.chat = (rs_msg_chat){.to = "Ayrton",
+                                  .text = "n\xc3\xad" "ce  move \xe2\x80\x94 "
+                                          "\xe4\xbd\xa0\xe5\xa5\xbd \xf0\x9f\x8f\x81"};
+        break;
+    case RS_MSG_CHAT_MSG:
+        m->u.chat_msg = (rs_msg_chat_msg){.kind = RS_CHAT_PRIVATE,
+                                          .player_id = 1234567,
+                                          .from = "Kimi R\xc3\xa4ikk\xc3\xb6nen",
+                                          .text = "leave me alone, I know what I'm doing"};
+        break;
+    case RS_MSG_COMMAND:
+        m->u.command = (rs_msg_command){.request_id = 11, .command = RS_CMD_VOTE_KICK,
+                                        .arg = "griefer"};
+        break;
+    case RS_MSG_COMMAND_REPLY:
+        m->u.command_reply = (rs_msg_command_reply){
+            .request_id = 11, .result = RS_RESULT_BUSY, .text = "a vote is already open"};
+        break;
+    case RS_MSG_VOTE_STATE:
+        m->u.vote_state = (rs_msg_vote_state){.vote_id = 3,
+                                              .kind = RS_VOTE_KICK,
+                                              .state = RS_VOTE_OPEN,
+                                              .arg = "griefer",
+                                              .by = "Ayrton",
+                                              .yes = 3,
+                                              .no = 1,
+                                              .eligible = 6,
+                                              .needed = 4,
+                                              .ends_in_ms = 25000};
+        break;
+    case RS_MSG_STANDINGS_REQUEST:
+        m->u.standings_request = (rs_msg_standings_request){.request_id = 12,
+                                                            .championship = "Endurance Cup 2026",
+                                                            .class_name = "GT3",
+                                                            .offset = 10,
+                                                            .count = RS_PROTO_STANDINGS_ROWS};
+        break;
+    case RS_MSG_STANDINGS_REPLY: {
+        rs_msg_standings_reply *r = &m->u.standings_reply;
+        r->request_id = 12;
+        r->result = RS_RESULT_OK;
+        strcpy(r->championship, "Endurance Cup 2026");
+        r->total = 45;
+        r->offset = 10;
+        r->count = RS_PROTO_STANDINGS_ROWS;
+        for (uint32_t i = 0; i < RS_PROTO_STANDINGS_ROWS; i++) {
+            rs_proto_standing_row *row = &r->rows[i];
+            row->position = 11 + i - (i == 4); /* rows 3 and 4 tie */
+            memset(row->name, 'a' + (int)i, RS_PROTO_NAME_MAX);
+            strcpy(row->class_name, i % 2 ? "GT3" : "GT4");
+            row->points = 200 - 7 * i;
+            row->events = 9;
+            row->wins = (uint16_t)(i < 2 ? 1 : 0);
+        }
+        break;
+    }
     default:
         break;
     }

@@ -510,6 +510,26 @@ static bool dispatch(rs_client *c, const rs_msg *m, int64_t now_us)
     case RS_MSG_TOKEN_REPLY:
         rs_client__push_event(c, RS_CLIENT_EV_TOKEN_REPLY)->u.token = m->u.token_reply;
         break;
+    case RS_MSG_WEEKEND:
+        c->weekend = m->u.weekend;
+        c->have_weekend = true;
+        rs_client__push_event(c, RS_CLIENT_EV_WEEKEND)->u.weekend = m->u.weekend;
+        break;
+    case RS_MSG_PENALTY:
+        rs_client__push_event(c, RS_CLIENT_EV_PENALTY)->u.penalty = m->u.penalty;
+        break;
+    case RS_MSG_CHAT_MSG:
+        rs_client__push_event(c, RS_CLIENT_EV_CHAT)->u.chat = m->u.chat_msg;
+        break;
+    case RS_MSG_COMMAND_REPLY:
+        rs_client__push_event(c, RS_CLIENT_EV_COMMAND_REPLY)->u.command = m->u.command_reply;
+        break;
+    case RS_MSG_VOTE_STATE:
+        rs_client__push_event(c, RS_CLIENT_EV_VOTE)->u.vote = m->u.vote_state;
+        break;
+    case RS_MSG_STANDINGS_REPLY:
+        rs_client__push_event(c, RS_CLIENT_EV_STANDINGS)->u.standings = m->u.standings_reply;
+        break;
     default:
         break;
     }
@@ -628,5 +648,60 @@ bool rs_client_car_info(const rs_client *c, uint8_t car, rs_msg_car_info *out)
     if (!c || !out || car == 0 || car > RS_PROTO_MAX_CARS || !c->have_car_info[car - 1u])
         return false;
     *out = c->car_info[car - 1u];
+    return true;
+}
+
+bool rs_client_weekend(const rs_client *c, rs_msg_weekend *out)
+{
+    if (!c || !out || !c->have_weekend)
+        return false;
+    *out = c->weekend;
+    return true;
+}
+
+/* The race clock of the session's world, microseconds since lights out;
+ * false when the client follows no world of this session: none built yet,
+ * or the one held is an earlier race's (a new session's RACE_STATE comes
+ * after its WELCOME, before its world is built). */
+static bool session_clock_us(const rs_client *c, int64_t *out)
+{
+    const rs_msg_race_state *r = &c->race_state;
+    if (!rs_client__has_world(c) || c->built_welcome != c->race_state_welcome ||
+        r->phase == RS_PHASE_LOBBY)
+        return false;
+    if (c->pred) {
+        *out = rs_world_race_time_us(rs_predict_world(c->pred));
+        return true;
+    }
+    /* A light client keeps no world, only its ticks. */
+    if (r->start_tick == 0 || c->welcome.tick_hz == 0)
+        return false;
+    int64_t ticks = (int64_t)c->light_present - (int64_t)r->start_tick;
+    *out = ticks * 1000000 / (int64_t)c->welcome.tick_hz;
+    return true;
+}
+
+bool rs_client_session(const rs_client *c, rs_client_session_info *out)
+{
+    if (!c || !out || !c->have_race_state)
+        return false;
+    const rs_msg_race_state *r = &c->race_state;
+    memset(out, 0, sizeof *out);
+    out->index = r->session_index;
+    out->type = r->session_type;
+    out->laps = r->laps;
+    out->time_limit_ms = r->time_limit_ms;
+    out->chequered = (r->flags & RS_SESSION_CHEQUERED) != 0;
+    int64_t clock_us = 0;
+    if (r->time_limit_ms == 0)
+        out->time_left_ms = -1;
+    else if (out->chequered)
+        out->time_left_ms = 0; /* the time ran out, whatever the prediction says */
+    else if (!session_clock_us(c, &clock_us) || clock_us <= 0)
+        out->time_left_ms = r->time_limit_ms; /* the clock has not started */
+    else if (clock_us / 1000 >= (int64_t)r->time_limit_ms)
+        out->time_left_ms = 0;
+    else
+        out->time_left_ms = (int64_t)r->time_limit_ms - clock_us / 1000;
     return true;
 }

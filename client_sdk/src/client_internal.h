@@ -4,7 +4,8 @@
  *   client.c          construction, dispatch of received messages, events
  *   client_world.c    the world rebuilt from PARAMS and SNAPSHOT
  *   client_frames.c   FRAMEs, INPUTs, the clock and the input lead, PING
- *   client_requests.c leaderboard, tune and admin requests
+ *   client_requests.c leaderboard, tune, admin, chat, command and standings
+ *                     requests
  *   client_stats.c    statistics
  *   client_enet.c     the ENet transport and its secure session (the only file
  *                     that sees ENet)
@@ -57,6 +58,8 @@ struct rs_client {
     rs_msg_race_state race_state;
     bool have_car_info[RS_PROTO_MAX_CARS];
     rs_msg_car_info car_info[RS_PROTO_MAX_CARS];
+    bool have_weekend;
+    rs_msg_weekend weekend;      /* the newest WEEKEND */
     rs_proto_assembler *snap_asm, *params_asm;
     uint8_t *snap;
     size_t snap_len;

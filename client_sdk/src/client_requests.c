@@ -1,7 +1,8 @@
 /*
  * Requests that are the server's business rather than the race's:
- * leaderboards, tunes and administration. Each gets a fresh request id
- * that its reply echoes; the replies arrive as events (client.c).
+ * leaderboards, tunes, administration, chat, players' commands and
+ * championship standings. Each gets a fresh request id that its reply
+ * echoes; the replies arrive as events (client.c).
  */
 #include "client_internal.h"
 #include "racesim/base/text.h"
@@ -89,4 +90,64 @@ uint32_t rs_client_rotate_token(rs_client *c)
         return 0;
     rs_msg m = {.type = RS_MSG_TOKEN_ROTATE};
     return send_request(c, &m, &m.u.token_rotate.request_id);
+}
+
+/* The race weekend's requests say why nothing was sent: a message the
+ * encoder refuses is refused by every server too (the encoder applies the
+ * decoder's ranges, the name rules and chat's text rules), so it is the
+ * caller's argument; otherwise the connection. */
+static rs_client_status send_checked(rs_client *c, rs_msg *m, uint32_t *id_field,
+                                     uint32_t *request_id)
+{
+    if (request_id)
+        *request_id = 0;
+    size_t len = 0;
+    if (rs_proto_encode(m, NULL, 0, &len, NULL) != RS_PROTO_OK)
+        return RS_CLIENT_ERR_ARG;
+    if (!id_field)
+        return c->state == RS_CLIENT_CONNECTED && rs_client__send(c, m) ? RS_CLIENT_OK
+                                                                       : RS_CLIENT_ERR_STATE;
+    uint32_t id = send_request(c, m, id_field);
+    if (!id)
+        return RS_CLIENT_ERR_STATE;
+    if (request_id)
+        *request_id = id;
+    return RS_CLIENT_OK;
+}
+
+rs_client_status rs_client_chat(rs_client *c, const char *to, const char *text)
+{
+    rs_msg m = {.type = RS_MSG_CHAT};
+    if (!c || !text || !rs_str_copy(m.u.chat.to, sizeof m.u.chat.to, to) ||
+        !rs_str_copy(m.u.chat.text, sizeof m.u.chat.text, text))
+        return RS_CLIENT_ERR_ARG;
+    return send_checked(c, &m, NULL, NULL);
+}
+
+rs_client_status rs_client_command(rs_client *c, uint8_t command, const char *arg,
+                                   uint32_t *request_id)
+{
+    if (request_id)
+        *request_id = 0;
+    rs_msg m = {.type = RS_MSG_COMMAND};
+    if (!c || !rs_str_copy(m.u.command.arg, sizeof m.u.command.arg, arg))
+        return RS_CLIENT_ERR_ARG;
+    m.u.command.command = command;
+    return send_checked(c, &m, &m.u.command.request_id, request_id);
+}
+
+rs_client_status rs_client_standings_request(rs_client *c, const char *championship,
+                                             const char *class_name, uint32_t offset,
+                                             uint8_t count, uint32_t *request_id)
+{
+    if (request_id)
+        *request_id = 0;
+    rs_msg m = {.type = RS_MSG_STANDINGS_REQUEST};
+    rs_msg_standings_request *r = &m.u.standings_request;
+    if (!c || !rs_str_copy(r->championship, sizeof r->championship, championship) ||
+        !rs_str_copy(r->class_name, sizeof r->class_name, class_name))
+        return RS_CLIENT_ERR_ARG;
+    r->offset = offset;
+    r->count = count;
+    return send_checked(c, &m, &r->request_id, request_id);
 }

@@ -43,42 +43,57 @@ static void ser_token(rs_codec *c, char *token, const char *field)
         rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
 }
 
-/* A player name: a length and bytes like a str(1..32), then the name rules
- * of names.c on those bytes (so bad UTF-8, a NUL and an empty name get the
- * same words as a control character). name holds at least
- * RS_PROTO_NAME_MAX + 1 bytes; allow_empty admits "" (CAR_INFO's free
- * slot). A refusal is RANGE naming the field, with the rule broken in
- * c->why for rs_proto_decode_err. */
-static void ser_player_name(rs_codec *c, char *name, bool allow_empty, const char *field)
+/* A field with its own character rules (names.c): a length and bytes like
+ * a str(1..max), then ok() on those bytes, so bad UTF-8, a NUL and an empty
+ * field get the same words as a control character. s holds at least
+ * max + 1 bytes; allow_empty admits "". A refusal is RANGE naming the
+ * field, with the rule broken in c->why for rs_proto_decode_err. */
+static void ser_ruled(rs_codec *c, char *s, size_t max,
+                      bool (*ok)(const char *, size_t, char *, size_t), const char *what,
+                      bool allow_empty, const char *field)
 {
     if (!rs_proto__codec_ok(c))
         return;
-    const uint8_t *p = (const uint8_t *)name;
+    const uint8_t *p = (const uint8_t *)s;
     uint32_t n = 0;
     if (c->writing) {
-        const char *end = memchr(name, 0, RS_PROTO_NAME_MAX + 1);
+        const char *end = memchr(s, 0, max + 1);
         if (!end) {
-            rs_errf(c->why, c->why_len, "player name: more than %u bytes",
-                    (unsigned)RS_PROTO_NAME_MAX);
+            rs_errf(c->why, c->why_len, "%s: more than %zu bytes", what, max);
             rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
             return;
         }
-        n = (uint32_t)(end - name);
-        if (!(allow_empty && n == 0) && !rs_proto_name_check(name, n, c->why, c->why_len))
+        n = (uint32_t)(end - s);
+        if (!(allow_empty && n == 0) && !ok(s, n, c->why, c->why_len))
             rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
     }
-    rs_proto__blob(c, &p, &n, 0, RS_PROTO_NAME_MAX, field);
+    rs_proto__blob(c, &p, &n, 0, (uint32_t)max, field);
     if (c->writing)
         return;
-    name[0] = '\0';
+    s[0] = '\0';
     if (!rs_proto__codec_ok(c))
         return;
-    if (!(allow_empty && n == 0) && !rs_proto_name_check((const char *)p, n, c->why, c->why_len)) {
+    if (!(allow_empty && n == 0) && !ok((const char *)p, n, c->why, c->why_len)) {
         rs_proto__codec_fail(c, RS_PROTO_RANGE, field);
         return;
     }
-    memcpy(name, p, n);
-    name[n] = '\0';
+    memcpy(s, p, n);
+    s[n] = '\0';
+}
+
+/* A player name (rs_proto_name_check). name holds at least
+ * RS_PROTO_NAME_MAX + 1 bytes; allow_empty admits "" (CAR_INFO's free
+ * slot, a championship that is the room's own). */
+static void ser_player_name(rs_codec *c, char *name, bool allow_empty, const char *field)
+{
+    ser_ruled(c, name, RS_PROTO_NAME_MAX, rs_proto_name_check, "player name", allow_empty, field);
+}
+
+/* Chat and announcement text (rs_proto_text_check): 1..RS_PROTO_TEXT_MAX
+ * bytes; text holds RS_PROTO_TEXT_MAX + 1. */
+static void ser_text(rs_codec *c, char *text, const char *field)
+{
+    ser_ruled(c, text, RS_PROTO_TEXT_MAX, rs_proto_text_check, "text", false, field);
 }
 
 static void ser_hello(rs_codec *c, rs_msg_hello *m)
@@ -302,6 +317,10 @@ static void ser_car_info(rs_codec *c, rs_msg_car_info *m)
     rs_proto__u64(c, &m->params_hash, "car_info.params_hash");
     rs_proto__u64(c, &m->base_hash, "car_info.base_hash");
     rs_proto__u64(c, &m->tune_hash, "car_info.tune_hash");
+    rs_proto__u8(c, &m->class_index, 0, RS_PROTO_MAX_CLASSES - 1, "car_info.class_index");
+    rs_proto__varu16(c, &m->number, 0, RS_PROTO_NUMBER_MAX, "car_info.number");
+    rs_proto__varu16(c, &m->ballast_kg, 0, RS_PROTO_BALLAST_MAX_KG, "car_info.ballast_kg");
+    rs_proto__u8(c, &m->restrictor_pct, 0, RS_PROTO_RESTRICTOR_MAX, "car_info.restrictor_pct");
 }
 
 static void ser_race_state(rs_codec *c, rs_msg_race_state *m)
@@ -313,6 +332,49 @@ static void ser_race_state(rs_codec *c, rs_msg_race_state *m)
     rs_proto__varu64(c, &m->start_tick, 0, TICK_MAX, "race_state.start_tick");
     rs_proto__varu64(c, &m->phase_end_tick, 0, TICK_MAX, "race_state.phase_end_tick");
     rs_proto__u64(c, &m->track_hash, "race_state.track_hash");
+    rs_proto__u8(c, &m->session_index, 0, RS_PROTO_MAX_SESSIONS - 1, "race_state.session_index");
+    rs_proto__u8(c, &m->session_type, 0, RS_SESSION_TYPE_COUNT - 1, "race_state.session_type");
+    rs_proto__varu32(c, &m->time_limit_ms, 0, RS_PROTO_SESSION_MAX_S * 1000u,
+                     "race_state.time_limit_ms");
+    rs_proto__u8(c, &m->flags, 0, RS_SESSION_CHEQUERED, "race_state.flags");
+    /* A session ends by laps or by time, never both (rs_proto_session_def);
+     * neither is an open session (the lobby). */
+    if (rs_proto__codec_ok(c) && m->laps != 0 && m->time_limit_ms != 0)
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "race_state.time_limit_ms");
+}
+
+/* One session of a WEEKEND: ends by laps or by time (exactly one set), and
+ * only a race has a grid to build. */
+static void ser_session_def(rs_codec *c, rs_proto_session_def *d)
+{
+    rs_proto__u8(c, &d->type, 0, RS_SESSION_TYPE_COUNT - 1, "weekend.sessions.type");
+    rs_proto__varu16(c, &d->laps, 0, 1000, "weekend.sessions.laps");
+    rs_proto__varu32(c, &d->time_limit_s, 0, RS_PROTO_SESSION_MAX_S,
+                     "weekend.sessions.time_limit_s");
+    if (rs_proto__codec_ok(c) && (d->laps == 0) == (d->time_limit_s == 0))
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "weekend.sessions.time_limit_s");
+    bool race = d->type == RS_SESSION_RACE;
+    rs_proto__u8(c, &d->grid_source, 0, race ? RS_GRID_SOURCE_COUNT - 1 : 0,
+                 "weekend.sessions.grid_source");
+    rs_proto__u8(c, &d->grid_reverse, 0, race ? CAR_MAX : 0, "weekend.sessions.grid_reverse");
+}
+
+static void ser_weekend(rs_codec *c, rs_msg_weekend *m)
+{
+    rs_proto__varu32(c, &m->weekend, 1, UINT32_MAX, "weekend.weekend");
+    rs_proto__u8(c, &m->session_count, 1, RS_PROTO_MAX_SESSIONS, "weekend.session_count");
+    for (uint32_t i = 0; i < m->session_count && rs_proto__codec_ok(c); i++)
+        ser_session_def(c, &m->sessions[i]);
+    rs_proto__u8(c, &m->class_count, 0, RS_PROTO_MAX_CLASSES, "weekend.class_count");
+    for (uint32_t i = 0; i < m->class_count && rs_proto__codec_ok(c); i++) {
+        ser_player_name(c, m->classes[i], false, "weekend.classes");
+        /* CAR_INFO and the standings name a class by its index or name:
+         * two classes that are one name would be told apart by neither. */
+        for (uint32_t k = 0; k < i && rs_proto__codec_ok(c); k++)
+            if (rs_proto_name_equal(m->classes[k], m->classes[i]))
+                rs_proto__codec_fail(c, RS_PROTO_RANGE, "weekend.classes");
+    }
+    ser_player_name(c, m->championship, true, "weekend.championship");
 }
 
 static void ser_lap(rs_codec *c, rs_msg_lap *m)
@@ -326,8 +388,9 @@ static void ser_lap(rs_codec *c, rs_msg_lap *m)
         rs_proto__vari64(c, &m->sectors_us[i], -1, TIME_MAX, "lap.sectors_us");
     rs_proto__bool(c, &m->valid, "lap.valid");
     rs_proto__u8(c, &m->invalid_reason, 0, RS_LAP_REVERSED, "lap.invalid_reason");
-    rs_proto__u8(c, &m->flags, 0, RS_LAP_RECORDED | RS_LAP_PERSONAL_BEST | RS_LAP_TRACK_RECORD,
-            "lap.flags");
+    rs_proto__u8(c, &m->flags, 0,
+                 RS_LAP_RECORDED | RS_LAP_PERSONAL_BEST | RS_LAP_TRACK_RECORD | RS_LAP_CHEQUERED,
+                 "lap.flags");
     rs_proto__u8(c, &m->position, 1, CAR_MAX, "lap.position");
     if (rs_proto__codec_ok(c) && m->valid != (m->invalid_reason == RS_LAP_VALID))
         rs_proto__codec_fail(c, RS_PROTO_RANGE, "lap.invalid_reason");
@@ -336,15 +399,26 @@ static void ser_lap(rs_codec *c, rs_msg_lap *m)
 static void ser_results(rs_codec *c, rs_msg_results *m)
 {
     rs_proto__varu32(c, &m->race_number, 0, UINT32_MAX, "results.race_number");
+    rs_proto__u8(c, &m->session_index, 0, RS_PROTO_MAX_SESSIONS - 1, "results.session_index");
+    rs_proto__u8(c, &m->session_type, 0, RS_SESSION_TYPE_COUNT - 1, "results.session_type");
     rs_proto__u8(c, &m->count, 0, CAR_MAX, "results.count");
     for (uint32_t i = 0; i < m->count && rs_proto__codec_ok(c); i++) {
         rs_proto_result_row *r = &m->rows[i];
         rs_proto__u8(c, &r->car, 1, CAR_MAX, "results.rows.car");
-        /* Rows come in classification order: row i is position i + 1. */
+        /* Rows come in classification order: row i is position i + 1, and
+         * its place in its class is never behind that (the rows of its
+         * class before it are among the rows before it). 0: the room has
+         * no classes, as from a room that does not know them yet. */
         rs_proto__u8(c, &r->position, (uint8_t)(i + 1), (uint8_t)(i + 1), "results.rows.position");
+        rs_proto__u8(c, &r->class_position, 0, (uint8_t)(i + 1), "results.rows.class_position");
+        rs_proto__u8(c, &r->status, 0, RS_RESULT_STATUS_COUNT - 1, "results.rows.status");
         rs_proto__varu32(c, &r->laps, 0, UINT32_MAX, "results.rows.laps");
         rs_proto__vari64(c, &r->finish_us, -1, TIME_MAX, "results.rows.finish_us");
         rs_proto__vari64(c, &r->best_lap_us, -1, TIME_MAX, "results.rows.best_lap_us");
+        rs_proto__varu32(c, &r->penalty_ms, 0, INT32_MAX, "results.rows.penalty_ms");
+        /* Laps led are laps completed. */
+        uint16_t led_max = r->laps < UINT16_MAX ? (uint16_t)r->laps : UINT16_MAX;
+        rs_proto__varu16(c, &r->laps_led, 0, led_max, "results.rows.laps_led");
     }
 }
 
@@ -419,15 +493,34 @@ static void ser_admin(rs_codec *c, rs_msg_admin *m)
 {
     rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "admin.request_id");
     rs_proto__u8(c, &m->command, 0, RS_ADMIN_COMMAND_COUNT - 1, "admin.command");
-    /* Kick and ban name a player (empty: the server answers that a name is
-     * missing, in words); changing the track names a track. */
-    if (m->command == RS_ADMIN_KICK || m->command == RS_ADMIN_BAN)
+    /* The commands aimed at a player name one (empty: the server answers
+     * that a name is missing, in words); changing the track names a track,
+     * removing a penalty its id. */
+    switch (m->command) {
+    case RS_ADMIN_KICK:
+    case RS_ADMIN_BAN:
+    case RS_ADMIN_PENALTY:
+    case RS_ADMIN_DISQUALIFY:
+    case RS_ADMIN_MUTE:
+    case RS_ADMIN_UNMUTE:
         ser_player_name(c, m->arg, true, "admin.arg");
-    else
+        break;
+    default:
         rs_proto__str(c, m->arg, 0, RS_PROTO_TUNE_NAME_MAX, "admin.arg");
-    rs_proto__str(c, m->reason, 0, RS_PROTO_TEXT_MAX, "admin.reason");
-    /* At most a year: longer is "until lifted" (0). */
-    rs_proto__varu32(c, &m->duration_s, 0, 366u * 86400u, "admin.duration_s");
+    }
+    /* An announcement's reason is what every player reads as a chat line
+     * (CHAT_MSG), so it follows chat's rules; other reasons are the
+     * administrator's words for the record and the player concerned. */
+    if (m->command == RS_ADMIN_ANNOUNCE)
+        ser_text(c, m->reason, "admin.reason");
+    else
+        rs_proto__str(c, m->reason, 0, RS_PROTO_TEXT_MAX, "admin.reason");
+    /* A time penalty adds 1..3600 s; bans and mutes last at most a year
+     * (longer is "until lifted", 0). */
+    if (m->command == RS_ADMIN_PENALTY)
+        rs_proto__varu32(c, &m->duration_s, 1, RS_PROTO_PENALTY_MAX_S, "admin.duration_s");
+    else
+        rs_proto__varu32(c, &m->duration_s, 0, 366u * 86400u, "admin.duration_s");
 }
 
 static void ser_admin_reply(rs_codec *c, rs_msg_admin_reply *m)
@@ -458,6 +551,127 @@ static void ser_token_reply(rs_codec *c, rs_msg_token_reply *m)
     if (rs_proto__codec_ok(c) && (m->result == RS_RESULT_OK) != (m->token[0] != '\0'))
         rs_proto__codec_fail(c, RS_PROTO_RANGE, "token_reply.token");
     rs_proto__str(c, m->text, 0, RS_PROTO_TEXT_MAX, "token_reply.text");
+}
+
+/* ---------------------------------------------------------- race control */
+
+static void ser_penalty(rs_codec *c, rs_msg_penalty *m)
+{
+    rs_proto__varu32(c, &m->id, 1, UINT32_MAX, "penalty.id");
+    rs_proto__u8(c, &m->car, 1, CAR_MAX, "penalty.car");
+    rs_proto__u8(c, &m->kind, 0, RS_PENALTY_KIND_COUNT - 1, "penalty.kind");
+    rs_proto__u8(c, &m->offence, 0, RS_OFFENCE_COUNT - 1, "penalty.offence");
+    /* Only a time penalty has a length. */
+    if (m->kind == RS_PENALTY_TIME)
+        rs_proto__varu32(c, &m->seconds, 1, RS_PROTO_PENALTY_MAX_S, "penalty.seconds");
+    else
+        rs_proto__varu32(c, &m->seconds, 0, 0, "penalty.seconds");
+    rs_proto__bool(c, &m->removed, "penalty.removed");
+    rs_proto__varu64(c, &m->tick, 0, TICK_MAX, "penalty.tick");
+    rs_proto__str(c, m->text, 0, RS_PROTO_TEXT_MAX, "penalty.text");
+}
+
+/* ------------------------------------------------------------------ chat */
+
+static void ser_chat(rs_codec *c, rs_msg_chat *m)
+{
+    ser_player_name(c, m->to, true, "chat.to"); /* "" = the room */
+    ser_text(c, m->text, "chat.text");
+}
+
+static void ser_chat_msg(rs_codec *c, rs_msg_chat_msg *m)
+{
+    rs_proto__u8(c, &m->kind, 0, RS_CHAT_KIND_COUNT - 1, "chat_msg.kind");
+    rs_proto__vari64(c, &m->player_id, 0, INT64_MAX, "chat_msg.player_id");
+    ser_player_name(c, m->from, true, "chat_msg.from");
+    ser_text(c, m->text, "chat_msg.text");
+    if (!rs_proto__codec_ok(c))
+        return;
+    /* A player's line names its player; the room's own lines have no
+     * sender, so none can pass for a player's. */
+    if ((m->kind == RS_CHAT_ROOM || m->kind == RS_CHAT_PRIVATE) && !m->from[0])
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "chat_msg.from");
+    else if (m->kind == RS_CHAT_SYSTEM && m->from[0])
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "chat_msg.from");
+    else if (m->kind == RS_CHAT_SYSTEM && m->player_id != 0)
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "chat_msg.player_id");
+}
+
+/* ------------------------------------------------------ players' commands */
+
+static void ser_command(rs_codec *c, rs_msg_command *m)
+{
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "command.request_id");
+    rs_proto__u8(c, &m->command, 0, RS_CMD_COUNT - 1, "command.command");
+    /* As ADMIN: a player by the name rules (empty: refused by the server in
+     * words), anything else (a track, a car) as a str(0..64). */
+    if (m->command == RS_CMD_MUTE || m->command == RS_CMD_UNMUTE || m->command == RS_CMD_VOTE_KICK)
+        ser_player_name(c, m->arg, true, "command.arg");
+    else
+        rs_proto__str(c, m->arg, 0, RS_PROTO_TUNE_NAME_MAX, "command.arg");
+}
+
+static void ser_command_reply(rs_codec *c, rs_msg_command_reply *m)
+{
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "command_reply.request_id");
+    rs_proto__u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "command_reply.result");
+    rs_proto__str(c, m->text, 0, RS_PROTO_TEXT_MAX, "command_reply.text");
+}
+
+static void ser_vote_state(rs_codec *c, rs_msg_vote_state *m)
+{
+    rs_proto__varu32(c, &m->vote_id, 1, UINT32_MAX, "vote_state.vote_id");
+    rs_proto__u8(c, &m->kind, 0, RS_VOTE_KIND_COUNT - 1, "vote_state.kind");
+    rs_proto__u8(c, &m->state, 0, RS_VOTE_STATE_COUNT - 1, "vote_state.state");
+    /* A kick names its player and a track vote its track; the others are
+     * about the running session and carry nothing. */
+    if (m->kind == RS_VOTE_KICK)
+        ser_player_name(c, m->arg, false, "vote_state.arg");
+    else if (m->kind == RS_VOTE_TRACK)
+        rs_proto__str(c, m->arg, 1, RS_PROTO_TUNE_NAME_MAX, "vote_state.arg");
+    else
+        rs_proto__str(c, m->arg, 0, 0, "vote_state.arg");
+    ser_player_name(c, m->by, false, "vote_state.by");
+    rs_proto__u8(c, &m->yes, 0, CAR_MAX, "vote_state.yes");
+    rs_proto__u8(c, &m->no, 0, CAR_MAX, "vote_state.no");
+    rs_proto__u8(c, &m->eligible, 1, CAR_MAX, "vote_state.eligible");
+    /* Each eligible player votes at most once. */
+    if (rs_proto__codec_ok(c) && m->yes + m->no > m->eligible)
+        rs_proto__codec_fail(c, RS_PROTO_RANGE, "vote_state.eligible");
+    rs_proto__u8(c, &m->needed, 1, m->eligible, "vote_state.needed");
+    /* Only an open vote has time left. */
+    rs_proto__varu32(c, &m->ends_in_ms, 0, m->state == RS_VOTE_OPEN ? UINT32_MAX : 0,
+                     "vote_state.ends_in_ms");
+}
+
+/* --------------------------------------------------------- championships */
+
+static void ser_standings_request(rs_codec *c, rs_msg_standings_request *m)
+{
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "standings_request.request_id");
+    ser_player_name(c, m->championship, true, "standings_request.championship");
+    ser_player_name(c, m->class_name, true, "standings_request.class_name");
+    rs_proto__varu32(c, &m->offset, 0, RS_PROTO_LIST_OFFSET_MAX, "standings_request.offset");
+    rs_proto__u8(c, &m->count, 1, RS_PROTO_STANDINGS_ROWS, "standings_request.count");
+}
+
+static void ser_standings_reply(rs_codec *c, rs_msg_standings_reply *m)
+{
+    rs_proto__varu32(c, &m->request_id, 0, UINT32_MAX, "standings_reply.request_id");
+    rs_proto__u8(c, &m->result, 0, RS_RESULT_COUNT - 1, "standings_reply.result");
+    ser_player_name(c, m->championship, true, "standings_reply.championship");
+    rs_proto__varu32(c, &m->total, 0, UINT32_MAX, "standings_reply.total");
+    rs_proto__varu32(c, &m->offset, 0, UINT32_MAX, "standings_reply.offset");
+    rs_proto__u8(c, &m->count, 0, RS_PROTO_STANDINGS_ROWS, "standings_reply.count");
+    for (uint32_t i = 0; i < m->count && rs_proto__codec_ok(c); i++) {
+        rs_proto_standing_row *r = &m->rows[i];
+        rs_proto__varu32(c, &r->position, 1, UINT32_MAX, "standings_reply.rows.position");
+        ser_player_name(c, r->name, false, "standings_reply.rows.name");
+        ser_player_name(c, r->class_name, true, "standings_reply.rows.class_name");
+        rs_proto__varu32(c, &r->points, 0, UINT32_MAX, "standings_reply.rows.points");
+        rs_proto__varu16(c, &r->events, 0, UINT16_MAX, "standings_reply.rows.events");
+        rs_proto__varu16(c, &r->wins, 0, UINT16_MAX, "standings_reply.rows.wins");
+    }
 }
 
 /* -------------------------------------------------------------- dispatch */
@@ -646,6 +860,7 @@ const char *rs_proto_reason_str(uint8_t reason)
         "server key not trusted",
         "player name not allowed",
         "connected again from elsewhere",
+        "not on the entry list",
     };
     return reason < RS_REASON_COUNT ? words[reason] : "unknown reason";
 }

@@ -1,8 +1,10 @@
 /*
- * Player names: the one definition of what a name may hold (SPEC.md
- * section 2, "Player names"). The decoder applies it to every name field,
- * the SDK before it sends a HELLO, the store before it writes a players
- * row; none of them has its own copy, so they cannot drift apart.
+ * Player names and chat text: the one definition of what each may hold
+ * (SPEC.md section 2, "Player names" and "Text"). The decoder applies them
+ * to every name and chat field, the SDK before it sends a HELLO or a CHAT,
+ * the store before it writes a players row; none of them has its own copy,
+ * so they cannot drift apart. Both walk the same character classes below;
+ * text is refused fewer of them.
  *
  * Why these rules: a name is shown to every player in the room, on
  * leaderboards and in the server's log, next to text the player does not
@@ -14,6 +16,15 @@
  * else's. Private-use characters and noncharacters have no glyph everyone
  * shares. Everything else Unicode assigns (letters of every script,
  * combining marks, emoji and their variation selectors) is allowed.
+ *
+ * Chat text is read, not compared: nobody can be impersonated by a line
+ * that looks like another, so invisible characters, other spaces, doubled
+ * spaces and private-use characters pass. What still breaks the screen or
+ * the log is refused as in a name: controls (a newline forges a second
+ * chat line, a tab or an escape a terminal's layout), line and paragraph
+ * separators (the same, for Unicode-aware views), bidirectional controls
+ * (an override makes a line read as something else, and runs on into the
+ * next line in views that do not isolate it) and noncharacters.
  *
  * What is not checked, because it needs Unicode's tables (ICU, UTS #39):
  * case beyond ASCII, normalisation (a precomposed letter and the same
@@ -68,24 +79,28 @@ typedef struct char_class {
     const char *what;
     const cp_range *ranges;
     size_t count;
+    bool in_text;   /* chat text may hold it (names never do) */
 } char_class;
 
-#define CLASS(what, table) {what, table, sizeof table / sizeof table[0]}
+#define CLASS(what, table, in_text) {what, table, sizeof table / sizeof table[0], in_text}
 static const char_class refused_classes[] = {
-    CLASS("control character", controls),
-    CLASS("line or paragraph separator", line_breaks),
-    CLASS("bidirectional control character", bidi),
-    CLASS("invisible character", invisible),
-    CLASS("space other than U+0020", other_spaces),
-    CLASS("private-use character", private_use),
+    CLASS("control character", controls, false),
+    CLASS("line or paragraph separator", line_breaks, false),
+    CLASS("bidirectional control character", bidi, false),
+    CLASS("invisible character", invisible, true),
+    CLASS("space other than U+0020", other_spaces, true),
+    CLASS("private-use character", private_use, true),
 };
 #undef CLASS
 
-/* The words for the class cp belongs to, or NULL when a name may hold it. */
-static const char *refused_class(uint32_t cp)
+/* The words for the class cp belongs to, or NULL when a name (text: chat
+ * text) may hold it. */
+static const char *refused_class(uint32_t cp, bool text)
 {
     for (size_t k = 0; k < sizeof refused_classes / sizeof refused_classes[0]; k++) {
         const char_class *c = &refused_classes[k];
+        if (text && c->in_text)
+            continue;
         for (size_t i = 0; i < c->count; i++)
             if (cp >= c->ranges[i].lo && cp <= c->ranges[i].hi)
                 return c->what;
@@ -96,47 +111,60 @@ static const char *refused_class(uint32_t cp)
     return NULL;
 }
 
-bool rs_proto_name_check(const char *name, size_t len, char *why, size_t why_len)
+/* The rules both kinds share: what (the words a refusal starts with) of
+ * 1..max bytes of well-formed UTF-8 without a refused character; a name
+ * also has its spaces checked. */
+static bool check(const char *what, const char *s8, size_t len, size_t max, bool text, char *why,
+                  size_t why_len)
 {
-    if (!name || len == 0) {
-        rs_errf(why, why_len, "player name: empty");
+    if (!s8 || len == 0) {
+        rs_errf(why, why_len, "%s: empty", what);
         return false;
     }
-    if (len > RS_PROTO_NAME_MAX) {
-        rs_errf(why, why_len, "player name: %zu bytes, at most %u", len,
-                (unsigned)RS_PROTO_NAME_MAX);
+    if (len > max) {
+        rs_errf(why, why_len, "%s: %zu bytes, at most %zu", what, len, max);
         return false;
     }
-    const uint8_t *s = (const uint8_t *)name;
+    const uint8_t *s = (const uint8_t *)s8;
     uint32_t prev = 0;
     for (size_t i = 0; i < len;) {
         uint32_t cp = 0;
         size_t n = rs_proto__utf8_next(s + i, len - i, &cp);
         if (n == 0) {
-            rs_errf(why, why_len, "player name: invalid UTF-8 at byte %zu", i);
+            rs_errf(why, why_len, "%s: invalid UTF-8 at byte %zu", what, i);
             return false;
         }
-        const char *what = refused_class(cp);
-        if (what) {
-            rs_errf(why, why_len, "player name: %s U+%04X at byte %zu", what, (unsigned)cp, i);
+        const char *bad = refused_class(cp, text);
+        if (bad) {
+            rs_errf(why, why_len, "%s: %s U+%04X at byte %zu", what, bad, (unsigned)cp, i);
             return false;
         }
-        if (cp == ' ' && i == 0) {
-            rs_errf(why, why_len, "player name: starts with a space");
+        if (!text && cp == ' ' && i == 0) {
+            rs_errf(why, why_len, "%s: starts with a space", what);
             return false;
         }
-        if (cp == ' ' && prev == ' ') {
-            rs_errf(why, why_len, "player name: two spaces in a row at byte %zu", i - 1);
+        if (!text && cp == ' ' && prev == ' ') {
+            rs_errf(why, why_len, "%s: two spaces in a row at byte %zu", what, i - 1);
             return false;
         }
-        if (cp == ' ' && i + 1 == len) {
-            rs_errf(why, why_len, "player name: ends with a space");
+        if (!text && cp == ' ' && i + 1 == len) {
+            rs_errf(why, why_len, "%s: ends with a space", what);
             return false;
         }
         prev = cp;
         i += n;
     }
     return true;
+}
+
+bool rs_proto_name_check(const char *name, size_t len, char *why, size_t why_len)
+{
+    return check("player name", name, len, RS_PROTO_NAME_MAX, false, why, why_len);
+}
+
+bool rs_proto_text_check(const char *text, size_t len, char *why, size_t why_len)
+{
+    return check("text", text, len, RS_PROTO_TEXT_MAX, true, why, why_len);
 }
 
 static int ascii_lower(unsigned char c)

@@ -1,9 +1,11 @@
 /*
  * Writes the seed corpus of fuzz_protocol: one encoded example of every
- * message type (the samples the protocol tests round-trip), plus the
- * refusal a server sends for a HELLO of another version, and HELLOs whose
- * names sit on either side of the name rules (racesim/protocol.h, "player
- * names"), so the fuzzer starts next to those branches.
+ * message type (the samples the protocol tests round-trip, protocol
+ * version 6's included), plus the refusal a server sends for a HELLO of
+ * another version, HELLOs whose names sit on either side of the name rules
+ * (racesim/protocol.h, "player names") and CHATs whose text sits on either
+ * side of the text rules (rs_proto_text_check), so the fuzzer starts next
+ * to those branches.
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +34,26 @@ static int hello_seed(const char *dir, const char *seed, const char *name, size_
     }
     uint8_t *at = memchr(buf, 'q', n);
     memcpy(at, name, len);
+    return seed_file_write("protocol_seeds", dir, seed, buf, n);
+}
+
+/* A CHAT to the room of len bytes of text, put in place of a placeholder
+ * like hello_seed's name. */
+static int chat_seed(const char *dir, const char *seed, const char *text, size_t len)
+{
+    static rs_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_CHAT;
+    memset(m.u.chat.text, 'q', len);
+    uint8_t buf[RS_PROTO_MAX_PACKET];
+    size_t n = 0;
+    if (len < 1 || len > RS_PROTO_TEXT_MAX ||
+        rs_proto_encode(&m, buf, sizeof buf, &n, NULL) != RS_PROTO_OK) {
+        fprintf(stderr, "protocol_seeds: %s: cannot encode\n", seed);
+        return 1;
+    }
+    uint8_t *at = memchr(buf, 'q', n);
+    memcpy(at, text, len);
     return seed_file_write("protocol_seeds", dir, seed, buf, n);
 }
 
@@ -67,6 +89,13 @@ int main(int argc, char **argv)
     static const char refused[] = "evil\xe2\x80\xae" "cba";
     if (hello_seed(argv[1], "HELLO_name_accepted", accepted, sizeof accepted - 1) ||
         hello_seed(argv[1], "HELLO_name_refused", refused, sizeof refused - 1))
+        return 1;
+    static const char line[] = "gg  wp \xe2\x80\x94 \xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9 ";
+    static const char forged[] = "gg\nAyrton: I give up";
+    static const char overridden[] = "nice \xe2\x80\xae" "evom";
+    if (chat_seed(argv[1], "CHAT_text_accepted", line, sizeof line - 1) ||
+        chat_seed(argv[1], "CHAT_text_newline", forged, sizeof forged - 1) ||
+        chat_seed(argv[1], "CHAT_text_bidi", overridden, sizeof overridden - 1))
         return 1;
     return 0;
 }

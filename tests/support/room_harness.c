@@ -347,7 +347,7 @@ static void transport_close(void *ctx)
 
 static void record_event(hclient *c, const rs_client_event *ev)
 {
-    if (ev->type > RS_CLIENT_EV_DISCONNECTED)
+    if (ev->type == 0 || ev->type >= HARNESS_EVENT_TYPES)
         FAIL();
     c->events.count[ev->type]++;
     c->events.last[ev->type] = *ev;

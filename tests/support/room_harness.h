@@ -52,10 +52,14 @@ typedef enum harness_driver {
     HARNESS_PLAIN   /* a bare rs_client: rs_client_set_input, or neutral */
 } harness_driver;
 
+/* One past the last rs_client_event_type (the race weekend's events come
+ * after DISCONNECTED in the enum). */
+#define HARNESS_EVENT_TYPES (RS_CLIENT_EV_STANDINGS + 1)
+
 /* The events a client raised on its current connection. */
 typedef struct harness_events {
-    uint32_t count[RS_CLIENT_EV_DISCONNECTED + 1];
-    rs_client_event last[RS_CLIENT_EV_DISCONNECTED + 1];
+    uint32_t count[HARNESS_EVENT_TYPES];
+    rs_client_event last[HARNESS_EVENT_TYPES];
 } harness_events;
 
 typedef struct harness_client_stats {

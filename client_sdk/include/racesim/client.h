@@ -176,7 +176,20 @@ typedef enum rs_client_event_type {
     RS_CLIENT_EV_ADMIN_REPLY,      /* u.admin */
     RS_CLIENT_EV_TOKEN_REPLY,      /* u.token: the new token of rs_client_rotate_token */
     RS_CLIENT_EV_ERROR,            /* something went wrong but the connection lives: u.error */
-    RS_CLIENT_EV_DISCONNECTED      /* the connection is over: u.disconnected. Last event */
+    RS_CLIENT_EV_DISCONNECTED,     /* the connection is over: u.disconnected. Always the last
+                                      event polled */
+    /* Race weekends (protocol version 6). Appended: the numbers above are the flat layer's
+       and the bindings'. */
+    RS_CLIENT_EV_WEEKEND,          /* what the room runs: its sessions, car classes and
+                                      championship: u.weekend. After CONNECTED and whenever
+                                      a new weekend begins; rs_client_weekend keeps it */
+    RS_CLIENT_EV_PENALTY,          /* race control gave a penalty, or took one back
+                                      (removed): u.penalty */
+    RS_CLIENT_EV_CHAT,             /* a chat line, private message, announcement or the
+                                      room's own notice: u.chat */
+    RS_CLIENT_EV_COMMAND_REPLY,    /* u.command: the reply to rs_client_command */
+    RS_CLIENT_EV_VOTE,             /* a vote opened, counted or decided: u.vote */
+    RS_CLIENT_EV_STANDINGS         /* u.standings: the reply to rs_client_standings_request */
 } rs_client_event_type;
 
 /* RS_CLIENT_EV_ERROR codes. */
@@ -268,6 +281,14 @@ typedef struct rs_client_event {
         rs_client_error_info error;
         rs_msg_bye disconnected;      /* reason (rs_proto_reason; TIMEOUT when the link died
                                          or never came up), text */
+        rs_msg_weekend weekend;
+        rs_msg_penalty penalty;
+        rs_msg_chat_msg chat;         /* kind (RS_CHAT_*), sender (player id and name; "" for
+                                         the server), text: shown as is, it holds no control,
+                                         line break or bidirectional character */
+        rs_msg_command_reply command;
+        rs_msg_vote_state vote;
+        rs_msg_standings_reply standings;
     } u;
 } rs_client_event;
 
@@ -392,6 +413,32 @@ bool rs_client_race_state(const rs_client *c, rs_msg_race_state *out);
 /* The last CAR_INFO of car (1..32), false if none came. Copied. */
 bool rs_client_car_info(const rs_client *c, uint8_t car, rs_msg_car_info *out);
 
+/* The newest WEEKEND: the room's sessions, car classes (CAR_INFO's
+ * class_index is an index into them) and championship. False before the
+ * first. Copied. */
+bool rs_client_weekend(const rs_client *c, rs_msg_weekend *out);
+
+/* The running session, for a HUD: which one, how it ends, and how long it
+ * has left. */
+typedef struct rs_client_session_info {
+    uint8_t index;          /* its place in the weekend (WEEKEND.sessions) */
+    uint8_t type;           /* RS_SESSION_* */
+    uint16_t laps;          /* lap-limited: its laps; else 0 */
+    uint32_t time_limit_ms; /* timed: its length on the race clock; 0 = lap-limited */
+    bool chequered;         /* the chequered flag is out: each car's next crossing of the
+                               line ends its session */
+    int64_t time_left_ms;   /* timed: time_limit_ms less the race clock, never below 0
+                               (0 once the flag is out; the whole limit before lights out
+                               or before the client follows the session's world); -1 =
+                               lap-limited */
+} rs_client_session_info;
+
+/* The running session from the last RACE_STATE, its time left from the
+ * client's predicted race clock (rs_world_race_time_us of the predicted
+ * world; a light client counts its present tick from lights out). False
+ * before the first RACE_STATE. */
+bool rs_client_session(const rs_client *c, rs_client_session_info *out);
+
 /* The pose of car (index1) for rendering at now_us: interpolated between
  * the predicted states at present - 1 and present by where the client's
  * clock stands between them. RS_CLIENT_ERR_STATE without a world,
@@ -496,6 +543,33 @@ uint32_t rs_client_admin(rs_client *c, uint8_t command, const char *arg, const c
  * receipt to the server by itself, and from then on only the new token
  * works: store it before anything else. */
 uint32_t rs_client_rotate_token(rs_client *c);
+
+/* The race weekend's requests check every argument as the server will
+ * (the encoder's ranges, the name rules of rs_proto_name_check and chat's
+ * rs_proto_text_check) and return RS_CLIENT_ERR_ARG, with nothing sent,
+ * for one the wire cannot carry; RS_CLIENT_ERR_STATE when not connected
+ * (or the link refused the packet); RS_CLIENT_OK once sent. Those with a
+ * reply write its request id (never 0) to *request_id (may be NULL; 0
+ * unless sent). */
+
+/* CHAT: text (1..200 bytes of UTF-8 without control, line-break or
+ * bidirectional characters) to the room (to NULL or "") or, privately, to
+ * the player named to. CHAT has no reply message: what the room says, about
+ * this line too, comes as CHAT events. */
+rs_client_status rs_client_chat(rs_client *c, const char *to, const char *text);
+/* COMMAND: a player's command (RS_CMD_*: mute, votes, car selection). arg
+ * a player for MUTE, UNMUTE and VOTE_KICK, a track for VOTE_TRACK, a car
+ * for SELECT_CAR, else "" or NULL. The COMMAND_REPLY event says whether
+ * the server took it; a vote then goes on in VOTE events. */
+rs_client_status rs_client_command(rs_client *c, uint8_t command, const char *arg,
+                                   uint32_t *request_id);
+/* STANDINGS_REQUEST: rows offset .. offset + count - 1 (count
+ * 1..RS_PROTO_STANDINGS_ROWS, offset at most RS_PROTO_LIST_OFFSET_MAX) of
+ * a championship's standings (NULL or "" = the room's own), of one class
+ * (NULL or "" = every driver). The STANDINGS event brings them. */
+rs_client_status rs_client_standings_request(rs_client *c, const char *championship,
+                                             const char *class_name, uint32_t offset,
+                                             uint8_t count, uint32_t *request_id);
 
 /* Asks for a fresh snapshot now (reason RS_SNAP_*). RS_CLIENT_ERR_STATE
  * when not connected. */

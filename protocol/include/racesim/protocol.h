@@ -111,9 +111,12 @@ const char *rs_proto_status_str(rs_proto_status status);
 /* The one definition of an acceptable player name (SPEC.md section 2,
  * "Player names"; protocol/src/names.c says why). The decoder applies it to
  * every field that holds a player name (HELLO's name, LEADERBOARD_REPLY's
- * rows, and CAR_INFO's name and ADMIN's kick and ban targets when not empty)
- * and the encoder likewise; the SDK checks a name with it before sending a HELLO and
- * the store before writing a players row. A name is:
+ * and STANDINGS_REPLY's drivers, WEEKEND's classes, VOTE_STATE's caller and
+ * kick target, and when not empty CAR_INFO's name, the player an ADMIN or
+ * COMMAND aims at, CHAT's recipient, CHAT_MSG's sender and the
+ * championships and classes of WEEKEND and the standings) and the encoder
+ * likewise; the SDK checks a name with it before sending a HELLO, a CHAT or
+ * a COMMAND, and the store before writing a players row. A name is:
  *  - 1..RS_PROTO_NAME_MAX bytes of well-formed UTF-8;
  *  - without control characters (U+0000..U+001F, U+007F..U+009F), line or
  *    paragraph separators (U+2028, U+2029), bidirectional controls (U+061C,
@@ -453,7 +456,8 @@ typedef struct rs_proto_result_row {
                              penalties, then the others by laps and progress, the
                              disqualified last. Other sessions: by best valid lap (ties: who
                              set it first), then the cars without one */
-    uint8_t class_position; /* its place among the rows of its class, 1..32 */
+    uint8_t class_position; /* its place among the rows of its class, 1..position; 0 =
+                               the room has no classes */
     uint8_t status;       /* RS_CLASSIFIED, ... */
     uint32_t laps;        /* laps completed */
     int64_t finish_us;    /* race clock at the flag, -1 = did not take it */
@@ -615,7 +619,12 @@ typedef struct rs_msg_penalty {
 
 /* Chat and announcement text: 1..RS_PROTO_TEXT_MAX bytes of well-formed
  * UTF-8 without control characters (C0, DEL, C1), line or paragraph
- * separators, bidirectional controls or noncharacters. */
+ * separators, bidirectional controls or noncharacters (the name rules' own
+ * classes; SPEC.md section 2, "Text"). Spaces anywhere, invisible and
+ * private-use characters and every script are allowed. False, with the
+ * first rule broken and its byte offset in why (may be NULL), as
+ * rs_proto_name_check: "text: control character U+000A at byte 2". The
+ * length, not a NUL, ends the text. */
 bool rs_proto_text_check(const char *text, size_t len, char *why, size_t why_len);
 
 typedef struct rs_msg_chat {

@@ -229,11 +229,16 @@ static void admin_reply(svc_job *job, uint8_t result, const char *text)
     snprintf(job->reply.u.admin_reply.text, sizeof job->reply.u.admin_reply.text, "%s", text);
 }
 
-static const char *const admin_words[RS_ADMIN_COMMAND_COUNT] = {"kick", "ban", "end race",
-                                                                 "change track"};
+/* Every command the decoder accepts has its words: protocol version 6 added
+ * 4..11, which finish_admin answers "unknown command" until they are
+ * served, and the audit and the log still name what was asked. */
+static const char *const admin_words[RS_ADMIN_COMMAND_COUNT] = {
+    "kick",           "ban",      "end race", "change track", "penalty",      "disqualify",
+    "remove penalty", "announce", "mute",     "unmute",       "skip session", "restart session"};
 /* The same as stable names for log fields. */
-static const char *const admin_keys[RS_ADMIN_COMMAND_COUNT] = {"kick", "ban", "end_race",
-                                                               "change_track"};
+static const char *const admin_keys[RS_ADMIN_COMMAND_COUNT] = {
+    "kick",           "ban",      "end_race", "change_track", "penalty",      "disqualify",
+    "remove_penalty", "announce", "mute",     "unmute",       "skip_session", "restart_session"};
 
 /* Records an admin command or a refused attempt in the audit table (the
  * log line goes out on the room's thread). */
