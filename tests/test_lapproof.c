@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "racesim/base/file.h"
 #include "racesim/driver.h"
 #include "racesim/lapproof.h"
 #include "racesim/physics.h"
@@ -245,6 +246,58 @@ static void test_a_lap_longer_than_the_recorder_holds_gets_no_proof(void **state
     free_race(&r);
 }
 
+/* tests/fixtures/lapproof_v1.bin: a version 1 proof as users' databases
+ * hold them, recorded by the code of commit a34e3c9 (before version 2) and
+ * kept byte for byte: car 1's second lap of a two-lap race of two AI
+ * formula cars on the oval, at 30 Hz with 8 substeps (a world definition
+ * other than the default, so the header's fields are read, not assumed).
+ * Whatever the current format is, it must still decode and verify. */
+#define V1_FIXTURE RS_TEST_FIXTURES "/lapproof_v1.bin"
+#define V1_LAP_TIME_US 30677685
+#define V1_TICKS 922u
+
+static void test_a_version_1_proof_still_verifies(void **state)
+{
+    const race *r = *state; /* its formula car and oval are the fixture's */
+    char *bytes = NULL;
+    size_t len = 0;
+    char err[256];
+    assert_int_equal(rs_file_read(V1_FIXTURE, 1u << 20, &bytes, &len, err, sizeof err),
+                     RS_FILE_OK);
+    const uint8_t *p = (const uint8_t *)bytes;
+    rs_lap_proof_info info;
+    assert_int_equal(rs_lap_proof_info_read(p, len, &info), RS_OK);
+    assert_int_equal(info.version, 1);
+    assert_int_equal(info.tick_hz, 30);
+    assert_int_equal(info.substeps, 8);
+    assert_int_equal(info.laps, 2);
+    assert_int_equal(info.car_count, CARS);
+    assert_int_equal(info.car, 1);
+    assert_int_equal(info.lap, 2);
+    assert_int_equal(info.tick_count, V1_TICKS);
+    assert_true(info.lap_time_us == V1_LAP_TIME_US);
+    assert_true(info.car_params_hash == rs_car_params_hash(r->car));
+
+    char msg[512];
+    rs_lap_verdict v = verify(r, p, len, msg, sizeof msg);
+    print_message("version 1 fixture: %s\n", msg);
+    assert_int_equal(v.code, RS_LAP_PROOF_OK);
+    assert_true(v.simulated_time_us == V1_LAP_TIME_US);
+
+    /* It is really re-simulated: the lapping car's throttle inverted in one
+     * tick mid-lap changes its end state. */
+    uint8_t *bad = malloc(len);
+    assert_non_null(bad);
+    memcpy(bad, p, len);
+    size_t at = len - (size_t)V1_TICKS * CARS * 8 + (size_t)(V1_TICKS / 2) * CARS * 8 + 2;
+    bad[at] = (uint8_t)(bad[at] > 128 ? 0 : 255);
+    v = verify(r, bad, len, msg, sizeof msg);
+    print_message("version 1 fixture, throttle tampered: %s\n", msg);
+    assert_true(v.code == RS_LAP_PROOF_DIFFERS || v.code == RS_LAP_PROOF_NO_LAP);
+    free(bad);
+    free(bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_tampering_is_named_in_the_verdict),
         cmocka_unit_test(test_damaged_proofs_are_rejected_at_every_length),
         cmocka_unit_test(test_a_lap_longer_than_the_recorder_holds_gets_no_proof),
+        cmocka_unit_test(test_a_version_1_proof_still_verifies),
     };
     return cmocka_run_group_tests(tests, race_once, race_free);
 }
