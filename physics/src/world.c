@@ -79,6 +79,7 @@ rs_world_def rs_world_default(void)
     d.laps = 0;
     d.start_tick = 0;
     d.car_collisions = true;
+    d.start_hold = true;
     return d;
 }
 
@@ -259,9 +260,10 @@ rs_status rs_world_step(rs_world *world)
     double dt = tick_dt / (double)world->def.substeps;
     world->events.count = 0;
     world->events.tick = world->tick;
-    /* Before lights out every car is held: the players' inputs are kept
-     * (they are state) but the car sees full brakes and no throttle. */
-    int held = world->tick < world->def.start_tick;
+    /* Before lights out every car is held (unless the world says not to):
+     * the players' inputs are kept (they are state) but the car sees full
+     * brakes and no throttle. */
+    int held = world->def.start_hold && world->tick < world->def.start_tick;
     for (uint32_t c = 0; c < world->count; c++) {
         rs_car *car = &world->cars[c];
         rs_input saved = car->input;
