@@ -136,6 +136,8 @@ struct rs_lap_replay {
     size_t len;
     rs_lap_parsed p;
     rs_world *world;      /* NULL when the verdict was decided before stepping */
+    rs_reader joins;      /* the joins not yet made, in order */
+    uint32_t joins_left;
     rs_reader inputs;     /* the input log, read one tick at a time */
     uint32_t stepped;     /* ticks of the log stepped so far */
     bool done;
@@ -143,6 +145,8 @@ struct rs_lap_replay {
     rs_event lap;         /* the re-simulated lap, once have_lap */
     rs_lap_verdict v;
     char msg[REPLAY_MSG];
+    const rs_car_params *cars[]; /* the caller's, borrowed; the joining ones are added
+                                    while stepping */
 };
 
 void rs_lap_replay_destroy(rs_lap_replay *rep)
@@ -162,6 +166,47 @@ static void replay_end(rs_lap_replay *rep, uint8_t code)
     rep->world = NULL;
 }
 
+/* Every joining car's gear must be one the car has: the recorder writes
+ * the gear the car took, so a proof that names another was not recorded
+ * (the replay would clamp it and could verify bytes no recorder wrote). */
+static bool joins_fit(rs_lap_replay *rep)
+{
+    rs_reader r = rep->joins;
+    for (uint32_t i = 0; i < rep->joins_left; i++) {
+        rs_lap_join j = rs_lap_join_read(&r);
+        rs_car_info info;
+        if (rs_car_params_info(rep->cars[j.car - 1u], &info) != RS_OK ||
+            (j.spawn.gear > 0 && (uint32_t)j.spawn.gear > info.gears)) {
+            say(rep->msg, sizeof rep->msg, "car %u joins in gear %d, it has %lu gears",
+                (unsigned)j.car, j.spawn.gear, (unsigned long)info.gears);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Adds the cars that join before this tick, as the recording world did;
+ * false (with the verdict decided) when one cannot be added. */
+static bool make_joins(rs_lap_replay *rep)
+{
+    uint64_t tick = rs_world_tick(rep->world);
+    while (rep->joins_left > 0) {
+        rs_reader peek = rep->joins;
+        if (rs_lap_join_read(&peek).tick != tick)
+            break;
+        rs_lap_join j = rs_lap_join_read(&rep->joins);
+        rep->joins_left--;
+        rs_status st = rs_world_add_car(rep->world, rep->cars[j.car - 1u], &j.spawn, NULL);
+        if (st != RS_OK) {
+            say(rep->msg, sizeof rep->msg, "car %u cannot join before tick %llu (%s)",
+                (unsigned)j.car, (unsigned long long)tick, rs_status_str(st));
+            replay_end(rep, RS_LAP_PROOF_BAD_SNAPSHOT);
+            return false;
+        }
+    }
+    return true;
+}
+
 rs_status rs_lap_replay_open(const uint8_t *proof, size_t len, const rs_car_params *const *cars,
                              uint32_t car_count, const rs_track *track, rs_lap_replay **out,
                              char *msg, size_t msg_len)
@@ -173,9 +218,11 @@ rs_status rs_lap_replay_open(const uint8_t *proof, size_t len, const rs_car_para
     *out = NULL;
     if (!cars && car_count)
         return RS_ERR_ARG;
-    rs_lap_replay *rep = calloc(1, sizeof *rep);
+    rs_lap_replay *rep = calloc(1, sizeof *rep + (size_t)car_count * sizeof rep->cars[0]);
     if (!rep)
         return RS_ERR_NOMEM;
+    for (uint32_t i = 0; i < car_count; i++)
+        rep->cars[i] = cars[i];
     rep->proof = proof;
     rep->len = len;
     rs_lap_parsed *p = &rep->p;
@@ -205,6 +252,7 @@ rs_status rs_lap_replay_open(const uint8_t *proof, size_t len, const rs_car_para
     def.laps = o->laps;
     def.start_tick = o->start_tick;
     def.car_collisions = o->car_collisions;
+    def.start_hold = o->start_hold;
     memcpy(def.surfaces, o->surfaces, sizeof def.surfaces);
     st = rs_world_create(&def, &rep->world);
     if (st != RS_OK) {
@@ -212,7 +260,8 @@ rs_status rs_lap_replay_open(const uint8_t *proof, size_t len, const rs_car_para
         rs_lap_replay_destroy(rep);
         return st == RS_ERR_NOMEM ? st : RS_ERR_RANGE;
     }
-    for (uint32_t i = 0; i < car_count && st == RS_OK; i++) {
+    /* The snapshot's cars; the ones that joined come at their ticks. */
+    for (uint32_t i = 0; i < p->snap_cars && st == RS_OK; i++) {
         rs_car_spawn sp = rs_car_spawn_default();
         st = rs_world_add_car(rep->world, cars[i], &sp, NULL);
     }
@@ -234,6 +283,13 @@ rs_status rs_lap_replay_open(const uint8_t *proof, size_t len, const rs_car_para
         *out = rep;
         return RS_OK;
     }
+    rep->joins = rs_reader_init(proof + p->joins_at, (size_t)o->join_count * JOIN_BYTES);
+    rep->joins_left = o->join_count;
+    if (!joins_fit(rep)) {
+        replay_end(rep, RS_LAP_PROOF_BAD_SNAPSHOT);
+        *out = rep;
+        return RS_OK;
+    }
     rep->inputs = rs_reader_init(proof + p->inputs_at, len - p->inputs_at);
     *out = rep;
     return RS_OK;
@@ -249,8 +305,11 @@ rs_status rs_lap_replay_step(rs_lap_replay *rep)
     if (!rep || rep->done)
         return RS_ERR_ARG;
     const rs_lap_proof_info *o = &rep->p.info;
+    if (!make_joins(rep))
+        return RS_OK;
     rs_world *world = rep->world;
-    for (uint32_t c = 0; c < o->car_count; c++) {
+    /* One input per car present in this tick (the decoder counted them). */
+    for (uint32_t c = 0; c < rs_world_car_count(world); c++) {
         rs_input in = rs_lap_input_read(&rep->inputs);
         rs_world_set_input(world, (rs_car_id){(uint16_t)(c + 1)}, &in);
     }

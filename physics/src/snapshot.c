@@ -171,6 +171,26 @@ size_t rs_world_snapshot(const rs_world *world, uint8_t *buf, size_t cap)
     return out->len;
 }
 
+/* Bytes before the race state: magic, format, physics version, tick,
+ * tick_hz, substeps, track hash, laps, start_tick, world flags. */
+#define HEADER_BYTES (4u + 4u + 4u + 8u + 4u + 4u + 8u + 4u + 8u + 1u)
+
+bool rs_snapshot_cars(const uint8_t *snap, size_t len, uint32_t *cars)
+{
+    size_t count_at = HEADER_BYTES + rs_race_size();
+    rs_reader r = rs_reader_init(snap, len);
+    if (!snap || len < count_at + 4u || rs_read_u32(&r) != SNAPSHOT_MAGIC ||
+        rs_read_u32(&r) != SNAPSHOT_FORMAT)
+        return false;
+    r.pos = count_at;
+    uint32_t n = rs_read_u32(&r);
+    if ((len - count_at - 4u) / rs_snapshot_car_size() != n ||
+        (len - count_at - 4u) % rs_snapshot_car_size() != 0)
+        return false;
+    *cars = n;
+    return true;
+}
+
 static int valid_car(const rs_car *car, uint32_t gears)
 {
     int g_ok = car->gear >= -1 && car->gear <= (int32_t)gears && car->shift_target >= -1 &&

@@ -113,6 +113,7 @@ static void world_layout(void *obj, rs_block *b)
     w->contact = rs_block_take(b, n, sizeof *w->contact);
     w->prev_pos = rs_block_take(b, n, sizeof *w->prev_pos);
     w->saved_input = rs_block_take(b, n, sizeof *w->saved_input);
+    w->joins = rs_block_take(b, n, sizeof *w->joins);
     w->events.buf = rs_block_take(b, w->events.cap, sizeof *w->events.buf);
     w->scratch = rs_block_take(b, w->scratch_len, 1);
 }
@@ -175,6 +176,12 @@ rs_status rs_world_add_car(rs_world *world, const rs_car_params *params,
         return RS_ERR_RANGE;
     rs_race_car_init(&world->race_cars[world->count], world->count);
     rs_collide_car_init(&world->contact[world->count]);
+    rs_world_join *join = &world->joins[world->count];
+    join->tick = world->tick;
+    join->spawn = *spawn;
+    join->spawn.gear = (int8_t)car->gear;
+    join->spawn.transmission = car->transmission;
+    join->spawn.clutch_mode = car->clutch_mode;
     world->count++;
     if (out)
         out->index1 = (uint16_t)world->count;
