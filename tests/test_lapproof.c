@@ -686,6 +686,61 @@ static void test_a_car_added_inside_a_tick_costs_the_lap_in_progress_its_proof(v
     rs_car_params_destroy(car);
 }
 
+/* A world without start hold (a car may move before lights out) records
+ * that in its proofs, and the replay builds the same kind of world: its
+ * snapshots would not restore onto the other kind. */
+static void test_a_proof_says_whether_the_world_held_its_cars(void **state)
+{
+    (void)state;
+    rs_car_params *car = fixture_car("formula");
+    rs_track *track = fixture_track("oval");
+    rs_world_def def = rs_world_default();
+    def.track = track;
+    def.laps = 1;
+    def.start_tick = 120;
+    def.start_hold = false;
+    rs_world *w = NULL;
+    assert_int_equal(rs_world_create(&def, &w), RS_OK);
+    rs_racing_line *line = NULL;
+    assert_int_equal(rs_racing_line_build(track, car, NULL, &line), RS_OK);
+    rs_driver *drv = NULL;
+    assert_int_equal(rs_driver_create(line, NULL, &drv), RS_OK);
+    rs_car_spawn sp;
+    assert_true(rs_track_grid_slot(track, 0, &sp));
+    assert_int_equal(rs_world_add_car(w, car, &sp, NULL), RS_OK);
+    rs_lap_recorder *rec = NULL;
+    assert_int_equal(rs_lap_recorder_create(w, 60 * 60, &rec), RS_OK);
+    uint8_t *p = NULL;
+    size_t len = 0;
+    for (int t = 0; t < 60 * 120 && !p; t++) {
+        rs_input in = rs_driver_update(drv, w, (rs_car_id){1});
+        rs_world_set_input(w, (rs_car_id){1}, &in);
+        assert_int_equal(rs_lap_recorder_before_step(rec, w), RS_OK);
+        assert_int_equal(rs_world_step(w), RS_OK);
+        rs_lap_recorder_take(rec, w, (rs_car_id){1}, &p, &len);
+    }
+    assert_non_null(p);
+    rs_lap_proof_info info;
+    assert_int_equal(rs_lap_proof_info_read(p, len, &info), RS_OK);
+    assert_false(info.start_hold);
+    const rs_car_params *cars[1] = {car};
+    rs_lap_verdict v;
+    char msg[256];
+    assert_int_equal(rs_lap_proof_verify(p, len, cars, 1, track, &v, msg, sizeof msg), RS_OK);
+    print_message("no start hold: %s\n", msg);
+    assert_int_equal(v.code, RS_LAP_PROOF_OK);
+    p[START_HOLD_AT] = 1;
+    assert_int_equal(rs_lap_proof_verify(p, len, cars, 1, track, &v, msg, sizeof msg), RS_OK);
+    assert_int_equal(v.code, RS_LAP_PROOF_BAD_SNAPSHOT);
+    free(p);
+    rs_lap_recorder_destroy(rec);
+    rs_driver_destroy(drv);
+    rs_racing_line_destroy(line);
+    rs_world_destroy(w);
+    rs_track_destroy(track);
+    rs_car_params_destroy(car);
+}
+
 /* tests/fixtures/lapproof_v1.bin: a version 1 proof as users' databases
  * hold them, recorded by the code of commit a34e3c9 (before version 2) and
  * kept byte for byte: car 1's second lap of a two-lap race of two AI
@@ -756,6 +811,7 @@ int main(void)
     };
     const struct CMUnitTest alone[] = {
         cmocka_unit_test(test_a_car_added_inside_a_tick_costs_the_lap_in_progress_its_proof),
+        cmocka_unit_test(test_a_proof_says_whether_the_world_held_its_cars),
     };
     int failed = cmocka_run_group_tests(tests, race_once, race_free);
     failed += cmocka_run_group_tests(join_tests, joins_race_once, joins_race_free);
