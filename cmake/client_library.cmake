@@ -30,7 +30,7 @@
 # itself, a game never calls it.
 set(RS_PUBLIC_HEADERS
   racesim/base/clock.h
-  racesim/physics.h racesim/track.h racesim/driver.h racesim/tune.h racesim/lapproof.h
+  racesim/physics.h racesim/track.h racesim/driver.h racesim/tune.h racesim/bop.h racesim/lapproof.h
   racesim/standings.h
   racesim/protocol.h racesim/protocol_messages.def
   racesim/client.h racesim/client_flat.h racesim/predict.h)

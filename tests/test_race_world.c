@@ -49,6 +49,91 @@ static void test_cars_are_held_on_the_grid_until_lights_out(void **state)
     rs_world_destroy(w);
 }
 
+/* How far p is past timing line i, along the racing direction (the line
+ * runs from a, left, to b, right, so forward is (b - a) turned left). */
+static double past_line(const rs_track *track, uint32_t i, const double p[2])
+{
+    rs_track_line l;
+    assert_true(rs_track_line_at(track, i, &l));
+    double dx = l.b_m[0] - l.a_m[0], dy = l.b_m[1] - l.a_m[1];
+    return (-dy * (p[0] - l.a_m[0]) + dx * (p[1] - l.a_m[1])) / sqrt(dx * dx + dy * dy);
+}
+
+/* start_hold false: the car moves before lights out, over the start line
+ * and on, and none of it is timed; it is still on the grid after lights out
+ * (it must cross the start line after lights out to start lap 1). The
+ * snapshot says which kind of world it came from. */
+static void test_without_start_hold_cars_move_before_lights_out_untimed(void **state)
+{
+    const fixture_shipped *shipped = *state;
+    const rs_track *track = shipped->oval;
+    rs_world_def def = rs_world_default();
+    assert_true(def.start_hold);
+    def.track = track;
+    def.laps = 1;
+    def.start_tick = 300;
+    def.start_hold = false;
+    rs_world *w = NULL;
+    assert_int_equal(rs_world_create(&def, &w), RS_OK);
+    rs_car_id id = on_grid(w, track, shipped->c5, 0, flat_out());
+    rs_car_state s;
+    rs_world_car_state(w, id, &s);
+    double start = past_line(track, 0, s.pos_m);
+    assert_true(start < 0.0); /* the grid is behind the line */
+    uint64_t crossed_at = 0;
+    for (uint64_t t = 0; t < def.start_tick + 60; t++) {
+        assert_int_equal(rs_world_step(w), RS_OK);
+        size_t n;
+        const rs_event *ev = rs_world_events(w, &n);
+        for (size_t k = 0; k < n; k++)
+            assert_true(ev[k].type != RS_EVENT_SECTOR && ev[k].type != RS_EVENT_LAP &&
+                        ev[k].type != RS_EVENT_LAP_INVALID);
+        rs_world_car_state(w, id, &s);
+        if (!crossed_at && past_line(track, 0, s.pos_m) >= 0.0)
+            crossed_at = rs_world_tick(w);
+        rs_race_car_state rs;
+        assert_int_equal(rs_world_race_state(w, id, &rs), RS_OK);
+        assert_int_equal(rs.status, RS_RACE_GRID);
+        assert_true(rs.crossings == 0 && rs.crossed_us == -1 && rs.lap_start_us == -1);
+        if (rs_world_tick(w) == def.start_tick) {
+            print_message("no start hold: %.1f m past the start line, %.1f m/s at lights out "
+                          "(crossed it in tick %llu)\n",
+                          past_line(track, 0, s.pos_m), s.speed_m_s,
+                          (unsigned long long)crossed_at);
+            assert_true(rs_world_race_time_us(w) == 0);
+            assert_true(crossed_at > 0 && crossed_at < def.start_tick);
+            assert_true(s.speed_m_s > 10.0);
+        }
+    }
+    /* The snapshot says start_hold false: it restores onto a world like
+     * this one, not onto one that holds its cars. */
+    size_t len;
+    uint8_t *snap = fixture_snapshot(w, &len);
+    rs_world *same = NULL, *held = NULL;
+    assert_int_equal(rs_world_create(&def, &same), RS_OK);
+    on_grid(same, track, shipped->c5, 0, flat_out());
+    assert_int_equal(rs_world_restore(same, snap, len), RS_OK);
+    assert_true(rs_world_hash(same) == rs_world_hash(w));
+    def.start_hold = true;
+    assert_int_equal(rs_world_create(&def, &held), RS_OK);
+    on_grid(held, track, shipped->c5, 0, flat_out());
+    assert_int_equal(rs_world_restore(held, snap, len), RS_ERR_MISMATCH);
+    free(snap);
+    rs_world_destroy(held);
+    rs_world_destroy(same);
+    rs_world_destroy(w);
+
+    /* The same car and input with start_hold (the default) does not move. */
+    def.start_hold = true;
+    assert_int_equal(rs_world_create(&def, &w), RS_OK);
+    id = on_grid(w, track, shipped->c5, 0, flat_out());
+    fixture_steps(w, (int)def.start_tick);
+    rs_world_car_state(w, id, &s);
+    assert_true(s.speed_m_s < 0.05);
+    assert_true(past_line(track, 0, s.pos_m) - start < 0.01);
+    rs_world_destroy(w);
+}
+
 /* Steps the world one tick; copies that tick's events of `type` to out
  * (room for cap) and returns how many there were. */
 static size_t step_events_of(rs_world *w, uint8_t type, rs_event *out, size_t cap)
@@ -262,6 +347,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cars_are_held_on_the_grid_until_lights_out),
+        cmocka_unit_test(test_without_start_hold_cars_move_before_lights_out_untimed),
         cmocka_unit_test(test_barrier_stops_a_car_through_the_world_step),
         cmocka_unit_test(test_ghost_mode_turns_car_collisions_off),
         cmocka_unit_test(test_leaving_the_track_costs_time),

@@ -107,4 +107,15 @@ void rs_car_params_write(const rs_car_params_data *def, rs_writer *w);
 /* Allocates an rs_car_params around validated data and computes its hash. */
 rs_status rs_car_params_wrap(const rs_car_params_data *def, rs_car_params **out);
 
+/* A car made from another: def is a copy of the other car's data with some
+ * fields changed (a tune, balance of performance). It takes the loader's
+ * own path, validation then rs_car_params_wrap, so nothing derived from
+ * the data (static loads, the hash, what a world derives when it adds the
+ * car) can be left stale, and it keeps the other car's tuning rules. On
+ * error *out is NULL and err says "<what> is not valid: <field>: <why>"
+ * or "cannot build <what> (<status>)". */
+rs_status rs_car_params_rebuild(const rs_car_params_data *def, const rs_tune_rules *rules,
+                                const char *what, rs_car_params **out, char *err,
+                                size_t err_len);
+
 #endif

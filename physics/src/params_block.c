@@ -402,6 +402,30 @@ fail:
     return st;
 }
 
+rs_status rs_car_params_rebuild(const rs_car_params_data *def, const rs_tune_rules *rules,
+                                const char *what, rs_car_params **out, char *err,
+                                size_t err_len)
+{
+    if (!out)
+        return RS_ERR_ARG;
+    *out = NULL;
+    /* wrap validates too, but says nothing: the validator's message names
+     * the field. */
+    char msg[256];
+    rs_status st = rs_car_params_validate(def, msg, sizeof msg);
+    if (st != RS_OK) {
+        rs_errf(err, err_len, "%s is not valid: %s", what, msg);
+        return st;
+    }
+    st = rs_car_params_wrap(def, out);
+    if (st != RS_OK) {
+        rs_errf(err, err_len, "cannot build %s (%s)", what, rs_status_str(st));
+        return st;
+    }
+    (*out)->rules = *rules;
+    return RS_OK;
+}
+
 /* RS_OK when params encode to exactly these bytes, else RS_ERR_FORMAT (or
  * RS_ERR_NOMEM). */
 static rs_status check_canonical(const rs_car_params *params, const uint8_t *block, size_t len)

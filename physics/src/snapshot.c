@@ -4,11 +4,18 @@
  * Layout (all little endian, doubles as IEEE-754 bits, -0.0 as +0.0):
  *   "RSWS" u32 format | u32 physics_version | u64 tick | u32 tick_hz |
  *   u32 substeps | u64 track hash (0: none) | u32 laps | u64 start_tick |
- *   u8 car collisions | race state | u32 car count |
+ *   u8 world flags | race state | u32 car count |
  *   per car: u64 parameter hash, dynamic state, race state, contact state
  * The parameters themselves are not in the snapshot: a receiver builds the
  * world from the parameter blocks first, and the hashes make sure it did.
  * The same bytes are what the state hash is computed over.
+ *
+ * World flags: bit 0 car collisions, bit 1 inputs apply before lights out
+ * (start_hold false). The bit is set for the new behaviour, not for the
+ * default, so a world with start_hold (every world before the option
+ * existed) writes the very byte it always did, and its snapshots and hashes
+ * are unchanged; a build that predates the option refuses the other kind
+ * of snapshot as a mismatch instead of misreading it.
  */
 #include <string.h>
 
@@ -86,6 +93,14 @@ void rs_snapshot_write_slot(const rs_world *world, uint32_t slot, rs_writer *w)
     write_slot_parts(&world->cars[slot], &world->race_cars[slot], &world->contact[slot], w);
 }
 
+enum { FLAG_CAR_COLLISIONS = 1u << 0, FLAG_NO_START_HOLD = 1u << 1 };
+
+static uint8_t world_flags(const rs_world_def *def)
+{
+    return (uint8_t)((def->car_collisions ? FLAG_CAR_COLLISIONS : 0u) |
+                     (def->start_hold ? 0u : FLAG_NO_START_HOLD));
+}
+
 static uint64_t track_hash(const rs_world *world)
 {
     return world->def.track ? rs_track_hash(world->def.track) : 0;
@@ -145,7 +160,7 @@ size_t rs_world_snapshot(const rs_world *world, uint8_t *buf, size_t cap)
         rs_write_u64(out, track_hash(world));
         rs_write_u32(out, world->def.laps);
         rs_write_u64(out, world->def.start_tick);
-        rs_write_u8(out, world->def.car_collisions ? 1 : 0);
+        rs_write_u8(out, world_flags(&world->def));
         rs_race_write(&world->race, out);
         rs_write_u32(out, world->count);
         for (uint32_t c = 0; c < world->count; c++)
@@ -154,6 +169,26 @@ size_t rs_world_snapshot(const rs_world *world, uint8_t *buf, size_t cap)
             return probe.len;
     }
     return out->len;
+}
+
+/* Bytes before the race state: magic, format, physics version, tick,
+ * tick_hz, substeps, track hash, laps, start_tick, world flags. */
+#define HEADER_BYTES (4u + 4u + 4u + 8u + 4u + 4u + 8u + 4u + 8u + 1u)
+
+bool rs_snapshot_cars(const uint8_t *snap, size_t len, uint32_t *cars)
+{
+    size_t count_at = HEADER_BYTES + rs_race_size();
+    rs_reader r = rs_reader_init(snap, len);
+    if (!snap || len < count_at + 4u || rs_read_u32(&r) != SNAPSHOT_MAGIC ||
+        rs_read_u32(&r) != SNAPSHOT_FORMAT)
+        return false;
+    r.pos = count_at;
+    uint32_t n = rs_read_u32(&r);
+    if ((len - count_at - 4u) / rs_snapshot_car_size() != n ||
+        (len - count_at - 4u) % rs_snapshot_car_size() != 0)
+        return false;
+    *cars = n;
+    return true;
 }
 
 static int valid_car(const rs_car *car, uint32_t gears)
@@ -182,12 +217,12 @@ rs_status rs_world_restore(rs_world *world, const uint8_t *buf, size_t len)
         uint64_t thash = rs_read_u64(&r);
         uint32_t laps = rs_read_u32(&r);
         uint64_t start = rs_read_u64(&r);
-        uint8_t collisions = rs_read_u8(&r);
+        uint8_t flags = rs_read_u8(&r);
         if (r.error)
             return RS_ERR_BUFFER;
         if (hz != world->def.tick_hz || sub != world->def.substeps || thash != track_hash(world) ||
             laps != world->def.laps || start != world->def.start_tick ||
-            collisions != (world->def.car_collisions ? 1 : 0))
+            flags != world_flags(&world->def))
             return RS_ERR_MISMATCH;
         uint32_t count_at = (uint32_t)r.pos + (uint32_t)rs_race_size();
         rs_race race = world->race;

@@ -271,18 +271,12 @@ rs_status rs_tune_apply(const rs_car_params *base, const char *tune_json, size_t
         memcpy(def->gear_ratio, o.ratio, sizeof o.ratio[0] * o.gears);
     /* Every override is inside a range the validator accepts, but the car
      * as a whole is checked again: the validator has the last word. */
-    char msg[256];
-    st = rs_car_params_validate(def, msg, sizeof msg);
+    char msg[320];
+    st = rs_car_params_rebuild(def, &base->rules, "the tuned car", out, msg, sizeof msg);
     if (st != RS_OK) {
-        rs_errf(err, err_len, "%s: the tuned car is not valid: %s", name, msg);
+        rs_errf(err, err_len, "%s: %s", name, msg);
         goto done;
     }
-    st = rs_car_params_wrap(def, out);
-    if (st != RS_OK) {
-        rs_errf(err, err_len, "%s: cannot build the tuned car (%s)", name, rs_status_str(st));
-        goto done;
-    }
-    (*out)->rules = base->rules;
     if (tune_hash)
         *tune_hash = overrides_hash(&o);
     if (err && err_len)

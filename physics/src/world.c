@@ -79,6 +79,7 @@ rs_world_def rs_world_default(void)
     d.laps = 0;
     d.start_tick = 0;
     d.car_collisions = true;
+    d.start_hold = true;
     return d;
 }
 
@@ -112,6 +113,7 @@ static void world_layout(void *obj, rs_block *b)
     w->contact = rs_block_take(b, n, sizeof *w->contact);
     w->prev_pos = rs_block_take(b, n, sizeof *w->prev_pos);
     w->saved_input = rs_block_take(b, n, sizeof *w->saved_input);
+    w->joins = rs_block_take(b, n, sizeof *w->joins);
     w->events.buf = rs_block_take(b, w->events.cap, sizeof *w->events.buf);
     w->scratch = rs_block_take(b, w->scratch_len, 1);
 }
@@ -174,6 +176,12 @@ rs_status rs_world_add_car(rs_world *world, const rs_car_params *params,
         return RS_ERR_RANGE;
     rs_race_car_init(&world->race_cars[world->count], world->count);
     rs_collide_car_init(&world->contact[world->count]);
+    rs_world_join *join = &world->joins[world->count];
+    join->tick = world->tick;
+    join->spawn = *spawn;
+    join->spawn.gear = (int8_t)car->gear;
+    join->spawn.transmission = car->transmission;
+    join->spawn.clutch_mode = car->clutch_mode;
     world->count++;
     if (out)
         out->index1 = (uint16_t)world->count;
@@ -259,9 +267,10 @@ rs_status rs_world_step(rs_world *world)
     double dt = tick_dt / (double)world->def.substeps;
     world->events.count = 0;
     world->events.tick = world->tick;
-    /* Before lights out every car is held: the players' inputs are kept
-     * (they are state) but the car sees full brakes and no throttle. */
-    int held = world->tick < world->def.start_tick;
+    /* Before lights out every car is held (unless the world says not to):
+     * the players' inputs are kept (they are state) but the car sees full
+     * brakes and no throttle. */
+    int held = world->def.start_hold && world->tick < world->def.start_tick;
     for (uint32_t c = 0; c < world->count; c++) {
         rs_car *car = &world->cars[c];
         rs_input saved = car->input;

@@ -11,6 +11,15 @@
 #include "events.h"
 #include "race.h"
 
+/* How a car came into the world, for the lap recorder (lapproof_record.c),
+ * which proves laps during which cars joined. Bookkeeping, not state: the
+ * snapshot does not hold it. */
+typedef struct rs_world_join {
+    uint64_t tick;      /* the tick before which the car was added */
+    rs_car_spawn spawn; /* as given, with the gear, gearbox and clutch mode the car took
+                           from it (out-of-range values as the car clamped them) */
+} rs_world_join;
+
 struct rs_world {
     rs_world_def def;
     uint32_t count;
@@ -24,6 +33,7 @@ struct rs_world {
     rs_collide_scratch *collide_scratch;
     double (*prev_pos)[3];   /* per slot: centre of mass at the substep start */
     rs_input *saved_input;   /* per slot: the player's input while held before lights out */
+    rs_world_join *joins;    /* per slot */
     rs_event_sink events;    /* the last step's events */
     uint8_t *scratch;        /* snapshot-sized buffer for hashing */
     size_t scratch_len;
@@ -34,5 +44,10 @@ size_t rs_snapshot_car_size(void);
 
 /* Writes one slot (car dynamics, race and contact state) canonically. */
 void rs_snapshot_write_slot(const rs_world *world, uint32_t slot, rs_writer *w);
+
+/* The number of cars in snapshot bytes, read from their header; false when
+ * the bytes are not a snapshot of this format or their length does not fit
+ * that number. Nothing else is checked (rs_world_restore does that). */
+bool rs_snapshot_cars(const uint8_t *snap, size_t len, uint32_t *cars);
 
 #endif

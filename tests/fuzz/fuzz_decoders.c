@@ -146,8 +146,9 @@ static void lp_setup(void)
     }
 }
 
-/* Every accepted header must be consistent, and a proof of up to 4000 ticks for up to 16
- * c5 cars on the oval is re-simulated (whatever its verdict, no crash). */
+/* Every accepted header must be consistent (the lap's car one of the snapshot's, a version 1
+ * proof without joins), and a proof of up to 4000 ticks for up to 16 c5 cars on the oval is
+ * re-simulated (whatever its verdict, no crash). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!lp_car)
@@ -156,9 +157,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rs_lap_proof_info_read(data, size, &info) != RS_OK)
         return 0;
     uint64_t h;
-    if (info.car == 0 || info.car > info.car_count ||
+    if (info.car == 0 || info.car > info.car_count - info.join_count ||
         rs_lap_proof_car_hash(data, size, info.car - 1u, &h) != RS_OK || h != info.car_params_hash ||
-        rs_lap_proof_car_hash(data, size, info.car_count, &h) != RS_ERR_ARG)
+        rs_lap_proof_car_hash(data, size, info.car_count, &h) != RS_ERR_ARG ||
+        (info.version == 1 && (info.join_count != 0 || !info.start_hold)))
         abort();
     if (info.car_count <= LP_CARS && info.tick_count <= 4000) {
         const rs_car_params *cars[LP_CARS];

@@ -1,9 +1,13 @@
 /*
  * Writes seed inputs for the binary fuzz targets: the canonical blocks of
- * the shipped cars, snapshots of a small world at a few ticks, and the proof
- * of a C5's first lap of the oval (what fuzz_lapproof re-simulates). Text
- * targets seed from data/ directly (see run_fuzz.sh).
+ * the shipped cars, snapshots of a small world at a few ticks, and the
+ * proofs of a C5's first lap of the oval, alone and with two cars joining
+ * during it (what fuzz_lapproof re-simulates; run_fuzz.sh adds the version
+ * 1 proof of tests/fixtures). Text targets seed from data/ directly (see
+ * run_fuzz.sh).
  */
+#include <math.h> /* seed placement only */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -18,8 +22,10 @@ static int write_file(const char *dir, const char *name, const uint8_t *p, size_
     return seed_file_write("make_seeds", dir, name, p, n);
 }
 
-/* One AI-driven C5 alone on the oval; the proof of its first lap. */
-static int lap_proof_seed(const rs_car_params *c5, const char *dir)
+/* One AI-driven C5 on the oval; the proof of its first lap. With joins,
+ * two more C5s join during that lap (proof format 2's joins), parked far
+ * off the track, the second with the manual gearbox in second. */
+static int lap_proof_seed(const rs_car_params *c5, const char *dir, const char *name, bool joins)
 {
     char err[512], path[1024];
     rs_track *track = NULL;
@@ -29,7 +35,7 @@ static int lap_proof_seed(const rs_car_params *c5, const char *dir)
         return 1;
     }
     rs_world_def def = rs_world_default();
-    def.max_cars = 1;
+    def.max_cars = 3;
     def.track = track;
     rs_world *w = NULL;
     rs_racing_line *line = NULL;
@@ -44,6 +50,18 @@ static int lap_proof_seed(const rs_car_params *c5, const char *dir)
         goto out;
     rs_car_id id = {1};
     for (int t = 0; t < 60 * 120; t++) {
+        if (joins && (t == 600 || t == 900)) {
+            rs_car_spawn far = sp; /* 300 m and 320 m to the right of the grid */
+            double off = t == 600 ? 300.0 : 320.0;
+            far.pos_m[0] += off * sin(sp.yaw_rad);
+            far.pos_m[1] -= off * cos(sp.yaw_rad);
+            if (t == 900) {
+                far.gear = 2;
+                far.transmission = RS_TRANSMISSION_MANUAL;
+            }
+            if (rs_world_add_car(w, c5, &far, NULL) != RS_OK)
+                goto out;
+        }
         rs_input in = rs_driver_update(drv, w, id);
         rs_world_set_input(w, id, &in);
         rs_lap_recorder_before_step(rec, w);
@@ -52,7 +70,7 @@ static int lap_proof_seed(const rs_car_params *c5, const char *dir)
         uint8_t *proof = NULL;
         size_t len = 0;
         if (rs_lap_recorder_take(rec, w, id, &proof, &len) == RS_OK) {
-            rc = write_file(dir, "c5_oval_lap1", proof, len);
+            rc = write_file(dir, name, proof, len);
             free(proof);
             goto out;
         }
@@ -115,7 +133,9 @@ int main(int argc, char **argv)
         free(b);
     }
     rs_world_destroy(w);
-    int rc = lap_proof_seed(p[0], argv[3]);
+    int rc = lap_proof_seed(p[0], argv[3], "c5_oval_lap1", false);
+    if (rc == 0)
+        rc = lap_proof_seed(p[0], argv[3], "c5_oval_lap1_joins", true);
     rs_car_params_destroy(p[0]);
     rs_car_params_destroy(p[1]);
     return rc;

@@ -16,6 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work"/{car_block,snapshot,tir,json,track,lapproof,protocol,handshake,sealed,http_route,config}
 "$build"/bin/fuzz_make_seeds "$work/car_block" "$work/snapshot" "$work/lapproof"
+cp tests/fixtures/lapproof_v1.bin "$work/lapproof/" # the older format, still read
 "$build"/bin/fuzz_protocol_seeds "$work/protocol"
 "$build"/bin/fuzz_secure_seeds "$work/handshake" "$work/sealed"
 cp data/tyres/*.tir "$work/tir/"

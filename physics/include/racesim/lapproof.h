@@ -9,27 +9,52 @@
  * sector times and the hash of the car's state after its last tick. All
  * cars' inputs are needed because the cars touch each other.
  *
- * Recording: the race loop creates a recorder once all cars are in the
- * world, calls rs_lap_recorder_before_step after setting the tick's inputs
+ * Recording: the race loop creates a recorder once the world has its first
+ * cars, calls rs_lap_recorder_before_step after setting the tick's inputs
  * and before rs_world_step, and after the step calls rs_lap_recorder_take
- * for each RS_EVENT_LAP. The recorder allocates everything at creation: a
- * ring of max_lap_ticks ticks of inputs and one start snapshot per car; it
- * takes one world snapshot per tick (a copy of a few hundred bytes per car).
- * A lap longer than max_lap_ticks ticks gets no proof (RS_ERR_FULL).
+ * for each RS_EVENT_LAP. Cars may join between ticks (rs_world_add_car
+ * before the tick's rs_lap_recorder_before_step, as in practice and
+ * qualifying sessions that players join at any time): the recorder notes
+ * each join, and the proof of a lap during which cars joined re-creates
+ * them at the same tick. The recorder allocates everything at creation,
+ * sized by the world's max_cars: a ring of max_lap_ticks ticks of inputs
+ * and one start snapshot per car; it takes one world snapshot per tick (a
+ * copy of a few hundred bytes per car). A lap longer than max_lap_ticks
+ * ticks gets no proof (RS_ERR_FULL).
  *
- * Proof bytes (all little-endian; doubles as IEEE-754 bits):
- *   "RSLP" u32 version(1) u32 physics_version
+ * Proof bytes, version 2 (all little-endian; doubles as IEEE-754 bits,
+ * finite, never -0.0):
+ *   "RSLP" u32 version(2) u32 physics_version
  *   u32 tick_hz u32 substeps u32 laps u64 start_tick u8 car_collisions
+ *   u8 start_hold
  *   4 x (f64 grip_scale f64 rolling_drag_coef)   surfaces, rs_surface order
  *   u64 track hash   u32 car_count   car_count x u64 parameter hash
  *   u16 car (index1)  u32 lap  u8 valid  u8 invalid_reason
  *   i64 lap_time_us  i64 lap_end_us  u32 sector_count  sector_count x i64
  *   u64 end car hash  u64 first_tick  u32 tick_count
  *   u32 snapshot_len  snapshot bytes
- *   tick_count x car_count x (i16 steer u8 throttle u8 brake u8 clutch
- *                             u8 handbrake i8 gear u8 buttons)
- * and nothing after. The format is canonical: a proof that decodes encodes
- * back to the same bytes.
+ *   u32 join_count
+ *   join_count x (u64 tick  u16 car (index1)  f64 pos[3]  f64 yaw
+ *                 f64 speed  i8 gear  u8 transmission  u8 clutch_mode)
+ *   for each tick of the log, one input per car present in it, in car
+ *   order: (i16 steer u8 throttle u8 brake u8 clutch u8 handbrake i8 gear
+ *           u8 buttons)
+ * and nothing after. car_count and the hashes list every car present at
+ * the end of the log: the snapshot holds the first car_count - join_count
+ * of them (its own car count must say so), the joined cars follow in the
+ * order they joined. Join i is car car_count - join_count + 1 + i, added
+ * before tick `tick` (first_tick < tick <= the log's last tick, ticks
+ * non-decreasing) with the rs_car_spawn given (gear -1..10, transmission
+ * and clutch mode 0 or 1, as the car took them), and present from that
+ * tick on. The lap's car is one of the snapshot's.
+ *
+ * Version 1, which every proof recorded before cars could join has, is
+ * the same without start_hold (read as true) and without join_count and
+ * the joins; its log has car_count inputs every tick. It is still read and
+ * verified.
+ *
+ * The format is canonical: a proof that decodes encodes back to the same
+ * bytes.
  */
 #ifndef RACESIM_LAPPROOF_H
 #define RACESIM_LAPPROOF_H
@@ -44,14 +69,16 @@
 extern "C" {
 #endif
 
-#define RS_LAP_PROOF_VERSION 1u
+/* The version the recorder writes; the reader reads 1 and 2. */
+#define RS_LAP_PROOF_VERSION 2u
 
 /* ---------------------------------------------------------------- recording */
 
 typedef struct rs_lap_recorder rs_lap_recorder;
 
-/* Creates a recorder for world, which must already hold all its cars, have
- * a track and use the track's own ground (no custom ground function). Laps
+/* Creates a recorder for world, which must hold at least one car, have a
+ * track and use the track's own ground (no custom ground function). Cars
+ * added later (up to the world's max_cars) are recorded as they join. Laps
  * up to max_lap_ticks ticks (1..2^24) get proofs. Caller frees with
  * rs_lap_recorder_destroy. RS_ERR_ARG for a world it cannot record,
  * RS_ERR_NOMEM. */
@@ -61,11 +88,14 @@ rs_status rs_lap_recorder_create(const rs_world *world, uint32_t max_lap_ticks,
 /* Accepts NULL. */
 void rs_lap_recorder_destroy(rs_lap_recorder *rec);
 
-/* Records the tick about to be stepped: the world's snapshot and every
- * car's input. Call once per tick, after the inputs are set and before
- * rs_world_step. Allocates nothing. If ticks were skipped (or the world was
- * restored) the laps in progress lose their proofs; later laps are recorded
- * normally. RS_ERR_MISMATCH if cars were added since creation. */
+/* Records the tick about to be stepped: the world's snapshot, every car's
+ * input and the cars that joined since the last tick. Call once per tick,
+ * after the cars are added and the inputs are set and before
+ * rs_world_step. Allocates nothing. If ticks were skipped, the world was
+ * restored or a car was added after this call and before the step, the
+ * laps in progress lose their proofs; later laps are recorded normally.
+ * RS_ERR_MISMATCH for a world other than the recorder's (fewer cars, or
+ * another max_cars). */
 rs_status rs_lap_recorder_before_step(rs_lap_recorder *rec, const rs_world *world);
 
 /* Builds the proof of the lap car completed in the step just taken (its
@@ -74,7 +104,8 @@ rs_status rs_lap_recorder_before_step(rs_lap_recorder *rec, const rs_world *worl
  * RS_ERR_MISSING no lap event for car in the last step, or its start was
  * not recorded (the recorder started or lost track mid-lap); RS_ERR_FULL the
  * lap is longer than max_lap_ticks; RS_ERR_ARG the world was not stepped
- * exactly once since rs_lap_recorder_before_step; RS_ERR_NOMEM. */
+ * exactly once since rs_lap_recorder_before_step, or a car was added in
+ * between; RS_ERR_NOMEM. */
 rs_status rs_lap_recorder_take(rs_lap_recorder *rec, const rs_world *world, rs_car_id car,
                                uint8_t **proof, size_t *len);
 
@@ -87,6 +118,10 @@ typedef struct rs_lap_proof_info {
     uint32_t tick_hz, substeps, laps;
     uint64_t start_tick;
     bool car_collisions;
+    bool start_hold;       /* version 1: true. This and join_count sit where the struct
+                              had padding, so on 64-bit targets and wasm32 its size and
+                              layout are what programs built against version 1's
+                              header expect */
     rs_surface_params surfaces[RS_SURFACE_COUNT];
     uint64_t track_hash;
     uint32_t car_count;
@@ -102,12 +137,16 @@ typedef struct rs_lap_proof_info {
     uint64_t end_car_hash; /* rs_world_car_hash after the last tick */
     uint64_t first_tick;   /* the tick the log starts with */
     uint32_t tick_count;
+    uint32_t join_count;   /* cars that joined during the log (version 1: 0); car_count
+                              counts them */
 } rs_lap_proof_info;
 
-/* Decodes and checks the whole proof (every length, count and range) and
- * fills *out. RS_ERR_BUFFER truncated, RS_ERR_FORMAT not a proof or bytes
- * after its end, RS_ERR_RANGE a field out of range; *out is then
- * unspecified. Allocates nothing. */
+/* Decodes and checks the whole proof, version 1 or 2 (every length, count,
+ * range and consistency rule above) and fills *out. RS_ERR_BUFFER
+ * truncated, RS_ERR_FORMAT not a proof, another version, bytes after its
+ * end or (version 2) a -0.0, RS_ERR_RANGE a field out of range or
+ * inconsistent with another; *out is then unspecified. Allocates
+ * nothing. */
 rs_status rs_lap_proof_info_read(const uint8_t *proof, size_t len, rs_lap_proof_info *out);
 
 /* The parameter hash of car slot i (0-based) into *out. Same errors as
@@ -154,7 +193,8 @@ typedef struct rs_lap_verdict {
 /* Re-simulates the proof: builds a world with the proof's definition, the
  * given cars (cars[i] for slot i, car_count of them, looked up by the caller
  * from rs_lap_proof_car_hash) and track (NULL when the proof's track hash is
- * 0), restores the snapshot, replays the inputs, and compares the car's lap
+ * 0), restores the snapshot, replays the inputs (adding each joined car
+ * before the tick it joined at), and compares the car's lap
  * with the recorded one. Returns RS_OK when the check ran: *out then says
  * whether it matched, and msg (if non-NULL) says in English what differs
  * ("lap time 61234567 us recorded, 61234570 us re-simulated; ...") or

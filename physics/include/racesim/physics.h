@@ -162,13 +162,21 @@ typedef struct rs_world_def {
      * ground is NULL), barriers stop the cars and the world times laps. */
     const rs_track *track; /* NULL: no barriers, no timing; borrowed, must outlive the world */
     uint32_t laps;         /* race distance; 0 = open session (laps timed, nobody finishes) */
-    uint64_t start_tick;   /* lights out: before this tick every car is held on its
-                              brakes with no throttle and the race clock is at zero */
+    uint64_t start_tick;   /* lights out: the race clock is negative before this tick and
+                              nothing is timed; see start_hold */
     bool car_collisions;   /* false = ghost mode: cars pass through each other */
+    bool start_hold;       /* true: before start_tick every car is held on its brakes with
+                              no throttle (its driver's inputs are kept and apply from
+                              lights out). false: the drivers' inputs apply before lights
+                              out too, so a car can move early and a jump start can be
+                              judged (docs/TIMING.md, "Lights out"). Timing ignores
+                              everything before lights out either way. The snapshot
+                              records it, so a restore cannot mix the two */
 } rs_world_def;
 
 /* Sensible defaults: 60 Hz, 4 substeps, 16 cars, flat plane, standard
- * surfaces, no track, open session, start at tick 0, car collisions on. */
+ * surfaces, no track, open session, start at tick 0, car collisions on,
+ * cars held until lights out. */
 rs_world_def rs_world_default(void);
 
 /* Creates a world; allocates everything it will ever need. Caller frees with
