@@ -29,6 +29,9 @@
 #include "test_data.h"
 
 #define SECOND 1000000LL
+#ifndef TIMED_RACE_S
+#define TIMED_RACE_S 60
+#endif
 
 static rs_room_config weekend_config(const test_scene *s, uint32_t players,
                                      const rs_proto_session_def *sessions, uint32_t count)
@@ -167,7 +170,9 @@ static void test_weekend_runs_practice_qualifying_and_a_race_from_its_grid(void 
     rs_room_get_stats(room, &st);
     assert_int_equal(st.phase, RS_PHASE_COUNTDOWN);
 
-    /* Every client was told the session it is in. */
+    /* Every client was told the session it is in (once the link carried it). */
+    for (int k = 0; k < 200; k++)
+        harness_step(h, 1000);
     rs_client_event ev;
     bool saw_race_state_of_race = false;
     while (harness_client_take(h, 1, RS_CLIENT_EV_RACE_STATE, &ev))
@@ -196,41 +201,62 @@ static void test_weekend_runs_practice_qualifying_and_a_race_from_its_grid(void 
 
 static void test_weekend_timed_race_ends_on_the_leaders_crossing(void **state)
 {
-    const uint32_t limit_s = 25;
+    /* A leader and two slow cars, so that after the time a slower car
+     * crosses the line before the leader does: its lap must not end its
+     * race (the flag waits for the leader), and its next one must. */
+    const uint32_t limit_s = TIMED_RACE_S;
     const rs_proto_session_def sessions[] = {{.type = RS_SESSION_RACE, .time_limit_s = limit_s}};
-    rs_room_config cfg = weekend_config(*state, 2, sessions, 1);
-    harness *h = field(&cfg, 2);
-    int64_t deadline = harness_now(h) + 300 * SECOND;
+    rs_room_config cfg = weekend_config(*state, 3, sessions, 1);
+    cfg.finish_timeout_ticks = 150 * 60; /* the slowest needs most of a lap after the flag */
+    harness *h = field(&cfg, 3);
+    rs_bot_set_pace(harness_bot(h, 1), 0.55);
+    rs_bot_set_pace(harness_bot(h, 2), 0.65);
+    int64_t deadline = harness_now(h) + 400 * SECOND;
     rs_msg_results r = results_of(h, 1, deadline);
 
-    /* The laps client 0 heard, in order. */
-    uint64_t start = cfg.countdown_ticks, limit_tick = start + limit_s * 60u;
+    /* The laps client 0 heard, in order; the race clock at the end of a
+     * lap's tick from its tick number. */
+    uint64_t limit_tick = cfg.countdown_ticks + limit_s * 60u;
     rs_client_event ev;
-    bool flag_seen = false;
-    uint32_t chequered = 0;
+    uint64_t flag_tick = 0;
+    uint32_t chequered = 0, crossed_before_flag = 0, winner = 0;
+    bool done[RS_PROTO_MAX_CARS + 1] = {false};
     while (harness_client_take(h, 0, RS_CLIENT_EV_LAP, &ev)) {
         const rs_msg_lap *l = &ev.u.lap;
-        if (!(l->flags & RS_LAP_CHEQUERED))
+        bool after_time = l->tick + 1 >= limit_tick;
+        if (done[l->car]) {
+            /* A lap after its flag: driven, not part of the race. */
+            assert_false(l->flags & RS_LAP_CHEQUERED);
             continue;
+        }
+        if (!(l->flags & RS_LAP_CHEQUERED)) {
+            /* After the time but before the leader's crossing: racing on. */
+            assert_true(flag_tick == 0);
+            crossed_before_flag += after_time;
+            continue;
+        }
         chequered++;
-        if (!flag_seen) {
+        done[l->car] = true;
+        if (flag_tick == 0) {
             /* The first flag is the leader's, after the time. */
             assert_int_equal(l->position, 1);
-            assert_true(l->tick + 1 >= limit_tick);
-            flag_seen = true;
+            assert_true(after_time);
+            flag_tick = l->tick;
+            winner = l->car;
         }
     }
-    assert_true(flag_seen);
-    assert_int_equal(chequered, 2); /* each car took it once */
-    assert_int_equal(r.count, 2);
+    assert_true(flag_tick > 0);
+    assert_true(crossed_before_flag >= 1); /* the case this test is about happened */
+    assert_int_equal(chequered, 3);        /* each car took it once */
+    assert_int_equal(r.count, 3);
+    assert_int_equal(r.rows[0].car, winner);
     for (uint32_t i = 0; i < r.count; i++) {
         assert_int_equal(r.rows[i].status, RS_CLASSIFIED);
-        assert_true(r.rows[i].finish_us >= (int64_t)limit_s * SECOND);
+        assert_true(r.rows[i].finish_us > (int64_t)limit_s * SECOND);
+        if (i > 0)
+            assert_true(r.rows[i - 1].laps >= r.rows[i].laps);
     }
-    assert_true(r.rows[0].laps >= r.rows[1].laps);
     assert_true(r.rows[0].laps_led >= 1);
-    /* Not over at the time itself: the flag fell on a crossing, later. */
-    assert_true(r.rows[0].finish_us > (int64_t)limit_s * SECOND);
     harness_destroy(h);
 }
 

@@ -224,6 +224,7 @@ static void build(rs_client *c, int64_t now_us, bool initial)
     def.track = c->track;
     def.laps = c->race_state.laps;
     def.start_tick = c->race_state.start_tick;
+    def.start_hold = !(c->race_state.flags & RS_SESSION_FREE_START);
     def.car_collisions = true;
     rs_world *w = NULL;
     if (rs_world_create(&def, &w) != RS_OK) {

@@ -336,7 +336,8 @@ static void ser_race_state(rs_codec *c, rs_msg_race_state *m)
     rs_proto__u8(c, &m->session_type, 0, RS_SESSION_TYPE_COUNT - 1, "race_state.session_type");
     rs_proto__varu32(c, &m->time_limit_ms, 0, RS_PROTO_SESSION_MAX_S * 1000u,
                      "race_state.time_limit_ms");
-    rs_proto__u8(c, &m->flags, 0, RS_SESSION_CHEQUERED, "race_state.flags");
+    rs_proto__u8(c, &m->flags, 0, RS_SESSION_CHEQUERED | RS_SESSION_FREE_START,
+                 "race_state.flags");
     /* A session ends by laps or by time, never both (rs_proto_session_def);
      * neither is an open session (the lobby). */
     if (rs_proto__codec_ok(c) && m->laps != 0 && m->time_limit_ms != 0)

@@ -590,6 +590,11 @@ rs_client *harness_client(harness *h, uint32_t i)
     return client_at(h, i)->client;
 }
 
+rs_bot *harness_bot(harness *h, uint32_t i)
+{
+    return client_at(h, i)->bot;
+}
+
 void harness_client_stats_get(harness *h, uint32_t i, harness_client_stats *out)
 {
     hclient *c = client_at(h, i);

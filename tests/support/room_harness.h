@@ -112,6 +112,8 @@ rs_room *harness_room(harness *h);
 /* Client i's SDK client (for requests, queries and stats); borrowed until
  * its next rejoin or harness_destroy. */
 rs_client *harness_client(harness *h, uint32_t i);
+/* Client i's bot (NULL for a plain client); borrowed like harness_client. */
+rs_bot *harness_bot(harness *h, uint32_t i);
 void harness_client_stats_get(harness *h, uint32_t i, harness_client_stats *out);
 const harness_events *harness_client_events(const harness *h, uint32_t i);
 

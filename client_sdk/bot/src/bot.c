@@ -19,6 +19,7 @@ struct rs_bot {
     rs_driver *driver;
     uint64_t line_track_hash, line_car_hash;
     uint32_t seed;
+    double pace;    /* 0: the driver's default */
     /* the light driver */
     uint32_t rng;
     bool light_started;
@@ -67,6 +68,8 @@ static void prepare_driver(rs_bot *b)
     }
     rs_driver_options o = rs_driver_options_default();
     o.seed = b->seed;
+    if (b->pace > 0.0)
+        o.pace = b->pace;
     if (rs_driver_create(b->line, &o, &b->driver) != RS_OK)
         b->driver = NULL;
 }
@@ -266,4 +269,21 @@ void rs_bot_destroy(rs_bot *bot)
     rs_driver_destroy(bot->driver);
     rs_racing_line_destroy(bot->line);
     free(bot);
+}
+
+void rs_bot_set_pace(rs_bot *bot, double pace)
+{
+    if (!bot || !(pace > 0.0 && pace <= 1.0) || pace == bot->pace)
+        return;
+    bot->pace = pace;
+    /* The driver takes it when it is made: make it again on the same line. */
+    rs_driver_destroy(bot->driver);
+    bot->driver = NULL;
+    if (bot->line) {
+        rs_driver_options o = rs_driver_options_default();
+        o.seed = bot->seed;
+        o.pace = pace;
+        if (rs_driver_create(bot->line, &o, &bot->driver) != RS_OK)
+            bot->driver = NULL;
+    }
 }

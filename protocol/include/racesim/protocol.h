@@ -383,9 +383,12 @@ enum {
 };
 
 /* RACE_STATE.flags */
-enum { RS_SESSION_CHEQUERED = 1u << 0 /* the flag is out: a timed session's time ran out
-                                         (a race: its leader then crossed the line); every
-                                         car's next crossing of the line ends its session */ };
+enum { RS_SESSION_CHEQUERED = 1u << 0, /* the flag is out: a timed session's time ran out
+                                          (a race: its leader then crossed the line); every
+                                          car's next crossing of the line ends its session */
+       RS_SESSION_FREE_START = 1u << 1 /* the world does not hold the cars on their brakes
+                                          before lights out (rs_world_def.start_hold false):
+                                          a car that moves is jump-starting */ };
 typedef struct rs_msg_race_state {
     uint8_t phase;          /* RS_PHASE_* */
     uint32_t race_number;   /* counts races in this room */

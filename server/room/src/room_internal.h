@@ -200,6 +200,7 @@ struct rs_room {
     uint32_t car_cap;                /* cars allocated: the world's max_cars */
     room_car *cars;                  /* car_count */
     uint64_t start_tick;             /* the world's lights out (0 outside races) */
+    bool start_hold;                 /* the world holds the cars until lights out */
 
     /* the weekend (room_session.c) */
     rs_proto_session_def sessions[RS_PROTO_MAX_SESSIONS];

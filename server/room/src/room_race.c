@@ -85,7 +85,8 @@ void rs_room__send_race_state(rs_room *room, room_peer *only)
     r->session_index = (uint8_t)room->session;
     r->session_type = s->type;
     r->time_limit_ms = s->time_limit_s * 1000u;
-    r->flags = room->world && room->chequered ? RS_SESSION_CHEQUERED : 0;
+    r->flags = (uint8_t)((room->world && room->chequered ? RS_SESSION_CHEQUERED : 0) |
+                         (room->world && !room->start_hold ? RS_SESSION_FREE_START : 0));
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (rs_room__peer_watching(p) && (!only || only == p))
@@ -305,10 +306,13 @@ static bool start_session(rs_room *room, int64_t now_us)
     def.track = room->cfg.track;
     def.laps = s->laps;
     def.start_tick = race ? room->cfg.countdown_ticks : 0;
+    /* A free start only where there is a start to jump. */
+    def.start_hold = !(race && room->cfg.free_start);
     def.car_collisions = true;
     if (rs_world_create(&def, &room->world) != RS_OK)
         return false;
     room->start_tick = def.start_tick;
+    room->start_hold = def.start_hold;
     room->car_cap = def.max_cars;
     room->cars = calloc(room->car_cap, sizeof *room->cars);
     if (!room->cars)

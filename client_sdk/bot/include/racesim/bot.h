@@ -72,6 +72,12 @@ typedef struct rs_bot_stats {
 
 void rs_bot_get_stats(const rs_bot *bot, rs_bot_stats *out);
 
+/* An AI bot's pace: the fraction of its racing line's planned speeds it aims
+ * for, (0, 1] (rs_driver_options.pace; the default is the driver's). A slow
+ * bot for tests and for a field of mixed speeds. Out-of-range values are
+ * ignored. */
+void rs_bot_set_pace(rs_bot *bot, double pace);
+
 /* Says BYE and closes the connection (rs_client_disconnect). */
 void rs_bot_disconnect(rs_bot *bot, int64_t now_us);
 

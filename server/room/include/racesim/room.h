@@ -240,6 +240,9 @@ typedef struct rs_room_config {
                                      for them */
     uint32_t entry_count;       /* 0..min(32, max_players) */
     bool entries_only;          /* nobody but the entry list may drive */
+    bool free_start;            /* races do not hold the cars on their brakes before lights
+                                   out (rs_world_def.start_hold false): moving early is a
+                                   jump start, for race control to punish */
 } rs_room_config;
 
 /* 60 Hz, 4 substeps, 3 laps, 16 players, 8 spectators, start at 16 players or
