@@ -1,8 +1,8 @@
 /*
  * Requests that are the server's business rather than the race's:
  * leaderboards, tunes, administration, chat, players' commands and
- * championship standings. Each gets a fresh request id that its reply
- * echoes; the replies arrive as events (client.c).
+ * championship standings. Each but chat gets a fresh request id that its
+ * reply echoes; the replies arrive as events (client.c).
  */
 #include "client_internal.h"
 #include "racesim/base/text.h"

@@ -100,7 +100,8 @@ void rs_flat_set_controls(rs_client *c, double steer, double throttle, double br
 /* ------------------------------------------------------------ events */
 
 /* One event, every kind in one layout; the fields an event does not use
- * are 0 (or "" for text). */
+ * are 0 (or "" for text). The race weekend's events (RS_CLIENT_EV_WEEKEND
+ * and after) have no fields here yet: they come with their type only. */
 typedef struct rs_flat_event {
     int32_t type;        /* rs_client_event_type; 0 = none */
     int32_t car;         /* the car concerned: LAP, SECTOR, COLLISION, FINISH, CAR_INFO; the
