@@ -573,7 +573,8 @@ static range_case range_cases[] = {
     RC(RACE_STATE, race_state.session_type, W_U8, 0, RS_SESSION_TYPE_COUNT - 1, 0, NULL, false),
     RC(RACE_STATE, race_state.time_limit_ms, W_VAR, 0, RS_PROTO_SESSION_MAX_S * INT64_C(1000), 0,
        NULL, false),
-    RC(RACE_STATE, race_state.flags, W_U8, 0, RS_SESSION_CHEQUERED, 0, NULL, false),
+    RC(RACE_STATE, race_state.flags, W_U8, 0, RS_SESSION_CHEQUERED | RS_SESSION_FREE_START, 0,
+       NULL, false),
     RC(WEEKEND, weekend.weekend, W_VAR, 1, U32, 0, NULL, false),
     RC(WEEKEND, weekend.session_count, W_U8, 1, RS_PROTO_MAX_SESSIONS, 0, NULL, false),
     RCN("weekend.sessions.type", WEEKEND, weekend.sessions[0].type, W_U8, 0,
@@ -596,8 +597,8 @@ static range_case range_cases[] = {
     RC(LAP, lap.flags, W_U8, 0, 15, 0, NULL, false),
     RC(RESULTS, results.session_index, W_U8, 0, RS_PROTO_MAX_SESSIONS - 1, 0, NULL, false),
     RC(RESULTS, results.session_type, W_U8, 0, RS_SESSION_TYPE_COUNT - 1, 0, NULL, false),
-    /* Row 4 is position 5: at worst 5th of its class (0: no classes). */
-    RCN("results.rows.class_position", RESULTS, results.rows[4].class_position, W_U8, 0, 5, 4,
+    /* Row 4 is position 5: 1st to at worst 5th of its class. */
+    RCN("results.rows.class_position", RESULTS, results.rows[4].class_position, W_U8, 1, 5, 4,
         NULL, false),
     RCN("results.rows.status", RESULTS, results.rows[0].status, W_U8, 0,
         RS_RESULT_STATUS_COUNT - 1, 0, NULL, false),

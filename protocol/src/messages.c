@@ -408,10 +408,10 @@ static void ser_results(rs_codec *c, rs_msg_results *m)
         rs_proto__u8(c, &r->car, 1, CAR_MAX, "results.rows.car");
         /* Rows come in classification order: row i is position i + 1, and
          * its place in its class is never behind that (the rows of its
-         * class before it are among the rows before it). 0: the room has
-         * no classes, as from a room that does not know them yet. */
+         * class before it are among the rows before it). A room without
+         * classes has every car in one. */
         rs_proto__u8(c, &r->position, (uint8_t)(i + 1), (uint8_t)(i + 1), "results.rows.position");
-        rs_proto__u8(c, &r->class_position, 0, (uint8_t)(i + 1), "results.rows.class_position");
+        rs_proto__u8(c, &r->class_position, 1, (uint8_t)(i + 1), "results.rows.class_position");
         rs_proto__u8(c, &r->status, 0, RS_RESULT_STATUS_COUNT - 1, "results.rows.status");
         rs_proto__varu32(c, &r->laps, 0, UINT32_MAX, "results.rows.laps");
         rs_proto__vari64(c, &r->finish_us, -1, TIME_MAX, "results.rows.finish_us");
