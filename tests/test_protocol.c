@@ -528,6 +528,21 @@ typedef struct range_case {
      hi, occ, prep, blocked}
 
 static void results_many_laps(rs_msg *m) { m->u.results.rows[1].laps = 100000; }
+/* Every car slot a car: any count from 1 to 8 is then a valid list. */
+static void weekend_every_car(rs_msg *m)
+{
+    for (uint32_t i = 0; i < RS_PROTO_MAX_OFFERED; i++) {
+        m->u.weekend.cars[i].base_hash = 1000u + i;
+        snprintf(m->u.weekend.cars[i].name, sizeof m->u.weekend.cars[i].name, "car %u",
+                 (unsigned)i);
+    }
+}
+/* Fewer classes: every car in the first, which exists or is the "none". */
+static void weekend_classless_cars(rs_msg *m)
+{
+    for (uint32_t i = 0; i < m->u.weekend.car_count; i++)
+        m->u.weekend.cars[i].class_index = 0;
+}
 static void admin_penalty(rs_msg *m)
 {
     m->u.admin.command = RS_ADMIN_PENALTY;
@@ -593,7 +608,11 @@ static range_case range_cases[] = {
         NULL, false),
     RCN("weekend.sessions.grid_reverse", WEEKEND, weekend.sessions[1].grid_reverse, W_U8, 0, 0, 1,
         NULL, false),
-    RC(WEEKEND, weekend.class_count, W_U8, 0, RS_PROTO_MAX_CLASSES, 0, NULL, false),
+    RC(WEEKEND, weekend.class_count, W_U8, 0, RS_PROTO_MAX_CLASSES, 0, weekend_classless_cars,
+       false),
+    RC(WEEKEND, weekend.car_count, W_U8, 1, RS_PROTO_MAX_OFFERED, 0, weekend_every_car, false),
+    RCN("weekend.cars.class_index", WEEKEND, weekend.cars[1].class_index, W_U8, 0,
+        RS_PROTO_MAX_CLASSES - 1, 1, NULL, false),
     RC(LAP, lap.flags, W_U8, 0, 15, 0, NULL, false),
     RC(RESULTS, results.session_index, W_U8, 0, RS_PROTO_MAX_SESSIONS - 1, 0, NULL, false),
     RC(RESULTS, results.session_type, W_U8, 0, RS_SESSION_TYPE_COUNT - 1, 0, NULL, false),
@@ -1053,6 +1072,12 @@ static void test_the_largest_new_messages_fit_a_packet(void **state)
         m.u.weekend.classes[i][3] = (char)(0x80 + i);
     }
     strcpy(m.u.weekend.championship, longest);
+    m.u.weekend.car_count = RS_PROTO_MAX_OFFERED;
+    for (uint32_t i = 0; i < RS_PROTO_MAX_OFFERED; i++) {
+        m.u.weekend.cars[i].base_hash = UINT64_MAX - i;
+        m.u.weekend.cars[i].class_index = RS_PROTO_MAX_CLASSES - 1;
+        strcpy(m.u.weekend.cars[i].name, longest);
+    }
     size_t weekend = encode_ok(&m, buf, sizeof buf);
 
     memset(&m, 0, sizeof m);
@@ -1085,8 +1110,8 @@ static void test_the_largest_new_messages_fit_a_packet(void **state)
      * two times 6 each, penalty 5, laps led 3. */
     assert_int_equal(results, 1 + 5 + 2 + 1 + 32 * (4 + 5 + 6 + 6 + 5 + 3));
     /* type, weekend 5, count; each session: type, laps 1, time 3, grid 2;
-     * count, classes and championship as 1 + 32. */
-    assert_int_equal(weekend, 1 + 5 + 1 + 16 * (1 + 1 + 3 + 2) + 1 + 8 * 33 + 33);
+     * count, classes and championship as 1 + 32; count, each car: hash 8, class, name 33. */
+    assert_int_equal(weekend, 1 + 5 + 1 + 16 * (1 + 1 + 3 + 2) + 1 + 8 * 33 + 33 + 1 + 8 * 42);
     /* type, id 5, result, championship 33, total 5, offset 5, count; each
      * row: position 5, two names 33, points 5, events and wins 3 each. */
     assert_int_equal(standings, 1 + 5 + 1 + 33 + 5 + 5 + 1 + 10 * (5 + 66 + 5 + 3 + 3));

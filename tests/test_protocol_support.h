@@ -47,6 +47,7 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
         memset(m->u.hello.token, 'a', RS_PROTO_TOKEN_LEN);
         strcpy(m->u.hello.room, "main");
         strcpy(m->u.hello.password, "pit lane");
+        m->u.hello.car_hash = 0xfedcba9876543210u;
         break;
     case RS_MSG_WELCOME:
         m->u.welcome = (rs_msg_welcome){.room_id = 3,
@@ -280,6 +281,14 @@ static inline void proto_sample(uint8_t type, rs_msg *m)
         for (uint32_t i = 0; i < RS_PROTO_MAX_CLASSES; i++)
             strcpy(w->classes[i], classes[i]);
         strcpy(w->championship, "Endurance Cup 2026");
+        w->car_count = 3;
+        static const char *const cars[3] = {"Chevrolet Corvette C5", "Formula (2019-era F1)",
+                                            "Porsche 911 GT3 R \xe2\x80\x93 992"};
+        for (uint32_t i = 0; i < 3; i++) {
+            w->cars[i].base_hash = 0x0123456789abcdefu * (i + 1u);
+            w->cars[i].class_index = (uint8_t)(i * 3);
+            strcpy(w->cars[i].name, cars[i]);
+        }
         break;
     }
     case RS_MSG_PENALTY:

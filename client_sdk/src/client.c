@@ -326,6 +326,7 @@ void rs_client__link_up(rs_client *c, int64_t now_us)
     rs_str_copy(h->token, sizeof h->token, c->token);
     rs_str_copy(h->room, sizeof h->room, c->room);
     rs_str_copy(h->password, sizeof h->password, c->password);
+    h->car_hash = c->cfg.car_hash;
     if (!rs_client__send(c, &m)) {
         rs_client__close(c, RS_REASON_OTHER, "could not send HELLO (bad name or token?)", false);
         return;

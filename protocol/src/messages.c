@@ -115,6 +115,7 @@ static void ser_hello(rs_codec *c, rs_msg_hello *m)
     ser_token(c, m->token, "hello.token");
     rs_proto__str(c, m->room, 0, RS_PROTO_NAME_MAX, "hello.room");
     rs_proto__str(c, m->password, 0, RS_PROTO_SECRET_MAX, "hello.password");
+    rs_proto__u64(c, &m->car_hash, "hello.car_hash");
     /* Registering means asking for a token, so one must not be sent. */
     if (rs_proto__codec_ok(c) && (m->flags & RS_HELLO_REGISTER) && m->token[0])
         rs_proto__codec_fail(c, RS_PROTO_RANGE, "hello.token");
@@ -376,6 +377,19 @@ static void ser_weekend(rs_codec *c, rs_msg_weekend *m)
                 rs_proto__codec_fail(c, RS_PROTO_RANGE, "weekend.classes");
     }
     ser_player_name(c, m->championship, true, "weekend.championship");
+    rs_proto__u8(c, &m->car_count, 1, RS_PROTO_MAX_OFFERED, "weekend.car_count");
+    for (uint32_t i = 0; i < m->car_count && rs_proto__codec_ok(c); i++) {
+        rs_proto_car_offer *o = &m->cars[i];
+        rs_proto__u64(c, &o->base_hash, "weekend.cars.base_hash");
+        rs_proto__u8(c, &o->class_index, 0,
+                     (uint8_t)(m->class_count ? m->class_count - 1 : 0), "weekend.cars.class_index");
+        ser_ruled(c, o->name, RS_PROTO_NAME_MAX, rs_proto_text_check, "text", false,
+                  "weekend.cars.name");
+        /* HELLO names a car by its hash: two offers of one car are one. */
+        for (uint32_t k = 0; k < i && rs_proto__codec_ok(c); k++)
+            if (m->cars[k].base_hash == o->base_hash)
+                rs_proto__codec_fail(c, RS_PROTO_RANGE, "weekend.cars.base_hash");
+    }
 }
 
 static void ser_lap(rs_codec *c, rs_msg_lap *m)
@@ -862,6 +876,7 @@ const char *rs_proto_reason_str(uint8_t reason)
         "player name not allowed",
         "connected again from elsewhere",
         "not on the entry list",
+        "no such car here",
     };
     return reason < RS_REASON_COUNT ? words[reason] : "unknown reason";
 }

@@ -105,6 +105,9 @@ typedef struct rs_client_config {
     bool spectator;              /* watch only: no car, no controls */
     const char *room;            /* NULL or "" = the server's default room; copied */
     const char *password;        /* the room password, NULL or "" = none; copied */
+    uint64_t car_hash;           /* the car to drive: a stock car's hash among WEEKEND's
+                                    cars (rs_client_weekend); 0 = the room's choice. A
+                                    room that offers no such car refuses (NO_CAR) */
     const char *server_key;      /* over ENet: the server's public key as 64 hex digits
                                     (raceserver --print-public-key); connect only to a
                                     server holding it. NULL or "" = use known_hosts; copied */

@@ -60,6 +60,7 @@ extern "C" {
 #define RS_PROTO_TIME_MAX_US (INT64_C(1) << 40) /* lap, sector and race times (12.7 days) */
 #define RS_PROTO_MAX_SESSIONS 16u     /* sessions in one weekend */
 #define RS_PROTO_MAX_CLASSES 8u       /* car classes in one room */
+#define RS_PROTO_MAX_OFFERED 8u       /* cars one room offers */
 #define RS_PROTO_STANDINGS_ROWS 10u   /* rows in one STANDINGS_REPLY */
 #define RS_PROTO_SESSION_MAX_S 86400u /* a timed session: at most a day */
 #define RS_PROTO_PENALTY_MAX_S 3600u  /* one time penalty: at most an hour */
@@ -184,6 +185,7 @@ typedef enum rs_proto_reason {
                                    the new connection took the seat */
     RS_REASON_NOT_ENTERED = 18, /* the room races an entry list without this player, or
                                    every free seat is reserved for an entry */
+    RS_REASON_NO_CAR = 19,      /* the room offers no car of HELLO's car_hash */
     RS_REASON_COUNT
 } rs_proto_reason;
 
@@ -208,6 +210,9 @@ typedef struct rs_msg_hello {
     char token[RS_PROTO_TOKEN_LEN + 1];    /* "" (register or guest) or 64 hex digits */
     char room[RS_PROTO_NAME_MAX + 1];      /* "" = the default room */
     char password[RS_PROTO_SECRET_MAX + 1];/* "" = none */
+    uint64_t car_hash;         /* the car the player wants to drive: the stock car's
+                                  rs_car_params_hash, one of WEEKEND's cars; 0 = the room's
+                                  choice (its first car, or the player's entry's) */
 } rs_msg_hello;
 
 typedef struct rs_msg_welcome {
@@ -414,8 +419,17 @@ typedef struct rs_proto_session_def {
                               order, 0..32 (0 = none) */
 } rs_proto_session_def;
 
-/* What a room runs: its weekend's sessions, its car classes, its
- * championship. Sent after WELCOME and whenever a new weekend begins. */
+/* A car a room offers. */
+typedef struct rs_proto_car_offer {
+    uint64_t base_hash;    /* the stock car's rs_car_params_hash (HELLO.car_hash) */
+    uint8_t class_index;   /* into classes (0 when there are none) */
+    char name[RS_PROTO_NAME_MAX + 1]; /* its display name, 1..32 bytes of text
+                                         (rs_proto_text_check) */
+} rs_proto_car_offer;
+
+/* What a room runs: its weekend's sessions, its car classes, the cars it
+ * offers, its championship. Sent after WELCOME and whenever a new weekend
+ * begins. */
 typedef struct rs_msg_weekend {
     uint32_t weekend;      /* weekends begun in this room (1..) */
     uint8_t session_count; /* 1..RS_PROTO_MAX_SESSIONS */
@@ -423,6 +437,8 @@ typedef struct rs_msg_weekend {
     uint8_t class_count;   /* 0..RS_PROTO_MAX_CLASSES */
     char classes[RS_PROTO_MAX_CLASSES][RS_PROTO_NAME_MAX + 1]; /* names, by the name rules */
     char championship[RS_PROTO_NAME_MAX + 1]; /* "" = none, else by the name rules */
+    uint8_t car_count;     /* 1..RS_PROTO_MAX_OFFERED */
+    rs_proto_car_offer cars[RS_PROTO_MAX_OFFERED];
 } rs_msg_weekend;
 
 enum { RS_LAP_RECORDED = 1u << 0, RS_LAP_PERSONAL_BEST = 1u << 1, RS_LAP_TRACK_RECORD = 1u << 2,

@@ -377,6 +377,9 @@ static void take_seat(rs_room *room, room_peer *p, int seat, int64_t player_id)
         strcpy(s->name, p->name);
         s->player_id = player_id;
         rs_room__seat_assign(room, s);
+        uint32_t k = rs_room__offer_of_hash(room, p->car_hash);
+        if (s->entry < 0 && k != UINT32_MAX)
+            s->offer = (uint8_t)k; /* its entry's car, else the one it asked for */
     }
     s->peer = (int)(p - room->peers);
     p->state = PEER_PLAYER;
@@ -443,6 +446,13 @@ static bool hello_fits(rs_room *room, room_peer *p, const rs_msg_hello *h)
         rs_room__refuse(room, p, RS_REASON_PASSWORD, "wrong room password");
         return false;
     }
+    if (h->car_hash && !(h->flags & RS_HELLO_SPECTATOR) &&
+        rs_room__offer_of_hash(room, h->car_hash) == UINT32_MAX) {
+        snprintf(text, sizeof text, "no car %016llx in this room: see its cars in WEEKEND",
+                 (unsigned long long)h->car_hash);
+        rs_room__refuse(room, p, RS_REASON_NO_CAR, text);
+        return false;
+    }
     if ((h->flags & RS_HELLO_REGISTER) && !room->cfg.hooks.admit) {
         rs_room__refuse(room, p, RS_REASON_AUTH, "this room cannot register players");
         return false;
@@ -467,6 +477,7 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
     /* Named and flagged first, so that a refusal says whom it refused. */
     strcpy(p->name, h->name);
     p->hello_flags = h->flags;
+    p->car_hash = h->car_hash;
     if (!hello_fits(room, p, h))
         return;
     p->state = PEER_ADMITTING;

@@ -50,7 +50,7 @@ static bool bop_ok(double ballast_kg, double restrictor_pct)
 bool rs_room__cars_check(const rs_room_config *c, const char **why)
 {
     if (c->car_count > RS_ROOM_MAX_CARS_OFFERED || (c->car_count && !c->cars))
-        *why = "cars: 0..16 offered cars";
+        *why = "cars: 0..8 offered cars";
     else if (c->class_count > RS_PROTO_MAX_CLASSES || (c->class_count && !c->classes))
         *why = "classes: 0..8 class names";
     else if (c->entry_count > RS_PROTO_MAX_CARS || (c->entry_count && !c->entries))
@@ -68,6 +68,10 @@ bool rs_room__cars_check(const rs_room_config *c, const char **why)
         else if (!bop_ok(o->ballast_kg, o->restrictor_pct))
             *why = "cars: ballast 0..500 kg, restrictor 0..90 %";
     }
+    for (uint32_t i = 0; !*why && i < c->car_count; i++)
+        for (uint32_t k = 0; !*why && k < i; k++)
+            if (rs_car_params_hash(c->cars[k].params) == rs_car_params_hash(c->cars[i].params))
+                *why = "cars: one car offered twice (players choose a car by its hash)";
     for (uint32_t i = 0; !*why && i < c->class_count; i++)
         if (!c->classes[i] ||
             !rs_proto_name_check(c->classes[i], strlen(c->classes[i]), NULL, 0))
@@ -275,12 +279,22 @@ const rs_car_params *rs_room_seat_stock_car(const rs_room *room, const char *nam
     return room ? room->offers[0].params : NULL;
 }
 
+uint32_t rs_room__offer_of_hash(const rs_room *room, uint64_t hash)
+{
+    for (uint32_t i = 0; hash && i < room->offer_count; i++)
+        if (room->offers[i].hash == hash)
+            return i;
+    return UINT32_MAX;
+}
+
 uint32_t rs_room__offer_named(const rs_room *room, const char *name)
 {
     for (uint32_t i = 0; i < room->offer_count; i++)
         if (strcmp(rs_car_params_name(room->offers[i].params), name) == 0)
             return i;
-    return UINT32_MAX;
+    char *end = NULL;
+    unsigned long long h = strlen(name) == 16 ? strtoull(name, &end, 16) : 0;
+    return end && *end == '\0' ? rs_room__offer_of_hash(room, (uint64_t)h) : UINT32_MAX;
 }
 
 uint8_t rs_room__select_car(rs_room *room, int seat, const char *car, char *text, size_t cap)

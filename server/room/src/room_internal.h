@@ -74,6 +74,7 @@ typedef struct room_peer {
      * kept: the token and password are the hook's to read during its call,
      * and the room holds no secret longer than it needs to */
     uint8_t hello_flags;
+    uint64_t car_hash;    /* ADMITTING: the car it asked for (0 = the room's choice) */
 } room_peer;
 
 /* A car the room offers (rs_room_config.cars, or cfg.car alone). */
@@ -300,8 +301,11 @@ void rs_room__seat_changed(room_seat *s);
 const room_seat_car *rs_room__seat_effective(const rs_room *room, room_seat *s);
 rs_status rs_room__seat_car(const rs_room *room, const room_seat *s, room_seat_car *out);
 void rs_room__seat_car_free(room_seat_car *c);
-/* The offered car whose definition is named name, or UINT32_MAX. */
+/* The offered car whose definition is named name (or whose stock hash is
+ * name in 16 hex digits), or UINT32_MAX. */
 uint32_t rs_room__offer_named(const rs_room *room, const char *name);
+/* The offered car of this stock hash, or UINT32_MAX (0 too). */
+uint32_t rs_room__offer_of_hash(const rs_room *room, uint64_t hash);
 /* COMMAND SELECT_CAR from the player of seat (-1: a spectator): an
  * rs_proto_result, and the reply's words in text. */
 uint8_t rs_room__select_car(rs_room *room, int seat, const char *car, char *text, size_t cap);

@@ -136,6 +136,24 @@ void rs_room__send_weekend(rs_room *room, room_peer *only)
     w->weekend = room->weekend;
     w->session_count = (uint8_t)room->session_count;
     memcpy(w->sessions, room->sessions, room->session_count * sizeof w->sessions[0]);
+    w->class_count = (uint8_t)room->class_count;
+    memcpy(w->classes, room->classes, sizeof w->classes);
+    w->car_count = (uint8_t)room->offer_count;
+    for (uint32_t i = 0; i < room->offer_count; i++) {
+        const room_offer *o = &room->offers[i];
+        w->cars[i].base_hash = o->hash;
+        w->cars[i].class_index = o->class_index;
+        /* A display name longer than the wire's is cut at a character. */
+        const char *name = rs_car_params_name(o->params);
+        size_t n = strlen(name);
+        if (n > RS_PROTO_NAME_MAX) {
+            n = RS_PROTO_NAME_MAX;
+            while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
+                n--;
+        }
+        memcpy(w->cars[i].name, name, n);
+        w->cars[i].name[n] = '\0';
+    }
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (rs_room__peer_watching(p) && (!only || only == p))

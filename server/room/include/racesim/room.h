@@ -40,8 +40,8 @@ extern "C" {
 
 typedef struct rs_room rs_room;
 
-/* Cars a room may offer at once. */
-#define RS_ROOM_MAX_CARS_OFFERED 16u
+/* Cars a room may offer at once (WEEKEND lists them all). */
+#define RS_ROOM_MAX_CARS_OFFERED RS_PROTO_MAX_OFFERED
 
 /* A car the room offers (rs_room_config.cars). */
 typedef struct rs_room_car_offer {
