@@ -60,6 +60,7 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
      * hears it after lights out starts the race late. (Five seconds is
      * also the five red lights of a Grand Prix start.) */
     room->countdown_s = 5;
+    room->finish_timeout_s = 60;
     c->room_count = 1;
     c->rooms[0] = *room;
     c->demo_bots = 8;
@@ -77,6 +78,7 @@ typedef enum room_number {
     ROOM_LOBBY,
     ROOM_LOAD_WAIT,
     ROOM_COUNTDOWN,
+    ROOM_FINISH_TIMEOUT,
     ROOM_NUMBER_COUNT
 } room_number;
 
@@ -97,6 +99,8 @@ static const room_number_spec room_numbers[ROOM_NUMBER_COUNT] = {
     [ROOM_LOBBY] = {"lobby_s", "--lobby-s", 1, 600, ROOM_FIELD(lobby_s)},
     [ROOM_LOAD_WAIT] = {"load_wait_s", "--load-wait-s", 0, 600, ROOM_FIELD(load_wait_s)},
     [ROOM_COUNTDOWN] = {"countdown_s", "--countdown-s", 1, 60, ROOM_FIELD(countdown_s)},
+    [ROOM_FINISH_TIMEOUT] = {"finish_timeout_s", "--finish-timeout-s", 1, 3600,
+                             ROOM_FIELD(finish_timeout_s)},
 };
 
 static uint32_t *room_number_field(rs_cfg_room *r, room_number n)
@@ -371,6 +375,7 @@ void rs_config_usage(void)
         "  --load-wait-s S        wait at most S s for players' track and car, 0..600 "
         "(default 15)\n"
         "  --countdown-s S        countdown to lights out, 1..60 s (default 5)\n"
+        "  --finish-timeout-s S   a session ends at most S s after its flag, 1..3600 (default 60)\n"
         "  --password S           room password, up to 64 bytes\n"
 
         "  --db FILE              SQLite database (default racesim.db)\n"
@@ -645,8 +650,35 @@ static rs_args_result read_options(rs_server_config *c, cli_options *o, int argc
     return RS_ARGS_OK;
 }
 
-/* The demo is one local race: a room sized for the bots, 2 laps unless
- * told otherwise, on a free loopback port. */
+/* The demo's weekend, unless the file gives one: a qualifying of two laps
+ * (the first starts on the grid, the second is a flying lap) and a race of
+ * laps from the qualifying grid, in two classes of car, unless a car was
+ * named. Its flag waits long enough for the slower class to finish. */
+static void demo_weekend(rs_server_config *c, const cli_options *o, uint32_t laps)
+{
+    rs_cfg_room *r = &c->room_defaults;
+    if (r->session_count == 0) {
+        r->sessions[0] = (rs_proto_session_def){.type = RS_SESSION_QUALIFYING, .laps = 2};
+        r->sessions[1] = (rs_proto_session_def){.type = RS_SESSION_RACE,
+                                                .laps = (uint16_t)laps,
+                                                .grid_source = RS_GRID_QUALIFYING};
+        r->session_count = 2;
+    }
+    if (r->car_count == 0 && !o->car) {
+        static const char *const cars[2][2] = {{"c5", "GT"}, {"formula", "Formula"}};
+        for (uint32_t i = 0; i < 2; i++) {
+            rs_cfg_car *car = &r->cars[i];
+            memset(car, 0, sizeof *car);
+            rs_cfg_copy(car->name, sizeof car->name, cars[i][0]);
+            rs_cfg_data_path(car->path, sizeof car->path, c->data_dir, "cars", cars[i][0]);
+            rs_cfg_copy(car->class_name, sizeof car->class_name, cars[i][1]);
+        }
+        r->car_count = 2;
+    }
+}
+
+/* The demo is one local weekend: a room sized for the bots, a race of 2
+ * laps unless told otherwise, on a free loopback port. */
 static void demo_options(rs_server_config *c, cli_options *o)
 {
     c->port = 0;
@@ -656,6 +688,11 @@ static void demo_options(rs_server_config *c, cli_options *o)
         o->has[ROOM_LAPS] = true;
         o->value[ROOM_LAPS] = 2;
     }
+    if (!o->has[ROOM_FINISH_TIMEOUT]) {
+        o->has[ROOM_FINISH_TIMEOUT] = true;
+        o->value[ROOM_FINISH_TIMEOUT] = 120;
+    }
+    demo_weekend(c, o, o->value[ROOM_LAPS]);
     o->has[ROOM_MAX] = o->has[ROOM_START] = true;
     o->value[ROOM_MAX] = o->value[ROOM_START] = c->demo_bots;
     if (!o->stats_given)

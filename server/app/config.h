@@ -57,6 +57,8 @@ typedef struct rs_cfg_room {
     uint32_t load_wait_s;          /* 0..600: a due race waits at most this long for every
                                       player to hold the track and car blocks */
     uint32_t countdown_s;          /* 1..60: from the world's creation to lights out */
+    uint32_t finish_timeout_s;     /* 1..3600: a session ends at most this long after its
+                                      chequered flag */
     char password[65];             /* "" = none */
     /* "weekend": the sessions the room runs in order (docs/RACESERVER.md,
      * "Weekends"); none = one race of laps, over and over */

@@ -34,7 +34,8 @@ typedef struct demo {
     uint32_t laps_printed, laps_recorded;
 } demo;
 
-/* The name of whoever drives car (from the first bot's CAR_INFO). */
+/* The name of whoever drives car, and its class (from the first bot's
+ * CAR_INFO and WEEKEND). */
 static void car_name(demo *d, uint8_t car, char *out, size_t cap)
 {
     rs_msg_car_info info;
@@ -45,21 +46,57 @@ static void car_name(demo *d, uint8_t car, char *out, size_t cap)
         snprintf(out, cap, "car %u", (unsigned)car);
 }
 
-static void print_results(demo *d, const rs_msg_results *r)
+static void car_class(demo *d, uint8_t car, char *out, size_t cap)
 {
-    printf("\nresults of race %u\n", (unsigned)r->race_number);
-    printf("  pos  driver        laps  race time    best lap\n");
-    /* Rows come in finishing order, then the cars that did not finish (no
-     * finish time). */
+    rs_msg_car_info info;
+    rs_msg_weekend wk;
+    snprintf(out, cap, "-");
+    if (d->bot_count && rs_client_car_info(rs_bot_client(d->bots[0]), car, &info) &&
+        rs_client_weekend(rs_bot_client(d->bots[0]), &wk) && info.class_index < wk.class_count)
+        snprintf(out, cap, "%s", wk.classes[info.class_index]);
+}
+
+static void print_qualifying(demo *d, const rs_msg_results *r)
+{
+    printf("\nqualifying: the grid\n");
+    printf("  pos  driver        class     best lap\n");
     for (uint32_t i = 0; i < r->count && i < RS_PROTO_MAX_CARS; i++) {
         const rs_proto_result_row *row = &r->rows[i];
-        char name[40], fin[32], best[32], pos[8] = "DNF";
+        char name[40], cls[40], best[32];
         car_name(d, row->car, name, sizeof name);
+        car_class(d, row->car, cls, sizeof cls);
+        rs_race_time_str(row->best_lap_us, best, sizeof best);
+        printf("  %-4u %-13s %-9s %s\n", (unsigned)row->position, name, cls,
+               row->status == RS_CLASSIFIED ? best : "no time");
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+static void print_results(demo *d, const rs_msg_results *r)
+{
+    printf("\nresults of the race (race %u)\n", (unsigned)r->race_number);
+    printf("  pos  class       driver        laps  race time    best lap   penalties  led\n");
+    /* Rows come in classification order: finishers by laps and time with
+     * their penalties, then the cars that did not finish, the
+     * disqualified last. */
+    for (uint32_t i = 0; i < r->count && i < RS_PROTO_MAX_CARS; i++) {
+        const rs_proto_result_row *row = &r->rows[i];
+        char name[40], cls[40], fin[32], best[32], pos[8] = "DNF", cpos[56], pen[16] = "-";
+        car_name(d, row->car, name, sizeof name);
+        car_class(d, row->car, cls, sizeof cls);
         rs_race_time_str(row->finish_us, fin, sizeof fin);
         rs_race_time_str(row->best_lap_us, best, sizeof best);
-        if (row->finish_us >= 0)
+        if (row->status == RS_CLASSIFIED)
             snprintf(pos, sizeof pos, "%u", (unsigned)row->position);
-        printf("  %-4s %-13s %4u  %-11s  %s\n", pos, name, (unsigned)row->laps, fin, best);
+        else if (row->status == RS_DISQUALIFIED)
+            snprintf(pos, sizeof pos, "DSQ");
+        snprintf(cpos, sizeof cpos, "%s %u", cls, (unsigned)row->class_position);
+        if (row->penalty_ms)
+            snprintf(pen, sizeof pen, "+%u.%03u s", (unsigned)(row->penalty_ms / 1000),
+                     (unsigned)(row->penalty_ms % 1000));
+        printf("  %-4s %-11s %-13s %4u  %-11s  %-9s  %-9s  %u\n", pos, cpos, name,
+               (unsigned)row->laps, fin, best, pen, (unsigned)row->laps_led);
     }
     fflush(stdout);
 }
@@ -93,13 +130,24 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
                l->valid ? "valid" : "invalid", flags);
         fflush(stdout);
         d->laps_printed++;
+    } else if (ev->type == RS_CLIENT_EV_RESULTS &&
+               ev->u.results.session_type != RS_SESSION_RACE) {
+        /* Printed now, while CAR_INFO still names this session's cars. */
+        print_qualifying(d, &ev->u.results);
     } else if (ev->type == RS_CLIENT_EV_RESULTS) {
         d->last_results = ev->u.results;
         d->results = true;
         printf("chequered flag: race %u decided\n", (unsigned)ev->u.results.race_number);
         fflush(stdout);
-    } else if (ev->type == RS_CLIENT_EV_RACE_STATE && ev->u.race_state.phase == RS_PHASE_RACE) {
+    } else if (ev->type == RS_CLIENT_EV_RACE_STATE && ev->u.race_state.phase == RS_PHASE_RACE &&
+               ev->u.race_state.phase_tick > 0) {
         printf("lights out: %u laps\n", (unsigned)ev->u.race_state.laps);
+        fflush(stdout);
+    } else if (ev->type == RS_CLIENT_EV_RACE_STATE && ev->u.race_state.phase == RS_PHASE_RACE &&
+               ev->u.race_state.session_type == RS_SESSION_QUALIFYING &&
+               ev->u.race_state.phase_tick == 0) {
+        printf("qualifying: %u laps, the first from the grid\n",
+               (unsigned)ev->u.race_state.laps);
         fflush(stdout);
     }
 }
@@ -126,23 +174,16 @@ static void print_positions(demo *d)
     fflush(stdout);
 }
 
-/* The track's board from the database the race was written to. */
-static void print_leaderboard(const rs_server_config *cfg, demo *d)
+/* The track's board for one car, from the database the weekend was
+ * written to. */
+static void print_board(const rs_server_config *cfg, rs_leaderboard *lb, const rs_track *track,
+                        const rs_car_params *car, const char *cls)
 {
-    rs_room *room = rs_server_room(d->srv, 0);
-    const rs_track *track = rs_room_track(room, NULL, NULL);
-    rs_store *store = NULL;
-    rs_leaderboard *lb = NULL;
     char err[512];
-    if (rs_store_open(cfg->db, RS_STORE_READONLY, &store, err, sizeof err) != RS_OK ||
-        rs_leaderboard_open(store, &lb, err, sizeof err) != RS_OK) {
-        printf("\nleaderboard: %s\n", err);
-        goto done;
-    }
     rs_board_key key;
     memset(&key, 0, sizeof key);
     key.track_hash = rs_track_hash(track);
-    key.base_hash = rs_car_params_hash(rs_room_stock_car(room));
+    key.base_hash = rs_car_params_hash(car);
     key.physics_version = RS_PHYSICS_VERSION;
     key.tune_key = RS_TUNE_KEY_ANY;
     rs_lb_row rows[10];
@@ -150,10 +191,11 @@ static void print_leaderboard(const rs_server_config *cfg, demo *d)
     if (rs_leaderboard_count(lb, &key, &total, err, sizeof err) != RS_OK ||
         rs_leaderboard_top(lb, &key, 0, 10, rows, &count, err, sizeof err) != RS_OK) {
         printf("\nleaderboard: %s\n", err);
-        goto done;
+        return;
     }
-    printf("\nleaderboard: %s, %s (%s, %u drivers)\n", rs_track_name(track),
-           count ? rows[0].car_name : "", cfg->db, (unsigned)total);
+    printf("\nleaderboard: %s, %s%s%s (%s, %u drivers)\n", rs_track_name(track),
+           rs_car_params_name(car), cls ? ", class " : "", cls ? cls : "", cfg->db,
+           (unsigned)total);
     printf("  rank  driver        best lap\n");
     for (uint32_t i = 0; i < count; i++) {
         char t[32];
@@ -164,7 +206,25 @@ static void print_leaderboard(const rs_server_config *cfg, demo *d)
         printf("  %4u  %-13s %s%s\n", (unsigned)rows[i].rank, guest ? name + 1 : name, t,
                guest ? "  (guest)" : "");
     }
-done:
+}
+
+/* Every offered car's board (one per class in the demo's weekend). */
+static void print_leaderboards(const rs_server_config *cfg, demo *d)
+{
+    rs_room *room = rs_server_room(d->srv, 0);
+    rs_store *store = NULL;
+    rs_leaderboard *lb = NULL;
+    char err[512];
+    if (rs_store_open(cfg->db, RS_STORE_READONLY, &store, err, sizeof err) != RS_OK ||
+        rs_leaderboard_open(store, &lb, err, sizeof err) != RS_OK) {
+        printf("\nleaderboard: %s\n", err);
+    } else {
+        const rs_car_params *car;
+        uint8_t cls = 0;
+        for (uint32_t i = 0; (car = rs_room_offered_car(room, i, &cls)); i++)
+            print_board(cfg, lb, rs_room_track(room, NULL, NULL), car,
+                        rs_room_class_name(room, cls));
+    }
     fflush(stdout);
     rs_leaderboard_close(lb);
     rs_store_close(store);
@@ -182,9 +242,10 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
     }
     uint16_t port = rs_server_port(d.srv);
     const rs_cfg_room *room = &cfg->rooms[0];
-    printf("racesim demo: %u bots, %u laps on %s, server on 127.0.0.1:%u, database %s\n",
-           (unsigned)cfg->demo_bots, (unsigned)room->laps, room->track, (unsigned)port,
-           cfg->no_db ? "none" : cfg->db);
+    printf("racesim demo: %u bots, a weekend of %u sessions on %s, server on 127.0.0.1:%u, "
+           "database %s\n",
+           (unsigned)cfg->demo_bots, (unsigned)(room->session_count ? room->session_count : 1),
+           room->track, (unsigned)port, cfg->no_db ? "none" : cfg->db);
     if (rs_server_http_port(d.srv))
         printf("live timing and leaderboards: http://%s:%u/\n",
                cfg->http_bind[0] ? cfg->http_bind : "127.0.0.1",
@@ -204,6 +265,12 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
         rs_client_config cc = rs_client_config_default();
         cc.name = name;
         cc.server_key = server_key;
+        /* The field shares the offered cars out in turn: both classes race. */
+        uint32_t cars = 0;
+        while (rs_room_offered_car(rs_server_room(d.srv, 0), cars, NULL))
+            cars++;
+        cc.car_hash = rs_car_params_hash(rs_room_offered_car(rs_server_room(d.srv, 0),
+                                                             i % (cars ? cars : 1), NULL));
         if (rs_bot_create(&cc, "127.0.0.1", port, true, now, &d.bots[i], err, sizeof err) !=
             RS_CLIENT_OK) {
             rs_logf(RS_LOG_ERROR, "bot %s: %s", name, err);
@@ -213,8 +280,17 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
         d.bot_count++;
     }
 
-    /* A generous limit: a lap of the default track takes well under 3 minutes. */
-    int64_t deadline = now + 60000000 + (int64_t)room->laps * 180000000;
+    /* A generous limit: a lap of the default track takes well under 3
+     * minutes, and the weekend's sessions end at most finish_timeout_s after
+     * their flags. */
+    uint32_t laps = 0;
+    for (uint32_t s = 0; s < room->session_count; s++)
+        laps += room->sessions[s].laps ? room->sessions[s].laps
+                                       : room->sessions[s].time_limit_s / 120 + 1;
+    if (room->session_count == 0)
+        laps = room->laps;
+    int64_t deadline = now + 60000000 + (int64_t)laps * 180000000 +
+                       (int64_t)room->session_count * room->finish_timeout_s * 1000000;
     int64_t next_positions = now + POSITIONS_EVERY_US;
     while (!*stop) {
         rs_server_step(d.srv, 1000);
@@ -253,7 +329,7 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
         printf("\n%u laps timed, %u recorded in the database\n", (unsigned)d.laps_printed,
                (unsigned)d.laps_recorded);
         if (!cfg->no_db)
-            print_leaderboard(cfg, &d);
+            print_leaderboards(cfg, &d);
         code = 0;
     }
 done:

@@ -366,6 +366,7 @@ static rs_room_config room_config(rs_server *srv, uint32_t i, const room_content
     rc.room_id = i;
     rc.lobby_ticks = r->lobby_s * cfg->tick_hz;
     rc.countdown_ticks = r->countdown_s * cfg->tick_hz;
+    rc.finish_timeout_ticks = r->finish_timeout_s * cfg->tick_hz;
     rc.load_wait_ticks = r->load_wait_s * cfg->tick_hz;
     rc.laps = r->laps;
     rc.sessions = r->sessions;

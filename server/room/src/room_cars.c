@@ -331,3 +331,17 @@ uint8_t rs_room__select_car(rs_room *room, int seat, const char *car, char *text
              rs_car_params_name(room->offers[k].params));
     return RS_RESULT_OK;
 }
+
+const rs_car_params *rs_room_offered_car(const rs_room *room, uint32_t i, uint8_t *class_index)
+{
+    if (!room || i >= room->offer_count)
+        return NULL;
+    if (class_index)
+        *class_index = room->offers[i].class_index;
+    return room->offers[i].params;
+}
+
+const char *rs_room_class_name(const rs_room *room, uint32_t i)
+{
+    return room && i < room->class_count ? room->classes[i] : NULL;
+}

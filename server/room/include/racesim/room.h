@@ -419,6 +419,13 @@ const char *rs_room_name(const rs_room *room);
 /* Sends BYE(reason, text) to every peer and closes them (shutdown). */
 void rs_room_close_all(rs_room *room, uint8_t reason, const char *text);
 
+/* Offered car i (0..): its stock parameters (borrowed) and class index;
+ * NULL past the last. */
+const rs_car_params *rs_room_offered_car(const rs_room *room, uint32_t i, uint8_t *class_index);
+
+/* Class i's name (borrowed), NULL past the last. */
+const char *rs_room_class_name(const rs_room *room, uint32_t i);
+
 /* The offered stock car the named player's seat drives (the room's first when
  * nobody of that name is seated); borrowed. For tunes, which apply to it. */
 const rs_car_params *rs_room_seat_stock_car(const rs_room *room, const char *name);
