@@ -298,9 +298,11 @@ void rs_room__control_step(rs_room *room)
     const rs_event *ev = rs_world_events(room->world, &n);
     for (size_t i = 0; i < n; i++) {
         const rs_event *e = &ev[i];
-        if (e->car < 1 || e->car > room->car_count || room->cars[e->car - 1].flagged)
+        if (e->car < 1 || e->car > room->car_count)
             continue;
-        if (limits && e->type == RS_EVENT_LAP_INVALID && e->reason == RS_LAP_TRACK_LIMITS)
+        /* A car past its flag is judged no more (contact_one asks for each car). */
+        if (limits && e->type == RS_EVENT_LAP_INVALID && e->reason == RS_LAP_TRACK_LIMITS &&
+            !room->cars[e->car - 1].flagged)
             track_limits(room, e);
         else if (hits && e->type == RS_EVENT_CAR_HIT)
             contact(room, e);
