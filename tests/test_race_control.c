@@ -14,7 +14,8 @@
  *   is penalised at lights out, one that waits is not;
  * - AI cars racing cleanly get nothing at all;
  * - an administrator's penalties (the room API) change the order, removing
- *   one undoes it, and a player rejoining hears the session's penalties.
+ *   one undoes it, and a player rejoining hears the session's penalties;
+ * - outside races track limits only invalidate laps; bad rules are refused.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -542,6 +543,65 @@ static void test_admin_penalties_change_the_order(void **state)
     harness_destroy(h);
 }
 
+/* Practice and qualifying: the world invalidates the lap, which sets no
+ * time; race control gives nothing. */
+static void test_track_limits_outside_races_only_invalidate_laps(void **state)
+{
+    const test_scene *s = *state;
+    const rs_proto_session_def quali[] = {{.type = RS_SESSION_QUALIFYING, .time_limit_s = 80}};
+    rs_room_config cfg = race_config(s, 1, 1);
+    cfg.sessions = quali;
+    cfg.session_count = 1;
+    cfg.race_control.track_limits.strikes = 1;
+    cfg.race_control.track_limits.penalty_s = 10;
+    harness *h = harness_create(&cfg, NULL);
+    wide_driver wd;
+    wide_driver_init(&wd, s, 11.0);
+    rs_client_config a = harness_player("offender", 20);
+    a.input_fn = wide_input;
+    a.input_ctx = &wd;
+    harness_add_client(h, &a, HARNESS_PLAIN);
+    rs_msg_results r = results_of(h, 0, 1, harness_now(h) + 300 * SECOND);
+    rs_client_event ev;
+    uint32_t invalid = 0;
+    while (harness_client_take(h, 0, RS_CLIENT_EV_LAP, &ev))
+        invalid += !ev.u.lap.valid && ev.u.lap.invalid_reason == RS_LAP_TRACK_LIMITS;
+    assert_true(invalid >= 1);
+    assert_int_equal(harness_client_events(h, 0)->count[RS_CLIENT_EV_PENALTY], 0);
+    assert_int_equal(r.rows[0].penalty_ms, 0);
+    assert_int_equal(r.rows[0].status, RS_NOT_CLASSIFIED); /* no valid lap */
+    harness_destroy(h);
+    wide_driver_free(&wd);
+}
+
+/* The room refuses rules out of range, and a jump start rule without a
+ * free start. */
+static void test_rules_are_checked(void **state)
+{
+    rs_room_config cfg = race_config(*state, 1, 1);
+    rs_room *room = NULL;
+    char err[256] = "";
+    cfg.race_control.jump_start.penalty_s = 10;
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_ERR_RANGE);
+    assert_non_null(strstr(err, "jump_start needs free_start"));
+    cfg.free_start = true;
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    rs_room_destroy(room);
+    cfg.race_control.contact.min_speed_m_s = 3.0; /* neither threshold */
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_ERR_RANGE);
+    cfg.race_control.contact.dsq_points = 10.0;
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_OK);
+    rs_room_destroy(room);
+    cfg.race_control.contact.penalty_points = 2.0; /* without its seconds */
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_ERR_RANGE);
+    cfg.race_control.contact.penalty_s = 3601;
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_ERR_RANGE);
+    cfg.race_control.contact.penalty_s = 5;
+    cfg.race_control.track_limits.strikes = 3; /* without its seconds */
+    assert_int_equal(rs_room_create(&cfg, &room, err, sizeof err), RS_ERR_RANGE);
+    assert_non_null(strstr(err, "track_limits.penalty_s"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -550,6 +610,8 @@ int main(void)
         cmocka_unit_test(test_jump_start_is_judged_at_lights_out),
         cmocka_unit_test(test_clean_ai_racing_gets_no_penalty),
         cmocka_unit_test(test_admin_penalties_change_the_order),
+        cmocka_unit_test(test_track_limits_outside_races_only_invalidate_laps),
+        cmocka_unit_test(test_rules_are_checked),
     };
     return cmocka_run_group_tests(tests, harness_scene_setup, harness_scene_teardown);
 }
