@@ -4,7 +4,8 @@
  * characters, every kind of broken UTF-8, texts too long for the buffer),
  * whose output must parse with cJSON back to the expected text; the field
  * writer (the stats line's text form); and a whole json line, captured
- * from stderr, that must parse and carry its fields.
+ * from stderr, that must parse and carry its fields; the room observer's
+ * line for a penalty given and taken back in a real room (server_watch.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -20,6 +21,9 @@
 #include <cjson/cJSON.h>
 
 #include "log.h"
+#include "racesim/room.h"
+#include "room_harness.h"
+#include "server_watch.h"
 
 /* The escaped string must parse as a JSON string equal to expect. */
 static void assert_escapes_to(const char *in, const char *expect)
@@ -209,6 +213,73 @@ static void test_formats_parse(void **state)
     assert_false(rs_log_format_parse("", &f));
 }
 
+/* ------------------------------------------------- a penalty's lines */
+
+static harness *g_room;
+
+static void give_and_remove(void)
+{
+    rs_room *room = harness_room(g_room);
+    uint32_t id = 0;
+    assert_int_equal(rs_room_penalty_add(room, "solo", RS_PENALTY_TIME, 15, "unsafe rejoin", &id),
+                     RS_OK);
+    assert_int_equal(rs_room_penalty_remove(room, id, "on review"), RS_OK);
+}
+
+static void test_a_penalty_is_logged_given_and_removed(void **state)
+{
+    rs_server_watch_def def = {.max_peers = 64};
+    rs_server_watch *w = rs_server_watch_create(&def);
+    assert_non_null(w);
+    rs_room_config cfg = harness_room_config(*state, 1);
+    cfg.observer = rs_server_watch_observer(w);
+    g_room = harness_create(&cfg, NULL);
+    rs_client_config c = harness_player("solo", 20);
+    harness_add_client(g_room, &c, HARNESS_PLAIN);
+    rs_room_stats st;
+    do {
+        harness_step(g_room, 2000);
+        rs_room_get_stats(harness_room(g_room), &st);
+        assert_true(harness_now(g_room) < 60 * 1000000LL);
+    } while (st.phase != RS_PHASE_COUNTDOWN);
+
+    rs_log_set_level(RS_LOG_INFO);
+    rs_log_set_format(RS_LOG_JSON);
+    char *out = capture_stderr(give_and_remove);
+    rs_log_set_format(RS_LOG_TEXT);
+    int seen = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        cJSON *j = cJSON_Parse(line);
+        if (!j || !cJSON_IsObject(j))
+            fail_msg("not a JSON object: %.200s", line);
+        if (strcmp(cJSON_GetObjectItem(j, "event")->valuestring, "penalty") != 0) {
+            cJSON_Delete(j);
+            continue;
+        }
+        bool removed = cJSON_IsTrue(cJSON_GetObjectItem(j, "removed"));
+        assert_int_equal(removed, seen == 1);
+        assert_string_equal(cJSON_GetObjectItem(j, "room")->valuestring, "default");
+        assert_string_equal(cJSON_GetObjectItem(j, "player")->valuestring, "solo");
+        assert_int_equal(cJSON_GetObjectItem(j, "car")->valueint, 1);
+        assert_int_equal(cJSON_GetObjectItem(j, "penalty_id")->valueint, 1);
+        assert_string_equal(cJSON_GetObjectItem(j, "kind")->valuestring, "time");
+        assert_string_equal(cJSON_GetObjectItem(j, "offence")->valuestring, "admin");
+        assert_int_equal(cJSON_GetObjectItem(j, "seconds")->valueint, 15);
+        assert_string_equal(cJSON_GetObjectItem(j, "text")->valuestring,
+                            removed ? "on review" : "unsafe rejoin");
+        assert_string_equal(cJSON_GetObjectItem(j, "msg")->valuestring,
+                            removed ? "room 'default': race 1: penalty 1 of solo (guest) (car 1, "
+                                      "15 s, administrator) removed: on review"
+                                    : "room 'default': race 1: penalty 1 for solo (guest) (car "
+                                      "1): 15 s, administrator: unsafe rejoin");
+        cJSON_Delete(j);
+        seen++;
+    }
+    assert_int_equal(seen, 2);
+    harness_destroy(g_room);
+    rs_server_watch_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +289,8 @@ int main(void)
         cmocka_unit_test(test_every_json_line_parses_even_when_too_long),
         cmocka_unit_test(test_text_lines_keep_their_format_and_one_line_each),
         cmocka_unit_test(test_formats_parse),
+        cmocka_unit_test_setup_teardown(test_a_penalty_is_logged_given_and_removed,
+                                        harness_scene_setup, harness_scene_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

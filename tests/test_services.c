@@ -833,6 +833,99 @@ static void test_services_rotate_tokens(void **state)
     close_room(h, svc);
 }
 
+/* Penalties through ADMIN (race control in the room): an administrator's
+ * time penalty and disqualification reach the players as PENALTY, removing
+ * one undoes it, the words of each reply, and the audit trail. */
+static void test_services_give_and_remove_penalties(void **state)
+{
+    scene *s = *state;
+    rs_services *svc = services(s);
+    harness *h = open_room(s, svc, 2);
+    uint32_t alice = join(h, "alice", true);
+    uint32_t bob = join(h, "bob", false);
+    assert_true(run_until_phase(h, RS_PHASE_RACE, 1, 20 * 1000000LL));
+    make_admin(svc, "alice");
+    rs_client *a = harness_client(h, alice);
+
+    /* Not an administrator. */
+    uint32_t id = rs_client_admin(harness_client(h, bob), RS_ADMIN_PENALTY, "alice", "", 30);
+    assert_int_equal(reply(h, bob, RS_CLIENT_EV_ADMIN_REPLY, id).u.admin.result,
+                     RS_RESULT_DENIED);
+
+    id = rs_client_admin(a, RS_ADMIN_PENALTY, "bob", "blocking", 30);
+    rs_msg_admin_reply r = reply(h, alice, RS_CLIENT_EV_ADMIN_REPLY, id).u.admin;
+    assert_int_equal(r.result, RS_RESULT_OK);
+    assert_string_equal(r.text, "penalty 1: 30 s for bob");
+    id = rs_client_admin(a, RS_ADMIN_DISQUALIFY, "bob", "pit lane", 0);
+    r = reply(h, alice, RS_CLIENT_EV_ADMIN_REPLY, id).u.admin;
+    assert_int_equal(r.result, RS_RESULT_OK);
+    assert_string_equal(r.text, "penalty 2: bob disqualified");
+    id = rs_client_admin(a, RS_ADMIN_DISQUALIFY, "nobody", "", 0);
+    assert_int_equal(reply(h, alice, RS_CLIENT_EV_ADMIN_REPLY, id).u.admin.result,
+                     RS_RESULT_NOT_FOUND);
+    id = rs_client_admin(a, RS_ADMIN_REMOVE_PENALTY, "2", "wrong car", 0);
+    r = reply(h, alice, RS_CLIENT_EV_ADMIN_REPLY, id).u.admin;
+    assert_int_equal(r.result, RS_RESULT_OK);
+    assert_string_equal(r.text, "penalty 2 removed");
+    id = rs_client_admin(a, RS_ADMIN_REMOVE_PENALTY, "2", "", 0);
+    assert_int_equal(reply(h, alice, RS_CLIENT_EV_ADMIN_REPLY, id).u.admin.result,
+                     RS_RESULT_NOT_FOUND);
+    id = rs_client_admin(a, RS_ADMIN_REMOVE_PENALTY, "two", "", 0);
+    assert_int_equal(reply(h, alice, RS_CLIENT_EV_ADMIN_REPLY, id).u.admin.result,
+                     RS_RESULT_INVALID);
+
+    /* bob heard the time penalty, the disqualification and its removal. */
+    rs_client_event ev;
+    assert_true(wait_event(h, bob, RS_CLIENT_EV_PENALTY, &ev));
+    assert_int_equal(ev.u.penalty.kind, RS_PENALTY_TIME);
+    assert_int_equal(ev.u.penalty.offence, RS_OFFENCE_ADMIN);
+    assert_int_equal(ev.u.penalty.seconds, 30);
+    assert_string_equal(ev.u.penalty.text, "blocking");
+    assert_true(wait_event(h, bob, RS_CLIENT_EV_PENALTY, &ev));
+    assert_int_equal(ev.u.penalty.kind, RS_PENALTY_DSQ);
+    assert_true(wait_event(h, bob, RS_CLIENT_EV_PENALTY, &ev));
+    assert_true(ev.u.penalty.removed);
+    assert_int_equal(ev.u.penalty.id, 2);
+
+    /* The race's results count the 30 s and not the disqualification. */
+    race_to_results(h, svc);
+    rs_client_event res;
+    assert_true(wait_event(h, alice, RS_CLIENT_EV_RESULTS, &res));
+    uint8_t bob_car = 0;
+    for (uint8_t c = 1; c <= 2; c++) {
+        const char *name = "";
+        if (rs_room_car_driver(harness_room(h), c, &name, NULL, NULL) && strcmp(name, "bob") == 0)
+            bob_car = c;
+    }
+    assert_true(bob_car > 0);
+    for (uint32_t i = 0; i < res.u.results.count; i++) {
+        const rs_proto_result_row *row = &res.u.results.rows[i];
+        assert_int_equal(row->penalty_ms, row->car == bob_car ? 30000u : 0u);
+        assert_true(row->status != RS_DISQUALIFIED);
+    }
+
+    /* Each command given is in the audit trail, the refused one too. */
+    rs_store_audit_row rows[32];
+    size_t n = 0, total = 0;
+    char err[256];
+    assert_int_equal(rs_store_audit_list(rs_services_store(svc), 0, rows, 32, &n, &total, err,
+                                         sizeof err),
+                     RS_OK);
+    uint32_t penalty = 0, disqualify = 0, remove = 0, denied = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool done = strcmp(rows[i].result, "done") == 0;
+        penalty += done && strcmp(rows[i].action, "penalty") == 0;
+        disqualify += done && strcmp(rows[i].action, "disqualify") == 0;
+        remove += done && strcmp(rows[i].action, "remove penalty") == 0;
+        denied += strcmp(rows[i].result, "denied") == 0;
+    }
+    assert_int_equal(penalty, 1);
+    assert_int_equal(disqualify, 2); /* "nobody" was a command given, and answered */
+    assert_int_equal(remove, 2);
+    assert_int_equal(denied, 1);
+    close_room(h, svc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -850,6 +943,8 @@ int main(void)
                                         db_teardown),
         cmocka_unit_test_setup_teardown(test_services_rotate_tokens,
                                         db_setup, db_teardown),
+        cmocka_unit_test_setup_teardown(test_services_give_and_remove_penalties, db_setup,
+                                        db_teardown),
     };
     return cmocka_run_group_tests(tests, scene_setup, scene_teardown);
 }

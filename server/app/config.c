@@ -145,6 +145,8 @@ static int j_room_key(const jctx *j, const rs_server_config *c, const cJSON *it,
         return rs_cfg_json_cars(j, it, field, c->data_dir, r) ? 1 : -1;
     if (strcmp(k, "entry_list") == 0)
         return rs_cfg_json_entries(j, it, field, r) ? 1 : -1;
+    if (strcmp(k, "race_control") == 0)
+        return rs_cfg_json_race_control(j, it, field, r) ? 1 : -1;
     for (int n = 0; n < ROOM_NUMBER_COUNT; n++) {
         const room_number_spec *spec = &room_numbers[n];
         if (strcmp(k, spec->key) == 0)

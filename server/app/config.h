@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "racesim/protocol.h"
+#include "racesim/room.h"
 
 #define RS_CFG_PATH_MAX 1024
 #define RS_CFG_MAX_ROOMS 64
@@ -71,6 +72,9 @@ typedef struct rs_cfg_room {
     uint32_t entry_count;          /* 0..32 */
     bool entries_only;             /* only the entry list drives */
     rs_cfg_entry entries[32];
+    /* "race_control": penalties in races (docs/RACESERVER.md, "Race control");
+     * all off when absent. A jump start rule makes the room's starts free. */
+    rs_room_race_control race_control;
 } rs_cfg_room;
 
 typedef enum rs_guest_policy {

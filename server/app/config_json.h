@@ -45,6 +45,9 @@ bool rs_cfg_json_weekend(const jctx *j, const cJSON *it, const char *field, rs_c
 bool rs_cfg_json_cars(const jctx *j, const cJSON *it, const char *field, const char *data_dir,
                       rs_cfg_room *r);
 bool rs_cfg_json_entries(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r);
+/* A room's "race_control" (config_weekend.c). */
+bool rs_cfg_json_race_control(const jctx *j, const cJSON *it, const char *field,
+                              rs_cfg_room *r);
 /* The cross-field rules of a room's cars and entries (its entries' cars
  * resolved to indices); false with the words in err. */
 bool rs_cfg_weekend_check(const rs_cfg_room *r, char *err, size_t err_len);

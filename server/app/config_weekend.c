@@ -267,3 +267,111 @@ bool rs_cfg_weekend_check(const rs_cfg_room *r, char *err, size_t err_len)
     }
     return true;
 }
+
+/* ---------------------------------------------------------- race control */
+
+/*   "race_control": {
+ *     "track_limits": {"strikes": 3, "penalty_s": 5},
+ *     "contact": {"min_speed_m_s": 3, "penalty_points": 4, "penalty_s": 5,
+ *                 "dsq_points": 20},
+ *     "jump_start": {"penalty_s": 10, "tolerance_m": 0.5}
+ *   }
+ * Each rule is on when its object is there; the room checks the same
+ * ranges again (rs_room_create). */
+
+static bool j_num(const jctx *j, const cJSON *it, const char *field, double lo, double hi,
+                  double *out)
+{
+    double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
+    if (!(v >= lo && v <= hi))
+        return jfail(j, field, "must be a number in %g..%g", lo, hi);
+    *out = v;
+    return true;
+}
+
+/* One rule's object: each key one of names (numbers: whole in 1..3600 for
+ * "penalty_s", 1..100 for "strikes", else lo[i]..hi[i]). */
+typedef struct rule_key {
+    const char *key;
+    double lo, hi;
+    bool whole;
+    bool seen;
+    double value;
+} rule_key;
+
+static bool j_rule(const jctx *j, const cJSON *o, const char *base, rule_key *keys, int n)
+{
+    char field[160];
+    if (!cJSON_IsObject(o))
+        return jfail(j, base, "must be an object");
+    for (const cJSON *it = o->child; it; it = it->next) {
+        snprintf(field, sizeof field, "%s.%s", base, it->string);
+        int k = 0;
+        while (k < n && strcmp(it->string, keys[k].key) != 0)
+            k++;
+        if (k == n)
+            return jfail(j, field, "unknown key");
+        if (keys[k].whole) {
+            uint32_t v;
+            if (!j_u32(j, it, field, (uint32_t)keys[k].lo, (uint32_t)keys[k].hi, &v))
+                return false;
+            keys[k].value = v;
+        } else if (!j_num(j, it, field, keys[k].lo, keys[k].hi, &keys[k].value)) {
+            return false;
+        }
+        keys[k].seen = true;
+    }
+    return true;
+}
+
+bool rs_cfg_json_race_control(const jctx *j, const cJSON *it, const char *field,
+                              rs_cfg_room *r)
+{
+    char base[128];
+    rs_room_race_control *rc = &r->race_control;
+    memset(rc, 0, sizeof *rc);
+    if (!cJSON_IsObject(it))
+        return jfail(j, field, "must be an object");
+    for (const cJSON *o = it->child; o; o = o->next) {
+        snprintf(base, sizeof base, "%s.%s", field, o->string);
+        if (strcmp(o->string, "track_limits") == 0) {
+            rule_key k[] = {{"strikes", 1, 100, true, false, 0},
+                            {"penalty_s", 1, RS_PROTO_PENALTY_MAX_S, true, false, 0}};
+            if (!j_rule(j, o, base, k, 2))
+                return false;
+            if (!k[0].seen || !k[1].seen)
+                return jfail(j, base, "needs \"strikes\" and \"penalty_s\"");
+            rc->track_limits.strikes = (uint32_t)k[0].value;
+            rc->track_limits.penalty_s = (uint32_t)k[1].value;
+        } else if (strcmp(o->string, "contact") == 0) {
+            rule_key k[] = {{"min_speed_m_s", 0.5, 50, false, false, 0},
+                            {"penalty_points", 0.01, 1e6, false, false, 0},
+                            {"penalty_s", 1, RS_PROTO_PENALTY_MAX_S, true, false, 0},
+                            {"dsq_points", 0.01, 1e6, false, false, 0}};
+            if (!j_rule(j, o, base, k, 4))
+                return false;
+            if (!k[0].seen)
+                return jfail(j, base, "needs \"min_speed_m_s\"");
+            if (k[1].seen != k[2].seen)
+                return jfail(j, base, "\"penalty_points\" and \"penalty_s\" go together");
+            if (!k[1].seen && !k[3].seen)
+                return jfail(j, base, "needs \"penalty_points\" or \"dsq_points\"");
+            rc->contact.min_speed_m_s = k[0].value;
+            rc->contact.penalty_points = k[1].value;
+            rc->contact.penalty_s = (uint32_t)k[2].value;
+            rc->contact.dsq_points = k[3].value;
+        } else if (strcmp(o->string, "jump_start") == 0) {
+            rule_key k[] = {{"penalty_s", 1, RS_PROTO_PENALTY_MAX_S, true, false, 0},
+                            {"tolerance_m", 0.05, 10, false, false, 0}};
+            if (!j_rule(j, o, base, k, 2))
+                return false;
+            if (!k[0].seen)
+                return jfail(j, base, "needs \"penalty_s\"");
+            rc->jump_start.penalty_s = (uint32_t)k[0].value;
+            rc->jump_start.tolerance_m = k[1].value;
+        } else {
+            return jfail(j, base, "unknown key (track_limits, contact, jump_start)");
+        }
+    }
+    return true;
+}

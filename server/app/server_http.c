@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "racesim/base/text.h"
 #include "racesim/http.h"
 #include "racesim/protocol.h"
 #include "racesim/standings.h"
@@ -321,6 +322,46 @@ static void publish_outline(srv_http *h, const rs_track *track)
     free(j);
 }
 
+/* Car's penalties of the running session (rs_room_penalties: given, then
+ * perhaps removed): the time penalties and disqualifications, then as many
+ * of its newest warnings as fit, each in the order given. */
+static void fill_penalties(rs_room *room, uint8_t car, rs_http_entry *e)
+{
+    size_t n = 0;
+    const rs_msg_penalty *log = rs_room_penalties(room, &n);
+    uint32_t warnings = 0, others = 0;
+    for (size_t i = 0; i < n; i++)
+        if (log[i].car == car && !log[i].removed)
+            *(log[i].kind == RS_PENALTY_WARNING ? &warnings : &others) += 1;
+    uint32_t room_left = others < RS_HTTP_MAX_PENALTIES ? RS_HTTP_MAX_PENALTIES - others : 0;
+    uint32_t skip = warnings > room_left ? warnings - room_left : 0; /* the oldest warnings */
+    e->penalty_count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rs_msg_penalty *p = &log[i];
+        if (p->car != car)
+            continue;
+        if (p->removed) {
+            for (uint32_t k = 0; k < e->penalty_count; k++)
+                if (e->penalties[k].id == p->id)
+                    e->penalties[k].removed = true;
+            continue;
+        }
+        if (p->kind == RS_PENALTY_WARNING && skip) {
+            skip--;
+            continue;
+        }
+        if (e->penalty_count == RS_HTTP_MAX_PENALTIES)
+            continue;
+        rs_http_penalty *hp = &e->penalties[e->penalty_count++];
+        hp->id = p->id;
+        hp->kind = p->kind;
+        hp->offence = p->offence;
+        hp->seconds = p->seconds;
+        hp->removed = false;
+        rs_str_cut(hp->text, sizeof hp->text, p->text);
+    }
+}
+
 static void fill_entries(srv_http *h, live_room *lr, rs_room *room, rs_http_room *out)
 {
     const rs_world *world = rs_room_world(room);
@@ -366,6 +407,7 @@ static void fill_entries(srv_http *h, live_room *lr, rs_room *room, rs_http_room
             e->heading = cs.yaw_rad;
             e->speed = cs.speed_m_s;
         }
+        fill_penalties(room, e->car, e);
     }
 }
 

@@ -353,6 +353,54 @@ static void on_phase(rs_server_watch *w, rs_room *room, const rs_room_event *ev)
     }
 }
 
+/* ------------------------------------------------------- race control */
+
+static const char *const penalty_kinds[RS_PENALTY_KIND_COUNT] = {"time", "dsq", "warning"};
+static const char *const offences[RS_OFFENCE_COUNT] = {"track_limits", "contact", "jump_start",
+                                                       "admin"};
+static const char *const offence_words[RS_OFFENCE_COUNT] = {"track limits", "contact",
+                                                            "jump start", "administrator"};
+
+/* A penalty given or taken back (the PENALTY every watcher was sent). */
+static void on_penalty(rs_server_watch *w, rs_room *room, const rs_room_event *ev)
+{
+    const rs_msg_penalty *p = ev->penalty;
+    if (!p || p->kind >= RS_PENALTY_KIND_COUNT || p->offence >= RS_OFFENCE_COUNT)
+        return;
+    int64_t race_id, player_id = 0;
+    char race[64], what[48], who[96];
+    race_text(w, room, ev->race_number, &race_id, race, sizeof race);
+    rs_room_car_driver(room, p->car, NULL, &player_id, NULL);
+    who_text(ev->name, player_id, who, sizeof who);
+    if (p->kind == RS_PENALTY_TIME)
+        snprintf(what, sizeof what, "%u s", (unsigned)p->seconds);
+    else
+        snprintf(what, sizeof what, "%s", p->kind == RS_PENALTY_DSQ ? "disqualified" : "warning");
+    rs_log_field f[] = {rs_log_str("room", rs_room_name(room)),
+                        rs_log_str("player", ev->name),
+                        rs_log_int("player_id", player_id),
+                        rs_log_uint("race_number", ev->race_number),
+                        race_id > 0 ? rs_log_int("race_id", race_id) : rs_log_str("race_id", NULL),
+                        rs_log_uint("car", p->car),
+                        rs_log_uint("penalty_id", p->id),
+                        rs_log_str("kind", penalty_kinds[p->kind]),
+                        rs_log_str("offence", offences[p->offence]),
+                        rs_log_uint("seconds", p->seconds),
+                        rs_log_bool("removed", p->removed),
+                        rs_log_uint("tick", p->tick),
+                        rs_log_str("text", p->text)};
+    if (p->removed)
+        rs_log_event(RS_LOG_INFO, "penalty", f, sizeof f / sizeof f[0],
+                     "room '%s': %s: penalty %u of %s (car %u, %s, %s) removed: %s",
+                     rs_room_name(room), race, (unsigned)p->id, who, (unsigned)p->car, what,
+                     offence_words[p->offence], p->text);
+    else
+        rs_log_event(RS_LOG_INFO, "penalty", f, sizeof f / sizeof f[0],
+                     "room '%s': %s: penalty %u for %s (car %u): %s, %s: %s",
+                     rs_room_name(room), race, (unsigned)p->id, who, (unsigned)p->car, what,
+                     offence_words[p->offence], p->text);
+}
+
 static void on_event(void *ctx, rs_room *room, const rs_room_event *ev)
 {
     rs_server_watch *w = ctx;
@@ -368,6 +416,9 @@ static void on_event(void *ctx, rs_room *room, const rs_room_event *ev)
         break;
     case RS_ROOM_EV_PHASE:
         on_phase(w, room, ev);
+        break;
+    case RS_ROOM_EV_PENALTY:
+        on_penalty(w, room, ev);
         break;
     default:
         break; /* STEPPED: every tick, nothing for the log */

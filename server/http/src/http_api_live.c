@@ -32,6 +32,22 @@ static cJSON *room_summary(const rs_http_room *room)
     return o;
 }
 
+static cJSON *penalty_json(const rs_http_penalty *p)
+{
+    static const char *kinds[RS_PENALTY_KIND_COUNT] = {"time", "dsq", "warning"};
+    static const char *offences[RS_OFFENCE_COUNT] = {"track_limits", "contact", "jump_start",
+                                                     "admin"};
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", p->id);
+    cJSON_AddStringToObject(o, "kind", p->kind < RS_PENALTY_KIND_COUNT ? kinds[p->kind] : "");
+    cJSON_AddStringToObject(o, "offence",
+                            p->offence < RS_OFFENCE_COUNT ? offences[p->offence] : "");
+    cJSON_AddNumberToObject(o, "seconds", p->seconds);
+    cJSON_AddBoolToObject(o, "removed", p->removed);
+    cJSON_AddStringToObject(o, "text", p->text);
+    return o;
+}
+
 static cJSON *entry_json(const rs_http_entry *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -52,7 +68,9 @@ static cJSON *entry_json(const rs_http_entry *e)
     http_add_us(o, "finish_us", e->finish_us);
     cJSON_AddNumberToObject(o, "barrier_hits", e->barrier_hits);
     cJSON_AddNumberToObject(o, "car_hits", e->car_hits);
-    cJSON_AddItemToObject(o, "penalties", cJSON_CreateArray());
+    cJSON *pens = cJSON_AddArrayToObject(o, "penalties");
+    for (uint32_t i = 0; i < e->penalty_count && i < RS_HTTP_MAX_PENALTIES; i++)
+        cJSON_AddItemToArray(pens, penalty_json(&e->penalties[i]));
     cJSON *p = cJSON_AddObjectToObject(o, "pose");
     cJSON_AddNumberToObject(p, "x", e->x);
     cJSON_AddNumberToObject(p, "y", e->y);

@@ -81,6 +81,8 @@ static rs_status check_config(const rs_room_config *c, char *err, size_t err_len
         return range_err(err, err_len, "sessions", why ? why : "missing");
     if (!rs_room__cars_check(c, &why))
         return range_err(err, err_len, "cars", why);
+    if (!rs_room__control_check(c, &why))
+        return range_err(err, err_len, "race_control", why);
     return RS_OK;
 }
 
@@ -422,6 +424,8 @@ static void admit_now(rs_room *room, room_peer *p, int64_t player_id, const char
                 rs_room__broadcast_car_info(room, room->seats[p->seat].car);
         }
     }
+    if (room->world)
+        rs_room__control_send_to(room, p); /* the session's penalties so far */
     if (rs_room__observed(room))
         rs_room__observe_peer(room, RS_ROOM_EV_JOINED, p, 0, "", false, false);
 }

@@ -8,6 +8,7 @@
 #define RACESIM_ROOM_INTERNAL_H
 
 #include "racesim/room.h"
+#include "room_control.h"
 
 /* Future inputs a car may queue ahead of the room's tick (about 4 s at 60 Hz). */
 #define RS_ROOM_INPUT_RING 256u
@@ -153,6 +154,7 @@ typedef struct room_car {
                                         a lap when the flag came out */
     uint32_t penalty_ms;             /* time penalties */
     bool dsq;                        /* disqualified */
+    room_car_control control;        /* race control's counts (room_control.c) */
 } room_car;
 
 /* The order of a finished session by player name, for the grids after it. */
@@ -229,6 +231,7 @@ struct rs_room {
     size_t closing_len;
 
     rs_room_stats stats;
+    room_control control;            /* the session's penalties (room_control.c) */
 };
 
 /* room_send.c */
@@ -337,6 +340,15 @@ bool rs_room__session_open(const rs_room *room);
 bool rs_room__session_place(rs_room *room, int seat, rs_car_spawn *out);
 /* LAP.position in a session that is not a race: by best lap. */
 uint8_t rs_room__session_position(const rs_room *room, uint16_t car);
+
+/* room_control.c: race control */
+bool rs_room__control_check(const rs_room_config *c, const char **why);
+/* After each step of the world (its events are this tick's). */
+void rs_room__control_step(rs_room *room);
+/* The session's penalties so far, to a peer that was just sent the world. */
+void rs_room__control_send_to(rs_room *room, room_peer *p);
+/* Forgets the session's penalties (a new world, or the room's end). */
+void rs_room__control_reset(rs_room *room);
 
 /* room_hooks.c: the server's controls and the deferred LAPs */
 void rs_room__lap_queue(rs_room *room, const rs_msg_lap *lap);

@@ -49,6 +49,7 @@ void rs_room__destroy_world(rs_room *room)
     room->race_begun = false;
     /* LAPs of this race must not trail into the next one. */
     rs_room__laps_expire(room, true);
+    rs_room__control_reset(room);
     rs_world_destroy(room->world);
     room->world = NULL;
     for (uint32_t i = 0; room->cars && i < room->car_count; i++) {
@@ -505,6 +506,7 @@ static void step_tick(rs_room *room)
         room->hash_val[i] = rs_world_hash(room->world);
     }
     send_events(room);
+    rs_room__control_step(room);
     /* After the LAPs are queued, so the hook can flag them at once. */
     if (room->cfg.hooks.after_step)
         room->cfg.hooks.after_step(room->cfg.hooks.ctx, room, room->world);

@@ -231,7 +231,7 @@ static void admin_reply(svc_job *job, uint8_t result, const char *text)
 
 /* Every command the decoder accepts has its words: protocol version 6 added
  * 4..11, which finish_admin answers "unknown command" until they are
- * served, and the audit and the log still name what was asked. */
+ * served (4..6, penalties, are), and the audit and the log still name what was asked. */
 static const char *const admin_words[RS_ADMIN_COMMAND_COUNT] = {
     "kick",           "ban",      "end race", "change track", "penalty",      "disqualify",
     "remove penalty", "announce", "mute",     "unmute",       "skip session", "restart session"};
@@ -305,6 +305,24 @@ static void run_ban(svc_worker *w, svc_job *job)
     audit(w, job, "done");
 }
 
+/* REMOVE_PENALTY's argument: a penalty id, 1..2^32-1 in decimal. */
+static bool penalty_id(const char *arg, uint32_t *out)
+{
+    uint64_t v = 0;
+    if (!arg[0] || strlen(arg) > 10)
+        return false;
+    for (const char *c = arg; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return false;
+        v = v * 10u + (uint64_t)(*c - '0');
+    }
+    if (v < 1 || v > UINT32_MAX)
+        return false;
+    if (out)
+        *out = (uint32_t)v;
+    return true;
+}
+
 static void run_admin(svc_worker *w, svc_job *job)
 {
     const rs_msg_admin *q = &job->msg.u.admin;
@@ -327,10 +345,67 @@ static void run_admin(svc_worker *w, svc_job *job)
                                                                           : "ban: a player name");
         return;
     }
+    if ((q->command == RS_ADMIN_PENALTY || q->command == RS_ADMIN_DISQUALIFY) && !q->arg[0]) {
+        admin_reply(job, RS_RESULT_INVALID, q->command == RS_ADMIN_PENALTY
+                                                ? "penalty: a player name"
+                                                : "disqualify: a player name");
+        return;
+    }
+    if (q->command == RS_ADMIN_PENALTY &&
+        (q->duration_s < 1 || q->duration_s > RS_PROTO_PENALTY_MAX_S)) {
+        admin_reply(job, RS_RESULT_INVALID, "penalty: 1..3600 seconds");
+        return;
+    }
+    if (q->command == RS_ADMIN_REMOVE_PENALTY && !penalty_id(q->arg, NULL)) {
+        admin_reply(job, RS_RESULT_INVALID, "remove penalty: the penalty's id, in decimal");
+        return;
+    }
     if (q->command == RS_ADMIN_BAN)
         run_ban(w, job);
     else
         audit(w, job, "done"); /* kick, end race, track: done on the room's thread */
+}
+
+/* PENALTY, DISQUALIFY and REMOVE_PENALTY in the sender's room (race
+ * control, room_control.c), answered in words. */
+static void finish_penalty(svc_job *job, rs_room *room, const rs_msg_admin *q, const char *why)
+{
+    char text[RS_PROTO_TEXT_MAX + 1];
+    rs_room_stats st;
+    if (room)
+        rs_room_get_stats(room, &st);
+    if (!room || (st.phase != RS_PHASE_COUNTDOWN && st.phase != RS_PHASE_RACE)) {
+        admin_reply(job, RS_RESULT_INVALID, "no session is running");
+        return;
+    }
+    uint32_t id = 0;
+    rs_status r;
+    if (q->command == RS_ADMIN_REMOVE_PENALTY) {
+        penalty_id(q->arg, &id);
+        r = rs_room_penalty_remove(room, id, why);
+        snprintf(text, sizeof text, r == RS_OK ? "penalty %u removed" : "no penalty %u in force",
+                 id);
+        admin_reply(job, r == RS_OK ? RS_RESULT_OK : RS_RESULT_NOT_FOUND, text);
+        return;
+    }
+    bool dsq = q->command == RS_ADMIN_DISQUALIFY;
+    r = rs_room_penalty_add(room, q->arg, dsq ? RS_PENALTY_DSQ : RS_PENALTY_TIME,
+                            dsq ? 0 : q->duration_s, why, &id);
+    if (r == RS_OK && dsq)
+        snprintf(text, sizeof text, "penalty %u: %.32s disqualified", id, q->arg);
+    else if (r == RS_OK)
+        snprintf(text, sizeof text, "penalty %u: %u s for %.32s", id, q->duration_s, q->arg);
+    else if (r == RS_ERR_MISSING)
+        snprintf(text, sizeof text, "nobody called %.32s drives in this session", q->arg);
+    else if (r == RS_ERR_RANGE)
+        snprintf(text, sizeof text, "time penalties count in races only");
+    else
+        snprintf(text, sizeof text, "the penalty could not be given");
+    admin_reply(job, r == RS_OK              ? RS_RESULT_OK
+                     : r == RS_ERR_MISSING ? RS_RESULT_NOT_FOUND
+                     : r == RS_ERR_RANGE   ? RS_RESULT_INVALID
+                                           : RS_RESULT_ERROR,
+                text);
 }
 
 /* The commands that act on rooms, on the room's thread. */
@@ -400,6 +475,11 @@ static void finish_admin(rs_services *svc, svc_job *job)
         admin_reply(job, RS_RESULT_NOT_FOUND, text);
         break;
     }
+    case RS_ADMIN_PENALTY:
+    case RS_ADMIN_DISQUALIFY:
+    case RS_ADMIN_REMOVE_PENALTY:
+        finish_penalty(job, room, q, why);
+        break;
     default:
         admin_reply(job, RS_RESULT_INVALID, "unknown command");
         break;

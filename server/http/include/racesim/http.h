@@ -91,6 +91,21 @@ void rs_http_heartbeat(rs_http *http, int64_t now_us);
 #define RS_HTTP_MAX_CARS 32
 #define RS_HTTP_MAX_ROOMS 64
 
+/* Penalties kept per car for live timing: the time penalties and
+ * disqualifications first, then the newest warnings. */
+#define RS_HTTP_MAX_PENALTIES 8
+#define RS_HTTP_PENALTY_TEXT 80
+
+/* A penalty of the running session (PENALTY, protocol.h), its removal folded in. */
+typedef struct rs_http_penalty {
+    uint32_t id;
+    uint8_t kind;                 /* RS_PENALTY_* */
+    uint8_t offence;              /* RS_OFFENCE_* */
+    uint32_t seconds;             /* time penalties; else 0 */
+    bool removed;                 /* taken back since */
+    char text[RS_HTTP_PENALTY_TEXT + 1]; /* cut at a character boundary */
+} rs_http_penalty;
+
 /* One car of a room's race as live timing shows it. */
 typedef struct rs_http_entry {
     uint8_t car;                  /* 1.. */
@@ -111,6 +126,8 @@ typedef struct rs_http_entry {
     int64_t finish_us;            /* race time at the flag; -1 not finished */
     uint32_t barrier_hits, car_hits;
     double x, y, heading, speed;  /* metres, radians, m/s: for the map */
+    uint32_t penalty_count;
+    rs_http_penalty penalties[RS_HTTP_MAX_PENALTIES]; /* in the order given */
 } rs_http_entry;
 
 /* Tick duration buckets (seconds) of the per-room histogram; the last bucket

@@ -153,8 +153,10 @@ typedef enum rs_room_event_type {
     RS_ROOM_EV_REFUSED = 3,  /* a HELLO (or a connection the room has no slot for) was
                                 refused: reason and text as sent in REFUSE */
     RS_ROOM_EV_PHASE = 4,    /* the room entered phase (RS_PHASE_*) of race race_number */
-    RS_ROOM_EV_STEPPED = 5   /* the race world stepped one tick: world (its rs_world_events
+    RS_ROOM_EV_STEPPED = 5,  /* the race world stepped one tick: world (its rs_world_events
                                 are this tick's laps, sectors, hits, finishes) */
+    RS_ROOM_EV_PENALTY = 6   /* race control gave a penalty or took one back (the PENALTY
+                                sent to every watcher): penalty, car, name (its driver) */
 } rs_room_event_type;
 
 typedef struct rs_room_event {
@@ -174,6 +176,7 @@ typedef struct rs_room_event {
     uint8_t phase;         /* PHASE: RS_PHASE_* */
     uint32_t race_number;  /* PHASE, STEPPED: races started so far (this race's number) */
     const rs_world *world; /* STEPPED, and PHASE when a world exists (not LOBBY); borrowed */
+    const rs_msg_penalty *penalty; /* PENALTY: as sent; borrowed for the call */
 } rs_room_event;
 
 /* Called on the room's thread from inside rs_room_* calls, after the room
@@ -186,6 +189,33 @@ typedef struct rs_room_observer {
     void *ctx;
     void (*event)(void *ctx, rs_room *room, const rs_room_event *ev); /* NULL: none */
 } rs_room_observer;
+
+/* Race control (docs/SERVER.md, "Race control"): penalties in races from
+ * the world's own deterministic events. Every rule is off at 0 (the
+ * defaults); an administrator's penalties (rs_room_penalty_add) need none. */
+typedef struct rs_room_race_control {
+    struct {
+        uint32_t strikes;      /* 0 off, 1..100: every race lap the world invalidates for
+                                  track limits is a strike (a WARNING); this many make a
+                                  time penalty, and the count starts again */
+        uint32_t penalty_s;    /* 1..3600 when on */
+    } track_limits;
+    struct {
+        double min_speed_m_s;  /* 0 off, else 0.5..50: car-to-car hits closing slower are
+                                  ignored. Each other hit gives both cars
+                                  (speed / 5 m/s)^2 points */
+        double penalty_points; /* 0 none, else > 0: a time penalty each time a car's points
+                                  pass a multiple of this */
+        uint32_t penalty_s;    /* 1..3600 when penalty_points is set */
+        double dsq_points;     /* 0 never, else > 0: disqualified at this many points */
+    } contact;
+    struct {
+        uint32_t penalty_s;    /* 0 off, 1..3600: needs free_start. A car further than
+                                  tolerance_m from its grid spot at any tick before lights
+                                  out, judged at lights out */
+        double tolerance_m;    /* 0.05..10 when on (0: 0.5) */
+    } jump_start;
+} rs_room_race_control;
 
 typedef struct rs_room_config {
     const rs_track *track;      /* borrowed; must outlive the room. Required */
@@ -243,6 +273,7 @@ typedef struct rs_room_config {
     bool free_start;            /* races do not hold the cars on their brakes before lights
                                    out (rs_world_def.start_hold false): moving early is a
                                    jump start, for race control to punish */
+    rs_room_race_control race_control; /* all off by default */
 } rs_room_config;
 
 /* 60 Hz, 4 substeps, 3 laps, 16 players, 8 spectators, start at 16 players or
@@ -458,6 +489,32 @@ void rs_room_session_state(const rs_room *room, rs_room_session_info *out);
  * runs or there is no such car. */
 bool rs_room_car_driver(const rs_room *room, uint8_t car, const char **name,
                         int64_t *player_id, bool *connected);
+
+/* ------------------------------------------------------------ race control */
+
+/* An administrator's penalty for the named player's car in the running
+ * session (countdown or running; not in the results): kind RS_PENALTY_TIME
+ * with seconds 1..3600 (races only: other sessions are classified by best
+ * lap) or RS_PENALTY_DSQ (seconds 0); reason (NULL = "") goes in the
+ * PENALTY's text. Sent to every watcher at once; *id (may be NULL) gets its
+ * id. RS_ERR_MISSING when no session runs or the player drives no car in
+ * it, RS_ERR_RANGE for a kind or seconds out of range, RS_ERR_NOMEM.
+ * Allowed in hooks. */
+rs_status rs_room_penalty_add(rs_room *room, const char *name, uint8_t kind, uint32_t seconds,
+                              const char *reason, uint32_t *id);
+
+/* Takes back penalty id of the running session (a time penalty or a
+ * disqualification, race control's or an administrator's): its effect is
+ * undone and every watcher is sent PENALTY with removed set and reason as
+ * its text. RS_ERR_MISSING when no session runs (countdown or running),
+ * RS_ERR_ARG for an id that is unknown, a warning, or already removed.
+ * Allowed in hooks. */
+rs_status rs_room_penalty_remove(rs_room *room, uint32_t id, const char *reason);
+
+/* The running session's PENALTY messages in the order they were sent
+ * (removals too, repeating their penalty's id); borrowed until the next call
+ * that is not a query. NULL with *count 0 when there are none. */
+const rs_msg_penalty *rs_room_penalties(const rs_room *room, size_t *count);
 
 #ifdef __cplusplus
 }
