@@ -32,6 +32,7 @@ typedef struct demo {
     rs_msg_results last_results; /* printed once the last laps' flags are in */
     int64_t results_at_us;
     uint32_t laps_printed, laps_recorded;
+    uint32_t announced; /* the session whose start was printed */
 } demo;
 
 /* The name of whoever drives car, and its class (from the first bot's
@@ -140,12 +141,15 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
         printf("chequered flag: race %u decided\n", (unsigned)ev->u.results.race_number);
         fflush(stdout);
     } else if (ev->type == RS_CLIENT_EV_RACE_STATE && ev->u.race_state.phase == RS_PHASE_RACE &&
-               ev->u.race_state.phase_tick > 0) {
+               ev->u.race_state.phase_tick > 0 &&
+               ev->u.race_state.race_number != d->announced) {
+        d->announced = ev->u.race_state.race_number;
         printf("lights out: %u laps\n", (unsigned)ev->u.race_state.laps);
         fflush(stdout);
     } else if (ev->type == RS_CLIENT_EV_RACE_STATE && ev->u.race_state.phase == RS_PHASE_RACE &&
                ev->u.race_state.session_type == RS_SESSION_QUALIFYING &&
-               ev->u.race_state.phase_tick == 0) {
+               ev->u.race_state.race_number != d->announced) {
+        d->announced = ev->u.race_state.race_number;
         printf("qualifying: %u laps, the first from the grid\n",
                (unsigned)ev->u.race_state.laps);
         fflush(stdout);

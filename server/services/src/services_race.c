@@ -403,7 +403,9 @@ static uint8_t lap_flags(rs_services *svc, const svc_race *r, const svc_lap *l, 
         return flags;
     /* The player's row on the "any tune" board points at this lap exactly
      * when it became their personal best; rank 1 is the track record. */
-    rs_board_key key = {r->track_hash, r->base_hash, RS_PHYSICS_VERSION, RS_TUNE_KEY_ANY};
+    /* The board of the car it drove: a room may race several. */
+    rs_board_key key = {r->track_hash, r->ent[l->car - 1].base_hash, RS_PHYSICS_VERSION,
+                        RS_TUNE_KEY_ANY};
     rs_lb_row row;
     char err[256];
     rs_status st = rs_leaderboard_rank(svc->lb, &key, r->ent[l->car - 1].player_id, &row, err,
