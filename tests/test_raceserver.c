@@ -238,7 +238,17 @@ static void test_demo_is_one_loopback_room_for_the_bots(void **state)
     assert_int_equal(cfg.port, 0);
     assert_string_equal(cfg.bind, "127.0.0.1");
     assert_int_equal(cfg.room_count, 1);
-    assert_int_equal(cfg.rooms[0].laps, 2);
+    /* A weekend: a qualifying of two laps and a race of one from its grid,
+     * in two classes. */
+    assert_int_equal(cfg.rooms[0].laps, 1);
+    assert_int_equal(cfg.rooms[0].session_count, 2);
+    assert_int_equal(cfg.rooms[0].sessions[0].type, RS_SESSION_QUALIFYING);
+    assert_int_equal(cfg.rooms[0].sessions[0].laps, 2);
+    assert_int_equal(cfg.rooms[0].sessions[1].type, RS_SESSION_RACE);
+    assert_int_equal(cfg.rooms[0].sessions[1].laps, 1);
+    assert_int_equal(cfg.rooms[0].sessions[1].grid_source, RS_GRID_QUALIFYING);
+    assert_int_equal(cfg.rooms[0].car_count, 2);
+    assert_string_equal(cfg.rooms[0].cars[1].class_name, "Formula");
     assert_int_equal(cfg.rooms[0].max_players, 5);
     assert_int_equal(parse(&cfg, err, sizeof err, "--demo", "--bots", "0", NULL), RS_ARGS_ERROR);
     assert_non_null(strstr(err, "--bots"));
