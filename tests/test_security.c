@@ -737,8 +737,16 @@ static void test_requests_at_their_budget_leave_the_tick_alone(void **state)
      * another program spinning on a core). With the saves run on the tick
      * thread instead, the ticks wait for the lock: 1016 ms against 1.16 ms
      * quiet. ENet waits in whole milliseconds, so a tick is normally up to
-     * 1 ms late. */
-    assert_true(loaded <= 2.0 * quiet + 1.0);
+     * 1 ms late. Under AddressSanitizer that per-packet work costs about
+     * three times as much (a CI run measured 1.47 ms quiet, 4.12 loaded),
+     * so the bound widens by as much; the failure it exists for, a tick
+     * waiting a second for the database, stays far outside either. */
+#if defined(__SANITIZE_ADDRESS__)
+    const double per_packet_slack = 3.0, offset_ms = 2.0;
+#else
+    const double per_packet_slack = 2.0, offset_ms = 1.0;
+#endif
+    assert_true(loaded <= per_packet_slack * quiet + offset_ms);
     for (int i = 0; i < SPECTATORS; i++)
         raw_client_close(&spec[i]);
     for (int i = 0; i < DRIVERS; i++)
