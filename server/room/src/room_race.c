@@ -136,6 +136,7 @@ void rs_room__send_weekend(rs_room *room, room_peer *only)
     w->weekend = room->weekend;
     w->session_count = (uint8_t)room->session_count;
     memcpy(w->sessions, room->sessions, room->session_count * sizeof w->sessions[0]);
+    memcpy(w->championship, room->championship, sizeof w->championship);
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (rs_room__peer_watching(p) && (!only || only == p))
