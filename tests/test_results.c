@@ -119,7 +119,8 @@ static int fastest_row(const rs_msg_results *r)
 {
     int f = -1;
     for (uint32_t i = 0; i < r->count; i++)
-        if (r->rows[i].best_lap_us > 0 && (f < 0 || r->rows[i].best_lap_us < r->rows[f].best_lap_us))
+        if (r->rows[i].best_lap_us > 0 &&
+            (f < 0 || r->rows[i].best_lap_us < r->rows[f].best_lap_us))
             f = (int)i;
     return f;
 }

@@ -114,7 +114,8 @@ static void record_race(race_db *r)
     }
     rs_store_writer *writer = NULL;
     assert_int_equal(rs_store_writer_open(db, NULL, &writer, err, sizeof err), RS_OK);
-    rs_racelog_def ld = {writer, race_id, rs_track_hash(track), who, 60u * 120u, 1, false, 0, false};
+    rs_racelog_def ld = {writer, race_id, rs_track_hash(track), who, 60u * 120u, 1, false, 0,
+                         false};
     rs_racelog *log = NULL;
     /* A race that forced the stock car would refuse the tuned entrant. */
     rs_racelog_def forced = ld;

@@ -200,8 +200,8 @@ static rs_status score_session(const rs_championship_def *c, const st_row *rows,
 }
 
 rs_status rs_store_standings(rs_store *s, const rs_championship_def *c, const char *class_name,
-                             uint32_t offset, rs_championship_row *out, uint32_t cap, uint32_t *total,
-                             char *err, size_t err_len)
+                             uint32_t offset, rs_championship_row *out, uint32_t cap,
+                             uint32_t *total, char *err, size_t err_len)
 {
     const char *why = NULL;
     if (!s || !total || (cap && !out))

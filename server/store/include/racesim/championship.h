@@ -75,8 +75,8 @@ bool rs_championship_check(const rs_championship_def *c, const char **why);
  * drivers into *total. RS_ERR_ARG for a definition rs_championship_check
  * refuses; store errors as usual. */
 rs_status rs_store_standings(rs_store *s, const rs_championship_def *c, const char *class_name,
-                             uint32_t offset, rs_championship_row *out, uint32_t cap, uint32_t *total,
-                             char *err, size_t err_len);
+                             uint32_t offset, rs_championship_row *out, uint32_t cap,
+                             uint32_t *total, char *err, size_t err_len);
 
 #ifdef __cplusplus
 }
