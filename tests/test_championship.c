@@ -256,6 +256,22 @@ static void test_racectl_standings(void **state)
     snprintf(cmd, sizeof cmd, "'%s' --db '%s' standings 'Club Cup' 2>&1", RS_RACECTL_PATH,
              f->path);
     assert_int_equal(run_command(cmd, out, sizeof out), 2);
+    /* results and races show the classification and the session. */
+    snprintf(cmd, sizeof cmd, "'%s' --db '%s' --json results 2 2>&1", RS_RACECTL_PATH, f->path);
+    assert_int_equal(run_command(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "\"status\": \"disqualified\", \"class\": \"P\", "
+                                "\"class_position\": 2, \"penalty_ms\": 0, \"laps_led\": 0, "
+                                "\"number\": null, \"fastest_lap\": true}"));
+    assert_non_null(strstr(out, "\"session\": {\"type\": \"race\", \"index\": 0, "
+                                "\"weekend\": 1, \"room\": \"sprint\"}"));
+    snprintf(cmd, sizeof cmd, "'%s' --db '%s' results 2 2>&1", RS_RACECTL_PATH, f->path);
+    assert_int_equal(run_command(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "DSQ"));
+    assert_non_null(strstr(out, "NC"));
+    snprintf(cmd, sizeof cmd, "'%s' --db '%s' races 2>&1", RS_RACECTL_PATH, f->path);
+    assert_int_equal(run_command(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "qualifying 0/1 @sprint"));
+    assert_non_null(strstr(out, "practice 0/1 @endurance"));
     /* A championship naming a room the file does not have is refused. */
     o = fopen(cfg, "w");
     assert_non_null(o);
