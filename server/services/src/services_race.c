@@ -313,10 +313,10 @@ static void queue_end(rs_services *svc, svc_race *r, rs_room *room, const rs_wor
 {
     r->own_results = true;
     int64_t id = ((int64_t)r->race_id << SVC_RACE_SHIFT) + SVC_OWN_IDS;
-    static rs_room_results_info info; /* 32 rows: too large for the tick's stack; the
-                                         room's thread is the only caller */
-    if (rs_world_race_time_us(world) > 0 && rs_svc__room_results(r, room, &info, &id)) {
-        rs_svc__results_file(svc, r, &info, status);
+    /* 32 rows of names: too large for the tick's stack; once per session. */
+    rs_room_results_info *info = malloc(sizeof *info);
+    if (info && rs_world_race_time_us(world) > 0 && rs_svc__room_results(r, room, info, &id)) {
+        rs_svc__results_file(svc, r, info, status);
     } else if (rs_world_race_time_us(world) > 0) {
         /* No classification from the room (it cannot happen while the world
          * runs): the world's, as before weekends. */
@@ -326,6 +326,7 @@ static void queue_end(rs_services *svc, svc_race *r, rs_room *room, const rs_wor
     } else {
         status = RS_STORE_RACE_ABANDONED;
     }
+    free(info);
     /* The last slot stands for the race's end. */
     rs_store_result *fin = &r->res[r->res_len++];
     memset(fin, 0, sizeof *fin);
