@@ -346,6 +346,11 @@ static void test_sessions_migration_keeps_old_results(void **state)
     assert_int_equal(rs_store_put_result(s, &r, err, sizeof err), RS_OK);
     r.class_position = 3; /* more than its position: refused */
     assert_int_equal(rs_store_put_result(s, &r, err, sizeof err), RS_ERR_RANGE);
+    race.session_index = 16; /* a weekend has at most 16 sessions */
+    assert_int_equal(rs_store_race_create(s, &race, &race_id, err, sizeof err), RS_ERR_RANGE);
+    race.session_index = 1;
+    race.session_type = RS_STORE_SESSION_TYPE_COUNT;
+    assert_int_equal(rs_store_race_create(s, &race, &race_id, err, sizeof err), RS_ERR_RANGE);
     rs_store_close(s);
     assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM races WHERE session_type = "
                                              "'qualifying' AND session_index = 1 AND weekend = 4"
