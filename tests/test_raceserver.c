@@ -141,6 +141,8 @@ static void test_json_errors_name_the_file_the_field_and_the_range(void **state)
          "server.json: rooms[1].laps: duplicate key", true},
         {"{\"max_per_address\": 600}", "max_per_address: 600 outside 1..512", false},
         {"{\"guest_policy\": \"deny\", \"no_db\": true}", "guest_policy", false},
+        {"{\"results_dir\": \"/tmp\", \"no_db\": true}",
+         "results_dir: results files need the database (drop --no-db)", true},
         {"[1, 2]", "", false},
         {"{\"port\": ", "not valid JSON", false},
         {"{\"admin_secret\": \"x\"}",

@@ -752,6 +752,11 @@ bool rs_config_check(const rs_server_config *c, char *err, size_t err_len)
     }
     if (!rs_cfg_championships_check(c, err, err_len))
         return false;
+    if (c->results_dir[0] && c->no_db) {
+        /* A file is named after its session's races row. */
+        rs_errf(err, err_len, "results_dir: results files need the database (drop --no-db)");
+        return false;
+    }
     if (c->guests == RS_GUESTS_DENY && c->no_db) {
         rs_errf(err, err_len, "guest_policy: deny needs the database (drop --no-db)");
         return false;
