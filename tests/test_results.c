@@ -1,14 +1,16 @@
 /*
  * Results of a real weekend, end to end: a room with the services behind
  * its hooks (tests/support/room_harness.c, AI clients over the in-memory
- * link) runs a qualifying and a race. Then:
+ * link) runs a qualifying and a race, its cars in two classes (a registered
+ * player's entry drives the second class's car with a race number). Then:
  *  - one results file per session is in results_dir; every one validates
  *    against docs/results.schema.json (tests/results/check_results.py, with
  *    python3-jsonschema) and says what the RESULTS the clients got said;
  *  - the races rows carry their session, the results rows the room's
  *    classification;
  *  - the SDK's standings request is answered for the room's championship
- *    (WEEKEND names it) with the points those results give;
+ *    (WEEKEND names it) with the points those results give, overall and per
+ *    class (by class positions), and NOT_FOUND for an unknown one;
  *  - a session cut short by a shutdown is stored and written as stopped.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -27,6 +29,7 @@
 #include <cmocka.h>
 
 #include "racesim/client.h"
+#include "racesim/identity.h"
 #include "racesim/protocol.h"
 #include "racesim/room.h"
 #include "racesim/services.h"
@@ -125,9 +128,17 @@ static int fastest_row(const rs_msg_results *r)
     return f;
 }
 
-/* The line check_results.py prints for a file holding r. */
-static void expected_line(const rs_msg_results *r, const char *status, char *out, size_t cap)
+/* The room's classes: alice's entry drives the P car with number 7, the
+ * others the first car offered, in GT. */
+static const char *class_of(const char *driver)
 {
+    return strcmp(driver, "alice") == 0 ? "P" : "GT";
+}
+
+/* The line check_results.py prints for a file holding sn. */
+static void expected_line(const seen *sn, const char *status, char *out, size_t cap)
+{
+    const rs_msg_results *r = &sn->r;
     static const char *const types[] = {"practice", "qualifying", "warmup", "race"};
     static const char *const statuses[] = {"classified", "not_classified", "disqualified"};
     size_t n = (size_t)snprintf(out, cap, "%s %u %u %s|", types[r->session_type],
@@ -135,9 +146,10 @@ static void expected_line(const rs_msg_results *r, const char *status, char *out
     int f = fastest_row(r);
     for (uint32_t i = 0; i < r->count && n < cap; i++) {
         const rs_proto_result_row *w = &r->rows[i];
-        n += (size_t)snprintf(out + n, cap - n, "%u,%u,%u,%s,%u,%lld,%lld,%d,%u,%u;",
-                              (unsigned)w->car, (unsigned)w->position,
-                              (unsigned)(w->class_position ? w->class_position : w->position),
+        bool alice = strcmp(sn->names[i], "alice") == 0;
+        n += (size_t)snprintf(out + n, cap - n, "%u,%u,%s,%u,%d,%s,%u,%lld,%lld,%d,%u,%u;",
+                              (unsigned)w->car, (unsigned)w->position, class_of(sn->names[i]),
+                              (unsigned)w->class_position, alice ? 7 : -1,
                               statuses[w->status], (unsigned)w->laps, (long long)w->finish_us,
                               (long long)w->best_lap_us, (int)i == f, (unsigned)w->laps_led,
                               (unsigned)w->penalty_ms);
@@ -153,27 +165,84 @@ static int check_files(const scene *s, char *out, size_t cap)
     return run_command(cmd, out, cap);
 }
 
+/* The row of the fastest lap among the rows of class cls (NULL: all), or -1. */
+static int fastest_in(const seen *sn, const char *cls)
+{
+    int f = -1;
+    for (uint32_t i = 0; i < sn->r.count; i++) {
+        const rs_proto_result_row *w = &sn->r.rows[i];
+        if ((!cls || strcmp(class_of(sn->names[i]), cls) == 0) && w->best_lap_us > 0 &&
+            (f < 0 || w->best_lap_us < sn->r.rows[f].best_lap_us))
+            f = (int)i;
+    }
+    return f;
+}
+
 /* The points a driver got from the two sessions under the championship's
- * rules: 25-18-15 for the classified race positions, 1 for pole, 1 for the
- * race's fastest lap (not when disqualified). */
-static uint32_t points_of(const char *name, const seen *quali, const seen *race)
+ * rules, overall (cls NULL, positions) or in class cls (class positions):
+ * 25-18-15 for the classified race positions, 1 for pole, 1 for the race's
+ * fastest lap (not when disqualified). */
+static uint32_t points_of(const char *name, const seen *quali, const seen *race,
+                          const char *cls)
 {
     static const uint32_t table[] = {25, 18, 15, 12, 10, 8, 6, 4, 2, 1};
     uint32_t p = 0;
-    if (quali->r.count && quali->r.rows[0].status == RS_CLASSIFIED &&
-        strcmp(quali->names[0], name) == 0)
-        p += 1;
-    int f = fastest_row(&race->r);
+    for (uint32_t i = 0; i < quali->r.count; i++) {
+        const rs_proto_result_row *w = &quali->r.rows[i];
+        if (strcmp(quali->names[i], name) == 0 && w->status == RS_CLASSIFIED &&
+            (cls ? w->class_position : w->position) == 1)
+            p += 1;
+    }
+    int f = fastest_in(race, cls);
     for (uint32_t i = 0; i < race->r.count; i++) {
         if (strcmp(race->names[i], name) != 0)
             continue;
         const rs_proto_result_row *w = &race->r.rows[i];
-        if (w->status == RS_CLASSIFIED && w->position <= 10)
-            p += table[w->position - 1];
+        uint32_t pos = cls ? w->class_position : w->position;
+        if (w->status == RS_CLASSIFIED && pos <= 10)
+            p += table[pos - 1];
         if ((int)i == f && w->status != RS_DISQUALIFIED)
             p += 1;
     }
     return p;
+}
+
+/* Asks client 0 for the standings of championship/class, and waits for them. */
+static rs_msg_standings_reply standings(harness *h, const char *championship,
+                                        const char *cls)
+{
+    uint32_t id = 0;
+    assert_int_equal(rs_client_standings_request(harness_client(h, 0), championship, cls, 0,
+                                                 10, &id),
+                     RS_CLIENT_OK);
+    rs_client_event ev;
+    for (int k = 0; k < 3000; k++) {
+        if (harness_client_take(h, 0, RS_CLIENT_EV_STANDINGS, &ev)) {
+            assert_int_equal(ev.u.standings.request_id, id);
+            return ev.u.standings;
+        }
+        step(h, 1000);
+    }
+    fail_msg("no STANDINGS for '%s' / '%s'", championship, cls);
+    return ev.u.standings;
+}
+
+/* Every row of st has the points the results give (cls NULL: overall). */
+static void check_points(const rs_msg_standings_reply *st, const seen *quali, const seen *race,
+                         const char *cls)
+{
+    assert_int_equal(st->result, RS_RESULT_OK);
+    for (uint32_t i = 0; i < st->count; i++) {
+        const rs_proto_standing_row *w = &st->rows[i];
+        uint32_t want = points_of(w->name, quali, race, cls);
+        if (w->points != want)
+            fail_msg("%s (%s): %u points, the results give %u", w->name, cls ? cls : "overall",
+                     w->points, want);
+        assert_int_equal(w->events, 1);
+        assert_string_equal(w->class_name, class_of(w->name));
+        if (i > 0)
+            assert_true(st->rows[i - 1].points >= w->points);
+    }
 }
 
 static void test_a_weekend_writes_results_files_and_scores(void **state)
@@ -185,13 +254,22 @@ static void test_a_weekend_writes_results_files_and_scores(void **state)
     static const char *const rooms[] = {"default"};
     rs_championship_def cup = {.name = "Club Cup", .rooms = rooms, .room_count = 1,
                                .pole_points = 1, .fastest_lap_points = 1};
+    /* alice is a registered player (the entry list holds her seat and car). */
+    char err[256] = "", token[RS_TOKEN_HEX_LEN + 1];
+    rs_store *store = NULL;
+    int64_t alice_id = 0;
+    assert_int_equal(rs_store_open(s->db.path, RS_STORE_CREATE, &store, err, sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_register(store, "alice", 1, &alice_id, token, err,
+                                              sizeof err),
+                     RS_OK);
+    assert_int_equal(rs_store_player_confirm(store, alice_id, err, sizeof err), RS_OK);
+    rs_store_close(store);
     rs_services_def d = rs_services_default();
     d.db_path = s->db.path;
     d.results_dir = s->dir;
     d.server_name = "test server";
     d.championships = &cup;
     d.championship_count = 1;
-    char err[256] = "";
     rs_services *svc = NULL;
     assert_int_equal(rs_services_create(&d, &svc, err, sizeof err), RS_OK);
     g_svc = svc;
@@ -207,13 +285,23 @@ static void test_a_weekend_writes_results_files_and_scores(void **state)
     c.sessions = sessions;
     c.session_count = 2;
     c.championship = "Club Cup";
+    const rs_room_car_offer offers[] = {{.params = s->base.car, .class_index = 0},
+                                        {.params = s->base.car, .class_index = 1}};
+    const char *const classes[] = {"GT", "P"};
+    const rs_room_entry entries[] = {{.name = "alice", .car = 1, .number = 7}};
+    c.cars = offers;
+    c.car_count = 2;
+    c.classes = classes;
+    c.class_count = 2;
+    c.entries = entries;
+    c.entry_count = 1;
     c.hooks = rs_services_hooks(svc);
     c.defer_laps = true;
     harness *h = harness_create(&c, NULL);
     const char *names[] = {"alice", "bob", "carol"};
     for (int i = 0; i < 3; i++) {
         rs_client_config cc = harness_player(names[i], 20);
-        cc.register_player = i == 0; /* alice registers; bob and carol are guests */
+        cc.token = i == 0 ? token : NULL; /* bob and carol are guests */
         harness_add_client(h, &cc, HARNESS_AI);
     }
     int64_t deadline = harness_now(h) + 400 * SECOND;
@@ -253,54 +341,35 @@ static void test_a_weekend_writes_results_files_and_scores(void **state)
     int rc = check_files(s, out, sizeof out);
     if (rc != 0)
         fail_msg("check_results.py (exit %d):\n%s", rc, out);
-    expected_line(&quali.r, "finished", want, sizeof want);
+    expected_line(&quali, "finished", want, sizeof want);
     if (!strstr(out, want))
         fail_msg("the qualifying's file says:\n%s\nthe clients were told:\n%s", out, want);
-    expected_line(&race.r, "finished", want, sizeof want);
+    expected_line(&race, "finished", want, sizeof want);
     if (!strstr(out, want))
         fail_msg("the race's file says:\n%s\nthe clients were told:\n%s", out, want);
 
     /* The standings of the room's championship ("" asks for it) through the SDK. */
-    uint32_t id = 0;
-    assert_int_equal(rs_client_standings_request(harness_client(h, 0), "", "", 0, 10, &id),
-                     RS_CLIENT_OK);
-    rs_client_event ev;
-    bool got = false;
-    for (int k = 0; k < 3000 && !got; k++) {
-        got = harness_client_take(h, 0, RS_CLIENT_EV_STANDINGS, &ev);
-        if (!got)
-            step(h, 1000);
-    }
-    assert_true(got);
-    const rs_msg_standings_reply *st = &ev.u.standings;
-    assert_int_equal(st->request_id, id);
-    assert_int_equal(st->result, RS_RESULT_OK);
-    assert_string_equal(st->championship, "Club Cup");
-    assert_int_equal(st->total, 3);
-    assert_int_equal(st->count, 3);
+    rs_msg_standings_reply st = standings(h, "", "");
+    assert_string_equal(st.championship, "Club Cup");
+    assert_int_equal(st.total, 3);
+    assert_int_equal(st.count, 3);
+    check_points(&st, &quali, &race, NULL);
     uint32_t sum = 0;
-    for (uint32_t i = 0; i < st->count; i++) {
-        const rs_proto_standing_row *w = &st->rows[i];
-        uint32_t want_points = points_of(w->name, &quali, &race);
-        if (w->points != want_points)
-            fail_msg("%s: %u points, the results give %u", w->name, w->points, want_points);
-        assert_int_equal(w->events, 1);
-        if (i > 0)
-            assert_true(st->rows[i - 1].points >= w->points);
-        sum += w->points;
-    }
+    for (uint32_t i = 0; i < st.count; i++)
+        sum += st.rows[i].points;
     assert_true(sum >= 25 + 18 + 15 + 1); /* every car finishes a lap of the oval */
+    /* Per class, by class positions: GT has bob and carol, P alice alone. */
+    st = standings(h, "club cup", "GT");
+    assert_int_equal(st.total, 2);
+    check_points(&st, &quali, &race, "GT");
+    st = standings(h, "Club Cup", "P");
+    assert_int_equal(st.total, 1);
+    assert_string_equal(st.rows[0].name, "alice");
+    check_points(&st, &quali, &race, "P");
     /* An unknown championship is not found. */
-    assert_int_equal(rs_client_standings_request(harness_client(h, 0), "Nope", "", 0, 10, &id),
-                     RS_CLIENT_OK);
-    got = false;
-    for (int k = 0; k < 3000 && !got; k++) {
-        got = harness_client_take(h, 0, RS_CLIENT_EV_STANDINGS, &ev);
-        if (!got)
-            step(h, 1000);
-    }
-    assert_true(got);
-    assert_int_equal(ev.u.standings.result, RS_RESULT_NOT_FOUND);
+    st = standings(h, "Nope", "");
+    assert_int_equal(st.result, RS_RESULT_NOT_FOUND);
+    assert_string_equal(st.championship, "");
 
     /* The next weekend's qualifying, cut short by a shutdown: stored and
      * written as stopped, with the order at that moment. */

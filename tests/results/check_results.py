@@ -9,9 +9,9 @@ holder's, the leader's gap zero). No temporary file may be left. For the test
 to compare with the RESULTS its clients got, prints one line per file, in
 race_number order:
 
-  <type> <index> <race_number> <status>|car,position,class_position,status,laps,finish,best,fastest,laps_led,penalty_ms;...
+  <type> <index> <race_number> <status>|car,position,class,class_position,number,status,laps,finish,best,fastest,laps_led,penalty_ms;...
 
-(finish and best -1 for null). Exits non-zero with a message on the first
+(class "-" and finish, best and number -1 for null). Exits non-zero with a message on the first
 failure.
 
 usage: check_results.py DIR SCHEMA_JSON
@@ -71,8 +71,9 @@ for name in names:
     def num(v):
         return -1 if v is None else v
 
-    cells = ["%d,%d,%d,%s,%d,%d,%d,%d,%d,%d" % (
-        r["car_slot"], r["position"], r["class_position"], r["status"], r["laps"],
+    cells = ["%d,%d,%s,%d,%d,%s,%d,%d,%d,%d,%d,%d" % (
+        r["car_slot"], r["position"], r["class"] or "-", r["class_position"],
+        num(r["number"]), r["status"], r["laps"],
         num(r["finish_time_us"]), num(r["best_lap_us"]), 1 if r["fastest_lap"] else 0,
         r["laps_led"], r["penalty_ms"]) for r in rows]
     lines.append((doc["race_number"], "%s %d %d %s|%s;" % (
