@@ -396,10 +396,62 @@ static void test_a_weekend_writes_results_files_and_scores(void **state)
                      1);
 }
 
+/* A results file that cannot be written is reported, and costs nothing
+ * else: the session is in the database all the same. */
+static void test_an_unwritable_results_dir_is_reported(void **state)
+{
+    scene *s = *state;
+    char missing[200];
+    snprintf(missing, sizeof missing, "%s/not-there", s->dir);
+    rs_services_def d = rs_services_default();
+    d.db_path = s->db.path;
+    d.results_dir = missing;
+    char err[256] = "";
+    rs_services *svc = NULL;
+    assert_int_equal(rs_services_create(&d, &svc, err, sizeof err), RS_OK);
+    g_svc = svc;
+    const rs_proto_session_def sessions[] = {{.type = RS_SESSION_QUALIFYING, .time_limit_s = 15}};
+    rs_room_config c = harness_room_config(&s->base, 2);
+    c.max_players = 4;
+    c.countdown_ticks = 120;
+    c.results_ticks = 60;
+    c.sessions = sessions;
+    c.session_count = 1;
+    c.hooks = rs_services_hooks(svc);
+    c.defer_laps = true;
+    harness *h = harness_create(&c, NULL);
+    for (int i = 0; i < 2; i++) {
+        rs_client_config cc = harness_player(i ? "bob" : "carol", 20);
+        harness_add_client(h, &cc, HARNESS_AI);
+    }
+    int64_t deadline = harness_now(h) + 200 * SECOND;
+    seen q;
+    wait_results(h, 1, &q, deadline);
+    while (test_sql_value(s->db.path, "SELECT count(*) FROM races WHERE status = 'finished'") <
+           1) {
+        assert_true(harness_now(h) < deadline);
+        step(h, 1000);
+    }
+    char last[600] = "";
+    for (int k = 0; k < 2000 && !strstr(last, "results file"); k++) {
+        step(h, 1000);
+        rs_services_last_error(svc, last, sizeof last);
+    }
+    if (!strstr(last, "writing a results file") || !strstr(last, "not-there") ||
+        !strstr(last, "No such file or directory"))
+        fail_msg("the last error says: %s", last);
+    assert_int_equal(test_sql_value(s->db.path, "SELECT count(*) FROM race_results"), 2);
+    harness_destroy(h);
+    rs_services_destroy(svc);
+    g_svc = NULL;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_a_weekend_writes_results_files_and_scores, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_an_unwritable_results_dir_is_reported, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
