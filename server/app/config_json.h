@@ -51,6 +51,10 @@ bool rs_cfg_json_race_control(const jctx *j, const cJSON *it, const char *field,
 /* The cross-field rules of a room's cars and entries (its entries' cars
  * resolved to indices); false with the words in err. */
 bool rs_cfg_weekend_check(const rs_cfg_room *r, char *err, size_t err_len);
+/* "championships" (config_results.c), and their cross-field rules once the
+ * rooms are known: every room they name is configured. */
+bool rs_cfg_json_championships(const jctx *j, const cJSON *it, rs_server_config *c);
+bool rs_cfg_championships_check(const rs_server_config *c, char *err, size_t err_len);
 /* The path of a track or car given as a bare name or a file. */
 void rs_cfg_data_path(char *dst, size_t cap, const char *data_dir, const char *kind,
                       const char *value);

@@ -32,7 +32,7 @@ for t in /api/v1/status /api/v1/rooms/default /api/v1/tracks/2b680a74578d8ce9/ou
   n=$((n + 1))
   printf '%s' "$t" >"$work/http_route/seed$n"
 done
-cp deploy/raceserver.json "$work/config/"
+cp deploy/raceserver.json tests/fuzz/seeds/config_*.json "$work/config/"
 for name in car_block snapshot tir json track lapproof protocol handshake sealed http_route config; do
   echo "fuzz_$name: ${secs}s"
   "$build/bin/fuzz_$name" -max_total_time="$secs" -print_final_stats=1 -max_len=131072 \

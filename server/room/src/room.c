@@ -83,6 +83,9 @@ static rs_status check_config(const rs_room_config *c, char *err, size_t err_len
         return range_err(err, err_len, "cars", why);
     if (!rs_room__control_check(c, &why))
         return range_err(err, err_len, "race_control", why);
+    if (c->championship && c->championship[0] &&
+        !rs_proto_name_check(c->championship, strlen(c->championship), NULL, 0))
+        return range_err(err, err_len, "championship", "not a name by the name rules");
     return RS_OK;
 }
 
@@ -103,6 +106,9 @@ rs_status rs_room_create(const rs_room_config *cfg, rs_room **out, char *err, si
     r->cfg.password = NULL;
     strcpy(r->name, cfg->name && cfg->name[0] ? cfg->name : "default");
     r->cfg.name = r->name;
+    snprintf(r->championship, sizeof r->championship, "%s",
+             cfg->championship ? cfg->championship : "");
+    r->cfg.championship = r->championship;
     if (r->cfg.start_players == 0)
         r->cfg.start_players = r->cfg.max_players;
     if (cfg->session_count) {
@@ -647,6 +653,7 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
         drop(room); /* a second handshake on one connection */
         break;
     case RS_MSG_LEADERBOARD_REQUEST:
+    case RS_MSG_STANDINGS_REQUEST:
     case RS_MSG_TUNE_SAVE:
     case RS_MSG_TUNE_LOAD:
     case RS_MSG_TUNE_LIST:

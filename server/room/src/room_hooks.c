@@ -35,6 +35,12 @@ static void reply_plain(rs_room *room, room_peer *p, const rs_msg *req, uint8_t 
         r.u.leaderboard_reply.result = result;
         r.u.leaderboard_reply.offset = req->u.leaderboard_request.offset;
         break;
+    case RS_MSG_STANDINGS_REQUEST:
+        r.type = RS_MSG_STANDINGS_REPLY;
+        r.u.standings_reply.request_id = req->u.standings_request.request_id;
+        r.u.standings_reply.result = result;
+        r.u.standings_reply.offset = req->u.standings_request.offset;
+        break;
     case RS_MSG_ADMIN:
         r.type = RS_MSG_ADMIN_REPLY;
         r.u.admin_reply.request_id = req->u.admin.request_id;

@@ -175,6 +175,7 @@ struct rs_room {
     room_lap_wait *laps;             /* deferred LAPs */
     size_t laps_len, laps_cap;
     rs_msg_results results;          /* the race's classification, from its end */
+    char championship[RS_PROTO_NAME_MAX + 1]; /* WEEKEND.championship ("" none) */
     bool results_pending;            /* RESULTS waits for the deferred LAPs */
     uint64_t track_hash;
     /* the cars offered, their classes, the entry list (room_cars.c) */
@@ -330,6 +331,8 @@ uint8_t rs_room__session_lap(rs_room *room, const rs_event *ev);
 bool rs_room__session_over(rs_room *room, uint64_t next);
 /* The running session's classification into room->results. */
 void rs_room__classify(rs_room *room);
+/* The same classification, as it stands now, into *out (room_results.c). */
+void rs_room__classify_into(const rs_room *room, rs_msg_results *out);
 /* Keeps a finished qualifying's or race's order for later grids. */
 void rs_room__session_remember(rs_room *room);
 /* A running session that newcomers join at once (practice, qualifying,

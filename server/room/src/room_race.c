@@ -155,6 +155,7 @@ void rs_room__send_weekend(rs_room *room, room_peer *only)
         memcpy(w->cars[i].name, name, n);
         w->cars[i].name[n] = '\0';
     }
+    memcpy(w->championship, room->championship, sizeof w->championship);
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (rs_room__peer_watching(p) && (!only || only == p))

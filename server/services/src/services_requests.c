@@ -548,6 +548,11 @@ void rs_svc__reply_busy(rs_room *room, uint32_t peer, const rs_msg *msg, const c
         m.u.leaderboard_reply.request_id = msg->u.leaderboard_request.request_id;
         m.u.leaderboard_reply.result = RS_RESULT_BUSY;
         break;
+    case RS_MSG_STANDINGS_REQUEST:
+        m.type = RS_MSG_STANDINGS_REPLY;
+        m.u.standings_reply.request_id = msg->u.standings_request.request_id;
+        m.u.standings_reply.result = RS_RESULT_BUSY;
+        break;
     case RS_MSG_TUNE_SAVE:
     case RS_MSG_TUNE_LOAD:
     case RS_MSG_TUNE_LIST:
@@ -582,7 +587,8 @@ void rs_svc__reply_busy(rs_room *room, uint32_t peer, const rs_msg *msg, const c
 /* Tunes are kept per registered player: a guest is answered DENIED. */
 static bool guest_refused(rs_room *room, uint32_t peer, int64_t player_id, const rs_msg *msg)
 {
-    if (player_id > 0 || msg->type == RS_MSG_LEADERBOARD_REQUEST || msg->type == RS_MSG_ADMIN)
+    if (player_id > 0 || msg->type == RS_MSG_LEADERBOARD_REQUEST || msg->type == RS_MSG_ADMIN ||
+        msg->type == RS_MSG_STANDINGS_REQUEST)
         return false;
     rs_msg m;
     memset(&m, 0, sizeof m);
@@ -612,6 +618,7 @@ static uint8_t job_kind(uint8_t type)
 {
     switch (type) {
     case RS_MSG_LEADERBOARD_REQUEST: return SVC_JOB_LEADERBOARD;
+    case RS_MSG_STANDINGS_REQUEST: return SVC_JOB_STANDINGS;
     case RS_MSG_TUNE_SAVE: return SVC_JOB_TUNE_SAVE;
     case RS_MSG_TUNE_LOAD: return SVC_JOB_TUNE_LOAD;
     case RS_MSG_TUNE_LIST: return SVC_JOB_TUNE_LIST;
@@ -653,6 +660,11 @@ void rs_svc__request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id,
         job->track_hash = q->track_hash ? q->track_hash
                                         : rs_track_hash(rs_room_track(room, NULL, NULL));
         job->base_hash = q->base_hash ? q->base_hash : job->base_hash;
+    } else if (kind == SVC_JOB_STANDINGS && !msg->u.standings_request.championship[0]) {
+        /* "" asks for the room's own championship. */
+        snprintf(job->msg.u.standings_request.championship,
+                 sizeof job->msg.u.standings_request.championship, "%s",
+                 rs_room_championship(room));
     } else if (kind == SVC_JOB_TUNE_LIST && msg->u.tune_list.base_hash) {
         job->base_hash = msg->u.tune_list.base_hash;
     } else if (kind == SVC_JOB_ADMIN && msg->u.admin.command == RS_ADMIN_BAN) {

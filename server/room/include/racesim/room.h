@@ -274,6 +274,8 @@ typedef struct rs_room_config {
                                    out (rs_world_def.start_hold false): moving early is a
                                    jump start, for race control to punish */
     rs_room_race_control race_control; /* all off by default */
+    const char *championship;   /* the championship the room's sessions count for, sent in
+                                   WEEKEND (copied; NULL or "" = none; by the name rules) */
 } rs_room_config;
 
 /* 60 Hz, 4 substeps, 3 laps, 16 players, 8 spectators, start at 16 players or
@@ -515,6 +517,49 @@ rs_status rs_room_penalty_remove(rs_room *room, uint32_t id, const char *reason)
  * (removals too, repeating their penalty's id); borrowed until the next call
  * that is not a query. NULL with *count 0 when there are none. */
 const rs_msg_penalty *rs_room_penalties(const rs_room *room, size_t *count);
+/* ------------------------------------------------------------ results */
+
+/* One row of a session's classification, with who and what (room_results.c). */
+typedef struct rs_room_result_row {
+    rs_proto_result_row row;           /* as RESULTS says it (position, class position,
+                                          status, laps, finish, best lap, penalty_ms,
+                                          laps led) */
+    char driver[RS_PROTO_NAME_MAX + 1];
+    int64_t player_id;                 /* 0 guest */
+    char class_name[RS_PROTO_NAME_MAX + 1]; /* "" = the room has no classes */
+    char car_name[64];                 /* the stock car it drove (rs_car_params_name) */
+    uint64_t params_hash, base_hash, tune_hash;
+    uint16_t number;                   /* race number, 0 none */
+    bool fastest_lap;                  /* set the session's fastest valid lap (ties: the
+                                          first to set it) */
+    /* Race control's individual penalties will be listed here once the room
+     * keeps them; until then row.penalty_ms is their total. */
+} rs_room_result_row;
+
+typedef struct rs_room_results_info {
+    bool final;                        /* the session's classification (its results
+                                          phase); false: the running session as it stands
+                                          (a session stopped before its end) */
+    uint32_t race_number;              /* RESULTS.race_number */
+    uint32_t weekend;                  /* the room's weekend number (1..) */
+    uint32_t session_index;            /* its place in the weekend */
+    rs_proto_session_def session;      /* its type, laps or time */
+    const char *room;                  /* the room's name (borrowed) */
+    const rs_track *track;             /* borrowed */
+    int64_t race_time_us;              /* the world's race clock */
+    uint32_t count;
+    rs_room_result_row rows[RS_PROTO_MAX_CARS]; /* in classification order */
+} rs_room_results_info;
+
+/* The classification of the room's session: the finished session's (what
+ * RESULTS carries) from the race_results hook until the next session
+ * begins, or the running one as it stands. False when no session runs.
+ * Borrowed pointers last until the next call that is not a query. */
+bool rs_room_results(const rs_room *room, rs_room_results_info *out);
+
+/* The championship the room counts for (rs_room_config.championship), ""
+ * for none. */
+const char *rs_room_championship(const rs_room *room);
 
 #ifdef __cplusplus
 }
