@@ -44,12 +44,14 @@ typedef struct scene {
     test_scene base;
     test_tmpdb db;
     char dir[160]; /* results_dir */
+    rs_car_params *formula; /* the second class's car */
 } scene;
 
 static int setup(void **state)
 {
     scene *s = calloc(1, sizeof *s);
-    if (!s || !test_scene_load("oval", "c5", false, &s->base) || !test_tmpdb_make(&s->db))
+    if (!s || !test_scene_load("oval", "c5", false, &s->base) || !test_tmpdb_make(&s->db) ||
+        !test_car_load("formula", &s->formula))
         return -1;
     snprintf(s->dir, sizeof s->dir, "%s/results", s->db.dir);
     if (mkdir(s->dir, 0700) != 0)
@@ -67,6 +69,7 @@ static int teardown(void **state)
         fprintf(stderr, "could not remove %s\n", s->dir);
     test_tmpdb_remove(&s->db);
     test_scene_free(&s->base);
+    rs_car_params_destroy(s->formula);
     free(s);
     return 0;
 }
@@ -286,7 +289,7 @@ static void test_a_weekend_writes_results_files_and_scores(void **state)
     c.session_count = 2;
     c.championship = "Club Cup";
     const rs_room_car_offer offers[] = {{.params = s->base.car, .class_index = 0},
-                                        {.params = s->base.car, .class_index = 1}};
+                                        {.params = s->formula, .class_index = 1}};
     const char *const classes[] = {"GT", "P"};
     const rs_room_entry entries[] = {{.name = "alice", .car = 1, .number = 7}};
     c.cars = offers;
