@@ -583,6 +583,14 @@ void rs_room__race_update(rs_room *room, int64_t now_us)
             rs_world_tick(room->world) >= room->phase_end_tick) {
             rs_room__destroy_world(room);
             room->session = (room->session + 1) % room->session_count;
+            if (room->session == 0 && room->weekend_track) {
+                /* The track the players voted for: the next weekend's,
+                 * offered to everyone with the lobby's blocks. */
+                room->next_track = room->weekend_track;
+                room->next_json = room->weekend_json;
+                room->next_json_len = room->weekend_json_len;
+                room->weekend_track = NULL;
+            }
             room->phase = RS_PHASE_LOBBY;
             room->phase_tick = room->phase_end_tick = 0;
             room->lobby_timer = false;
@@ -599,6 +607,7 @@ void rs_room__race_update(rs_room *room, int64_t now_us)
 void rs_room_update(rs_room *room, int64_t now_us)
 {
     room->now_us = now_us;
+    rs_room__votes_update(room);
     rs_room__race_update(room, now_us);
     rs_room__laps_expire(room, false);
 }

@@ -211,6 +211,7 @@ rs_room_hooks rs_services_hooks(rs_services *svc)
                            .race_begin = rs_svc__race_begin,
                            .before_step = rs_svc__before_step,
                            .car_joined = rs_svc__car_joined,
+                           .find_track = rs_svc__find_track,
                            .after_step = rs_svc__after_step,
                            .race_end = rs_svc__race_end,
                            .request = rs_svc__request,

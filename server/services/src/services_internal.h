@@ -153,7 +153,8 @@ typedef struct svc_job {
     char text[RS_PROTO_TEXT_MAX + 1];
     rs_car_params *tuned;       /* TUNE_SELECT: the car to seat (NULL = stock) */
     uint64_t tuned_hash;
-    bool admin;                 /* ADMIN: the sender is an administrator */
+    bool admin;                 /* ADMIN: the sender is an administrator; ADMIT: the player
+                                   admitted is one (the room is told) */
     bool changed;               /* BANS: the bans changed since the last check */
     int64_t bans_version;
     int log_level;              /* a line for the server log, if log[0] */
@@ -233,6 +234,9 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
 void rs_svc__before_step(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__car_joined(void *ctx, rs_room *room, const rs_world *world,
                         const rs_room_entrant *entrant, const rs_car_spawn *spawn);
+/* The room's find_track hook: the catalogue's track of that name. */
+bool rs_svc__find_track(void *ctx, rs_room *room, const char *name, const rs_track **track,
+                        const char **json, size_t *json_len);
 void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world);

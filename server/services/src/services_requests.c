@@ -356,6 +356,14 @@ static void run_admin(svc_worker *w, svc_job *job)
         admin_reply(job, RS_RESULT_INVALID, "penalty: 1..3600 seconds");
         return;
     }
+    if ((q->command == RS_ADMIN_MUTE || q->command == RS_ADMIN_UNMUTE) && !q->arg[0]) {
+        admin_reply(job, RS_RESULT_INVALID, "mute: a player name");
+        return;
+    }
+    if (q->command == RS_ADMIN_ANNOUNCE && !q->reason[0]) {
+        admin_reply(job, RS_RESULT_INVALID, "announce: the text, in the reason");
+        return;
+    }
     if (q->command == RS_ADMIN_REMOVE_PENALTY && !penalty_id(q->arg, NULL)) {
         admin_reply(job, RS_RESULT_INVALID, "remove penalty: the penalty's id, in decimal");
         return;
@@ -480,6 +488,40 @@ static void finish_admin(rs_services *svc, svc_job *job)
     case RS_ADMIN_REMOVE_PENALTY:
         finish_penalty(job, room, q, why);
         break;
+    case RS_ADMIN_ANNOUNCE: {
+        bool ok = room && rs_room_announce(room, q->reason);
+        admin_reply(job, ok ? RS_RESULT_OK : RS_RESULT_INVALID,
+                    ok ? "announced" : "not in a room");
+        break;
+    }
+    case RS_ADMIN_MUTE: {
+        rs_status st = room ? rs_room_mute(room, q->arg, q->duration_s) : RS_ERR_ARG;
+        if (st == RS_OK && q->duration_s)
+            snprintf(text, sizeof text, "%s is muted for %u s", q->arg, (unsigned)q->duration_s);
+        else if (st == RS_OK)
+            snprintf(text, sizeof text, "%s is muted until unmuted", q->arg);
+        else
+            snprintf(text, sizeof text, "%s",
+                     st == RS_ERR_FULL ? "32 players are muted already" : "not in a room");
+        admin_reply(job, st == RS_OK ? RS_RESULT_OK : RS_RESULT_INVALID, text);
+        break;
+    }
+    case RS_ADMIN_UNMUTE: {
+        rs_status st = room ? rs_room_unmute(room, q->arg) : RS_ERR_ARG;
+        snprintf(text, sizeof text, st == RS_OK ? "%s is unmuted" : "%s was not muted", q->arg);
+        admin_reply(job, st == RS_OK ? RS_RESULT_OK : RS_RESULT_NOT_FOUND, text);
+        break;
+    }
+    case RS_ADMIN_SKIP_SESSION:
+    case RS_ADMIN_RESTART_SESSION: {
+        bool skip = q->command == RS_ADMIN_SKIP_SESSION;
+        bool ok = room && (skip ? rs_room_skip_session(room) : rs_room_restart_session(room));
+        admin_reply(job, ok ? RS_RESULT_OK : RS_RESULT_INVALID,
+                    !ok ? "no session is running"
+                        : skip ? "the session is over: the next follows"
+                               : "the session begins again");
+        break;
+    }
     default:
         admin_reply(job, RS_RESULT_INVALID, "unknown command");
         break;
@@ -683,4 +725,21 @@ void rs_svc__request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id,
         svc->stats.busy++;
         rs_svc__reply_busy(room, peer, msg, "the server is busy: try again in a moment");
     }
+}
+
+bool rs_svc__find_track(void *ctx, rs_room *room, const char *name, const rs_track **track,
+                        const char **json, size_t *json_len)
+{
+    (void)room;
+    const rs_services *svc = ctx;
+    for (uint32_t i = 0; i < svc->track_count; i++) {
+        const rs_services_track *t = &svc->tracks[i];
+        if (!rs_svc__name_eq(t->name, name))
+            continue;
+        *track = t->track;
+        *json = t->json;
+        *json_len = t->json_len;
+        return true;
+    }
+    return false;
 }
