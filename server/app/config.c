@@ -62,6 +62,8 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
      * also the five red lights of a Grand Prix start.) */
     room->countdown_s = 5;
     room->finish_timeout_s = 60;
+    room->chat = rs_room_config_default().chat;
+    room->votes = rs_room_config_default().votes;
     c->room_count = 1;
     c->rooms[0] = *room;
     c->demo_bots = 8;
@@ -148,6 +150,10 @@ static int j_room_key(const jctx *j, const rs_server_config *c, const cJSON *it,
         return rs_cfg_json_entries(j, it, field, r) ? 1 : -1;
     if (strcmp(k, "race_control") == 0)
         return rs_cfg_json_race_control(j, it, field, r) ? 1 : -1;
+    if (strcmp(k, "chat") == 0)
+        return rs_cfg_json_chat(j, it, field, r) ? 1 : -1;
+    if (strcmp(k, "votes") == 0)
+        return rs_cfg_json_votes(j, it, field, r) ? 1 : -1;
     for (int n = 0; n < ROOM_NUMBER_COUNT; n++) {
         const room_number_spec *spec = &room_numbers[n];
         if (strcmp(k, spec->key) == 0)

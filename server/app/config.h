@@ -76,6 +76,9 @@ typedef struct rs_cfg_room {
     /* "race_control": penalties in races (docs/RACESERVER.md, "Race control");
      * all off when absent. A jump start rule makes the room's starts free. */
     rs_room_race_control race_control;
+    /* "chat" and "votes" (docs/RACESERVER.md, "Chat and votes") */
+    rs_room_chat_config chat;
+    rs_room_vote_config votes;
 } rs_cfg_room;
 
 /* A championship ("championships", config_results.c; docs/RESULTS.md). */

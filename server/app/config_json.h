@@ -45,6 +45,11 @@ bool rs_cfg_json_weekend(const jctx *j, const cJSON *it, const char *field, rs_c
 bool rs_cfg_json_cars(const jctx *j, const cJSON *it, const char *field, const char *data_dir,
                       rs_cfg_room *r);
 bool rs_cfg_json_entries(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r);
+/* A room's "chat" and "votes" (config_weekend.c): an object of settings, or
+ * false for none. */
+bool rs_cfg_json_chat(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r);
+bool rs_cfg_json_votes(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r);
+
 /* A room's "race_control" (config_weekend.c). */
 bool rs_cfg_json_race_control(const jctx *j, const cJSON *it, const char *field,
                               rs_cfg_room *r);

@@ -407,6 +407,8 @@ static rs_room_config room_config(rs_server *srv, uint32_t i, const room_content
     rc.entry_count = r->entry_count;
     rc.entries_only = r->entries_only;
     rc.race_control = r->race_control;
+    rc.chat = r->chat;
+    rc.votes = r->votes;
     rc.free_start = r->race_control.jump_start.penalty_s > 0; /* a start to jump */
     rc.max_players = r->max_players;
     rc.start_players = r->start_players;
