@@ -137,6 +137,8 @@ static size_t hello_bytes(const name_case *c, uint8_t *b)
     b[n++] = 0; /* token */
     b[n++] = 0; /* room */
     b[n++] = 0; /* password */
+    memset(b + n, 0, 8); /* car_hash (version 6): the room's choice */
+    n += 8;
     return n;
 }
 
@@ -274,6 +276,9 @@ static void v6_base(rs_msg *m, uint8_t type)
         m->u.weekend.sessions[0].laps = 3;
         strcpy(m->u.weekend.classes[0], "first");
         strcpy(m->u.weekend.classes[1], "second");
+        m->u.weekend.car_count = 1; /* version 6: a room offers at least one car */
+        m->u.weekend.cars[0].base_hash = 1;
+        strcpy(m->u.weekend.cars[0].name, "a car");
         break;
     case RS_MSG_CHAT:
         strcpy(m->u.chat.text, "hi");
@@ -848,7 +853,7 @@ static void test_decode_err_names_field_and_status_otherwise(void **state)
     char err[200];
     assert_int_equal(rs_proto_decode_err(b, n - 1, &m, &field, err, sizeof err),
                      RS_PROTO_TRUNCATED);
-    assert_string_equal(err, "hello.password: message truncated");
+    assert_string_equal(err, "hello.car_hash: message truncated");
     /* A track's name is no player's: CHANGE_TRACK takes any str(0..64). */
     memset(&m, 0, sizeof m);
     m.type = RS_MSG_ADMIN;
