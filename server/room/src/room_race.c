@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "racesim/base/text.h"
 #include "room_internal.h"
 
 /* Ticks run per update at most: a caller that stalled longer skips the rest
@@ -145,15 +146,7 @@ void rs_room__send_weekend(rs_room *room, room_peer *only)
         w->cars[i].base_hash = o->hash;
         w->cars[i].class_index = o->class_index;
         /* A display name longer than the wire's is cut at a character. */
-        const char *name = rs_car_params_name(o->params);
-        size_t n = strlen(name);
-        if (n > RS_PROTO_NAME_MAX) {
-            n = RS_PROTO_NAME_MAX;
-            while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
-                n--;
-        }
-        memcpy(w->cars[i].name, name, n);
-        w->cars[i].name[n] = '\0';
+        rs_str_cut(w->cars[i].name, sizeof w->cars[i].name, rs_car_params_name(o->params));
     }
     memcpy(w->championship, room->championship, sizeof w->championship);
     for (uint32_t i = 0; i < room->peer_cap; i++) {
