@@ -614,13 +614,17 @@ static void test_operator_lookups_find_definitions_races_and_laps(void **state)
     /* A race with two results, and one lap of it. */
     add_player(f, 0, "winner");
     add_player(f, 1, "second");
-    rs_store_race race = {TRACK_A, 3, PV, false, 0, 1780000000};
+    rs_store_race race = {.track_hash = TRACK_A, .laps = 3, .physics_version = PV,
+                          .started_at = 1780000000};
     int64_t race_id = 0;
     assert_int_equal(rs_store_race_create(f->store, &race, &race_id, f->err, sizeof f->err),
                      RS_OK);
     for (int i = 0; i < 2; i++) {
-        rs_store_result r = {0, race_id, f->player[1 - i], f->car_c5, (uint32_t)(2 - i),
-                             true, 300000000 + i, 3, 95000000, (uint32_t)i, 0};
+        rs_store_result r = {.race_id = race_id, .player_id = f->player[1 - i],
+                             .params_hash = f->car_c5, .position = (uint32_t)(2 - i),
+                             .finished = true, .finish_us = 300000000 + i,
+                             .laps_completed = 3, .best_lap_us = 95000000,
+                             .barrier_hits = (uint32_t)i};
         assert_int_equal(rs_store_put_result(f->store, &r, f->err, sizeof f->err), RS_OK);
     }
     rs_lb_race races[4];

@@ -283,6 +283,86 @@ static void test_identity_migration_keeps_existing_players(void **state)
     rs_store_close(s);
 }
 
+/* Migration 0007 (sessions and championships) on a database with races:
+ * every old race is a 'race' session of no named room, every old result is
+ * classified exactly when it finished, in class position = position, and
+ * the smallest best lap of each race holds the fastest lap. */
+static void test_sessions_migration_keeps_old_results(void **state)
+{
+    test_tmpdb *f = *state;
+    open_ok(f->path, RS_STORE_CREATE, 6, 6);
+    test_sql_value(f->path,
+                   "INSERT INTO players (id, name, token_salt, token_hash, created_at) VALUES "
+                   "(1, 'ada', zeroblob(16), zeroblob(32), 1), "
+                   "(2, 'bo', zeroblob(16), zeroblob(32), 1), "
+                   "(3, 'cy', zeroblob(16), zeroblob(32), 1);"
+                   "INSERT INTO cars (id, params_hash, name, base_hash, block) VALUES "
+                   "(1, 11, 'c5', 11, x'00');"
+                   "INSERT INTO tracks (id, track_hash, name, definition) VALUES "
+                   "(1, 22, 'oval', '{}');"
+                   "INSERT INTO races (id, track_id, laps, physics_version, started_at, "
+                   "finished_at, status) VALUES (1, 1, 3, 1, 100, 200, 'finished'), "
+                   "(2, 1, 3, 1, 300, NULL, 'interrupted');"
+                   "INSERT INTO race_results (race_id, player_id, car_id, position, finished, "
+                   "finish_us, laps_completed, best_lap_us, barrier_hits, car_hits) VALUES "
+                   "(1, 1, 1, 1, 1, 90000000, 3, 30000000, 0, 0), "
+                   "(1, 2, 1, 2, 1, 91000000, 3, 29500000, 0, 0), "
+                   "(1, 3, 1, 3, 0, NULL, 1, NULL, 0, 0)");
+    open_ok(f->path, RS_STORE_CREATE, rs_store__migration_count, rs_store__migration_count);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM races WHERE session_type = "
+                                             "'race' AND session_index = 0 AND weekend = 0 "
+                                             "AND room IS NULL"),
+                     2);
+    assert_int_equal(test_sql_value(f->path, "SELECT (SELECT group_concat(status, ',') FROM "
+                                             "(SELECT status FROM race_results ORDER BY "
+                                             "position)) = 'classified,classified,"
+                                             "not_classified'"),
+                     1);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM race_results WHERE "
+                                             "class_position = position AND class_name = '' "
+                                             "AND penalty_ms = 0 AND laps_led = 0 "
+                                             "AND car_number IS NULL"),
+                     3);
+    assert_int_equal(test_sql_value(f->path, "SELECT player_id FROM race_results "
+                                             "WHERE fastest_lap = 1"),
+                     2);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM race_results "
+                                             "WHERE fastest_lap = 1"),
+                     1);
+    /* The new columns take new rows through the store's API. */
+    char err[512];
+    rs_store *s = NULL;
+    assert_int_equal(rs_store_open(f->path, RS_STORE_CREATE, &s, err, sizeof err), RS_OK);
+    rs_store_race race = {.track_hash = 22, .laps = 0, .physics_version = 1, .started_at = 400,
+                          .session_type = RS_STORE_SESSION_QUALIFYING, .session_index = 1,
+                          .weekend = 4, .room = "sprint"};
+    int64_t race_id = 0;
+    assert_int_equal(rs_store_race_create(s, &race, &race_id, err, sizeof err), RS_OK);
+    rs_store_result r = {.race_id = race_id, .player_id = 3, .params_hash = 11, .position = 2,
+                         .finish_us = -1, .laps_completed = 4, .best_lap_us = 31000000,
+                         .status = RS_STORE_RESULT_DISQUALIFIED, .class_position = 1,
+                         .class_name = "GT", .penalty_ms = 5000, .laps_led = 2,
+                         .car_number = 44, .fastest_lap = true};
+    assert_int_equal(rs_store_put_result(s, &r, err, sizeof err), RS_OK);
+    r.class_position = 3; /* more than its position: refused */
+    assert_int_equal(rs_store_put_result(s, &r, err, sizeof err), RS_ERR_RANGE);
+    race.session_index = 16; /* a weekend has at most 16 sessions */
+    assert_int_equal(rs_store_race_create(s, &race, &race_id, err, sizeof err), RS_ERR_RANGE);
+    race.session_index = 1;
+    race.session_type = RS_STORE_SESSION_TYPE_COUNT;
+    assert_int_equal(rs_store_race_create(s, &race, &race_id, err, sizeof err), RS_ERR_RANGE);
+    rs_store_close(s);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM races WHERE session_type = "
+                                             "'qualifying' AND session_index = 1 AND weekend = 4"
+                                             " AND room = 'sprint'"),
+                     1);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM race_results WHERE "
+                                             "status = 'disqualified' AND class_name = 'GT' AND "
+                                             "class_position = 1 AND penalty_ms = 5000 AND "
+                                             "laps_led = 2 AND car_number = 44 AND fastest_lap"),
+                     1);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, test_tmpdb_setup, test_tmpdb_teardown)
@@ -296,6 +376,7 @@ int main(void)
         T(test_newer_schema_is_refused),
         T(test_foreign_database_is_left_alone),
         T(test_identity_migration_keeps_existing_players),
+        T(test_sessions_migration_keeps_old_results),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -141,6 +141,8 @@ static void test_json_errors_name_the_file_the_field_and_the_range(void **state)
          "server.json: rooms[1].laps: duplicate key", true},
         {"{\"max_per_address\": 600}", "max_per_address: 600 outside 1..512", false},
         {"{\"guest_policy\": \"deny\", \"no_db\": true}", "guest_policy", false},
+        {"{\"results_dir\": \"/tmp\", \"no_db\": true}",
+         "results_dir: results files need the database (drop --no-db)", true},
         {"[1, 2]", "", false},
         {"{\"port\": ", "not valid JSON", false},
         {"{\"admin_secret\": \"x\"}",
@@ -148,6 +150,26 @@ static void test_json_errors_name_the_file_the_field_and_the_range(void **state)
          "with racectl admin grant NAME",
          true},
         {"{\"ban_file\": \"bans.txt\"}", "racectl ban add", false},
+        {"{\"championships\": [{\"name\": \"Cup\", \"rooms\": [\"nowhere\"]}]}",
+         "championships[0].rooms[0]: no room is named 'nowhere'", true},
+        {"{\"championships\": [{\"name\": \"Cup\"}]}",
+         "server.json: championships[0]: needs \"rooms\"", true},
+        {"{\"championships\": [{\"name\": \"Cup\", \"rooms\": [\"default\"], "
+         "\"sessions\": [\"sprint\"]}]}",
+         "server.json: championships[0].sessions: [0] must be one of practice, qualifying, "
+         "warmup, race",
+         true},
+        {"{\"championships\": [{\"name\": \"Cup\", \"rooms\": [\"default\"], "
+         "\"points\": [25, 1001]}]}",
+         "server.json: championships[0].points[1]: 1001 outside 0..1000", true},
+        {"{\"championships\": [{\"name\": \"Cup\", \"rooms\": [\"default\"]}, "
+         "{\"name\": \"cup\", \"rooms\": [\"default\"]}]}",
+         "server.json: championships[1]: 'cup' is already the name of championships[0]", true},
+        {"{\"championships\": [{\"name\": \" Cup\", \"rooms\": [\"default\"]}]}",
+         "championships[0].name: must follow the player-name rules", false},
+        {"{\"championships\": [{\"name\": \"Cup\", \"rooms\": [\"default\"], "
+         "\"pole\": 1}]}",
+         "server.json: championships[0].pole: unknown key", true},
     };
     char err[512];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -200,6 +222,40 @@ static void test_room_settings_inherit_and_are_overridden(void **state)
     assert_string_equal(cfg.rooms[2].name, "room3");
     assert_int_equal(cfg.rooms[2].laps, 7);
     assert_string_equal(cfg.rooms[1].password, "pw");
+}
+
+static void test_results_dir_and_championships(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_true(apply("{\"results_dir\": \"/srv/results\", \"server_name\": \"Club\","
+                      " \"rooms\": [{\"name\": \"sprint\"}, {\"name\": \"endurance\"}],"
+                      " \"championships\": [{\"name\": \"Club Cup\", \"rooms\": "
+                      "[\"sprint\", \"endurance\"], \"sessions\": [\"qualifying\", \"race\"],"
+                      " \"points\": [10, 6, 4], \"pole_points\": 1, \"fastest_lap_points\": 2},"
+                      " {\"name\": \"Sprint\", \"rooms\": [\"sprint\"]}]}",
+                      err, sizeof err));
+    assert_string_equal(cfg.results_dir, "/srv/results");
+    assert_string_equal(cfg.server_name, "Club");
+    assert_int_equal(cfg.championship_count, 2);
+    const rs_cfg_championship *c = &cfg.championships[0];
+    assert_string_equal(c->name, "Club Cup");
+    assert_int_equal(c->room_count, 2);
+    assert_string_equal(c->rooms[1], "endurance");
+    assert_int_equal(c->session_types, (1u << 2) | (1u << 0)); /* qualifying, race */
+    assert_int_equal(c->points_count, 3);
+    assert_int_equal(c->points[1], 6);
+    assert_int_equal(c->pole_points, 1);
+    assert_int_equal(c->fastest_lap_points, 2);
+    assert_int_equal(cfg.championships[1].points_count, 0); /* the default table */
+    /* A room counts for the first championship listing it. */
+    assert_ptr_equal(rs_cfg_room_championship(&cfg, "sprint"), &cfg.championships[0]);
+    assert_ptr_equal(rs_cfg_room_championship(&cfg, "endurance"), &cfg.championships[0]);
+    assert_null(rs_cfg_room_championship(&cfg, "other"));
+    /* The command line's --results-dir over the file's. */
+    assert_int_equal(parse(&cfg, err, sizeof err, "--results-dir", "/tmp/r", NULL), RS_ARGS_OK);
+    assert_string_equal(cfg.results_dir, "/tmp/r");
+    assert_string_equal(cfg.server_name, "raceserver"); /* the default */
 }
 
 static void test_config_file_and_command_line_combine(void **state)
@@ -598,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_json_errors_name_the_file_the_field_and_the_range),
         cmocka_unit_test(test_log_format_comes_from_the_file_and_the_command_line),
         cmocka_unit_test(test_room_settings_inherit_and_are_overridden),
+        cmocka_unit_test(test_results_dir_and_championships),
         cmocka_unit_test(test_config_file_and_command_line_combine),
         cmocka_unit_test(test_demo_is_one_loopback_room_for_the_bots),
         cmocka_unit_test(test_server_starts_without_config_and_stops_on_sigterm),

@@ -41,7 +41,9 @@ stop_server() {
 
 # ------------------------------------------------------------------ json
 # shellcheck disable=SC2086 # RS_ONE_LAP_RACE is a list of options
+mkdir -p "$work/results"
 start_raceserver "$work/json.log" "$raceserver" --log-format json --db "$work/json.db" \
+    --results-dir "$work/results" \
     --key-file "$work/server.key" --password sesame $RS_ONE_LAP_RACE \
     --start-players 2 --lobby-s 20 --stats-interval 1 || fail "raceserver did not start"
 
@@ -65,6 +67,19 @@ done
 bots=""
 echo "the json race took $(( $(date +%s) - start )) s"
 stop_server
+
+# The race's results file (docs/RESULTS.md): there, valid against the schema, with both bots.
+ls "$work/results"/default-*-race.json >/dev/null 2>&1 || fail "no results file in $work/results"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    python3 "$(dirname "$0")/results/check_results.py" "$work/results" \
+        "$(dirname "$0")/../docs/results.schema.json" >"$work/results.out" 2>&1 ||
+        { cat "$work/results.out"; fail "a results file does not validate"; }
+fi
+grep -q '"driver": "alice"' "$work/results"/default-*-race.json &&
+    grep -q '"driver": "bob"' "$work/results"/default-*-race.json ||
+    fail "the results file does not name both drivers"
+grep -q '"event":"results_file"' "$work/json.log" || grep -q '"event": "results_file"' "$work/json.log" ||
+    fail "no results_file line in the log"
 
 python3 - "$work/json.log" <<'EOF' || fail "the json log is not what it should be"
 import json, re, sys

@@ -84,7 +84,8 @@ static void record_race(race_db *r)
                                                   sizeof err),
                          RS_OK);
     }
-    rs_store_race race = {rs_track_hash(track), LAPS, RS_PHYSICS_VERSION, false, 0, 1700000000};
+    rs_store_race race = {.track_hash = rs_track_hash(track), .laps = LAPS,
+                          .physics_version = RS_PHYSICS_VERSION, .started_at = 1700000000};
     assert_int_equal(rs_store_race_create(s, &race, &race_id, err, sizeof err), RS_OK);
     rs_store_close(s);
 
@@ -113,7 +114,8 @@ static void record_race(race_db *r)
     }
     rs_store_writer *writer = NULL;
     assert_int_equal(rs_store_writer_open(db, NULL, &writer, err, sizeof err), RS_OK);
-    rs_racelog_def ld = {writer, race_id, rs_track_hash(track), who, 60u * 120u, 1, false, 0};
+    rs_racelog_def ld = {writer, race_id, rs_track_hash(track), who, 60u * 120u, 1, false, 0,
+                         false};
     rs_racelog *log = NULL;
     /* A race that forced the stock car would refuse the tuned entrant. */
     rs_racelog_def forced = ld;

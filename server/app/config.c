@@ -38,6 +38,7 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
     c->log_level = RS_LOG_INFO;
     c->log_format = RS_LOG_TEXT;
     c->stats_interval_s = 10;
+    rs_cfg_copy(c->server_name, sizeof c->server_name, "raceserver");
     c->http_max_connections = 64;
     c->http_max_per_address = 8;
     c->http_requests_per_s = 50;
@@ -61,6 +62,8 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
      * also the five red lights of a Grand Prix start.) */
     room->countdown_s = 5;
     room->finish_timeout_s = 60;
+    room->chat = rs_room_config_default().chat;
+    room->votes = rs_room_config_default().votes;
     c->room_count = 1;
     c->rooms[0] = *room;
     c->demo_bots = 8;
@@ -147,6 +150,10 @@ static int j_room_key(const jctx *j, const rs_server_config *c, const cJSON *it,
         return rs_cfg_json_entries(j, it, field, r) ? 1 : -1;
     if (strcmp(k, "race_control") == 0)
         return rs_cfg_json_race_control(j, it, field, r) ? 1 : -1;
+    if (strcmp(k, "chat") == 0)
+        return rs_cfg_json_chat(j, it, field, r) ? 1 : -1;
+    if (strcmp(k, "votes") == 0)
+        return rs_cfg_json_votes(j, it, field, r) ? 1 : -1;
     for (int n = 0; n < ROOM_NUMBER_COUNT; n++) {
         const room_number_spec *spec = &room_numbers[n];
         if (strcmp(k, spec->key) == 0)
@@ -217,6 +224,12 @@ static int j_server_key(const jctx *j, rs_server_config *c, const cJSON *it)
         ok = j_u32(j, it, k, 1, 1024, &c->http_max_per_address);
     } else if (strcmp(k, "http_requests_per_s") == 0) {
         ok = j_u32(j, it, k, 1, 10000, &c->http_requests_per_s);
+    } else if (strcmp(k, "results_dir") == 0) {
+        ok = j_str(j, it, k, 0, RS_CFG_PATH_MAX - 1, c->results_dir, sizeof c->results_dir);
+    } else if (strcmp(k, "server_name") == 0) {
+        ok = j_str(j, it, k, 1, 63, c->server_name, sizeof c->server_name);
+    } else if (strcmp(k, "championships") == 0) {
+        ok = rs_cfg_json_championships(j, it, c);
     } else if (strcmp(k, "web_root") == 0) {
         ok = j_str(j, it, k, 0, RS_CFG_PATH_MAX - 1, c->web_root, sizeof c->web_root);
     } else if (strcmp(k, "guest_policy") == 0) {
@@ -395,6 +408,7 @@ void rs_config_usage(void)
         "                         (127.0.0.1:8080; [::1]:8080; :8080 = every address; off\n"
         "                         unless given; docs/HTTP.md)\n"
         "  --web-root DIR         the web page's folder (default: the installed or built page)\n"
+        "  --results-dir DIR      a JSON results file per session there (docs/RESULTS.md)\n"
         "  --http-requests-per-s N  HTTP requests per address and second, 1..10000 (default 50)\n"
         "  --http-max-per-address N HTTP connections from one address at once, 1..1024\n"
         "                         (default 8; raise it behind a reverse proxy)\n"
@@ -516,7 +530,8 @@ static bool takes_value(const char *a)
         "--config", "--port", "--bind", "--tick-hz", "--max-clients", "--rooms", "--track",
         "--car", "--password", "--admin-secret", "--db", "--key-file", "--max-per-address",
         "--guests", "--log-level", "--log-format",
-        "--stats-interval", "--bots", "--http", "--web-root", "--http-requests-per-s",
+        "--stats-interval", "--bots", "--http", "--web-root", "--results-dir",
+        "--http-requests-per-s",
         "--http-max-per-address"};
     for (size_t k = 0; k < sizeof server_options / sizeof server_options[0]; k++)
         if (is_opt(a, server_options[k]))
@@ -609,6 +624,9 @@ static bool server_option(rs_server_config *c, cli_options *o, const char *a, co
         ok = arg_u32(a, val, 1, 1024, &c->http_max_per_address, err, err_len);
     } else if (is_opt(a, "--http-requests-per-s")) {
         ok = arg_u32(a, val, 1, 10000, &c->http_requests_per_s, err, err_len);
+    } else if (is_opt(a, "--results-dir")) {
+        ok = arg_str(a, val, 0, RS_CFG_PATH_MAX - 1, c->results_dir, sizeof c->results_dir, err,
+                     err_len);
     } else if (is_opt(a, "--web-root")) {
         ok = arg_str(a, val, 0, RS_CFG_PATH_MAX - 1, c->web_root, sizeof c->web_root, err,
                      err_len);
@@ -778,6 +796,13 @@ bool rs_config_check(const rs_server_config *c, char *err, size_t err_len)
                         (unsigned)i, r->name, (unsigned)k);
                 return false;
             }
+    }
+    if (!rs_cfg_championships_check(c, err, err_len))
+        return false;
+    if (c->results_dir[0] && c->no_db) {
+        /* A file is named after its session's races row. */
+        rs_errf(err, err_len, "results_dir: results files need the database (drop --no-db)");
+        return false;
     }
     if (c->guests == RS_GUESTS_DENY && c->no_db) {
         rs_errf(err, err_len, "guest_policy: deny needs the database (drop --no-db)");

@@ -25,6 +25,7 @@
 #define RS_CFG_MAX_ROOMS 64
 #define RS_CFG_DEFAULT_PORT 27960
 #define RS_CFG_MAX_CARS 8      /* cars one room offers */
+#define RS_CFG_MAX_CHAMPIONSHIPS 8
 
 /* A car a room offers ("cars"). */
 typedef struct rs_cfg_car {
@@ -75,7 +76,22 @@ typedef struct rs_cfg_room {
     /* "race_control": penalties in races (docs/RACESERVER.md, "Race control");
      * all off when absent. A jump start rule makes the room's starts free. */
     rs_room_race_control race_control;
+    /* "chat" and "votes" (docs/RACESERVER.md, "Chat and votes") */
+    rs_room_chat_config chat;
+    rs_room_vote_config votes;
 } rs_cfg_room;
+
+/* A championship ("championships", config_results.c; docs/RESULTS.md). */
+typedef struct rs_cfg_championship {
+    char name[33];                 /* by the name rules, unique */
+    uint32_t room_count;           /* 1..16 */
+    char rooms[16][33];            /* rooms whose sessions count (configured rooms) */
+    uint32_t session_types;        /* mask of 1u << rs_store_session_type; 0 = races */
+    uint32_t points_count;         /* 1..64; 0 = the default 25-18-15-12-10-8-6-4-2-1 */
+    uint32_t points[64];
+    uint32_t pole_points;          /* 0..1000 */
+    uint32_t fastest_lap_points;   /* 0..1000 */
+} rs_cfg_championship;
 
 typedef enum rs_guest_policy {
     RS_GUESTS_ALLOW = 0, /* a HELLO without a token plays as a guest (player id 0) */
@@ -111,6 +127,11 @@ typedef struct rs_server_config {
     uint32_t http_max_per_address; /* 1..1024 (at most http_max_connections takes effect) */
     uint32_t http_requests_per_s;  /* per address, 1..10000 */
     char web_root[RS_CFG_PATH_MAX];/* the web page's folder; "" = no page */
+    /* Results and championships (docs/RESULTS.md) */
+    char results_dir[RS_CFG_PATH_MAX]; /* "" = no results files */
+    char server_name[64];          /* "server" in results files */
+    uint32_t championship_count;   /* 0..RS_CFG_MAX_CHAMPIONSHIPS */
+    rs_cfg_championship championships[RS_CFG_MAX_CHAMPIONSHIPS];
     /* --demo */
     bool demo;
     uint32_t demo_bots;            /* 1..32 */
@@ -154,6 +175,11 @@ bool rs_config_check(const rs_server_config *c, char *err, size_t err_len);
 /* Which of the room's cars an entry's car name is: 0 for "", UINT32_MAX
  * for a name the room does not offer (rs_config_check refuses that). */
 uint32_t rs_cfg_car_index(const rs_cfg_room *r, const char *car);
+
+/* The championship that counts room's sessions (the first listing it), or
+ * NULL (config_results.c). */
+const rs_cfg_championship *rs_cfg_room_championship(const rs_server_config *c,
+                                                    const char *room);
 
 /* Prints the usage text. */
 void rs_config_usage(void);

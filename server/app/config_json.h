@@ -45,12 +45,21 @@ bool rs_cfg_json_weekend(const jctx *j, const cJSON *it, const char *field, rs_c
 bool rs_cfg_json_cars(const jctx *j, const cJSON *it, const char *field, const char *data_dir,
                       rs_cfg_room *r);
 bool rs_cfg_json_entries(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r);
+/* A room's "chat" and "votes" (config_weekend.c): an object of settings, or
+ * false for none. */
+bool rs_cfg_json_chat(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r);
+bool rs_cfg_json_votes(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r);
+
 /* A room's "race_control" (config_weekend.c). */
 bool rs_cfg_json_race_control(const jctx *j, const cJSON *it, const char *field,
                               rs_cfg_room *r);
 /* The cross-field rules of a room's cars and entries (its entries' cars
  * resolved to indices); false with the words in err. */
 bool rs_cfg_weekend_check(const rs_cfg_room *r, char *err, size_t err_len);
+/* "championships" (config_results.c), and their cross-field rules once the
+ * rooms are known: every room they name is configured. */
+bool rs_cfg_json_championships(const jctx *j, const cJSON *it, rs_server_config *c);
+bool rs_cfg_championships_check(const rs_server_config *c, char *err, size_t err_len);
 /* The path of a track or car given as a bare name or a file. */
 void rs_cfg_data_path(char *dst, size_t cap, const char *data_dir, const char *kind,
                       const char *value);

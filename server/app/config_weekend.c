@@ -375,3 +375,58 @@ bool rs_cfg_json_race_control(const jctx *j, const cJSON *it, const char *field,
     }
     return true;
 }
+
+/* ------------------------------------------------------- chat and votes */
+
+/* One object of unsigned settings: each key its field and range. */
+typedef struct u32_key {
+    const char *key;
+    uint32_t lo, hi;
+    uint32_t *out;
+} u32_key;
+
+static bool j_settings(const jctx *j, const cJSON *it, const char *field, const u32_key *keys,
+                       size_t n)
+{
+    for (const cJSON *k = it->child; k; k = k->next) {
+        char f[160];
+        snprintf(f, sizeof f, "%s.%s", field, k->string);
+        size_t i = 0;
+        while (i < n && strcmp(keys[i].key, k->string) != 0)
+            i++;
+        if (i == n)
+            return jfail(j, f, "unknown key");
+        if (!j_u32(j, k, f, keys[i].lo, keys[i].hi, keys[i].out))
+            return false;
+    }
+    return true;
+}
+
+bool rs_cfg_json_chat(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r)
+{
+    if (cJSON_IsFalse(it)) {
+        r->chat.burst = 0;
+        return true;
+    }
+    if (!cJSON_IsObject(it))
+        return jfail(j, field, "must be false or {\"burst\": 1..100, \"per_minute\": 1..600}");
+    const u32_key keys[] = {{"burst", 1, 100, &r->chat.burst},
+                            {"per_minute", 1, 600, &r->chat.per_minute}};
+    return j_settings(j, it, field, keys, sizeof keys / sizeof keys[0]);
+}
+
+bool rs_cfg_json_votes(const jctx *j, const cJSON *it, const char *field, rs_cfg_room *r)
+{
+    if (cJSON_IsFalse(it)) {
+        r->votes.off = true;
+        return true;
+    }
+    if (!cJSON_IsObject(it))
+        return jfail(j, field, "must be false or an object of vote settings");
+    r->votes.off = false;
+    const u32_key keys[] = {{"quorum_pct", 1, 100, &r->votes.quorum_pct},
+                            {"majority_pct", 50, 99, &r->votes.majority_pct},
+                            {"duration_s", 5, 600, &r->votes.duration_s},
+                            {"cooldown_s", 0, 3600, &r->votes.cooldown_s}};
+    return j_settings(j, it, field, keys, sizeof keys / sizeof keys[0]);
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "console.h"
 #include "demo.h"
 #include "log.h"
 #include "server.h"
@@ -97,7 +98,13 @@ int main(int argc, char **argv)
         rs_logf(RS_LOG_INFO, "http: the API, /metrics and the page at http://%s:%u/%s",
                 cfg.http_bind[0] ? cfg.http_bind : "0.0.0.0", (unsigned)rs_server_http_port(srv),
                 cfg.web_root[0] ? "" : " (no page: no web root)");
-    rs_server_run(srv, &g_stop);
+    /* The console: commands typed on standard input, read between steps. */
+    rs_console console;
+    rs_console_init(&console, 0);
+    while (!g_stop) {
+        rs_server_step(srv, 100000); /* wake at least every 100 ms to look at g_stop */
+        rs_console_poll(&console, srv);
+    }
     rs_logf(RS_LOG_INFO, "%s: shutting down", g_stop == SIGINT ? "SIGINT" : "SIGTERM");
     rs_server_shutdown(srv);
     rs_server_destroy(srv);

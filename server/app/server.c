@@ -96,7 +96,30 @@ struct rs_server {
     srv_samples late_ms;          /* how late each room update began after its tick was due */
     int64_t stats_due_us, stats_from_us;
     int64_t housekeeping_us;
+    /* the championships as the services read them (config_results.c) */
+    rs_championship_def champs[RS_CFG_MAX_CHAMPIONSHIPS];
+    const char *champ_rooms[RS_CFG_MAX_CHAMPIONSHIPS][16];
 };
+
+/* srv->champs from the configuration: pointers into srv->cfg, which lives
+ * as long as the server. */
+static void championship_defs(rs_server *srv)
+{
+    for (uint32_t i = 0; i < srv->cfg.championship_count; i++) {
+        const rs_cfg_championship *ch = &srv->cfg.championships[i];
+        rs_championship_def *d = &srv->champs[i];
+        for (uint32_t k = 0; k < ch->room_count; k++)
+            srv->champ_rooms[i][k] = ch->rooms[k];
+        *d = (rs_championship_def){.name = ch->name,
+                                   .rooms = srv->champ_rooms[i],
+                                   .room_count = ch->room_count,
+                                   .session_types = ch->session_types,
+                                   .points = ch->points_count ? ch->points : NULL,
+                                   .points_count = ch->points_count,
+                                   .pole_points = ch->pole_points,
+                                   .fastest_lap_points = ch->fastest_lap_points};
+    }
+}
 
 /* ------------------------------------------------------------- loading */
 
@@ -236,6 +259,11 @@ static rs_status open_services(rs_server *srv, char *err, size_t err_len)
     def.track_count = srv->track_count;
     /* A proof covers up to 5 minutes of a lap at any tick rate. */
     def.max_lap_ticks = srv->cfg.tick_hz * 300u;
+    def.results_dir = srv->cfg.results_dir;
+    def.server_name = srv->cfg.server_name;
+    championship_defs(srv);
+    def.championships = srv->champs;
+    def.championship_count = srv->cfg.championship_count;
     st = rs_services_create(&def, &srv->services, err, err_len);
     free(cat);
     if (st == RS_OK)
@@ -379,12 +407,16 @@ static rs_room_config room_config(rs_server *srv, uint32_t i, const room_content
     rc.entry_count = r->entry_count;
     rc.entries_only = r->entries_only;
     rc.race_control = r->race_control;
+    rc.chat = r->chat;
+    rc.votes = r->votes;
     rc.free_start = r->race_control.jump_start.penalty_s > 0; /* a start to jump */
     rc.max_players = r->max_players;
     rc.start_players = r->start_players;
     rc.spectator_slots = r->spectators;
     rc.password = r->password;
     rc.name = r->name;
+    const rs_cfg_championship *ch = rs_cfg_room_championship(cfg, r->name);
+    rc.championship = ch ? ch->name : NULL;
     if (srv->services) {
         rc.hooks = rs_services_hooks(srv->services);
         rc.defer_laps = true;

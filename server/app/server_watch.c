@@ -401,6 +401,60 @@ static void on_penalty(rs_server_watch *w, rs_room *room, const rs_room_event *e
                      offence_words[p->offence], p->text);
 }
 
+/* Every chat line, for moderation: who said what to whom. The text went
+ * through the protocol's text rules and the log's escaping, so it cannot
+ * forge a line. */
+static void on_chat(rs_room *room, const rs_room_event *ev)
+{
+    static const char *const kinds[RS_CHAT_KIND_COUNT] = {"room", "private", "announce",
+                                                          "system"};
+    const rs_msg_chat_msg *c = ev->chat;
+    if (!c || c->kind >= RS_CHAT_KIND_COUNT || !rs_log_enabled(RS_LOG_INFO))
+        return;
+    rs_log_field f[] = {rs_log_str("room", rs_room_name(room)),
+                        rs_log_str("player", c->from[0] ? c->from : NULL),
+                        c->from[0] ? rs_log_int("player_id", c->player_id)
+                                   : rs_log_str("player_id", NULL),
+                        rs_log_str("kind", kinds[c->kind]),
+                        rs_log_str("to", ev->text && ev->text[0] ? ev->text : NULL),
+                        rs_log_str("text", c->text)};
+    if (c->kind == RS_CHAT_PRIVATE)
+        rs_log_event(RS_LOG_INFO, "chat", f, sizeof f / sizeof f[0], "room '%s': %s to %s: %s",
+                     rs_room_name(room), c->from, ev->text, c->text);
+    else if (c->from[0])
+        rs_log_event(RS_LOG_INFO, "chat", f, sizeof f / sizeof f[0], "room '%s': %s: %s",
+                     rs_room_name(room), c->from, c->text);
+    else
+        rs_log_event(RS_LOG_INFO, "chat", f, sizeof f / sizeof f[0], "room '%s': announced: %s",
+                     rs_room_name(room), c->text);
+}
+
+static void on_vote(rs_room *room, const rs_room_event *ev)
+{
+    static const char *const kinds[RS_VOTE_KIND_COUNT] = {"kick", "restart", "skip", "track"};
+    static const char *const states[RS_VOTE_STATE_COUNT] = {"open", "passed", "failed"};
+    const rs_msg_vote_state *v = ev->vote;
+    if (!v || v->kind >= RS_VOTE_KIND_COUNT || v->state >= RS_VOTE_STATE_COUNT)
+        return;
+    /* The opening and the outcome; each counted vote is in the VOTE_STATE
+     * the players got, not worth a line each. */
+    if (v->state == RS_VOTE_OPEN && v->yes + v->no > 1)
+        return;
+    rs_log_field f[] = {rs_log_str("room", rs_room_name(room)),
+                        rs_log_str("player", v->by),
+                        rs_log_uint("vote_id", v->vote_id),
+                        rs_log_str("kind", kinds[v->kind]),
+                        rs_log_str("state", states[v->state]),
+                        rs_log_str("arg", v->arg[0] ? v->arg : NULL),
+                        rs_log_uint("yes", v->yes),
+                        rs_log_uint("no", v->no),
+                        rs_log_uint("eligible", v->eligible)};
+    rs_log_event(RS_LOG_INFO, "vote", f, sizeof f / sizeof f[0],
+                 "room '%s': vote %u (%s%s%s) by %s %s: %u yes, %u no of %u", rs_room_name(room),
+                 (unsigned)v->vote_id, kinds[v->kind], v->arg[0] ? " " : "", v->arg, v->by,
+                 states[v->state], (unsigned)v->yes, (unsigned)v->no, (unsigned)v->eligible);
+}
+
 static void on_event(void *ctx, rs_room *room, const rs_room_event *ev)
 {
     rs_server_watch *w = ctx;
@@ -419,6 +473,12 @@ static void on_event(void *ctx, rs_room *room, const rs_room_event *ev)
         break;
     case RS_ROOM_EV_PENALTY:
         on_penalty(w, room, ev);
+        break;
+    case RS_ROOM_EV_CHAT:
+        on_chat(room, ev);
+        break;
+    case RS_ROOM_EV_VOTE:
+        on_vote(room, ev);
         break;
     default:
         break; /* STEPPED: every tick, nothing for the log */

@@ -46,6 +46,8 @@ static const command commands[] = {
     {"tunes", rc_cmd_tunes, "a player's saved car tunes", NULL},
     {"races", rc_cmd_races, "the newest races", NULL},
     {"results", rc_cmd_results, "one race's results", NULL},
+    {"standings", rc_cmd_standings, "a championship's standings (from raceserver's config)",
+     NULL},
     {"verify-lap", rc_cmd_verify_lap, "re-simulate a stored lap and compare it bit for bit",
      NULL},
     {"players", rc_cmd_players, "registered players (or admins only), a page at a time", NULL},

@@ -47,6 +47,7 @@ int rc_cmd_admin(rc_ctx *c, int argc, char **argv);
 int rc_cmd_token(rc_ctx *c, int argc, char **argv);
 int rc_cmd_ban(rc_ctx *c, int argc, char **argv);
 int rc_cmd_audit(rc_ctx *c, int argc, char **argv);
+int rc_cmd_standings(rc_ctx *c, int argc, char **argv);
 
 /* ---------------------------------------------------------- arguments */
 

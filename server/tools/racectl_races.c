@@ -29,8 +29,26 @@ static void race_json(const rs_lb_race *r)
         printf("%" PRId64, r->finished_at);
     else
         printf("null");
-    printf(", \"status\": \"%s\", \"entries\": %u}", rs_store_race_status_name(r->status),
-           (unsigned)r->entries);
+    printf(", \"status\": \"%s\", \"entries\": %u, \"session\": {\"type\": \"%s\", "
+           "\"index\": %u, \"weekend\": %u, \"room\": ",
+           rs_store_race_status_name(r->status), (unsigned)r->entries,
+           rs_store_session_type_name(r->session_type), (unsigned)r->session_index,
+           (unsigned)r->weekend);
+    if (r->room[0])
+        rc_json_str(stdout, r->room);
+    else
+        printf("null");
+    printf("}}");
+}
+
+/* "race", or "qualifying 2/3 @sprint" (type, index in the weekend, weekend, room). */
+static void session_str(const rs_lb_race *r, char *out, size_t cap)
+{
+    if (r->room[0])
+        snprintf(out, cap, "%s %u/%u @%s", rs_store_session_type_name(r->session_type),
+                 (unsigned)r->session_index, (unsigned)r->weekend, r->room);
+    else
+        snprintf(out, cap, "%s", rs_store_session_type_name(r->session_type));
 }
 
 static void race_line(const rs_lb_race *r)
@@ -44,15 +62,18 @@ static void race_line(const rs_lb_race *r)
         snprintf(laps, sizeof laps, "%u", (unsigned)r->laps);
     else
         snprintf(laps, sizeof laps, "practice");
-    printf("%8" PRId64 "  %-24s %8s %7u %8u  %-11s  %-19s  %-19s\n", r->id, r->track_name, laps,
-           (unsigned)r->physics_version, (unsigned)r->entries,
-           rs_store_race_status_name(r->status), start, end);
+    char session[RS_LB_NAME_MAX + 48];
+    session_str(r, session, sizeof session);
+    printf("%8" PRId64 "  %-24s %8s %7u %8u  %-11s  %-19s  %-19s  %s\n", r->id, r->track_name,
+           laps, (unsigned)r->physics_version, (unsigned)r->entries,
+           rs_store_race_status_name(r->status), start, end, session);
 }
 
 static void race_header(void)
 {
-    printf("%8s  %-24s %8s %7s %8s  %-11s  %-19s  %-19s\n", "RACE", "TRACK", "LAPS", "PHYSICS",
-           "ENTRIES", "STATUS", "STARTED (UTC)", "ENDED (UTC)");
+    printf("%8s  %-24s %8s %7s %8s  %-11s  %-19s  %-19s  %s\n", "RACE", "TRACK", "LAPS",
+           "PHYSICS", "ENTRIES", "STATUS", "STARTED (UTC)", "ENDED (UTC)",
+           "SESSION (INDEX/WEEKEND @ROOM)");
 }
 
 int rc_cmd_races(rc_ctx *c, int argc, char **argv)
@@ -143,16 +164,30 @@ int rc_cmd_results(rc_ctx *c, int argc, char **argv)
             rc_json_str(stdout, r->car_name);
             printf(", \"car_params_hash\": \"%s\", \"finished\": %s, \"finish_us\": %" PRId64
                    ", \"laps_completed\": %u, \"best_lap_us\": %" PRId64
-                   ", \"barrier_hits\": %u, \"car_hits\": %u}",
+                   ", \"barrier_hits\": %u, \"car_hits\": %u, \"status\": \"%s\", \"class\": ",
                    h, r->finished ? "true" : "false", r->finish_us, (unsigned)r->laps_completed,
-                   r->best_lap_us, (unsigned)r->barrier_hits, (unsigned)r->car_hits);
+                   r->best_lap_us, (unsigned)r->barrier_hits, (unsigned)r->car_hits,
+                   rs_store_result_status_name(r->status, r->finished));
+            if (r->class_name[0])
+                rc_json_str(stdout, r->class_name);
+            else
+                printf("null");
+            printf(", \"class_position\": %u, \"penalty_ms\": %u, \"laps_led\": %u, "
+                   "\"number\": ",
+                   (unsigned)r->class_position, (unsigned)r->penalty_ms, (unsigned)r->laps_led);
+            if (r->car_number)
+                printf("%u", (unsigned)r->car_number);
+            else
+                printf("null");
+            printf(", \"fastest_lap\": %s}", r->fastest_lap ? "true" : "false");
         }
         printf("%s]}\n", n ? "\n" : "");
     } else {
         race_header();
         race_line(&race);
-        printf("\n%4s  %-20s %-24s %14s %5s %12s %8s %8s\n", "POS", "PLAYER", "CAR", "FINISH",
-               "LAPS", "BEST LAP", "BARRIER", "CAR HITS");
+        printf("\n%4s  %-20s %-24s %14s %5s %12s %8s %8s  %-8s %-10s %9s %4s\n", "POS", "PLAYER",
+               "CAR", "FINISH", "LAPS", "BEST LAP", "BARRIER", "CAR HITS", "CLASS", "STATUS",
+               "PENALTY", "LED");
         for (uint32_t i = 0; i < n; i++) {
             const rs_lb_result *r = &res[i];
             char fin[32], best[32];
@@ -161,9 +196,21 @@ int rc_cmd_results(rc_ctx *c, int argc, char **argv)
             else
                 snprintf(fin, sizeof fin, "DNF");
             rs_race_time_str(r->best_lap_us, best, sizeof best);
-            printf("%4u  %-20s %-24s %14s %5u %12s %8u %8u\n", (unsigned)r->position,
-                   r->player_name, r->car_name, fin, (unsigned)r->laps_completed, best,
-                   (unsigned)r->barrier_hits, (unsigned)r->car_hits);
+            char cls[RS_LB_NAME_MAX + 16], pen[24];
+            if (r->class_name[0])
+                snprintf(cls, sizeof cls, "%s/%u", r->class_name, (unsigned)r->class_position);
+            else
+                snprintf(cls, sizeof cls, "-");
+            snprintf(pen, sizeof pen, "%u.%03us", (unsigned)(r->penalty_ms / 1000),
+                     (unsigned)(r->penalty_ms % 1000));
+            printf("%4u  %-20s %-24s %14s %5u %12s%s %8u %8u  %-8s %-10s %9s %4u\n",
+                   (unsigned)r->position, r->player_name, r->car_name, fin,
+                   (unsigned)r->laps_completed, best, r->fastest_lap ? "*" : " ",
+                   (unsigned)r->barrier_hits, (unsigned)r->car_hits, cls,
+                   r->status == RS_STORE_RESULT_DISQUALIFIED     ? "DSQ"
+                   : r->status == RS_STORE_RESULT_NOT_CLASSIFIED ? "NC"
+                                                                 : "classified",
+                   pen, (unsigned)r->laps_led);
         }
         if (n == 0)
             printf("(no results)\n");

@@ -32,7 +32,7 @@ for t in /api/v1/status /api/v1/rooms/default /api/v1/tracks/2b680a74578d8ce9/ou
   n=$((n + 1))
   printf '%s' "$t" >"$work/http_route/seed$n"
 done
-cp deploy/raceserver.json "$work/config/"
+cp deploy/raceserver.json tests/fuzz/seeds/config_*.json "$work/config/"
 # ... and one with every race-weekend key (config_weekend.c).
 printf '%s' '{"weekend":[{"session":"qualifying","laps":2},{"session":"race","minutes":1.5,"grid":"qualifying","reverse":4}],"cars":[{"car":"c5","class":"GT","ballast_kg":20},{"car":"formula","class":"F","restrictor_pct":5}],"entry_list":{"only":false,"entries":[{"player":"alice","car":"formula","number":7}]},"race_control":{"track_limits":{"strikes":3,"penalty_s":5},"contact":{"min_speed_m_s":3,"penalty_points":4,"penalty_s":5},"jump_start":{"penalty_s":10}},"finish_timeout_s":90}' > "$work/config/weekend.json"
 for name in car_block snapshot tir json track lapproof protocol handshake sealed http_route config; do

@@ -86,8 +86,9 @@ static int store_definitions(const char *db, race *r)
             goto done;
         }
     }
-    rs_store_race race_row = {rs_track_hash(r->track), 1, RS_PHYSICS_VERSION, false, 0,
-                              1700000000};
+    rs_store_race race_row = {.track_hash = rs_track_hash(r->track), .laps = 1,
+                              .physics_version = RS_PHYSICS_VERSION,
+                              .started_at = 1700000000};
     if (rs_store_race_create(s, &race_row, &r->race_id, err, sizeof err) != RS_OK) {
         failf("creating the race", err);
         goto done;
@@ -148,7 +149,8 @@ static int run_race(const char *db, race *r)
         failf("writer", err);
         goto done;
     }
-    rs_racelog_def ld = {writer, r->race_id, rs_track_hash(r->track), who, 60u * 120u, 1, false, 0};
+    rs_racelog_def ld = {writer, r->race_id, rs_track_hash(r->track), who, 60u * 120u, 1, false, 0,
+                         false};
     if (rs_racelog_create(w, &ld, &log) != RS_OK) {
         failf("race log", "not created");
         goto done;

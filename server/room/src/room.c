@@ -24,7 +24,10 @@ rs_room_config rs_room_config_at(uint32_t tick_hz)
                             .countdown_ticks = 3 * hz, .load_wait_ticks = 15 * hz,
                             .results_ticks = 10 * hz, .finish_timeout_ticks = 60 * hz,
                             .hash_interval = 30, .frame_every = 2, .frame_ticks = 4,
-                            .max_input_rate = 2 * hz};
+                            .max_input_rate = 2 * hz,
+                            .chat = {.burst = 5, .per_minute = 20},
+                            .votes = {.quorum_pct = 50, .majority_pct = 50, .duration_s = 30,
+                                      .cooldown_s = 120}};
 }
 
 rs_room_config rs_room_config_default(void)
@@ -79,10 +82,22 @@ static rs_status check_config(const rs_room_config *c, char *err, size_t err_len
     if ((c->session_count && !c->sessions) ||
         !rs_room__sessions_check(c->sessions, c->session_count, &why))
         return range_err(err, err_len, "sessions", why ? why : "missing");
+    if (c->chat.burst > 100 || (c->chat.burst && (c->chat.per_minute < 1 ||
+                                                  c->chat.per_minute > 600)))
+        return range_err(err, err_len, "chat", "burst 0..100, per_minute 1..600");
+    if (!c->votes.off &&
+        (c->votes.quorum_pct < 1 || c->votes.quorum_pct > 100 || c->votes.majority_pct < 50 ||
+         c->votes.majority_pct > 99 || c->votes.duration_s < 5 || c->votes.duration_s > 600 ||
+         c->votes.cooldown_s > 3600))
+        return range_err(err, err_len, "votes",
+                         "quorum 1..100 %, majority 50..99 %, 5..600 s, cool-down 0..3600 s");
     if (!rs_room__cars_check(c, &why))
         return range_err(err, err_len, "cars", why);
     if (!rs_room__control_check(c, &why))
         return range_err(err, err_len, "race_control", why);
+    if (c->championship && c->championship[0] &&
+        !rs_proto_name_check(c->championship, strlen(c->championship), NULL, 0))
+        return range_err(err, err_len, "championship", "not a name by the name rules");
     return RS_OK;
 }
 
@@ -103,6 +118,9 @@ rs_status rs_room_create(const rs_room_config *cfg, rs_room **out, char *err, si
     r->cfg.password = NULL;
     strcpy(r->name, cfg->name && cfg->name[0] ? cfg->name : "default");
     r->cfg.name = r->name;
+    snprintf(r->championship, sizeof r->championship, "%s",
+             cfg->championship ? cfg->championship : "");
+    r->cfg.championship = r->championship;
     if (r->cfg.start_players == 0)
         r->cfg.start_players = r->cfg.max_players;
     if (cfg->session_count) {
@@ -646,7 +664,14 @@ void rs_room_receive(rs_room *room, uint32_t peer, uint8_t channel, const uint8_
     case RS_MSG_HELLO:
         drop(room); /* a second handshake on one connection */
         break;
+    case RS_MSG_CHAT:
+        rs_room__on_chat(room, p, &m.u.chat, now_us);
+        break;
+    case RS_MSG_COMMAND:
+        rs_room__on_command(room, p, &m.u.command, now_us);
+        break;
     case RS_MSG_LEADERBOARD_REQUEST:
+    case RS_MSG_STANDINGS_REQUEST:
     case RS_MSG_TUNE_SAVE:
     case RS_MSG_TUNE_LOAD:
     case RS_MSG_TUNE_LIST:

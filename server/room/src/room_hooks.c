@@ -35,6 +35,12 @@ static void reply_plain(rs_room *room, room_peer *p, const rs_msg *req, uint8_t 
         r.u.leaderboard_reply.result = result;
         r.u.leaderboard_reply.offset = req->u.leaderboard_request.offset;
         break;
+    case RS_MSG_STANDINGS_REQUEST:
+        r.type = RS_MSG_STANDINGS_REPLY;
+        r.u.standings_reply.request_id = req->u.standings_request.request_id;
+        r.u.standings_reply.result = result;
+        r.u.standings_reply.offset = req->u.standings_request.offset;
+        break;
     case RS_MSG_ADMIN:
         r.type = RS_MSG_ADMIN_REPLY;
         r.u.admin_reply.request_id = req->u.admin.request_id;
@@ -71,18 +77,25 @@ static void reply_plain(rs_room *room, room_peer *p, const rs_msg *req, uint8_t 
     rs_room__send(room, p->id, &r);
 }
 
-void rs_room__on_request(rs_room *room, room_peer *p, const rs_msg *m, int64_t now_us)
+bool rs_room__request_budget(rs_room *room, room_peer *p, int64_t now_us)
 {
     if (now_us - p->req_window_us >= 1000000 || now_us < p->req_window_us) {
         p->req_window_us = now_us;
         p->req_count = 0;
     }
-    if (++p->req_count > RS_ROOM_REQUEST_RATE) {
+    if (++p->req_count <= RS_ROOM_REQUEST_RATE)
+        return true;
+    room->stats.rate_limited++;
+    return false;
+}
+
+void rs_room__on_request(rs_room *room, room_peer *p, const rs_msg *m, int64_t now_us)
+{
+    if (!rs_room__request_budget(room, p, now_us)) {
         /* A reply smaller than the request, so a flood gains nothing. A
          * TOKEN_ACK gets none, it is dropped: a client sends one per token
          * it receives, and an unconfirmed token leaves the player no worse
          * off than before it was issued (protocol.h, TOKEN_ACK). */
-        room->stats.rate_limited++;
         reply_plain(room, p, m, RS_RESULT_BUSY, "too many requests");
         return;
     }
@@ -204,6 +217,30 @@ bool rs_room_end_race(rs_room *room)
         (room->phase != RS_PHASE_COUNTDOWN && room->phase != RS_PHASE_RACE))
         return false;
     rs_room__enter_results(room, rs_world_tick(room->world));
+    return true;
+}
+
+bool rs_room_skip_session(rs_room *room)
+{
+    if (!rs_room_end_race(room))
+        return false;
+    rs_room__system(room, NULL, "the session was ended: the next one follows");
+    return true;
+}
+
+bool rs_room_restart_session(rs_room *room)
+{
+    if (!room || !room->world || room->phase == RS_PHASE_RESULTS)
+        return false;
+    /* Its world goes without results, and the same session begins again
+     * once the blocks are held: the weekend does not move on. */
+    rs_room__destroy_world(room);
+    room->phase = RS_PHASE_LOBBY;
+    room->phase_tick = room->phase_end_tick = 0;
+    room->loading = true;
+    room->load_since_us = room->now_us;
+    rs_room__send_race_state(room, NULL);
+    rs_room__system(room, NULL, "the session begins again");
     return true;
 }
 

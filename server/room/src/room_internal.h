@@ -29,6 +29,9 @@
  * second; more are answered BUSY. Each may cost the server a database
  * query. */
 #define RS_ROOM_REQUEST_RATE 10u
+/* Players one player may mute, and players administrators may mute at once. */
+#define RS_ROOM_PEER_MUTES 16u
+#define RS_ROOM_ADMIN_MUTES 32u
 /* How long a deferred LAP waits for its flags (rs_room_lap_flags). */
 #define RS_ROOM_LAP_WAIT_US 5000000
 
@@ -76,7 +79,34 @@ typedef struct room_peer {
      * and the room holds no secret longer than it needs to */
     uint8_t hello_flags;
     uint64_t car_hash;    /* ADMITTING: the car it asked for (0 = the room's choice) */
+    bool admin;           /* an administrator (rs_room_set_admin): votes never kick it */
+    /* chat (room_chat.c): a token bucket in micro-minutes, and whom it mutes */
+    int64_t chat_tokens;
+    int64_t chat_at_us;
+    uint32_t mute_count;
+    char mutes[RS_ROOM_PEER_MUTES][RS_PROTO_NAME_MAX + 1];
 } room_peer;
+
+/* An administrator's mute of a player. */
+typedef struct room_mute {
+    char name[RS_PROTO_NAME_MAX + 1]; /* "" = a free slot */
+    int64_t until_us;                 /* 0 = until unmuted */
+} room_mute;
+
+/* The room's vote, open or the last one (room_votes.c). */
+typedef struct room_vote {
+    uint32_t id;                      /* 0: none yet */
+    uint8_t kind, state;              /* RS_VOTE_* */
+    char arg[RS_PROTO_TUNE_NAME_MAX + 1];
+    char by[RS_PROTO_NAME_MAX + 1];
+    uint32_t yes, no, eligible;
+    bool may_vote[RS_PROTO_MAX_CARS]; /* by seat: here when it opened, not voted yet */
+    int64_t ends_us;
+    int64_t caller_ready_us;          /* its caller may call another from then */
+    const rs_track *track;            /* a track vote's track, from the find_track hook */
+    const char *json;
+    size_t json_len;
+} room_vote;
 
 /* A car the room offers (rs_room_config.cars, or cfg.car alone). */
 typedef struct room_offer {
@@ -175,6 +205,7 @@ struct rs_room {
     room_lap_wait *laps;             /* deferred LAPs */
     size_t laps_len, laps_cap;
     rs_msg_results results;          /* the race's classification, from its end */
+    char championship[RS_PROTO_NAME_MAX + 1]; /* WEEKEND.championship ("" none) */
     bool results_pending;            /* RESULTS waits for the deferred LAPs */
     uint64_t track_hash;
     /* the cars offered, their classes, the entry list (room_cars.c) */
@@ -214,6 +245,14 @@ struct rs_room {
     uint64_t chequered_tick;
     room_order qualifying_order;     /* the weekend's last qualifying, classified cars */
     room_order race_order;           /* the weekend's last race, classified cars */
+    const rs_track *weekend_track;   /* a track vote's: the next weekend's track */
+    const char *weekend_json;
+    size_t weekend_json_len;
+
+    /* chat and votes (room_chat.c, room_votes.c) */
+    room_mute muted[RS_ROOM_ADMIN_MUTES];
+    room_vote vote;
+    int64_t vote_kind_ready_us[RS_VOTE_KIND_COUNT];
     int64_t t0_us;                   /* when the world was created: tick w is due at
                                         t0 + (w + 1) / tick_hz */
     uint64_t phase_tick, phase_end_tick;
@@ -285,6 +324,25 @@ void rs_room__results_flush(rs_room *room);
 /* The current track's hash follows cfg.track. */
 void rs_room__apply_next_track(rs_room *room);
 
+/* room_chat.c: chat, mutes, announcements */
+/* A SYSTEM line (printf-style) to one peer, or every watcher (only NULL). */
+void rs_room__system(rs_room *room, room_peer *only, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void rs_room__on_chat(rs_room *room, room_peer *p, const rs_msg_chat *c, int64_t now_us);
+/* COMMAND MUTE/UNMUTE: p's own list. */
+uint8_t rs_room__chat_mute(rs_room *room, room_peer *p, const char *name, bool mute, char *text,
+                           size_t cap);
+
+/* room_votes.c */
+uint8_t rs_room__vote_call(rs_room *room, room_peer *p, uint8_t kind, const char *arg,
+                           char *text, size_t cap);
+uint8_t rs_room__vote_cast(rs_room *room, room_peer *p, bool yes, char *text, size_t cap);
+/* Settles an open vote whose time is up (every update). */
+void rs_room__votes_update(rs_room *room);
+
+/* room_commands.c */
+void rs_room__on_command(rs_room *room, room_peer *p, const rs_msg_command *c, int64_t now_us);
+
 /* room_cars.c: offered cars, classes, entries, each seat's car */
 bool rs_room__cars_check(const rs_room_config *c, const char **why);
 rs_status rs_room__cars_init(rs_room *room, const rs_room_config *cfg);
@@ -330,6 +388,8 @@ uint8_t rs_room__session_lap(rs_room *room, const rs_event *ev);
 bool rs_room__session_over(rs_room *room, uint64_t next);
 /* The running session's classification into room->results. */
 void rs_room__classify(rs_room *room);
+/* The same classification, as it stands now, into *out (room_results.c). */
+void rs_room__classify_into(const rs_room *room, rs_msg_results *out);
 /* Keeps a finished qualifying's or race's order for later grids. */
 void rs_room__session_remember(rs_room *room);
 /* A running session that newcomers join at once (practice, qualifying,
@@ -354,6 +414,9 @@ void rs_room__control_reset(rs_room *room);
 void rs_room__lap_queue(rs_room *room, const rs_msg_lap *lap);
 void rs_room__laps_expire(rs_room *room, bool all);
 void rs_room__on_request(rs_room *room, room_peer *p, const rs_msg *m, int64_t now_us);
+/* One request of p's budget (RS_ROOM_REQUEST_RATE a second): false when
+ * spent (counted in rate_limited). */
+bool rs_room__request_budget(rs_room *room, room_peer *p, int64_t now_us);
 void rs_room__seat_free(rs_room *room, int seat);
 
 /* room_frames.c */

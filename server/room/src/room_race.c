@@ -148,6 +148,7 @@ void rs_room__send_weekend(rs_room *room, room_peer *only)
         /* A display name longer than the wire's is cut at a character. */
         rs_str_cut(w->cars[i].name, sizeof w->cars[i].name, rs_car_params_name(o->params));
     }
+    memcpy(w->championship, room->championship, sizeof w->championship);
     for (uint32_t i = 0; i < room->peer_cap; i++) {
         room_peer *p = &room->peers[i];
         if (rs_room__peer_watching(p) && (!only || only == p))
@@ -575,6 +576,14 @@ void rs_room__race_update(rs_room *room, int64_t now_us)
             rs_world_tick(room->world) >= room->phase_end_tick) {
             rs_room__destroy_world(room);
             room->session = (room->session + 1) % room->session_count;
+            if (room->session == 0 && room->weekend_track) {
+                /* The track the players voted for: the next weekend's,
+                 * offered to everyone with the lobby's blocks. */
+                room->next_track = room->weekend_track;
+                room->next_json = room->weekend_json;
+                room->next_json_len = room->weekend_json_len;
+                room->weekend_track = NULL;
+            }
             room->phase = RS_PHASE_LOBBY;
             room->phase_tick = room->phase_end_tick = 0;
             room->lobby_timer = false;
@@ -591,6 +600,7 @@ void rs_room__race_update(rs_room *room, int64_t now_us)
 void rs_room_update(rs_room *room, int64_t now_us)
 {
     room->now_us = now_us;
+    rs_room__votes_update(room);
     rs_room__race_update(room, now_us);
     rs_room__laps_expire(room, false);
 }

@@ -269,7 +269,11 @@ static bool before(const row_key *a, const row_key *b, bool race)
 
 void rs_room__classify(rs_room *room)
 {
-    rs_msg_results *r = &room->results;
+    rs_room__classify_into(room, &room->results);
+}
+
+void rs_room__classify_into(const rs_room *room, rs_msg_results *r)
+{
     memset(r, 0, sizeof *r);
     r->race_number = room->race_number;
     r->session_index = (uint8_t)room->session;

@@ -134,6 +134,16 @@ static void forget_unconfirmed(rs_services *svc)
                     n);
 }
 
+/* A malloc'd copy of s (strdup is POSIX, not C11). */
+static char *text_dup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
 rs_status rs_services_create(const rs_services_def *def, rs_services **out, char *err,
                              size_t err_len)
 {
@@ -158,10 +168,19 @@ rs_status rs_services_create(const rs_services_def *def, rs_services **out, char
     svc->limits = def->limits;
     svc->log = def->log;
     svc->log_ctx = def->log_ctx;
+    svc->worker.championships = def->championships;
+    svc->worker.championship_count = def->championships ? def->championship_count : 0;
+    if (def->results_dir && def->results_dir[0])
+        svc->results_dir = text_dup(def->results_dir);
+    svc->server_name = text_dup(def->server_name && def->server_name[0] ? def->server_name
+                                                                       : "racesim");
     svc->peer_cap = def->max_peers ? def->max_peers : 512;
     svc->peers = calloc(svc->peer_cap, sizeof *svc->peers);
     svc->addresses = calloc(SVC_ADDRESS_SLOTS, sizeof *svc->addresses);
-    rs_status st = svc->peers && svc->addresses ? RS_OK : RS_ERR_NOMEM;
+    rs_status st = svc->peers && svc->addresses && svc->server_name &&
+                           (svc->results_dir || !def->results_dir || !def->results_dir[0])
+                       ? RS_OK
+                       : RS_ERR_NOMEM;
     if (st == RS_OK)
         st = rs_store_open(def->db_path, RS_STORE_CREATE, &svc->store, err, err_len);
     if (st == RS_OK) {
@@ -192,6 +211,7 @@ rs_room_hooks rs_services_hooks(rs_services *svc)
                            .race_begin = rs_svc__race_begin,
                            .before_step = rs_svc__before_step,
                            .car_joined = rs_svc__car_joined,
+                           .find_track = rs_svc__find_track,
                            .after_step = rs_svc__after_step,
                            .race_end = rs_svc__race_end,
                            .request = rs_svc__request,
@@ -270,6 +290,8 @@ void rs_services_destroy(rs_services *svc)
     free(svc->tracks);
     free(svc->rooms);
     free(svc->cars_stored);
+    free(svc->results_dir);
+    free(svc->server_name);
     free(svc->peers);
     free(svc->addresses);
     free(svc);

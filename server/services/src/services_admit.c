@@ -189,8 +189,17 @@ static void run_admit(svc_worker *w, svc_job *job)
     if (!job->admitted || job->registered)
         return;
     int64_t who = job->admitted_id > 0 ? job->admitted_id : guest_row(w, h->name);
-    if (who > 0 && banned(w, job, who, 0, text, sizeof text))
+    if (who > 0 && banned(w, job, who, 0, text, sizeof text)) {
         refuse(job, RS_REASON_BANNED, text);
+        return;
+    }
+    /* The room must know its administrators: votes never kick one. A
+     * failed lookup leaves the player an ordinary one. */
+    char err[256];
+    if (job->admitted_id > 0 &&
+        rs_store_player_is_admin(w->store, job->admitted_id, &job->admin, err, sizeof err) !=
+            RS_OK)
+        job->admin = false;
 }
 
 static void run_bans(svc_worker *w, svc_job *job)
@@ -276,6 +285,8 @@ static void finish_admit(rs_services *svc, svc_job *job)
         svc->stats.registered++;
     bool seated = job->room && rs_room_admit(job->room, job->peer, job->admitted_id,
                                              job->registered ? job->token : NULL);
+    if (seated && job->admin)
+        rs_room_set_admin(job->room, job->name, true);
     if (p && seated) {
         p->room = job->room;
         p->player_id = job->admitted_id;

@@ -49,8 +49,7 @@ typedef struct svc_race {
     int64_t player_ids[RS_PROTO_MAX_CARS]; /* theirs: 0 guest (ent[] holds the row) */
     char room_name[RS_PROTO_NAME_MAX + 1];
     int64_t next_caller_id;     /* mirrors the racelog's numbering */
-    bool log_results;           /* the racelog queued the results (race over) */
-    bool own_results;           /* the services queued them (race decided otherwise) */
+    bool own_results;           /* the services queued the results and the end */
     bool ended;                 /* the world is gone */
     int64_t ended_us;           /* when (rs_clock_us) */
     svc_lap *laps;              /* awaiting acknowledgement */
@@ -61,6 +60,7 @@ typedef struct svc_race {
     int64_t finished_at;        /* when the race ended, for the end record */
     rs_store_race_status end_status; /* what the end record says: finished, stopped, ... */
     uint64_t lost_reported;     /* racelog records refused or dropped, already reported */
+    int64_t started_at;         /* unix seconds, as the races row says */
 } svc_race;
 
 /* ------------------------------------------------------------ peers */
@@ -106,8 +106,12 @@ typedef enum svc_job_kind {
     SVC_JOB_TUNE_LIST,
     SVC_JOB_TUNE_SELECT,
     SVC_JOB_ADMIN,
-    SVC_JOB_BANS          /* are any connected players or addresses banned now? */
+    SVC_JOB_BANS,         /* are any connected players or addresses banned now? */
+    SVC_JOB_STANDINGS,    /* STANDINGS_REQUEST (services_results.c) */
+    SVC_JOB_RESULTS_FILE  /* a session's results file (services_results.c) */
 } svc_job_kind;
+
+typedef struct svc_results_file svc_results_file;
 
 /* A connection a bans job checks, and the verdict. */
 typedef struct svc_ban_check {
@@ -137,6 +141,7 @@ typedef struct svc_job {
     char target_address[24];    /* ADMIN BAN: the target's connection, if connected */
     uint32_t target_ipv4;
     svc_ban_check *checks;      /* BANS: owned by the job */
+    svc_results_file *file;     /* RESULTS_FILE: owned by the job */
     size_t check_count;
     /* results, filled by the database thread */
     rs_msg reply;               /* sent to peer if its type is set */
@@ -148,7 +153,8 @@ typedef struct svc_job {
     char text[RS_PROTO_TEXT_MAX + 1];
     rs_car_params *tuned;       /* TUNE_SELECT: the car to seat (NULL = stock) */
     uint64_t tuned_hash;
-    bool admin;                 /* ADMIN: the sender is an administrator */
+    bool admin;                 /* ADMIN: the sender is an administrator; ADMIT: the player
+                                   admitted is one (the room is told) */
     bool changed;               /* BANS: the bans changed since the last check */
     int64_t bans_version;
     int log_level;              /* a line for the server log, if log[0] */
@@ -171,6 +177,8 @@ typedef struct svc_worker {
     rs_leaderboard *lb;
     bool allow_guests;
     int64_t bans_version;       /* the version the last bans job saw */
+    const rs_championship_def *championships; /* the services' (read only) */
+    uint32_t championship_count;
 } svc_worker;
 
 #define SVC_QUEUE 1024u         /* jobs waiting at most; more are answered BUSY */
@@ -198,6 +206,8 @@ struct rs_services {
     rs_room **rooms;            /* rooms seen through the hooks */
     uint32_t room_count, room_cap;
     svc_race *races;            /* running and finished races not yet settled */
+    char *results_dir;          /* NULL = no results files */
+    char *server_name;
     uint64_t *cars_stored;      /* parameter hashes known to be in the store */
     uint32_t cars_stored_count, cars_stored_cap;
     uint64_t tracks_stored[16]; /* a small cache; a miss only costs a no-op insert */
@@ -224,6 +234,9 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
 void rs_svc__before_step(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__car_joined(void *ctx, rs_room *room, const rs_world *world,
                         const rs_room_entrant *entrant, const rs_car_spawn *spawn);
+/* The room's find_track hook: the catalogue's track of that name. */
+bool rs_svc__find_track(void *ctx, rs_room *room, const char *name, const rs_track **track,
+                        const char **json, size_t *json_len);
 void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world);
@@ -310,6 +323,20 @@ void rs_svc__bans_poll(rs_services *svc);
 void rs_svc__request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id, const char *name,
                      const rs_msg *msg);
 void rs_svc__run_request(svc_worker *w, svc_job *job);
+/* services_results.c: the room's classification as result records, the
+ * results files and the standings */
+/* The room's classification (rs_room_results) as r's result records, in
+ * r->res from r->res_len on, caller ids from *id; false when the room has
+ * none. info is filled for the results file. */
+bool rs_svc__room_results(svc_race *r, rs_room *room, rs_room_results_info *info, int64_t *id);
+/* Queues the results file of the session info for the database thread
+ * (nothing when no results_dir). */
+void rs_svc__results_file(rs_services *svc, const svc_race *r, const rs_room_results_info *info,
+                          rs_store_race_status status);
+void rs_svc__run_results(svc_worker *w, svc_job *job);
+/* The store's session type of a protocol RS_SESSION_*. */
+rs_store_session_type rs_svc__session_type(uint8_t proto_type);
+void rs_svc__results_file_free(svc_results_file *f);
 void rs_svc__finish_request(rs_services *svc, svc_job *job);
 /* The BUSY answer to a request the services cannot take now. */
 void rs_svc__reply_busy(rs_room *room, uint32_t peer, const rs_msg *msg, const char *text);

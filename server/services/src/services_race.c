@@ -181,7 +181,13 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
         race.track_hash = r->track_hash;
         race.laps = rs_room_laps(room);
         race.physics_version = RS_PHYSICS_VERSION;
-        race.started_at = rs_wall_time_s();
+        race.started_at = r->started_at = rs_wall_time_s();
+        rs_room_session_info si;
+        rs_room_session_state(room, &si);
+        race.session_type = rs_svc__session_type(si.def.type);
+        race.session_index = si.index;
+        race.weekend = si.weekend;
+        snprintf(race.room, sizeof race.room, "%s", r->room_name);
         st = rs_store_race_create(svc->store, &race, &r->race_id, err, sizeof err);
         if (st != RS_OK)
             rs_svc__error(svc, "creating the race (its laps and results will not be stored)",
@@ -195,6 +201,7 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
         d.track_hash = r->track_hash;
         d.entrants = r->ent;
         d.max_lap_ticks = svc->max_lap_ticks;
+        d.laps_only = true; /* the results are the room's classification (queue_end) */
         d.first_caller_id = (int64_t)r->race_id << SVC_RACE_SHIFT;
         r->next_caller_id = d.first_caller_id;
         st = rs_racelog_create(world, &d, &r->log);
@@ -275,46 +282,51 @@ void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world)
     rs_services *svc = ctx;
     svc_race *r = race_of_room(svc, room);
     if (r && r->log) {
-        /* The racelog numbers its records in this order (racelog.h): this
-         * step's laps, then once the race is over every car's result and
-         * the race's finish. Mirror it to know which id is which lap. */
+        /* The racelog numbers its records in order (racelog.h): it records
+         * laps only (laps_only), the results are ours. Mirror it to know
+         * which id is which lap. */
         size_t n = 0;
         const rs_event *ev = rs_world_events(world, &n);
         for (size_t k = 0; k < n; k++)
             if (ev[k].type == RS_EVENT_LAP && ev[k].car >= 1 && ev[k].car <= r->cars)
                 lap_expect(r, &ev[k]);
-        if (!r->log_results && rs_world_race_over(world)) {
-            r->log_results = true;
-            r->next_caller_id += r->cars + 1;
-        }
         rs_racelog_after_step(r->log, world, rs_wall_time_s());
     }
     rs_svc__pump(svc);
 }
 
-/* Whether the race's end is already queued, by the racelog (the world said
- * the race is over) or by the services. */
+/* Whether the race's end is already queued (the services queue it: the
+ * racelog records laps only). */
 static bool end_queued(const svc_race *r)
 {
-    return r->log_results || r->own_results;
+    return r->own_results;
 }
 
-/* Queues the race's end with the classification the world holds now: every
- * car's result (position so far, laps, finished or not) through the same
- * rs_racelog_result the racelog uses, then the end record with status. A
- * race called off before lights out was never run: it gets no results and
- * ends abandoned, whatever status was asked. Once per race. */
-static void queue_end(svc_race *r, const rs_world *world, rs_store_race_status status)
+/* Queues the session's end with the room's classification: every car's
+ * result (rs_room_results: the finished session's classification, or the
+ * running one's as it stands when it is stopped), then the end record
+ * with status, and the session's results file. A session called off
+ * before lights out was never run: it gets no results and ends abandoned,
+ * whatever status was asked. Once per race. */
+static void queue_end(rs_services *svc, svc_race *r, rs_room *room, const rs_world *world,
+                      rs_store_race_status status)
 {
     r->own_results = true;
     int64_t id = ((int64_t)r->race_id << SVC_RACE_SHIFT) + SVC_OWN_IDS;
-    if (rs_world_race_time_us(world) > 0) {
+    /* 32 rows of names: too large for the tick's stack; once per session. */
+    rs_room_results_info *info = malloc(sizeof *info);
+    if (info && rs_world_race_time_us(world) > 0 && rs_svc__room_results(r, room, info, &id)) {
+        rs_svc__results_file(svc, r, info, status);
+    } else if (rs_world_race_time_us(world) > 0) {
+        /* No classification from the room (it cannot happen while the world
+         * runs): the world's, as before weekends. */
         for (uint32_t i = 0; i < r->cars; i++)
             r->res[r->res_len++] = rs_racelog_result(world, (uint16_t)(i + 1), r->race_id,
                                                      &r->ent[i], id++);
     } else {
         status = RS_STORE_RACE_ABANDONED;
     }
+    free(info);
     /* The last slot stands for the race's end. */
     rs_store_result *fin = &r->res[r->res_len++];
     memset(fin, 0, sizeof *fin);
@@ -323,16 +335,16 @@ static void queue_end(svc_race *r, const rs_world *world, rs_store_race_status s
     r->finished_at = rs_wall_time_s();
 }
 
-/* The room decided the race before the world did (every connected car
- * finished, the finish timeout, an admin): the racelog only writes results
- * once the world says the race is over, so they are queued here. */
+/* The room classified the session (its results phase): its classification
+ * is what is stored, whatever the world says (the racelog records laps
+ * only). */
 void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world)
 {
     rs_services *svc = ctx;
     svc_race *r = race_of_room(svc, room);
-    if (!r || !r->log || end_queued(r) || rs_world_race_over(world))
+    if (!r || !r->log || end_queued(r))
         return;
-    queue_end(r, world, RS_STORE_RACE_FINISHED);
+    queue_end(svc, r, room, world, RS_STORE_RACE_FINISHED);
     rs_svc__pump(svc);
 }
 
@@ -341,7 +353,7 @@ void rs_svc__races_stop(rs_services *svc)
     for (svc_race *r = svc->races; r; r = r->next) {
         const rs_world *world = r->room && !r->ended ? rs_room_world(r->room) : NULL;
         if (world && r->log && !end_queued(r))
-            queue_end(r, world, RS_STORE_RACE_STOPPED);
+            queue_end(svc, r, r->room, world, RS_STORE_RACE_STOPPED);
     }
 }
 
@@ -354,7 +366,7 @@ void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world)
     /* The world goes before the race was decided: the room is being
      * destroyed mid-race. What was raced so far is kept, as stopped. */
     if (r->log && !end_queued(r))
-        queue_end(r, world, RS_STORE_RACE_STOPPED);
+        queue_end(svc, r, room, world, RS_STORE_RACE_STOPPED);
     /* The log keeps what the writer could not take yet; it lives on (the
      * world does not: nothing left to record needs it) until settled. */
     r->ended = true;

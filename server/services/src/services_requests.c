@@ -356,6 +356,14 @@ static void run_admin(svc_worker *w, svc_job *job)
         admin_reply(job, RS_RESULT_INVALID, "penalty: 1..3600 seconds");
         return;
     }
+    if ((q->command == RS_ADMIN_MUTE || q->command == RS_ADMIN_UNMUTE) && !q->arg[0]) {
+        admin_reply(job, RS_RESULT_INVALID, "mute: a player name");
+        return;
+    }
+    if (q->command == RS_ADMIN_ANNOUNCE && !q->reason[0]) {
+        admin_reply(job, RS_RESULT_INVALID, "announce: the text, in the reason");
+        return;
+    }
     if (q->command == RS_ADMIN_REMOVE_PENALTY && !penalty_id(q->arg, NULL)) {
         admin_reply(job, RS_RESULT_INVALID, "remove penalty: the penalty's id, in decimal");
         return;
@@ -480,6 +488,40 @@ static void finish_admin(rs_services *svc, svc_job *job)
     case RS_ADMIN_REMOVE_PENALTY:
         finish_penalty(job, room, q, why);
         break;
+    case RS_ADMIN_ANNOUNCE: {
+        bool ok = room && rs_room_announce(room, q->reason);
+        admin_reply(job, ok ? RS_RESULT_OK : RS_RESULT_INVALID,
+                    ok ? "announced" : "not in a room");
+        break;
+    }
+    case RS_ADMIN_MUTE: {
+        rs_status st = room ? rs_room_mute(room, q->arg, q->duration_s) : RS_ERR_ARG;
+        if (st == RS_OK && q->duration_s)
+            snprintf(text, sizeof text, "%s is muted for %u s", q->arg, (unsigned)q->duration_s);
+        else if (st == RS_OK)
+            snprintf(text, sizeof text, "%s is muted until unmuted", q->arg);
+        else
+            snprintf(text, sizeof text, "%s",
+                     st == RS_ERR_FULL ? "32 players are muted already" : "not in a room");
+        admin_reply(job, st == RS_OK ? RS_RESULT_OK : RS_RESULT_INVALID, text);
+        break;
+    }
+    case RS_ADMIN_UNMUTE: {
+        rs_status st = room ? rs_room_unmute(room, q->arg) : RS_ERR_ARG;
+        snprintf(text, sizeof text, st == RS_OK ? "%s is unmuted" : "%s was not muted", q->arg);
+        admin_reply(job, st == RS_OK ? RS_RESULT_OK : RS_RESULT_NOT_FOUND, text);
+        break;
+    }
+    case RS_ADMIN_SKIP_SESSION:
+    case RS_ADMIN_RESTART_SESSION: {
+        bool skip = q->command == RS_ADMIN_SKIP_SESSION;
+        bool ok = room && (skip ? rs_room_skip_session(room) : rs_room_restart_session(room));
+        admin_reply(job, ok ? RS_RESULT_OK : RS_RESULT_INVALID,
+                    !ok ? "no session is running"
+                        : skip ? "the session is over: the next follows"
+                               : "the session begins again");
+        break;
+    }
     default:
         admin_reply(job, RS_RESULT_INVALID, "unknown command");
         break;
@@ -548,6 +590,11 @@ void rs_svc__reply_busy(rs_room *room, uint32_t peer, const rs_msg *msg, const c
         m.u.leaderboard_reply.request_id = msg->u.leaderboard_request.request_id;
         m.u.leaderboard_reply.result = RS_RESULT_BUSY;
         break;
+    case RS_MSG_STANDINGS_REQUEST:
+        m.type = RS_MSG_STANDINGS_REPLY;
+        m.u.standings_reply.request_id = msg->u.standings_request.request_id;
+        m.u.standings_reply.result = RS_RESULT_BUSY;
+        break;
     case RS_MSG_TUNE_SAVE:
     case RS_MSG_TUNE_LOAD:
     case RS_MSG_TUNE_LIST:
@@ -582,7 +629,8 @@ void rs_svc__reply_busy(rs_room *room, uint32_t peer, const rs_msg *msg, const c
 /* Tunes are kept per registered player: a guest is answered DENIED. */
 static bool guest_refused(rs_room *room, uint32_t peer, int64_t player_id, const rs_msg *msg)
 {
-    if (player_id > 0 || msg->type == RS_MSG_LEADERBOARD_REQUEST || msg->type == RS_MSG_ADMIN)
+    if (player_id > 0 || msg->type == RS_MSG_LEADERBOARD_REQUEST || msg->type == RS_MSG_ADMIN ||
+        msg->type == RS_MSG_STANDINGS_REQUEST)
         return false;
     rs_msg m;
     memset(&m, 0, sizeof m);
@@ -612,6 +660,7 @@ static uint8_t job_kind(uint8_t type)
 {
     switch (type) {
     case RS_MSG_LEADERBOARD_REQUEST: return SVC_JOB_LEADERBOARD;
+    case RS_MSG_STANDINGS_REQUEST: return SVC_JOB_STANDINGS;
     case RS_MSG_TUNE_SAVE: return SVC_JOB_TUNE_SAVE;
     case RS_MSG_TUNE_LOAD: return SVC_JOB_TUNE_LOAD;
     case RS_MSG_TUNE_LIST: return SVC_JOB_TUNE_LIST;
@@ -653,6 +702,11 @@ void rs_svc__request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id,
         job->track_hash = q->track_hash ? q->track_hash
                                         : rs_track_hash(rs_room_track(room, NULL, NULL));
         job->base_hash = q->base_hash ? q->base_hash : job->base_hash;
+    } else if (kind == SVC_JOB_STANDINGS && !msg->u.standings_request.championship[0]) {
+        /* "" asks for the room's own championship. */
+        snprintf(job->msg.u.standings_request.championship,
+                 sizeof job->msg.u.standings_request.championship, "%s",
+                 rs_room_championship(room));
     } else if (kind == SVC_JOB_TUNE_LIST && msg->u.tune_list.base_hash) {
         job->base_hash = msg->u.tune_list.base_hash;
     } else if (kind == SVC_JOB_ADMIN && msg->u.admin.command == RS_ADMIN_BAN) {
@@ -671,4 +725,21 @@ void rs_svc__request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id,
         svc->stats.busy++;
         rs_svc__reply_busy(room, peer, msg, "the server is busy: try again in a moment");
     }
+}
+
+bool rs_svc__find_track(void *ctx, rs_room *room, const char *name, const rs_track **track,
+                        const char **json, size_t *json_len)
+{
+    (void)room;
+    const rs_services *svc = ctx;
+    for (uint32_t i = 0; i < svc->track_count; i++) {
+        const rs_services_track *t = &svc->tracks[i];
+        if (!rs_svc__name_eq(t->name, name))
+            continue;
+        *track = t->track;
+        *json = t->json;
+        *json_len = t->json_len;
+        return true;
+    }
+    return false;
 }

@@ -50,6 +50,7 @@ void rs_svc__job_free(svc_job *job)
         return;
     rs_car_params_destroy(job->tuned);
     free(job->checks);
+    rs_svc__results_file_free(job->file);
     free(job);
 }
 
@@ -66,6 +67,8 @@ static void run(svc_worker *w, svc_job *job)
 {
     if (identity_job(job))
         rs_svc__run_identity(w, job);
+    else if (job->kind == SVC_JOB_STANDINGS || job->kind == SVC_JOB_RESULTS_FILE)
+        rs_svc__run_results(w, job);
     else
         rs_svc__run_request(w, job);
 }
@@ -289,6 +292,8 @@ const char *rs_svc__job_what(const svc_job *job)
     case SVC_JOB_TUNE_SELECT: return "selecting a tune";
     case SVC_JOB_ADMIN: return "an admin command";
     case SVC_JOB_BANS: return "checking bans";
+    case SVC_JOB_STANDINGS: return "standings";
+    case SVC_JOB_RESULTS_FILE: return "writing a results file";
     default: return "a request";
     }
 }

@@ -90,31 +90,82 @@ rs_status rs_store_put_track(rs_store *s, uint64_t track_hash, const char *name,
     return rs_store_track_id(s, track_hash, track_id, err, err_len);
 }
 
+/* The length of a fixed-size text field, which need not end in a NUL. */
+static int text_len(const char *s, size_t cap)
+{
+    const char *nul = memchr(s, '\0', cap);
+    return (int)(nul ? (size_t)(nul - s) : cap);
+}
+
+/* Indexed by rs_store_session_type: the words migration 0007 allows. */
+static const char *const session_type_names[] = {"race", "practice", "qualifying", "warmup"};
+
+const char *rs_store_session_type_name(rs_store_session_type type)
+{
+    unsigned i = (unsigned)type;
+    return i < RS_STORE_SESSION_TYPE_COUNT ? session_type_names[i] : "?";
+}
+
+int rs_store_session_type_parse(const char *name)
+{
+    for (int i = 0; name && i < RS_STORE_SESSION_TYPE_COUNT; i++)
+        if (strcmp(name, session_type_names[i]) == 0)
+            return i;
+    return -1;
+}
+
 rs_status rs_store_race_create(rs_store *s, const rs_store_race *race, int64_t *race_id,
                                char *err, size_t err_len)
 {
     if (!s || !race || !race_id)
         return RS_ERR_ARG;
+    if ((unsigned)race->session_type >= RS_STORE_SESSION_TYPE_COUNT ||
+        race->session_index > 15) {
+        rs_errf(err, err_len, "race: session type or index out of range");
+        return RS_ERR_RANGE;
+    }
     int64_t track_id = 0;
     rs_status status = rs_store_track_id(s, race->track_hash, &track_id, err, err_len);
     if (status != RS_OK)
         return status;
     /* forced_tune_hash is NULL when players choose their tunes. */
-    int64_t v[5] = {track_id, race->laps, race->physics_version, (int64_t)race->forced_tune_hash,
-                    race->started_at};
+    int64_t v[7] = {track_id, race->laps, race->physics_version, (int64_t)race->forced_tune_hash,
+                    race->started_at, race->session_index, race->weekend};
     sqlite3_stmt *st = rs_store__stmt_ints(s, RS_STMT_RACE_INSERT,
                                            "INSERT INTO races (track_id, laps, physics_version, "
-                                           "forced_tune_hash, started_at) "
-                                           "VALUES (?1, ?2, ?3, ?4, ?5)",
-                                           v, 5, err, err_len);
+                                           "forced_tune_hash, started_at, session_index, "
+                                           "weekend, session_type, room) "
+                                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                           v, 7, err, err_len);
     if (!st)
         return RS_ERR_IO;
     if (!race->forced_tune)
         sqlite3_bind_null(st, 4);
+    sqlite3_bind_text(st, 8, session_type_names[race->session_type], -1, SQLITE_STATIC);
+    if (race->room[0])
+        sqlite3_bind_text(st, 9, race->room, text_len(race->room, sizeof race->room),
+                          SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 9);
     status = rs_store__step_done(s, st, "creating a race", err, err_len);
     if (status == RS_OK)
         *race_id = sqlite3_last_insert_rowid(s->db);
     return status;
+}
+
+const char *rs_store_result_status_name(rs_store_result_status status, bool finished)
+{
+    switch (status) {
+    case RS_STORE_RESULT_BY_FINISH:
+        return finished ? "classified" : "not_classified";
+    case RS_STORE_RESULT_CLASSIFIED:
+        return "classified";
+    case RS_STORE_RESULT_NOT_CLASSIFIED:
+        return "not_classified";
+    case RS_STORE_RESULT_DISQUALIFIED:
+        return "disqualified";
+    }
+    return "?";
 }
 
 rs_status rs_store_put_result(rs_store *s, const rs_store_result *r, char *err, size_t err_len)
@@ -129,27 +180,43 @@ rs_status rs_store_put_result(rs_store *s, const rs_store_result *r, char *err, 
     rs_status status = rs_store_car_id(s, r->params_hash, &car_id, err, err_len);
     if (status != RS_OK)
         return status;
+    if ((unsigned)r->status > RS_STORE_RESULT_DISQUALIFIED ||
+        (r->class_position > r->position) || r->penalty_ms > INT32_MAX) {
+        rs_errf(err, err_len, "result: status, class position or penalty out of range");
+        return RS_ERR_RANGE;
+    }
     /* A negative finish or best lap time means none: NULL. */
-    int64_t v[10] = {r->race_id, r->player_id, car_id, r->position, r->finished ? 1 : 0,
+    int64_t v[16] = {r->race_id, r->player_id, car_id, r->position, r->finished ? 1 : 0,
                      r->finish_us, r->laps_completed, r->best_lap_us, r->barrier_hits,
-                     r->car_hits};
+                     r->car_hits, r->class_position ? r->class_position : r->position,
+                     r->penalty_ms, r->laps_led, r->car_number, r->fastest_lap ? 1 : 0, 0};
     sqlite3_stmt *st = rs_store__stmt_ints(
         s, RS_STMT_RESULT_UPSERT,
         "INSERT INTO race_results (race_id, player_id, car_id, position, finished, finish_us, "
-        "laps_completed, best_lap_us, barrier_hits, car_hits) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+        "laps_completed, best_lap_us, barrier_hits, car_hits, class_position, penalty_ms, "
+        "laps_led, car_number, fastest_lap, status, class_name) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
         "ON CONFLICT (race_id, player_id) DO UPDATE SET car_id = excluded.car_id, "
         "position = excluded.position, finished = excluded.finished, "
         "finish_us = excluded.finish_us, laps_completed = excluded.laps_completed, "
         "best_lap_us = excluded.best_lap_us, barrier_hits = excluded.barrier_hits, "
-        "car_hits = excluded.car_hits",
-        v, 10, err, err_len);
+        "car_hits = excluded.car_hits, class_position = excluded.class_position, "
+        "penalty_ms = excluded.penalty_ms, laps_led = excluded.laps_led, "
+        "car_number = excluded.car_number, fastest_lap = excluded.fastest_lap, "
+        "status = excluded.status, class_name = excluded.class_name",
+        v, 15, err, err_len);
     if (!st)
         return RS_ERR_IO;
     if (r->finish_us < 0)
         sqlite3_bind_null(st, 6);
     if (r->best_lap_us < 0)
         sqlite3_bind_null(st, 8);
+    if (r->car_number == 0)
+        sqlite3_bind_null(st, 14);
+    sqlite3_bind_text(st, 16, rs_store_result_status_name(r->status, r->finished), -1,
+                      SQLITE_STATIC);
+    sqlite3_bind_text(st, 17, r->class_name, text_len(r->class_name, sizeof r->class_name),
+                      SQLITE_TRANSIENT);
     return rs_store__step_done(s, st, "storing a race result", err, err_len);
 }
 

@@ -17,7 +17,8 @@
     "SELECT r.id, t.track_hash, t.name, r.laps, r.physics_version,"                          \
     " r.forced_tune_hash IS NOT NULL, coalesce(r.forced_tune_hash, 0), r.started_at,"         \
     " coalesce(r.finished_at, 0),"                                                            \
-    " (SELECT count(*) FROM race_results AS rr WHERE rr.race_id = r.id), r.status"            \
+    " (SELECT count(*) FROM race_results AS rr WHERE rr.race_id = r.id), r.status,"           \
+    " r.session_type, r.session_index, r.weekend, coalesce(r.room, '')"                     \
     " FROM races AS r JOIN tracks AS t ON t.id = r.track_id"
 
 static const char *const op_sql[LB_QUERIES - LB_BOARD_QUERIES] = {
@@ -43,7 +44,8 @@ static const char *const op_sql[LB_QUERIES - LB_BOARD_QUERIES] = {
     [LB_RESULTS - LB_BOARD_QUERIES] =
         "SELECT rr.position, rr.player_id, p.name, c.params_hash, c.name, rr.finished,"
         " coalesce(rr.finish_us, -1), rr.laps_completed, coalesce(rr.best_lap_us, -1),"
-        " rr.barrier_hits, rr.car_hits"
+        " rr.barrier_hits, rr.car_hits, rr.status, rr.class_name, rr.class_position,"
+        " rr.penalty_ms, rr.laps_led, coalesce(rr.car_number, 0), rr.fastest_lap"
         " FROM race_results AS rr JOIN players AS p ON p.id = rr.player_id"
         " JOIN cars AS c ON c.id = rr.car_id WHERE rr.race_id = ?1"
         " ORDER BY rr.position, rr.player_id",
@@ -195,6 +197,11 @@ static void read_race(sqlite3_stmt *st, rs_lb_race *r)
     r->finished_at = sqlite3_column_int64(st, 8);
     r->entries = (uint32_t)sqlite3_column_int64(st, 9);
     r->status = rs_store__race_status_parse(sqlite3_column_text(st, 10));
+    int type = rs_store_session_type_parse((const char *)sqlite3_column_text(st, 11));
+    r->session_type = type < 0 ? RS_STORE_SESSION_RACE : (rs_store_session_type)type;
+    r->session_index = (uint32_t)sqlite3_column_int64(st, 12);
+    r->weekend = (uint32_t)sqlite3_column_int64(st, 13);
+    rs_store__lb_copy_name(r->room, sqlite3_column_text(st, 14));
 }
 
 static void read_result(sqlite3_stmt *st, rs_lb_result *r)
@@ -211,6 +218,16 @@ static void read_result(sqlite3_stmt *st, rs_lb_result *r)
     r->best_lap_us = sqlite3_column_int64(st, 8);
     r->barrier_hits = (uint32_t)sqlite3_column_int64(st, 9);
     r->car_hits = (uint32_t)sqlite3_column_int64(st, 10);
+    const char *status = (const char *)sqlite3_column_text(st, 11);
+    r->status = status && strcmp(status, "disqualified") == 0     ? RS_STORE_RESULT_DISQUALIFIED
+                : status && strcmp(status, "not_classified") == 0 ? RS_STORE_RESULT_NOT_CLASSIFIED
+                                                                  : RS_STORE_RESULT_CLASSIFIED;
+    rs_store__lb_copy_name(r->class_name, sqlite3_column_text(st, 12));
+    r->class_position = (uint32_t)sqlite3_column_int64(st, 13);
+    r->penalty_ms = (uint32_t)sqlite3_column_int64(st, 14);
+    r->laps_led = (uint32_t)sqlite3_column_int64(st, 15);
+    r->car_number = (uint32_t)sqlite3_column_int64(st, 16);
+    r->fastest_lap = sqlite3_column_int64(st, 17) != 0;
 }
 
 rs_status rs_leaderboard_races(rs_leaderboard *lb, uint32_t limit, rs_lb_race *races,

@@ -266,7 +266,8 @@ rs_status rs_racelog_after_step(rs_racelog *log, const rs_world *world, int64_t 
         if (st != RS_OK)
             worst = st;
     }
-    if (!log->results_done && log->def.race_id != 0 && rs_world_race_over(world)) {
+    if (!log->results_done && !log->def.laps_only && log->def.race_id != 0 &&
+        rs_world_race_over(world)) {
         log->results_done = true;
         rs_status st = record_results(log, world, now_s);
         if (st != RS_OK)

@@ -137,6 +137,11 @@ typedef struct rs_room_hooks {
      * at spawn. Borrowed for the call. */
     void (*car_joined)(void *ctx, rs_room *room, const rs_world *world,
                        const rs_room_entrant *entrant, const rs_car_spawn *spawn);
+    /* A track vote names a track: the server's catalogue entry of that name (its
+     * track and JSON, which must outlive the room), or false. Without the hook
+     * track votes are refused. */
+    bool (*find_track)(void *ctx, rs_room *room, const char *name, const rs_track **track,
+                       const char **json, size_t *json_len);
 } rs_room_hooks;
 
 /* What happened in a room, for an observer (rs_room_config.observer): a
@@ -155,8 +160,13 @@ typedef enum rs_room_event_type {
     RS_ROOM_EV_PHASE = 4,    /* the room entered phase (RS_PHASE_*) of race race_number */
     RS_ROOM_EV_STEPPED = 5,  /* the race world stepped one tick: world (its rs_world_events
                                 are this tick's laps, sectors, hits, finishes) */
-    RS_ROOM_EV_PENALTY = 6   /* race control gave a penalty or took one back (the PENALTY
+    RS_ROOM_EV_PENALTY = 6,  /* race control gave a penalty or took one back (the PENALTY
                                 sent to every watcher): penalty, car, name (its driver) */
+    RS_ROOM_EV_CHAT = 7,     /* a chat line went out: chat (kind, sender, text); name the
+                                sender; text the private line's recipient ("" for the room
+                                and announcements) */
+    RS_ROOM_EV_VOTE = 8      /* a vote opened, was counted or decided: vote (as sent);
+                                name its caller, text its argument */
 } rs_room_event_type;
 
 typedef struct rs_room_event {
@@ -177,7 +187,27 @@ typedef struct rs_room_event {
     uint32_t race_number;  /* PHASE, STEPPED: races started so far (this race's number) */
     const rs_world *world; /* STEPPED, and PHASE when a world exists (not LOBBY); borrowed */
     const rs_msg_penalty *penalty; /* PENALTY: as sent; borrowed for the call */
+    const rs_msg_chat_msg *chat;   /* CHAT: as sent; borrowed for the call */
+    const rs_msg_vote_state *vote; /* VOTE: as sent; borrowed for the call */
 } rs_room_event;
+
+/* Chat (docs/SERVER.md, "Chat and votes"): each player's token bucket. */
+typedef struct rs_room_chat_config {
+    uint32_t burst;      /* lines a player may send at once, 0 = chat off, ..100. Usually 5 */
+    uint32_t per_minute; /* and on average, 1..600. Usually 20 */
+} rs_room_chat_config;
+
+/* Votes (docs/SERVER.md, "Chat and votes"). */
+typedef struct rs_room_vote_config {
+    bool off;              /* no votes in this room */
+    uint32_t quorum_pct;   /* share of the players here when it opened who must vote, 1..100.
+                              Usually 50 */
+    uint32_t majority_pct; /* it passes with more than this share of yes votes cast, 50..99.
+                              Usually 50 */
+    uint32_t duration_s;   /* how long it is open, 5..600. Usually 30 */
+    uint32_t cooldown_s;   /* then no vote of that kind, and none by its caller, 0..3600.
+                              Usually 120 */
+} rs_room_vote_config;
 
 /* Called on the room's thread from inside rs_room_* calls, after the room
  * acted (a JOINED peer has its WELCOME queued, a PHASE's RACE_STATE is
@@ -274,6 +304,10 @@ typedef struct rs_room_config {
                                    out (rs_world_def.start_hold false): moving early is a
                                    jump start, for race control to punish */
     rs_room_race_control race_control; /* all off by default */
+    rs_room_chat_config chat;   /* 5 lines at once, 20 a minute (rs_room_config_at) */
+    rs_room_vote_config votes;  /* quorum 50 %, more than 50 % yes, 30 s, 120 s cool-down */
+    const char *championship;   /* the championship the room's sessions count for, sent in
+                                   WEEKEND (copied; NULL or "" = none; by the name rules) */
 } rs_room_config;
 
 /* 60 Hz, 4 substeps, 3 laps, 16 players, 8 spectators, start at 16 players or
@@ -450,6 +484,32 @@ const char *rs_room_name(const rs_room *room);
 /* Sends BYE(reason, text) to every peer and closes them (shutdown). */
 void rs_room_close_all(rs_room *room, uint8_t reason, const char *text);
 
+/* ---------------------------------------------- chat, votes, sessions */
+
+/* An announcement (CHAT_MSG kind ANNOUNCE) to every peer of the room: from
+ * the server's console or an administrator. False when text breaks the
+ * chat rules (rs_proto_text_check). Allowed in hooks. */
+bool rs_room_announce(rs_room *room, const char *text);
+
+/* An administrator mutes the named player in this room for seconds (0 =
+ * until rs_room_unmute): its chat reaches nobody. RS_ERR_ARG for a name
+ * that breaks the name rules, RS_ERR_FULL when 32 mutes are in force.
+ * rs_room_unmute: RS_ERR_MISSING when it was not muted. Allowed in hooks. */
+rs_status rs_room_mute(rs_room *room, const char *name, uint32_t seconds);
+rs_status rs_room_unmute(rs_room *room, const char *name);
+
+/* The named player (or spectator) is an administrator: votes never kick
+ * it. Set by the server once it knows (after admission). False when
+ * nobody of that name is here. Allowed in hooks. */
+bool rs_room_set_admin(rs_room *room, const char *name, bool admin);
+
+/* Ends the running session now (its results as they stand; the next
+ * session follows), or begins it again from its start (no results, the
+ * weekend does not move on). False when no session runs (or, restart, in
+ * its results). Allowed in hooks. */
+bool rs_room_skip_session(rs_room *room);
+bool rs_room_restart_session(rs_room *room);
+
 /* Offered car i (0..): its stock parameters (borrowed) and class index;
  * NULL past the last. */
 const rs_car_params *rs_room_offered_car(const rs_room *room, uint32_t i, uint8_t *class_index);
@@ -515,6 +575,49 @@ rs_status rs_room_penalty_remove(rs_room *room, uint32_t id, const char *reason)
  * (removals too, repeating their penalty's id); borrowed until the next call
  * that is not a query. NULL with *count 0 when there are none. */
 const rs_msg_penalty *rs_room_penalties(const rs_room *room, size_t *count);
+/* ------------------------------------------------------------ results */
+
+/* One row of a session's classification, with who and what (room_results.c). */
+typedef struct rs_room_result_row {
+    rs_proto_result_row row;           /* as RESULTS says it (position, class position,
+                                          status, laps, finish, best lap, penalty_ms,
+                                          laps led) */
+    char driver[RS_PROTO_NAME_MAX + 1];
+    int64_t player_id;                 /* 0 guest */
+    char class_name[RS_PROTO_NAME_MAX + 1]; /* "" = the room has no classes */
+    char car_name[64];                 /* the stock car it drove (rs_car_params_name) */
+    uint64_t params_hash, base_hash, tune_hash;
+    uint16_t number;                   /* race number, 0 none */
+    bool fastest_lap;                  /* set the session's fastest valid lap (ties: the
+                                          first to set it) */
+    /* Race control's individual penalties will be listed here once the room
+     * keeps them; until then row.penalty_ms is their total. */
+} rs_room_result_row;
+
+typedef struct rs_room_results_info {
+    bool final;                        /* the session's classification (its results
+                                          phase); false: the running session as it stands
+                                          (a session stopped before its end) */
+    uint32_t race_number;              /* RESULTS.race_number */
+    uint32_t weekend;                  /* the room's weekend number (1..) */
+    uint32_t session_index;            /* its place in the weekend */
+    rs_proto_session_def session;      /* its type, laps or time */
+    const char *room;                  /* the room's name (borrowed) */
+    const rs_track *track;             /* borrowed */
+    int64_t race_time_us;              /* the world's race clock */
+    uint32_t count;
+    rs_room_result_row rows[RS_PROTO_MAX_CARS]; /* in classification order */
+} rs_room_results_info;
+
+/* The classification of the room's session: the finished session's (what
+ * RESULTS carries) from the race_results hook until the next session
+ * begins, or the running one as it stands. False when no session runs.
+ * Borrowed pointers last until the next call that is not a query. */
+bool rs_room_results(const rs_room *room, rs_room_results_info *out);
+
+/* The championship the room counts for (rs_room_config.championship), ""
+ * for none. */
+const char *rs_room_championship(const rs_room *room);
 
 #ifdef __cplusplus
 }

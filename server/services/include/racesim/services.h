@@ -40,6 +40,7 @@
 
 #include "racesim/physics.h"
 #include "racesim/room.h"
+#include "racesim/championship.h"
 #include "racesim/store.h"
 #include "racesim/track.h"
 
@@ -113,6 +114,13 @@ typedef struct rs_services_def {
      * room observer as the room's REFUSED: the services do not repeat them.) */
     void (*log)(void *ctx, const rs_services_log_entry *entry);
     void *log_ctx;
+    /* Results and championships (docs/RESULTS.md). */
+    const char *results_dir;   /* after each session, <room>-<race id>-<session>.json here,
+                                  written on the database thread; NULL or "" = none (copied) */
+    const char *server_name;   /* "server" in those files (copied; NULL = "racesim") */
+    const rs_championship_def *championships; /* STANDINGS_REQUEST answers these (borrowed:
+                                  they must outlive the services) */
+    uint32_t championship_count;
 } rs_services_def;
 
 /* Guests allowed, 18000 proof ticks, 512 peers, the usual limits, no log,

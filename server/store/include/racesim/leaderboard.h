@@ -190,6 +190,9 @@ typedef struct rs_lb_race {
     int64_t finished_at;       /* when it ended; 0 while running and when interrupted */
     uint32_t entries;          /* result rows */
     rs_store_race_status status; /* running, finished, stopped, interrupted, abandoned */
+    rs_store_session_type session_type; /* the session of the room's weekend (0007) */
+    uint32_t session_index, weekend;
+    char room[RS_LB_NAME_MAX]; /* "" = not known (races before 0007) */
 } rs_lb_race;
 
 typedef struct rs_lb_result {
@@ -204,6 +207,13 @@ typedef struct rs_lb_result {
     int64_t best_lap_us;       /* -1 = no complete lap */
     uint32_t barrier_hits;
     uint32_t car_hits;
+    /* the room's classification (0007) */
+    rs_store_result_status status; /* CLASSIFIED, NOT_CLASSIFIED or DISQUALIFIED */
+    char class_name[RS_LB_NAME_MAX]; /* "" = none */
+    uint32_t class_position;
+    uint32_t penalty_ms, laps_led;
+    uint32_t car_number;       /* 0 = none */
+    bool fastest_lap;
 } rs_lb_result;
 
 /* The newest races first (by start time, then id), at most limit. */

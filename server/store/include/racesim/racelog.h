@@ -42,6 +42,9 @@ typedef struct rs_racelog_def {
     int64_t first_caller_id;   /* caller ids are first_caller_id, +1, ... in record order */
     bool forced_tune;          /* the race forces one tune (rs_store_race.forced_tune) ... */
     uint64_t forced_tune_hash; /* ... this one (0 = stock): every entrant must run it */
+    bool laps_only;            /* the caller records the results and the race's end (a
+                                  room's classification, which the world does not know):
+                                  the log records laps only */
 } rs_racelog_def;
 
 typedef struct rs_racelog rs_racelog;

@@ -157,6 +157,21 @@ rs_status rs_store_track_id(rs_store *s, uint64_t track_hash, int64_t *track_id,
 
 /* ----------------------------------------------------------------- races */
 
+/* The kind of session a races row is (races.session_type, migration 0007).
+ * RACE is 0 so that a zeroed rs_store_race is a race, as before weekends. */
+typedef enum rs_store_session_type {
+    RS_STORE_SESSION_RACE = 0,
+    RS_STORE_SESSION_PRACTICE = 1,
+    RS_STORE_SESSION_QUALIFYING = 2,
+    RS_STORE_SESSION_WARMUP = 3,
+    RS_STORE_SESSION_TYPE_COUNT
+} rs_store_session_type;
+
+/* "race", "practice", "qualifying", "warmup"; "?" outside the enum. */
+const char *rs_store_session_type_name(rs_store_session_type type);
+/* The type a name spells (as rs_store_session_type_name), or -1. */
+int rs_store_session_type_parse(const char *name);
+
 typedef struct rs_store_race {
     uint64_t track_hash;       /* the track must be stored already */
     uint32_t laps;             /* race length; 0 = open practice */
@@ -164,11 +179,30 @@ typedef struct rs_store_race {
     bool forced_tune;          /* true: every car runs forced_tune_hash */
     uint64_t forced_tune_hash;
     int64_t started_at;        /* unix seconds */
+    /* the session of a room's weekend it is (migration 0007); zeroed: a race,
+       session 0 of weekend 0 of no named room */
+    rs_store_session_type session_type;
+    uint32_t session_index;    /* 0..15 */
+    uint32_t weekend;          /* the room's weekend number, 0 = not known */
+    char room[33];             /* the room's name, "" = not known (stored NULL) */
 } rs_store_race;
 
 /* Creates a race (at set-up, before any lap of it is written). */
 rs_status rs_store_race_create(rs_store *s, const rs_store_race *race, int64_t *race_id,
                                char *err, size_t err_len);
+
+/* A result row's place in the classification (race_results.status). */
+typedef enum rs_store_result_status {
+    RS_STORE_RESULT_BY_FINISH = 0,     /* classified iff finished (callers that do not
+                                          classify, such as the race log) */
+    RS_STORE_RESULT_CLASSIFIED = 1,
+    RS_STORE_RESULT_NOT_CLASSIFIED = 2,
+    RS_STORE_RESULT_DISQUALIFIED = 3
+} rs_store_result_status;
+
+/* "classified", "not_classified", "disqualified" ("classified" or
+ * "not_classified" for BY_FINISH as finished says); "?" outside the enum. */
+const char *rs_store_result_status_name(rs_store_result_status status, bool finished);
 
 /* One car's result in a race. */
 typedef struct rs_store_result {
@@ -183,6 +217,15 @@ typedef struct rs_store_result {
     int64_t best_lap_us;      /* -1 = no complete lap */
     uint32_t barrier_hits;
     uint32_t car_hits;
+    /* the room's classification (migration 0007); zeroed: classified iff
+       finished, class position = position, no class, nothing else */
+    rs_store_result_status status;
+    uint32_t class_position;  /* 0 = position */
+    char class_name[33];      /* "" = none */
+    uint32_t penalty_ms;      /* time penalties counted in the position */
+    uint32_t laps_led;
+    uint16_t car_number;      /* 0 = none (stored NULL) */
+    bool fastest_lap;         /* the holder of the session's fastest valid lap */
 } rs_store_result;
 
 /* Writes (or replaces) one result row. */
