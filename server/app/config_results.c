@@ -42,7 +42,7 @@ static bool j_points(const jctx *j, const cJSON *it, const char *field, rs_cfg_c
         return jfail(j, field, "must be an array of 1..64 points by position");
     int i = 0;
     for (const cJSON *p = it->child; p; p = p->next, i++) {
-        char f[96];
+        char f[128];
         snprintf(f, sizeof f, "%s[%d]", field, i);
         if (!j_u32(j, p, f, 0, 1000, &ch->points[i]))
             return false;
@@ -59,7 +59,7 @@ static bool j_rooms_list(const jctx *j, const cJSON *it, const char *field,
         return jfail(j, field, "must be an array of 1..16 room names");
     int i = 0;
     for (const cJSON *r = it->child; r; r = r->next, i++) {
-        char f[96];
+        char f[128];
         snprintf(f, sizeof f, "%s[%d]", field, i);
         if (!j_str(j, r, f, 1, 32, ch->rooms[i], sizeof ch->rooms[i]))
             return false;

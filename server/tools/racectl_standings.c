@@ -121,7 +121,7 @@ int rc_cmd_standings(rc_ctx *c, int argc, char **argv)
                "EVENTS", "WINS", "POLES", "FASTEST");
         for (uint32_t i = 0; i < total; i++) {
             const rs_championship_row *r = &rows[i];
-            char who[40];
+            char who[48];
             snprintf(who, sizeof who, "%s%s", r->name, r->guest ? " (guest)" : "");
             printf("%4u  %-24s %-16s %6u %6u %4u %5u %7u\n", (unsigned)r->position, who,
                    r->class_name[0] ? r->class_name : "-", (unsigned)r->points,
