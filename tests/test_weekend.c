@@ -12,7 +12,8 @@
  * - a race's grid is the qualifying order (best valid lap, ties to who set
  *   it first), or the previous race's with its top N reversed;
  * - a player joining a practice under way drives at once, placed clear of
- *   every other car, and nobody's simulation loses step.
+ *   every other car, and nobody's simulation loses step;
+ * - players coming and going cost the others at most one world per seat.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -334,6 +335,92 @@ static void test_weekend_places_a_late_joiner_clear_of_everyone(void **state)
     harness_destroy(h);
 }
 
+/* Client i's WORLD_READY events so far, taken. */
+static uint32_t worlds_taken(harness *h, uint32_t i)
+{
+    uint32_t n = 0;
+    while (harness_client_take(h, i, RS_CLIENT_EV_WORLD_READY, NULL))
+        n++;
+    return n;
+}
+
+/* Steps until client i is linked with a car of the running world, or fails
+ * at the deadline. */
+static void until_driving(harness *h, uint32_t i, int64_t deadline)
+{
+    while (!harness_client_linked(h, i) || rs_client_car(harness_client(h, i)) == 0) {
+        assert_true(harness_now(h) < deadline);
+        harness_step(h, 1000);
+    }
+}
+
+static void test_weekend_churn_costs_the_others_one_world_per_seat(void **state)
+{
+    /* Each car added to a running practice sends every watcher the whole
+     * world again (tens of kilobytes). A player leaving and coming back
+     * takes its own car again, which only its own connection is sent; and
+     * a seat is freed only when the next session begins. So however often
+     * players come and go, the others are sent at most one world per seat
+     * in a session: max_players, here 4. */
+    const rs_proto_session_def sessions[] = {{.type = RS_SESSION_PRACTICE, .time_limit_s = 600}};
+    rs_room_config cfg = weekend_config(*state, 2, sessions, 1);
+    cfg.max_players = 4;
+    harness *h = field(&cfg, 2);
+    rs_room *room = harness_room(h);
+    int64_t deadline = harness_now(h) + 300 * SECOND;
+    run_until_session(h, 0, 0, deadline);
+    until_driving(h, 0, deadline);
+    harness_step(h, 500000); /* its world's events all polled */
+    (void)worlds_taken(h, 0);
+    /* One player drops out and comes back, ten times. */
+    rs_client_config c = harness_player("churner", 20);
+    uint32_t churner = harness_add_client(h, &c, HARNESS_AI);
+    until_driving(h, churner, deadline);
+    uint8_t car = rs_client_car(harness_client(h, churner));
+    harness_step(h, 500000);
+    assert_int_equal(worlds_taken(h, 0), 1); /* the world with its car */
+    for (int k = 0; k < 10; k++) {
+        harness_client_drop(h, churner);
+        harness_step(h, 100000);
+        harness_client_rejoin(h, churner, NULL);
+        until_driving(h, churner, deadline);
+        assert_int_equal(rs_client_car(harness_client(h, churner)), car); /* its own car */
+    }
+    harness_step(h, 500000);
+    assert_int_equal(worlds_taken(h, 0), 0); /* none for its comebacks */
+    /* Newcomers under ever new names: each takes a seat, a car and a
+     * world for everyone, until the seats are gone; the rest are refused. */
+    uint32_t admitted = 0, refused = 0;
+    for (int k = 0; k < 6; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "passer%d", k);
+        rs_client_config pc = harness_player(name, 20);
+        uint32_t i = harness_add_client(h, &pc, HARNESS_AI);
+        for (;;) {
+            assert_true(harness_now(h) < deadline);
+            harness_step(h, 1000);
+            if (harness_client_take(h, i, RS_CLIENT_EV_REFUSED, NULL)) {
+                refused++;
+                break;
+            }
+            if (rs_client_car(harness_client(h, i)) != 0) {
+                admitted++;
+                harness_client_drop(h, i);
+                break;
+            }
+        }
+    }
+    assert_int_equal(admitted, 1); /* the fourth seat */
+    assert_int_equal(refused, 5);
+    harness_step(h, 500000);
+    assert_int_equal(worlds_taken(h, 0), 1);
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.race_number, 1);
+    assert_int_equal(rs_world_car_count(rs_room_world(room)), 4);
+    harness_destroy(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_weekend_timed_race_ends_on_the_leaders_crossing),
         cmocka_unit_test(test_weekend_reverses_the_previous_races_top),
         cmocka_unit_test(test_weekend_places_a_late_joiner_clear_of_everyone),
+        cmocka_unit_test(test_weekend_churn_costs_the_others_one_world_per_seat),
     };
     return cmocka_run_group_tests(tests, harness_scene_setup, harness_scene_teardown);
 }
