@@ -261,7 +261,8 @@ static void test_racectl_standings(void **state)
     assert_int_equal(run_command(cmd, out, sizeof out), 0);
     assert_non_null(strstr(out, "\"status\": \"disqualified\", \"class\": \"P\", "
                                 "\"class_position\": 2, \"penalty_ms\": 0, \"laps_led\": 0, "
-                                "\"number\": null, \"fastest_lap\": true}"));
+                                "\"number\": null, \"fastest_lap\": true, "
+                                "\"penalties\": []}"));
     assert_non_null(strstr(out, "\"session\": {\"type\": \"race\", \"index\": 0, "
                                 "\"weekend\": 1, \"room\": \"sprint\"}"));
     snprintf(cmd, sizeof cmd, "'%s' --db '%s' results 2 2>&1", RS_RACECTL_PATH, f->path);

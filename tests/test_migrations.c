@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "racesim/identity.h"
+#include "racesim/leaderboard.h"
 #include "racesim/store.h"
 #include "racesim/store_testing.h"
 #include "test_data.h"
@@ -363,6 +364,100 @@ static void test_sessions_migration_keeps_old_results(void **state)
                      1);
 }
 
+/* Migration 0008 (race penalties) on a database of version 7 with a race:
+ * its results stay as they were, with no penalties (only their total was
+ * kept); a new result's penalties go in with it through the store's API,
+ * are read back in id order, replaced when the result is written again,
+ * refused whole when one breaks the rules, and go with their race. */
+static void test_penalties_migration_keeps_old_results(void **state)
+{
+    test_tmpdb *f = *state;
+    open_ok(f->path, RS_STORE_CREATE, 7, 7);
+    test_sql_value(f->path,
+                   "INSERT INTO players (id, name, token_salt, token_hash, created_at) VALUES "
+                   "(1, 'ada', zeroblob(16), zeroblob(32), 1), "
+                   "(2, 'bo', zeroblob(16), zeroblob(32), 1);"
+                   "INSERT INTO cars (id, params_hash, name, base_hash, block) VALUES "
+                   "(1, 11, 'c5', 11, x'00');"
+                   "INSERT INTO tracks (id, track_hash, name, definition) VALUES "
+                   "(1, 22, 'oval', '{}');"
+                   "INSERT INTO races (id, track_id, laps, physics_version, started_at, "
+                   "finished_at, status) VALUES (1, 1, 3, 1, 100, 200, 'finished');"
+                   "INSERT INTO race_results (race_id, player_id, car_id, position, finished, "
+                   "finish_us, laps_completed, best_lap_us, barrier_hits, car_hits, "
+                   "penalty_ms) VALUES (1, 1, 1, 1, 1, 90000000, 3, 30000000, 0, 0, 5000)");
+    open_ok(f->path, RS_STORE_CREATE, rs_store__migration_count, rs_store__migration_count);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM race_penalties"), 0);
+    assert_int_equal(test_sql_value(f->path, "SELECT penalty_ms FROM race_results"), 5000);
+
+    char err[512];
+    rs_store *s = NULL;
+    assert_int_equal(rs_store_open(f->path, RS_STORE_CREATE, &s, err, sizeof err), RS_OK);
+    rs_store_penalty pen[3] = {
+        {.id = 1, .kind = RS_STORE_PENALTY_WARNING, .offence = RS_STORE_OFFENCE_TRACK_LIMITS,
+         .tick = 500, .race_time_us = 6000000, .reason = "track limits 1/2"},
+        {.id = 4, .kind = RS_STORE_PENALTY_TIME, .offence = RS_STORE_OFFENCE_JUMP_START,
+         .seconds = 10, .tick = 120, .race_time_us = 0, .reason = "jump start"},
+        {.id = 7, .kind = RS_STORE_PENALTY_DSQ, .offence = RS_STORE_OFFENCE_ADMIN, .tick = 900,
+         .race_time_us = 13000000, .reason = "pit lane", .removed = true, .removed_tick = 950,
+         .removed_race_time_us = 13800000, .removed_reason = "it was the other car"},
+    };
+    rs_store_result r = {.race_id = 1, .player_id = 2, .params_hash = 11, .position = 2,
+                         .finish_us = -1, .best_lap_us = -1,
+                         .status = RS_STORE_RESULT_NOT_CLASSIFIED, .penalty_ms = 10000,
+                         .penalties = pen, .penalty_count = 3};
+    assert_int_equal(rs_store_put_result(s, &r, err, sizeof err), RS_OK);
+    rs_leaderboard *lb = NULL;
+    assert_int_equal(rs_leaderboard_open(s, &lb, err, sizeof err), RS_OK);
+    rs_lb_penalty got[4];
+    uint32_t n = 0, total = 0;
+    assert_int_equal(rs_leaderboard_penalties(lb, 1, got, 4, &n, &total, err, sizeof err), RS_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(total, 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(got[i].player_id, 2);
+        assert_int_equal(got[i].penalty.id, pen[i].id);
+        assert_int_equal(got[i].penalty.kind, pen[i].kind);
+        assert_int_equal(got[i].penalty.offence, pen[i].offence);
+        assert_int_equal(got[i].penalty.seconds, pen[i].seconds);
+        assert_int_equal(got[i].penalty.tick, pen[i].tick);
+        assert_int_equal(got[i].penalty.race_time_us, pen[i].race_time_us);
+        assert_string_equal(got[i].penalty.reason, pen[i].reason);
+        assert_int_equal(got[i].penalty.removed, pen[i].removed);
+        assert_string_equal(got[i].penalty.removed_reason, pen[i].removed_reason);
+    }
+    assert_int_equal(got[2].penalty.removed_tick, 950);
+    assert_int_equal(got[2].penalty.removed_race_time_us, 13800000);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM race_penalties WHERE "
+                                             "penalty_id = 7 AND kind = 'dsq' AND offence = "
+                                             "'admin' AND removed AND removed_reason = 'it was "
+                                             "the other car'"),
+                     1);
+
+    /* Written again: its penalties are the new ones. */
+    r.penalty_count = 2;
+    assert_int_equal(rs_store_put_result(s, &r, err, sizeof err), RS_OK);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM race_penalties"), 2);
+    /* A removed warning (nothing to take back) or a time penalty without
+     * seconds: the whole result is refused, and what was stored stays. */
+    pen[0].removed = true;
+    r.penalty_ms = 1;
+    assert_int_equal(rs_store_put_result(s, &r, err, sizeof err), RS_ERR_RANGE);
+    assert_non_null(strstr(err, "penalty 1: a warning cannot be removed"));
+    pen[0].removed = false;
+    pen[1].seconds = 0;
+    assert_int_equal(rs_store_put_result(s, &r, err, sizeof err), RS_ERR_RANGE);
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM race_penalties"), 2);
+    assert_int_equal(test_sql_value(f->path, "SELECT penalty_ms FROM race_results WHERE "
+                                             "player_id = 2"),
+                     10000);
+    rs_leaderboard_close(lb);
+    rs_store_close(s);
+    /* They go with their race. */
+    test_sql_value(f->path, "PRAGMA foreign_keys = ON; DELETE FROM races WHERE id = 1");
+    assert_int_equal(test_sql_value(f->path, "SELECT count(*) FROM race_penalties"), 0);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, test_tmpdb_setup, test_tmpdb_teardown)
@@ -377,6 +472,7 @@ int main(void)
         T(test_foreign_database_is_left_alone),
         T(test_identity_migration_keeps_existing_players),
         T(test_sessions_migration_keeps_old_results),
+        T(test_penalties_migration_keeps_old_results),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

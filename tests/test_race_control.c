@@ -15,6 +15,9 @@
  * - AI cars racing cleanly get nothing at all;
  * - an administrator's penalties (the room API) change the order, removing
  *   one undoes it, and a player rejoining hears the session's penalties;
+ * - the room's classification (rs_room_results) lists each penalty with its
+ *   car's row as given (warnings too), removals folded in, and the next
+ *   session starts with none;
  * - outside races track limits only invalidate laps; bad rules are refused.
  */
 #include <math.h>
@@ -102,6 +105,43 @@ static const rs_proto_result_row *row_of(const rs_msg_results *r, uint8_t car)
         if (r->rows[i].car == car)
             return &r->rows[i];
     fail_msg("car %u not in the results", car);
+    return NULL;
+}
+
+/* The room's classification now (rs_room_results): the penalties of car
+ * in the order given, up to cap, and how many there are. */
+static uint32_t listed(const rs_room_results_info *info, uint8_t car,
+                       const rs_room_penalty **out, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < info->penalty_count; i++)
+        if (info->penalties[i].car == car) {
+            if (n < cap)
+                out[n] = &info->penalties[i];
+            n++;
+        }
+    return n;
+}
+
+/* The time penalties in force of car in info, in ms: what its row's
+ * penalty_ms must be (warnings and removed penalties count for nothing). */
+static uint32_t time_in_force_ms(const rs_room_results_info *info, uint8_t car)
+{
+    uint32_t ms = 0;
+    for (uint32_t i = 0; i < info->penalty_count; i++) {
+        const rs_room_penalty *p = &info->penalties[i];
+        if (p->car == car && p->kind == RS_PENALTY_TIME && !p->removed)
+            ms += p->seconds * 1000u;
+    }
+    return ms;
+}
+
+static const rs_room_result_row *info_row(const rs_room_results_info *info, uint8_t car)
+{
+    for (uint32_t i = 0; i < info->count; i++)
+        if (info->rows[i].row.car == car)
+            return &info->rows[i];
+    fail_msg("car %u not in the room's results", car);
     return NULL;
 }
 
@@ -212,6 +252,35 @@ static void test_track_limit_strikes_make_a_time_penalty(void **state)
     assert_true(ro->finish_us < rc->finish_us);  /* first on the road ... */
     assert_int_equal(r.rows[0].car, clean);      /* ... second once penalised */
     assert_true(ro->finish_us + 120 * SECOND > rc->finish_us);
+
+    /* The room's classification lists them with the offender's row, as
+     * the players heard them, warnings too; only the time counts. */
+    rs_room_results_info *info = test_malloc(sizeof *info);
+    assert_true(rs_room_results(harness_room(h), info));
+    assert_true(info->final);
+    const rs_room_penalty *lp[8];
+    assert_int_equal(listed(info, off, lp, 8), 4);
+    assert_int_equal(listed(info, clean, lp + 4, 4), 0);
+    static const uint8_t kinds[] = {RS_PENALTY_WARNING, RS_PENALTY_WARNING, RS_PENALTY_TIME,
+                                    RS_PENALTY_WARNING};
+    int64_t last_us = -1;
+    for (uint32_t i = 0; i < 4; i++) {
+        assert_int_equal(lp[i]->id, hd.p[i].id);
+        assert_int_equal(lp[i]->kind, kinds[i]);
+        assert_int_equal(lp[i]->offence, RS_OFFENCE_TRACK_LIMITS);
+        assert_int_equal(lp[i]->seconds, i == 2 ? 120 : 0);
+        assert_string_equal(lp[i]->reason, hd.p[i].text);
+        assert_int_equal(lp[i]->tick, hd.p[i].tick);
+        assert_false(lp[i]->removed);
+        /* Given on a lap of the race: after lights out, in order, before
+         * the end. */
+        assert_true(lp[i]->race_time_us > 0 && lp[i]->race_time_us >= last_us);
+        assert_true(lp[i]->race_time_us <= info->race_time_us);
+        last_us = lp[i]->race_time_us;
+    }
+    assert_string_equal(lp[2]->reason, "2 track limit strikes");
+    assert_int_equal(info_row(info, off)->row.penalty_ms, time_in_force_ms(info, off));
+    test_free(info);
     harness_destroy(h);
     wide_driver_free(&wd);
 }
@@ -540,6 +609,44 @@ static void test_admin_penalties_change_the_order(void **state)
     assert_int_equal(r.rows[0].car, 2);          /* ... and is classified second */
     /* Nothing is changed once the results are out. */
     assert_int_equal(rs_room_penalty_remove(room, hour, "late"), RS_ERR_MISSING);
+
+    /* The classification lists all three, the two taken back as removed,
+     * with why; only the hour counts. */
+    rs_room_results_info *info = test_malloc(sizeof *info);
+    assert_true(rs_room_results(room, info));
+    const rs_room_penalty *lf[4], *ls[4];
+    assert_int_equal(listed(info, 1, lf, 4), 1);
+    assert_int_equal(listed(info, 2, ls, 4), 2);
+    assert_int_equal(lf[0]->id, hour);
+    assert_int_equal(lf[0]->kind, RS_PENALTY_TIME);
+    assert_int_equal(lf[0]->offence, RS_OFFENCE_ADMIN);
+    assert_int_equal(lf[0]->seconds, 3600);
+    assert_string_equal(lf[0]->reason, "blocking");
+    assert_false(lf[0]->removed);
+    assert_int_equal(ls[0]->id, dsq);
+    assert_int_equal(ls[0]->kind, RS_PENALTY_DSQ);
+    assert_string_equal(ls[0]->reason, "pit lane");
+    assert_true(ls[0]->removed);
+    assert_string_equal(ls[0]->removed_reason, "it was the other car");
+    assert_true(ls[0]->removed_tick >= ls[0]->tick);
+    assert_int_equal(ls[1]->id, extra);
+    assert_int_equal(ls[1]->seconds, 20);
+    assert_string_equal(ls[1]->reason, "an administrator's decision");
+    assert_true(ls[1]->removed);
+    assert_string_equal(ls[1]->removed_reason, "taken back by an administrator");
+    assert_int_equal(info_row(info, 1)->row.penalty_ms, time_in_force_ms(info, 1));
+    assert_int_equal(info_row(info, 2)->row.penalty_ms, time_in_force_ms(info, 2));
+    assert_int_equal(time_in_force_ms(info, 2), 0);
+
+    /* The next session starts with none. */
+    run_until_phase(h, RS_PHASE_COUNTDOWN, harness_now(h) + 120 * SECOND);
+    assert_true(rs_room_results(room, info));
+    assert_int_equal(info->penalty_count, 0);
+    assert_null(info->penalties);
+    size_t left = 1;
+    assert_null(rs_room_penalties(room, &left));
+    assert_int_equal(left, 0);
+    test_free(info);
     harness_destroy(h);
 }
 

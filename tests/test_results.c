@@ -11,7 +11,9 @@
  *  - the SDK's standings request is answered for the room's championship
  *    (WEEKEND names it) with the points those results give, overall and per
  *    class (by class positions), and NOT_FOUND for an unknown one;
- *  - a session cut short by a shutdown is stored and written as stopped.
+ *  - a session cut short by a shutdown is stored and written as stopped;
+ *  - race control's and the administrators' penalties reach the file, the
+ *    database (race_penalties) and racectl results, removals included.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -399,6 +401,150 @@ static void test_a_weekend_writes_results_files_and_scores(void **state)
                      1);
 }
 
+/* Race control's and the administrators' penalties, from the room to
+ * every place the results go: a free start where "eager" is on the
+ * throttle before lights out (race control: a 10 s jump start), and in the
+ * race an administrator gives "patient" 20 s and a disqualification, takes
+ * the disqualification back, and gives "eager" 5 s and takes them back.
+ * The results file lists them per row (and validates), the database keeps
+ * them with their results rows, racectl results shows them, and only the
+ * time penalties in force count. */
+static void test_penalties_reach_the_file_the_database_and_racectl(void **state)
+{
+    scene *s = *state;
+    if (access("/usr/bin/python3", X_OK) != 0 ||
+        system("/usr/bin/python3 -c 'import jsonschema' 2>/dev/null") != 0)
+        skip(); /* scripts/deps.sh installs python3-jsonschema */
+    rs_services_def d = rs_services_default();
+    d.db_path = s->db.path;
+    d.results_dir = s->dir;
+    char err[256] = "";
+    rs_services *svc = NULL;
+    assert_int_equal(rs_services_create(&d, &svc, err, sizeof err), RS_OK);
+    g_svc = svc;
+    rs_room_config c = harness_room_config(&s->base, 2);
+    c.max_players = 4;
+    c.countdown_ticks = 120;
+    c.results_ticks = 600;
+    c.laps = 5;
+    c.free_start = true;
+    c.race_control.jump_start.penalty_s = 10;
+    c.hooks = rs_services_hooks(svc);
+    c.defer_laps = true;
+    harness *h = harness_create(&c, NULL);
+    rs_client_config a = harness_player("eager", 20);
+    harness_add_client(h, &a, HARNESS_PLAIN);
+    rs_client_config b = harness_player("patient", 20);
+    harness_add_client(h, &b, HARNESS_PLAIN);
+    rs_input go = rs_input_default();
+    go.throttle = 200;
+    rs_client_set_input(harness_client(h, 0), &go);
+    rs_room *room = harness_room(h);
+    int64_t deadline = harness_now(h) + 200 * SECOND;
+    rs_room_stats rst;
+    do {
+        assert_true(harness_now(h) < deadline);
+        step(h, 2000);
+        rs_room_get_stats(room, &rst);
+    } while (rst.phase != RS_PHASE_RACE);
+    for (int k = 0; k < 100; k++)
+        step(h, 2000);
+    uint32_t twenty = 0, dsq = 0, five = 0;
+    assert_int_equal(rs_room_penalty_add(room, "patient", RS_PENALTY_TIME, 20, "blocking",
+                                         &twenty),
+                     RS_OK);
+    assert_int_equal(rs_room_penalty_add(room, "patient", RS_PENALTY_DSQ, 0, "pit lane", &dsq),
+                     RS_OK);
+    assert_int_equal(rs_room_penalty_add(room, "eager", RS_PENALTY_TIME, 5, "unsafe", &five),
+                     RS_OK);
+    for (int k = 0; k < 100; k++)
+        step(h, 2000);
+    assert_int_equal(rs_room_penalty_remove(room, dsq, "it was the other car"), RS_OK);
+    assert_int_equal(rs_room_penalty_remove(room, five, ""), RS_OK);
+    assert_int_equal(twenty, 2); /* the jump start was the first */
+    for (int k = 0; k < 100; k++)
+        step(h, 2000);
+    assert_true(rs_room_end_race(room));
+    seen race;
+    wait_results(h, 1, &race, deadline);
+    while (test_sql_value(s->db.path, "SELECT count(*) FROM races WHERE status = 'finished'") <
+           1) {
+        assert_true(harness_now(h) < deadline);
+        step(h, 1000);
+    }
+    int64_t race_id = test_sql_value(s->db.path, "SELECT max(id) FROM races");
+    harness_destroy(h);
+    rs_services_destroy(svc); /* the database thread writes what it holds first */
+    g_svc = NULL;
+    /* eager is car 1, patient car 2, by the order they joined. */
+    assert_string_equal(race.names[race.r.rows[0].car == 1 ? 0 : 1], "eager");
+
+    /* The file: valid, and every penalty on its row. */
+    char out[8192];
+    int rc = check_files(s, out, sizeof out);
+    if (rc != 0)
+        fail_msg("check_results.py (exit %d):\n%s", rc, out);
+    static const char *const lines[] = {
+        "penalty 1 car=1 id=1 time 10s jump_start by=race_control removed=0 jump start: ",
+        "penalty 1 car=2 id=2 time 20s admin by=admin removed=0 blocking|-\n",
+        "penalty 1 car=2 id=3 dsq 0s admin by=admin removed=1 pit lane|it was the other car\n",
+        "penalty 1 car=1 id=4 time 5s admin by=admin removed=1 unsafe|taken back by an "
+        "administrator\n",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        if (!strstr(out, lines[i]))
+            fail_msg("the file's penalties:\n%s\nlack: %s", out, lines[i]);
+    printf("[penalties] check_results.py:\n%s", out);
+    /* check_results.py held each row's penalty_ms to its penalties; the
+     * clients were told the same totals. */
+    assert_non_null(strstr(out, "race 0 1 finished|"));
+    for (uint32_t i = 0; i < race.r.count; i++)
+        assert_int_equal(race.r.rows[i].penalty_ms, race.r.rows[i].car == 1 ? 10000 : 20000);
+
+    /* The database: each penalty with its result row, which counts only
+     * the time penalties in force. */
+    char sql[1536];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM race_penalties WHERE race_id = %lld",
+             (long long)race_id);
+    assert_int_equal(test_sql_value(s->db.path, sql), 4);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM race_penalties AS p JOIN race_results AS rr USING (race_id, "
+             "player_id) WHERE p.race_id = %lld AND ((p.penalty_id = 1 AND p.kind = 'time' AND "
+             "p.offence = 'jump_start' AND p.seconds = 10 AND p.reason LIKE 'jump start: %%' "
+             "AND p.tick = 120 AND p.race_time_us = 0 AND NOT p.removed AND "
+             "rr.penalty_ms = 10000) OR (p.penalty_id = 2 AND p.kind = 'time' AND p.seconds = "
+             "20 AND p.offence = 'admin' AND p.reason = 'blocking' AND NOT p.removed AND "
+             "p.removed_reason IS NULL AND p.race_time_us > 0 AND rr.penalty_ms = 20000) OR "
+             "(p.penalty_id = 3 AND p.kind = 'dsq' AND p.removed AND p.removed_reason = "
+             "'it was the other car' AND p.removed_tick > p.tick AND rr.status <> "
+             "'disqualified') OR (p.penalty_id = 4 AND p.kind = 'time' AND p.seconds = 5 AND "
+             "p.removed AND rr.penalty_ms = 10000))",
+             (long long)race_id);
+    assert_int_equal(test_sql_value(s->db.path, sql), 4);
+
+    /* racectl results: below the classification, and in its JSON. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' --db '%s' results %lld 2>&1", RS_RACECTL_PATH, s->db.path,
+             (long long)race_id);
+    assert_int_equal(run_command(cmd, out, sizeof out), 0);
+    static const char *const shown[] = {"PENALTIES", "jump_start   race_control",
+                                        "0:00.000  jump start: ", "blocking\n",
+                                        "removed by admin at ", ": it was the other car\n",
+                                        ": taken back by an administrator\n"};
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
+        if (!strstr(out, shown[i]))
+            fail_msg("racectl results says:\n%s\nlacking: %s", out, shown[i]);
+    printf("[penalties] racectl results:\n%s", out);
+    snprintf(cmd, sizeof cmd, "'%s' --db '%s' --json results %lld 2>&1", RS_RACECTL_PATH,
+             s->db.path, (long long)race_id);
+    assert_int_equal(run_command(cmd, out, sizeof out), 0);
+    if (!strstr(out, "\"penalties\": [{\"id\": 2, \"kind\": \"time\", \"seconds\": 20, "
+                     "\"offence\": \"admin\", \"by\": \"admin\", \"reason\": \"blocking\"") ||
+        !strstr(out, "\"removed\": true, \"removal\": {\"by\": \"admin\", \"reason\": "
+                     "\"it was the other car\""))
+        fail_msg("racectl --json results says:\n%s", out);
+}
+
 /* A results file that cannot be written is reported, and costs nothing
  * else: the session is in the database all the same. */
 static void test_an_unwritable_results_dir_is_reported(void **state)
@@ -454,6 +600,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_a_weekend_writes_results_files_and_scores, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_penalties_reach_the_file_the_database_and_racectl,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_an_unwritable_results_dir_is_reported, setup,
                                         teardown),
     };

@@ -123,6 +123,102 @@ int rc_cmd_races(rc_ctx *c, int argc, char **argv)
     return RC_EXIT_OK;
 }
 
+/* ------------------------------------------------------------ penalties */
+
+/* A race's penalties (migration 0008), read in one go: *out is calloc'ed
+ * (free it), *n how many. */
+static rs_status load_penalties(rc_ctx *c, int64_t race_id, rs_lb_penalty **out, uint32_t *n,
+                                char *err, size_t err_len)
+{
+    uint32_t total = 0;
+    *out = NULL;
+    *n = 0;
+    rs_status st = rs_leaderboard_penalties(c->lb, race_id, NULL, 0, n, &total, err, err_len);
+    if (st != RS_OK || total == 0)
+        return st;
+    *out = calloc(total, sizeof **out);
+    if (!*out)
+        return RS_ERR_NOMEM;
+    return rs_leaderboard_penalties(c->lb, race_id, *out, total, n, &total, err, err_len);
+}
+
+static const char *penalty_by(const rs_store_penalty *p)
+{
+    return p->offence == RS_STORE_OFFENCE_ADMIN ? "admin" : "race_control";
+}
+
+/* The penalties of player_id as a JSON array, in the results file's shape
+ * (docs/RESULTS.md). */
+static void penalties_json(const rs_lb_penalty *pen, uint32_t n, int64_t player_id)
+{
+    printf("[");
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const rs_store_penalty *p = &pen[i].penalty;
+        if (pen[i].player_id != player_id)
+            continue;
+        printf("%s{\"id\": %u, \"kind\": \"%s\", \"seconds\": %u, \"offence\": \"%s\", "
+               "\"by\": \"%s\", \"reason\": ",
+               k++ ? ", " : "", (unsigned)p->id, rs_store_penalty_kind_name(p->kind),
+               (unsigned)p->seconds, rs_store_offence_name(p->offence), penalty_by(p));
+        rc_json_str(stdout, p->reason);
+        printf(", \"tick\": %" PRIu64 ", \"race_time_us\": %" PRId64 ", \"removed\": %s, "
+               "\"removal\": ",
+               p->tick, p->race_time_us, p->removed ? "true" : "false");
+        if (p->removed) {
+            printf("{\"by\": \"admin\", \"reason\": ");
+            rc_json_str(stdout, p->removed_reason);
+            printf(", \"tick\": %" PRIu64 ", \"race_time_us\": %" PRId64 "}}", p->removed_tick,
+                   p->removed_race_time_us);
+        } else {
+            printf("null}");
+        }
+    }
+    printf("]");
+}
+
+/* The race clock as racectl shows times; "countdown" before lights out. */
+static void clock_str(int64_t us, char *out, size_t cap)
+{
+    if (us < 0)
+        snprintf(out, cap, "countdown");
+    else
+        rs_race_time_str(us, out, cap);
+}
+
+/* The player's name for a penalty: its result row's. */
+static const char *player_of(const rs_lb_result *res, uint32_t n, int64_t player_id)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (res[i].player_id == player_id)
+            return res[i].player_name;
+    return "?";
+}
+
+/* Below the classification: every penalty in the order given, warnings
+ * and the ones taken back included (those counted for nothing). */
+static void penalties_table(const rs_lb_penalty *pen, uint32_t n, const rs_lb_result *res,
+                            uint32_t res_n)
+{
+    printf("\nPENALTIES\n%4s  %-20s %-8s %7s  %-12s %-12s %12s  %s\n", "ID", "PLAYER", "KIND",
+           "SECONDS", "OFFENCE", "BY", "RACE TIME", "REASON");
+    for (uint32_t i = 0; i < n; i++) {
+        const rs_store_penalty *p = &pen[i].penalty;
+        char at[32];
+        clock_str(p->race_time_us, at, sizeof at);
+        printf("%4u  %-20s %-8s %7u  %-12s %-12s %12s  %s\n", (unsigned)p->id,
+               player_of(res, res_n, pen[i].player_id), rs_store_penalty_kind_name(p->kind),
+               (unsigned)p->seconds, rs_store_offence_name(p->offence), penalty_by(p), at,
+               p->reason);
+        if (p->removed) {
+            clock_str(p->removed_race_time_us, at, sizeof at);
+            printf("%4s  removed by admin at %s: %s\n", "", at, p->removed_reason);
+        }
+    }
+    if (n == 0)
+        printf("(no penalties)\n");
+}
+
 int rc_cmd_results(rc_ctx *c, int argc, char **argv)
 {
     const char *cmd = "results";
@@ -132,7 +228,11 @@ int rc_cmd_results(rc_ctx *c, int argc, char **argv)
                             "\n"
                             "One race and its results by position: player, car, finish time,"
                             " laps,\n"
-                            "best lap, barrier and car hits. Exit status 1 for an unknown race.\n",
+                            "best lap, barrier and car hits; then its penalties in the order"
+                            " given\n"
+                            "(warnings and penalties taken back included). Exit status 1 for an"
+                            " unknown\n"
+                            "race.\n",
                             "RACE_ID", "race id", &race_id);
     if (rc != RC_GO_ON)
         return rc;
@@ -145,9 +245,13 @@ int rc_cmd_results(rc_ctx *c, int argc, char **argv)
     rs_lb_result *res = calloc(total ? total : 1, sizeof *res);
     if (!res)
         return rs_fail(cmd, "out of memory");
+    rs_lb_penalty *pens = NULL;
+    uint32_t pen_n = 0;
     if (rs_leaderboard_results(c->lb, race_id, &race, res, total, &n, &total, err, sizeof err) !=
-        RS_OK) {
+            RS_OK ||
+        load_penalties(c, race_id, &pens, &pen_n, err, sizeof err) != RS_OK) {
         free(res);
+        free(pens);
         return rs_fail(cmd, "%s", err);
     }
     if (c->json) {
@@ -179,7 +283,9 @@ int rc_cmd_results(rc_ctx *c, int argc, char **argv)
                 printf("%u", (unsigned)r->car_number);
             else
                 printf("null");
-            printf(", \"fastest_lap\": %s}", r->fastest_lap ? "true" : "false");
+            printf(", \"fastest_lap\": %s, \"penalties\": ", r->fastest_lap ? "true" : "false");
+            penalties_json(pens, pen_n, r->player_id);
+            printf("}");
         }
         printf("%s]}\n", n ? "\n" : "");
     } else {
@@ -214,8 +320,10 @@ int rc_cmd_results(rc_ctx *c, int argc, char **argv)
         }
         if (n == 0)
             printf("(no results)\n");
+        penalties_table(pens, pen_n, res, n);
     }
     free(res);
+    free(pens);
     return RC_EXIT_OK;
 }
 

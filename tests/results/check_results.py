@@ -11,8 +11,14 @@ race_number order:
 
   <type> <index> <race_number> <status>|car,position,class,class_position,number,status,laps,finish,best,fastest,laps_led,penalty_ms;...
 
-(class "-" and finish, best and number -1 for null). Exits non-zero with a message on the first
-failure.
+(class "-" and finish, best and number -1 for null), and after it one line per penalty, in the
+order given:
+
+  penalty <race_number> car=<car_slot> id=<id> <kind> <seconds>s <offence> by=<by> removed=<0|1> <reason>|<removal reason, or ->
+
+Each row's penalties must agree with the row: ids unique and rising, penalty_ms the sum of its
+time penalties not removed, disqualified exactly while a disqualification stands. Exits non-zero
+with a message on the first failure.
 
 usage: check_results.py DIR SCHEMA_JSON
 """
@@ -68,6 +74,28 @@ for name in names:
     if any(abs(r["penalty_s"] * 1000 - r["penalty_ms"]) > 0.5 for r in rows):
         fail("%s: penalty_s and penalty_ms disagree" % name)
 
+    seen_ids = set()
+    penalty_lines = []
+    for r in rows:
+        ids = [p["id"] for p in r["penalties"]]
+        if ids != sorted(ids) or seen_ids & set(ids) or len(set(ids)) != len(ids):
+            fail("%s: car %d: penalty ids %s repeat or are out of order" % (name, r["car_slot"], ids))
+        seen_ids |= set(ids)
+        standing = [p for p in r["penalties"] if not p["removed"]]
+        total = sum(p["seconds"] * 1000 for p in standing if p["kind"] == "time")
+        if min(total, 2**31 - 1) != r["penalty_ms"]:
+            fail("%s: car %d: penalty_ms %d, its time penalties in force make %d"
+                 % (name, r["car_slot"], r["penalty_ms"], total))
+        dsq = any(p["kind"] == "dsq" for p in standing)
+        if dsq != (r["status"] == "disqualified"):
+            fail("%s: car %d: status %s with%s a disqualification in force"
+                 % (name, r["car_slot"], r["status"], "" if dsq else "out"))
+        for p in r["penalties"]:
+            penalty_lines.append((p["id"], "penalty %d car=%d id=%d %s %ds %s by=%s removed=%d %s|%s" % (
+                doc["race_number"], r["car_slot"], p["id"], p["kind"], p["seconds"], p["offence"],
+                p["by"], 1 if p["removed"] else 0, p["reason"],
+                p["removal"]["reason"] if p["removal"] else "-")))
+
     def num(v):
         return -1 if v is None else v
 
@@ -78,6 +106,8 @@ for name in names:
         r["laps_led"], r["penalty_ms"]) for r in rows]
     lines.append((doc["race_number"], "%s %d %d %s|%s;" % (
         doc["session"]["type"], doc["session"]["index"], doc["race_number"], doc["status"],
-        ";".join(cells))))
-for _, line in sorted(lines):
+        ";".join(cells)), [line for _, line in sorted(penalty_lines)]))
+for _, line, penalties in sorted(lines):
     print(line)
+    for p in penalties:
+        print(p)

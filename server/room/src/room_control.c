@@ -81,6 +81,7 @@ bool rs_room__control_check(const rs_room_config *c, const char **why)
 void rs_room__control_reset(rs_room *room)
 {
     free(room->control.log);
+    free(room->control.list);
     memset(&room->control, 0, sizeof room->control);
     /* The cars' counts go with the cars (car_init zeroes them). */
 }
@@ -105,6 +106,54 @@ static bool log_reserve(room_control *rc)
     rc->log = l;
     rc->cap = cap;
     return true;
+}
+
+/* Room for one more penalty in the list; false without memory (as
+ * log_reserve: it still counts, it is only not listed in the results). */
+static bool list_reserve(room_control *rc)
+{
+    if (rc->list_len < rc->list_cap)
+        return true;
+    size_t cap = rc->list_cap ? rc->list_cap * 2 : 8;
+    rs_room_penalty *l = realloc(rc->list, cap * sizeof *l);
+    if (!l)
+        return false;
+    rc->list = l;
+    rc->list_cap = cap;
+    return true;
+}
+
+/* Keeps p in the list: a new penalty as given, with the race clock now; a
+ * removal marks its penalty removed, with the removal's tick, clock and
+ * reason. */
+static void list_keep(rs_room *room, const rs_msg_penalty *p)
+{
+    room_control *rc = &room->control;
+    int64_t race_us = rs_world_race_time_us(room->world);
+    if (p->removed) {
+        for (size_t i = 0; i < rc->list_len; i++) {
+            rs_room_penalty *o = &rc->list[i];
+            if (o->id != p->id)
+                continue;
+            o->removed = true;
+            o->removed_tick = p->tick;
+            o->removed_race_time_us = race_us;
+            snprintf(o->removed_reason, sizeof o->removed_reason, "%s", p->text);
+        }
+        return;
+    }
+    if (!list_reserve(rc))
+        return;
+    rs_room_penalty *o = &rc->list[rc->list_len++];
+    memset(o, 0, sizeof *o);
+    o->id = p->id;
+    o->car = p->car;
+    o->kind = p->kind;
+    o->offence = p->offence;
+    o->seconds = p->seconds;
+    o->tick = p->tick;
+    o->race_time_us = race_us;
+    snprintf(o->reason, sizeof o->reason, "%s", p->text);
 }
 
 /* The penalty given under id, if it is still in force (not removed), or
@@ -160,6 +209,7 @@ static void announce(rs_room *room, const rs_msg_penalty *p)
     m.u.penalty = *p;
     if (log_reserve(&room->control))
         room->control.log[room->control.len++] = *p;
+    list_keep(room, p);
     rs_room__send_watchers(room, &m);
     if (!rs_room__observed(room))
         return;
@@ -347,7 +397,7 @@ rs_status rs_room_penalty_add(rs_room *room, const char *name, uint8_t kind, uin
             car = (uint16_t)(i + 1);
     if (!car)
         return RS_ERR_MISSING;
-    if (!log_reserve(&room->control))
+    if (!log_reserve(&room->control) || !list_reserve(&room->control))
         return RS_ERR_NOMEM;
     const char *text = reason && reason[0] ? reason : "an administrator's decision";
     uint32_t given = give(room, car, kind, RS_OFFENCE_ADMIN, seconds,

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "racesim/protocol.h"
+#include "racesim/room.h"
 
 /* Per car, per session (zeroed with the car). */
 typedef struct room_car_control {
@@ -22,10 +23,15 @@ typedef struct room_car_control {
 } room_car_control;
 
 /* Per session: every PENALTY sent, in order, for the watchers who come
- * later and for rs_room_penalties. Grows only when a penalty is given. */
+ * later and for rs_room_penalties; and each penalty as it stands (a removal
+ * folded into it), for the classification (rs_room_results), so that
+ * nobody has to replay the log to know what counts. Both grow only when a
+ * penalty is given or removed. */
 typedef struct room_control {
     rs_msg_penalty *log;
     size_t len, cap;
+    rs_room_penalty *list;     /* one per id, in id order */
+    size_t list_len, list_cap;
     uint32_t next_id;          /* the last id given */
 } room_control;
 

@@ -1,8 +1,9 @@
 /*
  * rs_room_results: a session's classification with what the services and
  * the results files need beside RESULTS' rows — who drove each car, in
- * which class, which stock car, its number, and the fastest lap's holder.
- * A query: it reads the room and never changes it.
+ * which class, which stock car, its number, the fastest lap's holder and
+ * the session's penalties (race control's list, room_control.c). A query:
+ * it reads the room and never changes it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -74,5 +75,9 @@ bool rs_room_results(const rs_room *room, rs_room_results_info *out)
     }
     if (fastest >= 0)
         out->rows[fastest].fastest_lap = true;
+    /* The penalty list lives until the world goes (rs_room__control_reset),
+     * so it is still there in the race_results and race_end hooks. */
+    out->penalties = room->control.list_len ? room->control.list : NULL;
+    out->penalty_count = (uint32_t)room->control.list_len;
     return true;
 }

@@ -57,6 +57,8 @@ typedef struct svc_race {
     rs_store_result res[RS_PROTO_MAX_CARS + 1]; /* own results not yet taken by the writer;
                                                    the last slot is the race's end */
     uint32_t res_head, res_len;
+    rs_store_penalty *penalties;/* the session's penalties, grouped by result: each
+                                   result's penalties point into it (owned) */
     int64_t finished_at;        /* when the race ended, for the end record */
     rs_store_race_status end_status; /* what the end record says: finished, stopped, ... */
     uint64_t lost_reported;     /* racelog records refused or dropped, already reported */
@@ -326,9 +328,11 @@ void rs_svc__run_request(svc_worker *w, svc_job *job);
 /* services_results.c: the room's classification as result records, the
  * results files and the standings */
 /* The room's classification (rs_room_results) as r's result records, in
- * r->res from r->res_len on, caller ids from *id; false when the room has
- * none. info is filled for the results file. */
-bool rs_svc__room_results(svc_race *r, rs_room *room, rs_room_results_info *info, int64_t *id);
+ * r->res from r->res_len on, each with its penalties (in r->penalties),
+ * caller ids from *id; false when the room has none. info is filled for
+ * the results file. */
+bool rs_svc__room_results(rs_services *svc, svc_race *r, rs_room *room,
+                          rs_room_results_info *info, int64_t *id);
 /* Queues the results file of the session info for the database thread
  * (nothing when no results_dir). */
 void rs_svc__results_file(rs_services *svc, const svc_race *r, const rs_room_results_info *info,

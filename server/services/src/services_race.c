@@ -315,7 +315,8 @@ static void queue_end(rs_services *svc, svc_race *r, rs_room *room, const rs_wor
     int64_t id = ((int64_t)r->race_id << SVC_RACE_SHIFT) + SVC_OWN_IDS;
     /* 32 rows of names: too large for the tick's stack; once per session. */
     rs_room_results_info *info = malloc(sizeof *info);
-    if (info && rs_world_race_time_us(world) > 0 && rs_svc__room_results(r, room, info, &id)) {
+    if (info && rs_world_race_time_us(world) > 0 &&
+        rs_svc__room_results(svc, r, room, info, &id)) {
         rs_svc__results_file(svc, r, info, status);
     } else if (rs_world_race_time_us(world) > 0) {
         /* No classification from the room (it cannot happen while the world
@@ -571,6 +572,7 @@ static void race_free(svc_race *r)
 {
     rs_racelog_destroy(r->log);
     free(r->laps);
+    free(r->penalties);
     free(r);
 }
 

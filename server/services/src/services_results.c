@@ -40,11 +40,72 @@ static rs_store_result_status store_status(uint8_t proto_status)
     }
 }
 
-bool rs_svc__room_results(svc_race *r, rs_room *room, rs_room_results_info *info, int64_t *id)
+static rs_store_penalty_kind store_kind(uint8_t kind)
+{
+    switch (kind) {
+    case RS_PENALTY_TIME: return RS_STORE_PENALTY_TIME;
+    case RS_PENALTY_DSQ: return RS_STORE_PENALTY_DSQ;
+    default: return RS_STORE_PENALTY_WARNING;
+    }
+}
+
+static rs_store_offence store_offence(uint8_t offence)
+{
+    switch (offence) {
+    case RS_OFFENCE_TRACK_LIMITS: return RS_STORE_OFFENCE_TRACK_LIMITS;
+    case RS_OFFENCE_CONTACT: return RS_STORE_OFFENCE_CONTACT;
+    case RS_OFFENCE_JUMP_START: return RS_STORE_OFFENCE_JUMP_START;
+    default: return RS_STORE_OFFENCE_ADMIN;
+    }
+}
+
+/* Car's penalties of info, appended to r->penalties for the result res
+ * (the array was sized for every penalty of the session). */
+static void result_penalties(svc_race *r, const rs_room_results_info *info, uint8_t car,
+                             rs_store_result *res, uint32_t *used)
+{
+    res->penalties = r->penalties + *used;
+    res->penalty_count = 0;
+    for (uint32_t k = 0; k < info->penalty_count; k++) {
+        const rs_room_penalty *p = &info->penalties[k];
+        if (p->car != car)
+            continue;
+        rs_store_penalty *o = &r->penalties[(*used)++];
+        memset(o, 0, sizeof *o);
+        o->id = p->id;
+        o->kind = store_kind(p->kind);
+        o->offence = store_offence(p->offence);
+        o->seconds = p->seconds;
+        o->tick = p->tick;
+        o->race_time_us = p->race_time_us;
+        snprintf(o->reason, sizeof o->reason, "%s", p->reason);
+        o->removed = p->removed;
+        o->removed_tick = p->removed_tick;
+        o->removed_race_time_us = p->removed_race_time_us;
+        snprintf(o->removed_reason, sizeof o->removed_reason, "%s", p->removed_reason);
+        res->penalty_count++;
+    }
+    if (res->penalty_count == 0)
+        res->penalties = NULL;
+}
+
+bool rs_svc__room_results(rs_services *svc, svc_race *r, rs_room *room,
+                          rs_room_results_info *info, int64_t *id)
 {
     if (!room || !rs_room_results(room, info))
         return false;
     const rs_world *world = rs_room_world(room);
+    /* Once per race (queue_end): every result's penalties in one array
+     * that lives as long as the race's records. */
+    uint32_t used = 0;
+    free(r->penalties);
+    r->penalties = info->penalty_count ? calloc(info->penalty_count, sizeof *r->penalties)
+                                       : NULL;
+    if (info->penalty_count && !r->penalties) {
+        char what[64];
+        snprintf(what, sizeof what, "race %lld", (long long)r->race_id);
+        rs_svc__error(svc, what, "out of memory: its penalties are not stored");
+    }
     for (uint32_t i = 0; i < info->count; i++) {
         const rs_room_result_row *o = &info->rows[i];
         uint8_t car = o->row.car;
@@ -65,6 +126,8 @@ bool rs_svc__room_results(svc_race *r, rs_room *room, rs_room_results_info *info
         res.laps_led = o->row.laps_led;
         res.car_number = o->number;
         res.fastest_lap = o->fastest_lap;
+        if (r->penalties)
+            result_penalties(r, info, car, &res, &used);
         r->res[r->res_len++] = res;
     }
     return true;
@@ -80,15 +143,34 @@ struct svc_results_file {
     uint64_t track_hash;
     int64_t race_id, started_at, ended_at;
     rs_store_race_status status;
-    rs_room_results_info info; /* its borrowed pointers cleared */
+    rs_room_results_info info; /* its borrowed pointers cleared, but penalties: */
+    rs_room_penalty *penalties; /* info.penalties, copied (owned) */
 };
 
 void rs_svc__results_file_free(svc_results_file *f)
 {
     if (f) {
         free(f->dir);
+        free(f->penalties);
         free(f);
     }
+}
+
+/* info's penalties, copied for f: the room's list is borrowed only until
+ * the tick goes on, and the file is written later on the database thread. */
+static bool copy_penalties(svc_results_file *f, const rs_room_results_info *info)
+{
+    f->info.penalties = NULL;
+    f->info.penalty_count = 0;
+    if (!info->penalty_count)
+        return true;
+    f->penalties = malloc(info->penalty_count * sizeof *f->penalties);
+    if (!f->penalties)
+        return false;
+    memcpy(f->penalties, info->penalties, info->penalty_count * sizeof *f->penalties);
+    f->info.penalties = f->penalties;
+    f->info.penalty_count = info->penalty_count;
+    return true;
 }
 
 void rs_svc__results_file(rs_services *svc, const svc_race *r, const rs_room_results_info *info,
@@ -98,9 +180,11 @@ void rs_svc__results_file(rs_services *svc, const svc_race *r, const rs_room_res
         return;
     svc_results_file *f = calloc(1, sizeof *f);
     svc_job *job = f ? rs_svc__job_new(svc, SVC_JOB_RESULTS_FILE, NULL, 0, 0, "") : NULL;
-    if (f)
+    if (f) {
         f->dir = strdup(svc->results_dir);
-    if (!job || !f->dir) {
+        f->info = *info;
+    }
+    if (!job || !f->dir || !copy_penalties(f, info)) {
         rs_svc__results_file_free(f);
         rs_svc__job_free(job);
         rs_svc__error(svc, "a results file", "out of memory: not written");
@@ -114,7 +198,6 @@ void rs_svc__results_file(rs_services *svc, const svc_race *r, const rs_room_res
     f->started_at = r->started_at;
     f->ended_at = rs_wall_time_s();
     f->status = status;
-    f->info = *info;
     f->info.room = NULL;
     f->info.track = NULL;
     job->file = f;
@@ -163,6 +246,52 @@ static const char *const session_words[RS_SESSION_TYPE_COUNT] = {
 static const char *const status_words[RS_RESULT_STATUS_COUNT] = {
     [RS_CLASSIFIED] = "classified", [RS_NOT_CLASSIFIED] = "not_classified",
     [RS_DISQUALIFIED] = "disqualified"};
+
+static const char *const kind_words[RS_PENALTY_KIND_COUNT] = {
+    [RS_PENALTY_TIME] = "time", [RS_PENALTY_DSQ] = "dsq", [RS_PENALTY_WARNING] = "warning"};
+static const char *const offence_words[RS_OFFENCE_COUNT] = {
+    [RS_OFFENCE_TRACK_LIMITS] = "track_limits", [RS_OFFENCE_CONTACT] = "contact",
+    [RS_OFFENCE_JUMP_START] = "jump_start", [RS_OFFENCE_ADMIN] = "admin"};
+
+/* One penalty: what, for what, by whom, when and why; and its removal,
+ * which only an administrator can make. */
+static void put_penalty(FILE *o, const rs_room_penalty *p)
+{
+    bool admin = p->offence == RS_OFFENCE_ADMIN;
+    fprintf(o, "{\"id\": %u, \"kind\": \"%s\", \"seconds\": %u, \"offence\": \"%s\", "
+               "\"by\": \"%s\", \"reason\": ",
+            (unsigned)p->id, p->kind < RS_PENALTY_KIND_COUNT ? kind_words[p->kind] : "warning",
+            (unsigned)p->seconds,
+            p->offence < RS_OFFENCE_COUNT ? offence_words[p->offence] : "admin",
+            admin ? "admin" : "race_control");
+    put_str(o, p->reason);
+    fprintf(o, ", \"tick\": %llu, \"race_time_us\": %lld, \"removed\": %s, \"removal\": ",
+            (unsigned long long)p->tick, (long long)p->race_time_us,
+            p->removed ? "true" : "false");
+    if (!p->removed) {
+        fputs("null}", o);
+        return;
+    }
+    fputs("{\"by\": \"admin\", \"reason\": ", o);
+    put_str(o, p->removed_reason);
+    fprintf(o, ", \"tick\": %llu, \"race_time_us\": %lld}}",
+            (unsigned long long)p->removed_tick, (long long)p->removed_race_time_us);
+}
+
+/* The penalties of row's car, in the order they were given. */
+static void put_row_penalties(FILE *o, const rs_room_results_info *in,
+                              const rs_room_result_row *row)
+{
+    fputc('[', o);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < in->penalty_count; k++) {
+        if (in->penalties[k].car != row->row.car)
+            continue;
+        fputs(n++ ? ",\n       " : "\n       ", o);
+        put_penalty(o, &in->penalties[k]);
+    }
+    fputs(n ? "\n     ]" : "]", o);
+}
 
 /* The gap of row to the leader: a race by laps, then (on the leader's lap)
  * by finish time with penalties; other sessions by best lap. */
@@ -271,10 +400,12 @@ static void put_results(FILE *o, const svc_results_file *f)
         fputs(", \"best_lap_us\": ", o);
         put_time(o, r->row.best_lap_us);
         fprintf(o, ", \"fastest_lap\": %s, \"laps_led\": %u, \"penalty_ms\": %u, "
-                   "\"penalty_s\": %u.%03u, \"penalties\": []}",
+                   "\"penalty_s\": %u.%03u, \"penalties\": ",
                 r->fastest_lap ? "true" : "false", (unsigned)r->row.laps_led,
                 (unsigned)r->row.penalty_ms, (unsigned)(r->row.penalty_ms / 1000),
                 (unsigned)(r->row.penalty_ms % 1000));
+        put_row_penalties(o, in, r);
+        fputc('}', o);
     }
     fputs("\n  ]\n}\n", o);
 }

@@ -172,12 +172,32 @@ rs_status rs_store_put_result(rs_store *s, const rs_store_result *r, char *err, 
 {
     if (!s || !r)
         return RS_ERR_ARG;
+    /* The row and its penalties together, or neither. */
+    rs_status status = rs_store__begin(s, err, err_len);
+    if (status != RS_OK)
+        return status;
+    status = rs_store__put_result_in_tx(s, r, err, err_len);
+    if (status != RS_OK) {
+        rs_store__rollback(s);
+        return status;
+    }
+    return rs_store__commit(s, err, err_len);
+}
+
+rs_status rs_store__put_result_in_tx(rs_store *s, const rs_store_result *r, char *err,
+                                     size_t err_len)
+{
+    if (!s || !r)
+        return RS_ERR_ARG;
     if (r->position < 1) {
         rs_errf(err, err_len, "result: position must be at least 1");
         return RS_ERR_RANGE;
     }
+    rs_status status = rs_store__penalties_check(r, err, err_len);
+    if (status != RS_OK)
+        return status;
     int64_t car_id = 0;
-    rs_status status = rs_store_car_id(s, r->params_hash, &car_id, err, err_len);
+    status = rs_store_car_id(s, r->params_hash, &car_id, err, err_len);
     if (status != RS_OK)
         return status;
     if ((unsigned)r->status > RS_STORE_RESULT_DISQUALIFIED ||
@@ -217,7 +237,10 @@ rs_status rs_store_put_result(rs_store *s, const rs_store_result *r, char *err, 
                       SQLITE_STATIC);
     sqlite3_bind_text(st, 17, r->class_name, text_len(r->class_name, sizeof r->class_name),
                       SQLITE_TRANSIENT);
-    return rs_store__step_done(s, st, "storing a race result", err, err_len);
+    status = rs_store__step_done(s, st, "storing a race result", err, err_len);
+    if (status != RS_OK)
+        return status;
+    return rs_store__put_penalties_in_tx(s, r, err, err_len);
 }
 
 /* Indexed by rs_store_race_status: the words migration 0004 allows. */

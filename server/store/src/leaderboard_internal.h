@@ -47,6 +47,7 @@ enum rs_lb_query {
     LB_RACES,
     LB_RACE,
     LB_RESULTS,
+    LB_PENALTIES,
     LB_LAP,
     LB_CAR_BLOCK,
     LB_TRACK_JSON,

@@ -49,6 +49,11 @@ static const char *const op_sql[LB_QUERIES - LB_BOARD_QUERIES] = {
         " FROM race_results AS rr JOIN players AS p ON p.id = rr.player_id"
         " JOIN cars AS c ON c.id = rr.car_id WHERE rr.race_id = ?1"
         " ORDER BY rr.position, rr.player_id",
+    [LB_PENALTIES - LB_BOARD_QUERIES] =
+        "SELECT player_id, penalty_id, kind, offence, seconds, tick, race_time_us, reason,"
+        " removed, coalesce(removed_tick, 0), coalesce(removed_race_time_us, 0),"
+        " coalesce(removed_reason, '') FROM race_penalties WHERE race_id = ?1"
+        " ORDER BY penalty_id",
     [LB_LAP - LB_BOARD_QUERIES] =
         "SELECT " ROW_COLS ", 0, (SELECT c.params_hash FROM cars AS c WHERE c.id = l.car_id),"
         " l.end_hash FROM laps AS l JOIN players AS p ON p.id = l.player_id"
@@ -284,6 +289,68 @@ rs_status rs_leaderboard_results(rs_leaderboard *lb, int64_t race_id, rs_lb_race
         all++;
     }
     status = rc == SQLITE_DONE ? RS_OK : rs_store__lb_db_error(lb, "results", err, err_len);
+    rs_store__lb_done(st);
+    *count = n;
+    *total = all;
+    return status;
+}
+
+/* The kind and offence stored as words (the table's CHECKs allow no
+ * others; anything else reads as the first). */
+static rs_store_penalty_kind kind_parse(const unsigned char *text)
+{
+    for (int i = 0; text && i < RS_STORE_PENALTY_KIND_COUNT; i++)
+        if (strcmp((const char *)text, rs_store_penalty_kind_name((rs_store_penalty_kind)i)) == 0)
+            return (rs_store_penalty_kind)i;
+    return RS_STORE_PENALTY_TIME;
+}
+
+static rs_store_offence offence_parse(const unsigned char *text)
+{
+    for (int i = 0; text && i < RS_STORE_OFFENCE_COUNT; i++)
+        if (strcmp((const char *)text, rs_store_offence_name((rs_store_offence)i)) == 0)
+            return (rs_store_offence)i;
+    return RS_STORE_OFFENCE_TRACK_LIMITS;
+}
+
+static void read_penalty(sqlite3_stmt *st, rs_lb_penalty *out)
+{
+    memset(out, 0, sizeof *out);
+    rs_store_penalty *p = &out->penalty;
+    out->player_id = sqlite3_column_int64(st, 0);
+    p->id = (uint32_t)sqlite3_column_int64(st, 1);
+    p->kind = kind_parse(sqlite3_column_text(st, 2));
+    p->offence = offence_parse(sqlite3_column_text(st, 3));
+    p->seconds = (uint32_t)sqlite3_column_int64(st, 4);
+    p->tick = (uint64_t)sqlite3_column_int64(st, 5);
+    p->race_time_us = sqlite3_column_int64(st, 6);
+    rs_store__copy_text(p->reason, sizeof p->reason, sqlite3_column_text(st, 7));
+    p->removed = sqlite3_column_int(st, 8) != 0;
+    p->removed_tick = (uint64_t)sqlite3_column_int64(st, 9);
+    p->removed_race_time_us = sqlite3_column_int64(st, 10);
+    rs_store__copy_text(p->removed_reason, sizeof p->removed_reason,
+                        sqlite3_column_text(st, 11));
+}
+
+rs_status rs_leaderboard_penalties(rs_leaderboard *lb, int64_t race_id, rs_lb_penalty *out,
+                                   uint32_t cap, uint32_t *count, uint32_t *total, char *err,
+                                   size_t err_len)
+{
+    if (!lb || !count || !total || (cap && !out))
+        return rs_store__lb_missing_argument(err, err_len);
+    *count = *total = 0;
+    sqlite3_stmt *st = op_stmt(lb, LB_PENALTIES, &race_id, 1, err, err_len);
+    if (!st)
+        return RS_ERR_IO;
+    uint32_t n = 0, all = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n < cap)
+            read_penalty(st, &out[n++]);
+        all++;
+    }
+    rs_status status =
+        rc == SQLITE_DONE ? RS_OK : rs_store__lb_db_error(lb, "penalties", err, err_len);
     rs_store__lb_done(st);
     *count = n;
     *total = all;

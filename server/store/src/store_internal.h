@@ -26,6 +26,8 @@ enum rs_stmt_slot {
     RS_STMT_RACE_INSERT,
     RS_STMT_RACE_END,
     RS_STMT_RESULT_UPSERT,
+    RS_STMT_PENALTY_DELETE,
+    RS_STMT_PENALTY_INSERT,
     RS_STMT_LAP_INSERT,
     RS_STMT_PROOF_INSERT,
     RS_STMT_PROOF_SELECT,
@@ -136,6 +138,21 @@ rs_status rs_store__status_from_sqlite(int rc);
 rs_status rs_store__begin(rs_store *s, char *err, size_t err_len);
 rs_status rs_store__commit(rs_store *s, char *err, size_t err_len);
 void rs_store__rollback(rs_store *s);
+
+/* ------------------------------------ results (catalog.c, penalties.c) */
+
+/* rs_store_put_result inside the caller's transaction (the writer's batch). */
+rs_status rs_store__put_result_in_tx(rs_store *s, const rs_store_result *r, char *err,
+                                     size_t err_len);
+
+/* Checks a result's penalties before anything is written: RS_ERR_RANGE,
+ * with the first fault in err, as rs_store_put_result says. */
+rs_status rs_store__penalties_check(const rs_store_result *r, char *err, size_t err_len);
+
+/* Replaces the penalties of result (race_id, player_id) with r's; inside a
+ * transaction, after the result row is written (the foreign key). */
+rs_status rs_store__put_penalties_in_tx(rs_store *s, const rs_store_result *r, char *err,
+                                        size_t err_len);
 
 /* ------------------------------------------------- tokens (players.c) */
 

@@ -14,7 +14,8 @@
  * Memory is bounded: capacity counts every record from put until its ack is
  * polled, both rings are allocated once at open, and a put that would go
  * past capacity returns RS_ERR_FULL at once rather than block the tick. A
- * lap's proof bytes are copied at put and freed after its transaction.
+ * lap's proof bytes (and a result's penalties) are copied at put and freed
+ * after its transaction.
  *
  * One record that fails (an unknown player, a missing car) is undone alone
  * through a savepoint and acked with its error; the rest of the batch still
@@ -108,6 +109,8 @@ static void free_record(wrec *r)
 {
     if (r->kind == RS_RECORD_LAP)
         free((void *)(uintptr_t)r->u.lap.proof); /* our own copy */
+    else if (r->kind == RS_RECORD_RESULT)
+        free((void *)(uintptr_t)r->u.result.penalties); /* ours too */
     r->kind = 0;
 }
 
@@ -118,7 +121,7 @@ static rs_status apply_record(rs_store *s, const wrec *r, int64_t *row_id, char 
     case RS_RECORD_LAP:
         return rs_store__put_lap_in_tx(s, &r->u.lap, row_id, err, err_len);
     case RS_RECORD_RESULT:
-        return rs_store_put_result(s, &r->u.result, err, err_len);
+        return rs_store__put_result_in_tx(s, &r->u.result, err, err_len);
     case RS_RECORD_RACE_FINISH:
         return rs_store_race_end(s, r->u.end.race_id, r->u.end.status, r->u.end.ended_at, err,
                                  err_len);
@@ -365,7 +368,22 @@ rs_status rs_store_writer_put_result(rs_store_writer *w, const rs_store_result *
         return RS_ERR_ARG;
     wrec r = {.kind = RS_RECORD_RESULT, .caller_id = res->caller_id};
     r.u.result = *res;
-    return enqueue(w, &r);
+    r.u.result.penalties = NULL;
+    if (res->penalty_count > 0) {
+        if (!res->penalties)
+            return RS_ERR_ARG;
+        /* Copied outside the lock, like a lap's proof. */
+        size_t bytes = res->penalty_count * sizeof *res->penalties;
+        rs_store_penalty *copy = malloc(bytes);
+        if (!copy)
+            return RS_ERR_NOMEM;
+        memcpy(copy, res->penalties, bytes);
+        r.u.result.penalties = copy;
+    }
+    rs_status status = enqueue(w, &r);
+    if (status != RS_OK)
+        free_record(&r);
+    return status;
 }
 
 rs_status rs_store_writer_end_race(rs_store_writer *w, int64_t caller_id, int64_t race_id,

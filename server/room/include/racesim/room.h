@@ -590,9 +590,29 @@ typedef struct rs_room_result_row {
     uint16_t number;                   /* race number, 0 none */
     bool fastest_lap;                  /* set the session's fastest valid lap (ties: the
                                           first to set it) */
-    /* Race control's individual penalties will be listed here once the room
-     * keeps them; until then row.penalty_ms is their total. */
 } rs_room_result_row;
+
+/* One penalty of the session as it stands (rs_room_results): given by race
+ * control or an administrator, and perhaps taken back since. Warnings are
+ * listed too, since the players saw them, though they count for nothing;
+ * only time penalties in force add up to their row's row.penalty_ms. */
+typedef struct rs_room_penalty {
+    uint32_t id;                       /* 1.., its PENALTY's id */
+    uint8_t car;                       /* 1..32: the row whose row.car it is */
+    uint8_t kind;                      /* RS_PENALTY_* */
+    uint8_t offence;                   /* RS_OFFENCE_*; RS_OFFENCE_ADMIN: an administrator
+                                          gave it, any other: race control */
+    uint32_t seconds;                  /* TIME: 1..3600; else 0 */
+    uint64_t tick;                     /* the world's tick when it was given */
+    int64_t race_time_us;              /* the race clock then (negative in a race's
+                                          countdown) */
+    char reason[RS_PROTO_TEXT_MAX + 1];/* its PENALTY's text */
+    bool removed;                      /* taken back (only an administrator can): it counts
+                                          for nothing */
+    uint64_t removed_tick;             /* removed: the tick, race clock and reason of the */
+    int64_t removed_race_time_us;      /* removal's PENALTY; else 0 and "" */
+    char removed_reason[RS_PROTO_TEXT_MAX + 1];
+} rs_room_penalty;
 
 typedef struct rs_room_results_info {
     bool final;                        /* the session's classification (its results
@@ -607,6 +627,13 @@ typedef struct rs_room_results_info {
     int64_t race_time_us;              /* the world's race clock */
     uint32_t count;
     rs_room_result_row rows[RS_PROTO_MAX_CARS]; /* in classification order */
+    /* The session's penalties in the order they were given (one entry per
+     * id, a removal folded into its penalty), each naming its car: a row's
+     * penalties are those whose car is its row.car. Borrowed like the other
+     * pointers (a session's list has no fixed bound, so it is not copied
+     * into every info); NULL when there are none. */
+    const rs_room_penalty *penalties;
+    uint32_t penalty_count;
 } rs_room_results_info;
 
 /* The classification of the room's session: the finished session's (what

@@ -226,6 +226,20 @@ rs_status rs_leaderboard_results(rs_leaderboard *lb, int64_t race_id, rs_lb_race
                                  rs_lb_result *results, uint32_t cap, uint32_t *count,
                                  uint32_t *total, char *err, size_t err_len);
 
+/* One penalty of a race (migration 0008) and the result row it belongs to. */
+typedef struct rs_lb_penalty {
+    int64_t player_id;         /* its result's player (rs_lb_result.player_id) */
+    rs_store_penalty penalty;  /* as stored: kind, offence, seconds, when, why, removal */
+} rs_lb_penalty;
+
+/* A race's penalties in id order (the order they were given), warnings and
+ * removed ones included. Writes up to cap; *total gets how many exist. A
+ * race stored before migration 0008, or unknown, has none: RS_OK with 0
+ * (rs_leaderboard_results tells an unknown race). */
+rs_status rs_leaderboard_penalties(rs_leaderboard *lb, int64_t race_id, rs_lb_penalty *out,
+                                   uint32_t cap, uint32_t *count, uint32_t *total, char *err,
+                                   size_t err_len);
+
 /* One lap record with every field (rank 0). RS_ERR_MISSING when absent. */
 rs_status rs_leaderboard_lap(rs_leaderboard *lb, int64_t lap_id, rs_lb_row *row, char *err,
                              size_t err_len);

@@ -204,6 +204,48 @@ typedef enum rs_store_result_status {
  * "not_classified" for BY_FINISH as finished says); "?" outside the enum. */
 const char *rs_store_result_status_name(rs_store_result_status status, bool finished);
 
+/* A penalty's kind (race_penalties.kind, migration 0008), as the room's
+ * RS_PENALTY_*. */
+typedef enum rs_store_penalty_kind {
+    RS_STORE_PENALTY_TIME = 0,     /* seconds added to the car's race time */
+    RS_STORE_PENALTY_DSQ = 1,      /* disqualified from the session */
+    RS_STORE_PENALTY_WARNING = 2,  /* a strike the players saw; counts for nothing */
+    RS_STORE_PENALTY_KIND_COUNT
+} rs_store_penalty_kind;
+
+/* What a penalty was for (race_penalties.offence), as the room's RS_OFFENCE_*. */
+typedef enum rs_store_offence {
+    RS_STORE_OFFENCE_TRACK_LIMITS = 0,
+    RS_STORE_OFFENCE_CONTACT = 1,
+    RS_STORE_OFFENCE_JUMP_START = 2,
+    RS_STORE_OFFENCE_ADMIN = 3,    /* an administrator's decision; the others are race
+                                      control's */
+    RS_STORE_OFFENCE_COUNT
+} rs_store_offence;
+
+/* "time", "dsq", "warning" / "track_limits", "contact", "jump_start",
+ * "admin": the words the database stores; "?" outside the enum. */
+const char *rs_store_penalty_kind_name(rs_store_penalty_kind kind);
+const char *rs_store_offence_name(rs_store_offence offence);
+
+/* The longest reason the store keeps (the protocol's text limit). */
+#define RS_STORE_PENALTY_TEXT_MAX 200
+
+/* One penalty of a result: given in the session, and perhaps taken back. */
+typedef struct rs_store_penalty {
+    uint32_t id;               /* 1.., its id in the session (unique in the race) */
+    rs_store_penalty_kind kind;
+    rs_store_offence offence;
+    uint32_t seconds;          /* TIME: 1..3600; else 0 */
+    uint64_t tick;             /* the world's tick when it was given */
+    int64_t race_time_us;      /* the race clock then (negative in a countdown) */
+    char reason[RS_STORE_PENALTY_TEXT_MAX + 1];
+    bool removed;              /* taken back by an administrator */
+    uint64_t removed_tick;     /* removed: when and why; else ignored */
+    int64_t removed_race_time_us;
+    char removed_reason[RS_STORE_PENALTY_TEXT_MAX + 1];
+} rs_store_penalty;
+
 /* One car's result in a race. */
 typedef struct rs_store_result {
     int64_t caller_id;        /* writer: echoed in the ack */
@@ -226,9 +268,16 @@ typedef struct rs_store_result {
     uint32_t laps_led;
     uint16_t car_number;      /* 0 = none (stored NULL) */
     bool fastest_lap;         /* the holder of the session's fastest valid lap */
+    /* its penalties in id order (migration 0008); NULL with 0: none. The
+       writer copies them at put */
+    const rs_store_penalty *penalties;
+    uint32_t penalty_count;
 } rs_store_result;
 
-/* Writes (or replaces) one result row. */
+/* Writes (or replaces) one result row and its penalties (replacing the ones
+ * it had) in one transaction. RS_ERR_RANGE for a penalty whose kind,
+ * offence, seconds (1..3600 exactly for TIME) or id is out of range, or a
+ * removed warning; nothing is written then. */
 rs_status rs_store_put_result(rs_store *s, const rs_store_result *r, char *err, size_t err_len);
 
 /* How a race ended: races.status (migration 0004). A race is created
@@ -357,6 +406,8 @@ rs_status rs_store_writer_open(const char *path, const rs_store_writer_def *def,
  * or drops it); RS_ERR_ARG for a malformed record, RS_ERR_NOMEM; nothing is
  * queued then. A lap's proof is copied. */
 rs_status rs_store_writer_put_lap(rs_store_writer *w, const rs_store_lap *lap);
+/* A result's penalties are copied (the caller's may go at once) and written
+ * with the result row, in its transaction. */
 rs_status rs_store_writer_put_result(rs_store_writer *w, const rs_store_result *r);
 /* Queues rs_store_race_end(race_id, status, ended_at); status as there. */
 rs_status rs_store_writer_end_race(rs_store_writer *w, int64_t caller_id, int64_t race_id,
