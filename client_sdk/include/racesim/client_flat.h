@@ -116,7 +116,8 @@ void rs_flat_set_controls(rs_client *c, double steer, double throttle, double br
  * (as the rows of RESULTS do): call them before polling the next one. */
 typedef struct rs_flat_event {
     int32_t type;        /* rs_client_event_type; 0 = none */
-    int32_t car;         /* the car concerned: LAP, SECTOR, COLLISION, FINISH, CAR_INFO; the
+    int32_t car;         /* the car concerned: LAP, SECTOR, COLLISION, FINISH, CAR_INFO (its
+                            class, number and more: rs_flat_get_car_info), PENALTY; the
                             local car in WORLD_READY (0 = none) */
     int32_t lap;         /* LAP, SECTOR: the lap (1 = first); FINISH: laps driven */
     int32_t position;    /* LAP: the car's race position; FINISH: finishing position */
