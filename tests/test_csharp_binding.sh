@@ -7,7 +7,8 @@
 # ("lap 1: ... s"), shown a HUD, finished and printed the results. About 65 s (the lap
 # takes about 60). Before the race, the mirrors: every constant of Racesim.cs equals the C
 # value (a C program compiled against the public headers prints them by their C names) and
-# every struct mirror has the C struct's size and field offsets.
+# every struct mirror has the C struct's size and field offsets. Then a race weekend (two
+# clients: the weekend, a car picked by hash, the session, chat, a command, standings; ~10 s).
 #
 # usage: sh tests/test_csharp_binding.sh BINDING_DIR LIBDIR RACESERVER INCLUDE_DIR...
 #   BINDING_DIR  bindings/csharp (Racesim.cs, RaceClient.cs)
@@ -80,6 +81,30 @@ int main(void)
     K("EventType.Results", RS_CLIENT_EV_RESULTS) K("EventType.Sector", RS_CLIENT_EV_SECTOR)
     K("EventType.TokenReply", RS_CLIENT_EV_TOKEN_REPLY) K("EventType.TuneReply", RS_CLIENT_EV_TUNE_REPLY)
     K("EventType.WorldReady", RS_CLIENT_EV_WORLD_READY)
+    K("EventType.Weekend", RS_CLIENT_EV_WEEKEND) K("EventType.Penalty", RS_CLIENT_EV_PENALTY)
+    K("EventType.Chat", RS_CLIENT_EV_CHAT) K("EventType.CommandReply", RS_CLIENT_EV_COMMAND_REPLY)
+    K("EventType.Vote", RS_CLIENT_EV_VOTE) K("EventType.Standings", RS_CLIENT_EV_STANDINGS)
+    K("SessionType.Practice", RS_SESSION_PRACTICE) K("SessionType.Qualifying", RS_SESSION_QUALIFYING)
+    K("SessionType.Warmup", RS_SESSION_WARMUP) K("SessionType.Race", RS_SESSION_RACE)
+    K("GridSource.JoinOrder", RS_GRID_JOIN_ORDER) K("GridSource.Qualifying", RS_GRID_QUALIFYING)
+    K("GridSource.PreviousRace", RS_GRID_PREVIOUS_RACE)
+    K("ResultStatus.Classified", RS_CLASSIFIED) K("ResultStatus.NotClassified", RS_NOT_CLASSIFIED)
+    K("ResultStatus.Disqualified", RS_DISQUALIFIED)
+    K("PenaltyKind.Time", RS_PENALTY_TIME) K("PenaltyKind.Dsq", RS_PENALTY_DSQ)
+    K("PenaltyKind.Warning", RS_PENALTY_WARNING)
+    K("Offence.TrackLimits", RS_OFFENCE_TRACK_LIMITS) K("Offence.Contact", RS_OFFENCE_CONTACT)
+    K("Offence.JumpStart", RS_OFFENCE_JUMP_START) K("Offence.Admin", RS_OFFENCE_ADMIN)
+    K("ChatKind.Room", RS_CHAT_ROOM) K("ChatKind.Private", RS_CHAT_PRIVATE)
+    K("ChatKind.Announce", RS_CHAT_ANNOUNCE) K("ChatKind.System", RS_CHAT_SYSTEM)
+    K("Command.Mute", RS_CMD_MUTE) K("Command.Unmute", RS_CMD_UNMUTE)
+    K("Command.VoteKick", RS_CMD_VOTE_KICK) K("Command.VoteRestart", RS_CMD_VOTE_RESTART)
+    K("Command.VoteSkip", RS_CMD_VOTE_SKIP) K("Command.VoteTrack", RS_CMD_VOTE_TRACK)
+    K("Command.VoteYes", RS_CMD_VOTE_YES) K("Command.VoteNo", RS_CMD_VOTE_NO)
+    K("Command.SelectCar", RS_CMD_SELECT_CAR)
+    K("VoteKind.Kick", RS_VOTE_KICK) K("VoteKind.Restart", RS_VOTE_RESTART)
+    K("VoteKind.Skip", RS_VOTE_SKIP) K("VoteKind.Track", RS_VOTE_TRACK)
+    K("VoteState.Open", RS_VOTE_OPEN) K("VoteState.Passed", RS_VOTE_PASSED)
+    K("VoteState.Failed", RS_VOTE_FAILED)
     K("Gear.Drive", 1) K("Gear.Keep", RS_GEAR_KEEP) K("Gear.Neutral", 0) K("Gear.Reverse", -1)
     K("LapFlags.PersonalBest", RS_LAP_PERSONAL_BEST) K("LapFlags.Recorded", RS_LAP_RECORDED)
     K("LapFlags.TrackRecord", RS_LAP_TRACK_RECORD)
@@ -112,7 +137,7 @@ int main(void)
 #undef T
 #define T rs_flat_result
     S("RacesimResult", T) F(T, car) F(T, position) F(T, laps) F(T, finished) F(T, finish_us)
-    F(T, best_lap_us) E
+    F(T, best_lap_us) F(T, class_position) F(T, status) F(T, penalty_ms) F(T, laps_led) E
 #undef T
 #define T rs_flat_board_row
     S("RacesimBoardRow", T) F(T, rank) F(T, reserved) F(T, time_us) F(T, recorded_at)
@@ -148,6 +173,46 @@ int main(void)
     F(T, wire_bytes_out) F(T, wire_packets_in) F(T, wire_packets_out) F(T, transport_errors)
     F(T, sealed_rejected) E
 #undef T
+#define T rs_flat_weekend
+    S("RacesimWeekend", T) F(T, weekend) F(T, session_count) F(T, class_count) F(T, car_count)
+    F(T, championship) E
+#undef T
+#define T rs_flat_session_def
+    S("RacesimSessionDef", T) F(T, index) F(T, type) F(T, laps) F(T, time_limit_s)
+    F(T, grid_source) F(T, grid_reverse) E
+#undef T
+#define T rs_flat_car_class
+    S("RacesimCarClass", T) F(T, index) F(T, reserved) F(T, name) E
+#undef T
+#define T rs_flat_offered_car
+    S("RacesimOfferedCar", T) F(T, base_hash) F(T, index) F(T, class_index) F(T, name)
+    F(T, class_name) E
+#undef T
+#define T rs_flat_session
+    S("RacesimSession", T) F(T, index) F(T, type) F(T, laps) F(T, time_limit_ms) F(T, chequered)
+    F(T, phase) F(T, time_left_ms) E
+#undef T
+#define T rs_flat_car_info
+    S("RacesimCarInfo", T) F(T, car) F(T, flags) F(T, class_index) F(T, number) F(T, ballast_kg)
+    F(T, restrictor_pct) F(T, player_id) F(T, params_hash) F(T, base_hash) F(T, tune_hash)
+    F(T, name) F(T, class_name) F(T, car_name) E
+#undef T
+#define T rs_flat_penalty
+    S("RacesimPenalty", T) F(T, id) F(T, car) F(T, kind) F(T, offence) F(T, seconds) F(T, removed)
+    F(T, tick) F(T, text) E
+#undef T
+#define T rs_flat_chat
+    S("RacesimChat", T) F(T, kind) F(T, is_private) F(T, announcement) F(T, reserved)
+    F(T, player_id) F(T, from) F(T, text) E
+#undef T
+#define T rs_flat_vote
+    S("RacesimVote", T) F(T, id) F(T, kind) F(T, state) F(T, yes) F(T, no) F(T, eligible)
+    F(T, needed) F(T, ends_in_ms) F(T, subject) F(T, by) E
+#undef T
+#define T rs_flat_championship_row
+    S("RacesimChampionshipRow", T) F(T, position) F(T, points) F(T, events) F(T, wins) F(T, name)
+    F(T, class_name) E
+#undef T
     return 0;
 }
 EOF
@@ -181,7 +246,12 @@ static class Mirrors
         foreach (Type t in new[] { typeof(Racesim.RacesimEvent), typeof(Racesim.RacesimResult),
                                    typeof(Racesim.RacesimBoardRow), typeof(Racesim.RacesimPose),
                                    typeof(Racesim.RacesimCar), typeof(Racesim.RacesimTrackPoint),
-                                   typeof(Racesim.RacesimStanding), typeof(Racesim.RacesimStats) })
+                                   typeof(Racesim.RacesimStanding), typeof(Racesim.RacesimStats),
+                                   typeof(Racesim.RacesimWeekend), typeof(Racesim.RacesimSessionDef),
+                                   typeof(Racesim.RacesimCarClass), typeof(Racesim.RacesimOfferedCar),
+                                   typeof(Racesim.RacesimSession), typeof(Racesim.RacesimCarInfo),
+                                   typeof(Racesim.RacesimPenalty), typeof(Racesim.RacesimChat),
+                                   typeof(Racesim.RacesimVote), typeof(Racesim.RacesimChampionshipRow) })
         {
             Console.Write(t.Name + " " + Marshal.SizeOf(t) + ":");
             foreach (FieldInfo f in t.GetFields(BindingFlags.Public | BindingFlags.Instance))
@@ -214,6 +284,194 @@ if ! diff -u "$work/mirrors.c.sorted" "$work/mirrors.cs.sorted" >"$work/mirrors.
 fi
 echo "test_csharp_binding: mirrors: $(grep -vc ':' "$work/mirrors.c.txt") constants and" \
      "$(grep -c ':' "$work/mirrors.c.txt") structs (sizes, offsets) equal the C headers'"
+
+# ---------------------------------------------------------- a race weekend
+# A room with a weekend (a 10-minute practice, then a race), two offered cars in two classes
+# and a championship, on a raceserver of its own; two clients of Racesim.cs: "csa" on the
+# room's car reads the weekend, "csb" picks the second offered car by its hash. csb reads
+# the session and chats to the room, csa answers privately, each must hear the other's line
+# from the right sender; csa selects a car by command, csb asks for the standings.
+mkdir "$work/weekend"
+cat >"$work/weekend/config.json" <<'EOF'
+{"championships": [{"name": "Sharp Cup", "rooms": ["weekend"]}],
+ "rooms": [{"name": "weekend", "track": "oval", "start_players": 1, "lobby_s": 1,
+            "countdown_s": 1,
+            "weekend": [{"session": "practice", "minutes": 10}, {"session": "race", "laps": 1}],
+            "cars": [{"car": "c5", "class": "GT"}, {"car": "formula", "class": "Formula"}]}]}
+EOF
+cat >"$work/Weekend.cs" <<'EOF'
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Threading;
+using Racesim;
+
+static class WeekendCheck
+{
+    sealed class Seen
+    {
+        public string Other;
+        public bool WeekendEvent;
+        public RacesimChat Heard;          // the first line from Other
+        public bool HeardOther;
+        public RacesimEvent HeardEvent;
+        public uint CommandId, StandingsId;
+        public RacesimEvent? CommandReply, StandingsReply;
+        public int StandingsRows = -1;
+    }
+
+    static void Pump(RacesimClient c, Seen s)
+    {
+        c.Update();
+        foreach (var ev in c.Events())
+        {
+            switch (ev.Type)
+            {
+            case EventType.Refused:
+            case EventType.Disconnected:
+                throw new Exception("connection ended: " + ev);
+            case EventType.Weekend:
+                s.WeekendEvent = true;
+                break;
+            case EventType.Chat:
+                RacesimChat chat;
+                Check(c.GetChat(out chat), "GetChat after a Chat event");
+                if (chat.From == s.Other && !s.HeardOther)
+                {
+                    s.HeardOther = true;
+                    s.Heard = chat;
+                    s.HeardEvent = ev;
+                }
+                break;
+            case EventType.CommandReply:
+                if (ev.RequestId == s.CommandId)
+                    s.CommandReply = ev;
+                break;
+            case EventType.Standings:
+                if (ev.RequestId == s.StandingsId)
+                {
+                    s.StandingsReply = ev;
+                    s.StandingsRows = c.GetChampionshipRows().Length;
+                }
+                break;
+            }
+        }
+    }
+
+    static void Until(Func<bool> done, double seconds, params KeyValuePair<RacesimClient, Seen>[] clients)
+    {
+        var clock = Stopwatch.StartNew();
+        while (!done())
+        {
+            if (clock.Elapsed.TotalSeconds > seconds)
+                throw new Exception("timed out");
+            foreach (var kv in clients)
+                Pump(kv.Key, kv.Value);
+            Thread.Sleep(2);
+        }
+    }
+
+    static void Check(bool ok, string what)
+    {
+        if (!ok)
+            throw new Exception("check failed: " + what);
+    }
+
+    static int Main(string[] args)
+    {
+        int port = int.Parse(args[0]);
+        var a = RacesimClient.Connect("127.0.0.1", port, "csa", null,
+                                      new Dictionary<string, object> { { "room", "weekend" } });
+        var sa = new Seen { Other = "csb" };
+        var pa = new KeyValuePair<RacesimClient, Seen>(a, sa);
+        Until(() => sa.WeekendEvent, 15, pa);
+        Weekend wk = a.GetWeekend();
+        Console.WriteLine("weekend {0}: {1} sessions, classes {2}, cars {3} / {4}, championship {5}",
+                          wk.Number, wk.Sessions.Length, string.Join(",", wk.Classes), wk.Cars[0].Name,
+                          wk.Cars[1].Name, wk.Championship);
+        Check(wk.Championship == "Sharp Cup", "championship");
+        Check(wk.Sessions.Length == 2 && wk.Sessions[0].Type == SessionType.Practice &&
+              wk.Sessions[0].TimeLimitS == 600 && wk.Sessions[1].Type == SessionType.Race &&
+              wk.Sessions[1].Laps == 1, "sessions");
+        Check(wk.Classes.Length == 2 && wk.Classes[1] == "Formula", "classes");
+        Check(wk.Cars.Length == 2 && wk.Cars[1].ClassName == "Formula" && wk.Cars[1].ClassIndex == 1 &&
+              wk.Cars[0].BaseHash != wk.Cars[1].BaseHash, "offered cars");
+        ulong second = wk.Cars[1].BaseHash;
+
+        var b = RacesimClient.Connect("127.0.0.1", port, "csb", null,
+                                      new Dictionary<string, object> { { "room", "weekend" }, { "car_hash", second } });
+        var sb = new Seen { Other = "csa" };
+        var pb = new KeyValuePair<RacesimClient, Seen>(b, sb);
+        RacesimCarInfo mine = default(RacesimCarInfo), seenByA = default(RacesimCarInfo);
+        Until(() => a.Car != 0 && b.Car != 0 && b.GetCarInfo(b.Car, out mine) && a.GetCarInfo(b.Car, out seenByA),
+              20, pa, pb);
+        Console.WriteLine("csb drives car {0}: {1} ({2}), {3:x16}", mine.Car, mine.CarName, mine.ClassName,
+                          mine.BaseHash);
+        Check(mine.BaseHash == second && seenByA.BaseHash == second, "the second car, by hash");
+        Check(mine.ClassName == "Formula" && mine.Name == "csb" && mine.CarName == wk.Cars[1].Name, "its details");
+
+        RacesimSession ses;
+        Check(b.GetSession(out ses), "GetSession");
+        Console.WriteLine("session {0}: type {1}, {2} ms of {3} left, chequered {4}", ses.Index, ses.Type,
+                          ses.TimeLeftMs, ses.TimeLimitMs, ses.Chequered);
+        Check(ses.Type == SessionType.Practice && ses.TimeLimitMs == 600000 && ses.TimeLeftMs > 0 &&
+              ses.TimeLeftMs <= 600000 && ses.Chequered == 0, "the practice's time");
+
+        string line = "hello from C#, \u00e9t\u00e9 \u2713";
+        b.Chat(line);
+        a.Chat("only for csb", "csb");
+        try
+        {
+            a.Chat("two\nlines");
+            throw new Exception("a line with a newline was sent");
+        }
+        catch (ArgumentException)
+        {
+        }
+        Until(() => sa.HeardOther && sb.HeardOther, 10, pa, pb);
+        Console.WriteLine("csa heard {0}: \"{1}\" (kind {2}); csb heard {3}: \"{4}\" (private {5})",
+                          sa.Heard.From, sa.Heard.Text, sa.Heard.Kind, sb.Heard.From, sb.Heard.Text,
+                          sb.Heard.IsPrivate);
+        Check(sa.Heard.Text == line && sa.HeardEvent.Text == line && sa.Heard.Kind == ChatKind.Room &&
+              sa.Heard.IsPrivate == 0, "csb's line to the room");
+        Check(sb.Heard.Text == "only for csb" && sb.Heard.Kind == ChatKind.Private && sb.Heard.IsPrivate == 1,
+              "csa's private line");
+
+        sa.CommandId = a.SelectCar(wk.Cars[0].BaseHash);
+        sb.StandingsId = b.RequestStandings();
+        Until(() => sa.CommandReply.HasValue && sb.StandingsReply.HasValue, 10, pa, pb);
+        RacesimEvent cr = sa.CommandReply.Value, st = sb.StandingsReply.Value;
+        Console.WriteLine("select car: {0} {1}; standings: {2} {3}, {4} rows of {5}", cr.Code, cr.Text, st.Code,
+                          st.Text, sb.StandingsRows, st.Total);
+        Check(cr.Code == Result.Ok, "SELECT_CAR by hash");
+        // A fresh database: the room's championship, nobody scored yet.
+        Check(st.Code == Result.Ok && st.Text == "Sharp Cup" && st.Count == 0 && sb.StandingsRows == 0,
+              "the standings reply");
+        a.Dispose();
+        b.Dispose();
+        Console.WriteLine("weekend ok");
+        return 0;
+    }
+}
+EOF
+mcs -langversion:7 -warn:4 -out:"$work/Weekend.exe" "$src/Racesim.cs" "$work/Weekend.cs" >"$work/mcs.log" 2>&1 ||
+    fail "mcs could not compile the weekend check"
+cd "$work/weekend" || fail "cd $work/weekend"
+start_raceserver server.log "$raceserver" --config config.json --stats-interval 0 \
+    --db "$work/weekend/race.db" --key-file "$work/weekend/server.key" ||
+    fail "raceserver (weekend) did not start"
+status=0
+LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    mono "$work/Weekend.exe" "$port" >"$work/client.log" 2>&1 || status=$?
+echo "test_csharp_binding: Weekend.exe against port $port, exit $status:"
+sed 's/^/  /' "$work/client.log"
+cp server.log "$work/server.log"
+[ "$status" -eq 0 ] && grep -q '^weekend ok$' "$work/client.log" || fail "the race weekend through Racesim.cs"
+kill -TERM "$server_pid"
+wait "$server_pid"
+status=$?
+server_pid=
+[ "$status" -eq 0 ] || fail "raceserver (weekend) exited $status on SIGTERM"
 
 cd "$work" || fail "cd $work"
 # shellcheck disable=SC2086 # the race's options are words

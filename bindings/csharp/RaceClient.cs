@@ -1,6 +1,7 @@
 // RaceClient: a console racesim client on the C# binding (Racesim.cs). It connects,
 // drives with examples/minimal.c's driver (steer towards the centre line 25 m ahead,
-// hold the speed the corner 60 m ahead allows), prints its laps, FINISH and the results.
+// hold the speed the corner 60 m ahead allows), prints its laps, FINISH and the results,
+// and what the race weekend brings: the room's sessions and cars, chat, penalties, votes.
 //
 //   mono RaceClient.exe [HOST [PORT [SECONDS [NAME]]]]   (default 127.0.0.1 27960 90 csharp)
 //
@@ -52,6 +53,23 @@ static class RaceClient
         {
             throttle = v2 < allowed ? 0.8 : 0.2; brake = 0.0;
         }
+    }
+
+    // The room's weekend: its sessions in order and the cars it offers (a game would let the
+    // player pick one: the "car_hash" option of Connect, or client.SelectCar).
+    static void PrintWeekend(Weekend wk)
+    {
+        if (wk == null)
+            return;
+        var sessions = new List<string>();
+        foreach (var s in wk.Sessions)
+            sessions.Add(s.Laps > 0 ? string.Format(Inv, "type {0}: {1} laps", s.Type, s.Laps)
+                                    : string.Format(Inv, "type {0}: {1} s", s.Type, s.TimeLimitS));
+        Console.WriteLine("weekend {0}: {1}{2}", wk.Number, string.Join("; ", sessions.ToArray()),
+                          wk.Championship.Length > 0 ? ", championship " + wk.Championship : "");
+        foreach (var car in wk.Cars)
+            Console.WriteLine("  car {0:x16}: {1}{2}", car.BaseHash, car.Name,
+                              car.ClassName.Length > 0 ? " (" + car.ClassName + ")" : "");
     }
 
     static int Main(string[] args)
@@ -131,6 +149,28 @@ static class RaceClient
                                               row.BestLapUs >= 0 ? Seconds(row.BestLapUs) + " s" : "none");
                         status = 0;
                         break;
+                    case EventType.Weekend:
+                        PrintWeekend(client.GetWeekend());
+                        break;
+                    case EventType.Chat:
+                        RacesimChat chat;
+                        if (client.GetChat(out chat))
+                            Console.WriteLine("chat{0} {1}: {2}", chat.IsPrivate != 0 ? " (private)" : "",
+                                              chat.From.Length > 0 ? chat.From : "server", chat.Text);
+                        break;
+                    case EventType.Penalty:
+                        RacesimPenalty pen;
+                        if (client.GetPenalty(out pen))
+                            Console.WriteLine("penalty {0}{1} for car {2}: kind {3}, {4} s: {5}", pen.Id,
+                                              pen.Removed != 0 ? " taken back" : "", pen.Car, pen.Kind,
+                                              pen.Seconds, pen.Text);
+                        break;
+                    case EventType.Vote:
+                        RacesimVote vote;
+                        if (client.GetVote(out vote))
+                            Console.WriteLine("vote {0} (kind {1}) by {2}: state {3}, {4} yes of {5} needed",
+                                              vote.Id, vote.Kind, vote.By, vote.State, vote.Yes, vote.Needed);
+                        break;
                     case EventType.Error:
                         Console.WriteLine("error {0}: {1}", ev.Code, ev.Text);
                         break;
@@ -150,10 +190,13 @@ static class RaceClient
                 if (hudCar.Car != 0 && hudCar.RaceTimeUs >= nextHud * 1e6 && status < 0)
                 {
                     RacesimStanding[] order = client.GetStandings();
-                    Console.WriteLine("hud: lap {0}/{1}, P{2} of {3}, {4} m/s, gear {5}, {6} rpm, lap time {7} s",
+                    RacesimSession session;
+                    string left = client.GetSession(out session) && session.TimeLeftMs >= 0
+                                      ? ", " + Seconds(session.TimeLeftMs * 1000) + " s left" : "";
+                    Console.WriteLine("hud: lap {0}/{1}, P{2} of {3}, {4} m/s, gear {5}, {6} rpm, lap time {7} s{8}",
                                       hudCar.Lap, hudCar.Laps, hudCar.Position, order.Length,
                                       hudCar.Speed.ToString("F1", Inv), hudCar.Gear,
-                                      hudCar.EngineRpm.ToString("F0", Inv), Seconds(hudCar.LapTimeUs));
+                                      hudCar.EngineRpm.ToString("F0", Inv), Seconds(hudCar.LapTimeUs), left);
                     nextHud += 10.0;
                 }
                 if (status < 0 && clock.Elapsed.TotalSeconds > seconds)

@@ -51,6 +51,16 @@ namespace Racesim
         TokenReply = 14,      // Code: Result, Text = the new token
         Error = 15,           // Code: ClientError, Text, Tick
         Disconnected = 16,    // Code: Reason, Text. The last event
+        // The race weekend (protocol version 6): the details of each come from the
+        // RacesimClient call named, made before the next event is polled.
+        Weekend = 17,         // Count = sessions, Text = championship: GetWeekend()
+        Penalty = 18,         // RequestId = its id, Car, Code: PenaltyKind, Flags 1 = taken back,
+                              // Tick, Text = why: GetPenalty()
+        Chat = 19,            // Code: ChatKind, PlayerId = sender's, Text = the line: GetChat()
+        CommandReply = 20,    // RequestId, Code: Result, Text
+        Vote = 21,            // RequestId = the vote's id, Code: VoteState, Text = subject: GetVote()
+        Standings = 22,       // RequestId, Code: Result, Count rows, Total, Text = championship:
+                              // GetChampionshipRows()
     }
 
     /// <summary>rs_client_state: RacesimClient.State.</summary>
@@ -128,6 +138,61 @@ namespace Racesim
         Finished = 2,
     }
 
+    /// <summary>RS_SESSION_*: the Type of a session (RacesimSession, RacesimSessionDef).</summary>
+    public static class SessionType
+    {
+        public const int Practice = 0, Qualifying = 1, Warmup = 2, Race = 3;
+    }
+
+    /// <summary>RS_GRID_*: where a race's grid comes from (RacesimSessionDef.GridSource).</summary>
+    public static class GridSource
+    {
+        public const int JoinOrder = 0, Qualifying = 1, PreviousRace = 2;
+    }
+
+    /// <summary>RS_CLASSIFIED...: RacesimResult.Status.</summary>
+    public static class ResultStatus
+    {
+        public const int Classified = 0, NotClassified = 1, Disqualified = 2;
+    }
+
+    /// <summary>RS_PENALTY_*: RacesimPenalty.Kind, the Code of a Penalty event.</summary>
+    public static class PenaltyKind
+    {
+        public const int Time = 0, Dsq = 1, Warning = 2;
+    }
+
+    /// <summary>RS_OFFENCE_*: RacesimPenalty.Offence.</summary>
+    public static class Offence
+    {
+        public const int TrackLimits = 0, Contact = 1, JumpStart = 2, Admin = 3;
+    }
+
+    /// <summary>RS_CHAT_*: RacesimChat.Kind, the Code of a Chat event.</summary>
+    public static class ChatKind
+    {
+        public const int Room = 0, Private = 1, Announce = 2, System = 3;
+    }
+
+    /// <summary>RS_CMD_*: the commands of RacesimClient.Command.</summary>
+    public static class Command
+    {
+        public const int Mute = 0, Unmute = 1, VoteKick = 2, VoteRestart = 3, VoteSkip = 4,
+            VoteTrack = 5, VoteYes = 6, VoteNo = 7, SelectCar = 8;
+    }
+
+    /// <summary>RS_VOTE_* kinds: RacesimVote.Kind.</summary>
+    public static class VoteKind
+    {
+        public const int Kick = 0, Restart = 1, Skip = 2, Track = 3;
+    }
+
+    /// <summary>RS_VOTE_* states: RacesimVote.State, the Code of a Vote event.</summary>
+    public static class VoteState
+    {
+        public const int Open = 0, Passed = 1, Failed = 2;
+    }
+
     /// <summary>rs_surface: RacesimTrackPoint.Surface.</summary>
     public static class Surface
     {
@@ -189,6 +254,10 @@ namespace Racesim
         public int Finished;    // 1 = took the flag
         public long FinishUs;   // race clock at the flag, -1 = did not finish
         public long BestLapUs;  // -1 = no valid lap
+        public int ClassPosition; // within its class, 1..; 0 = the room has no classes
+        public int Status;      // ResultStatus
+        public int PenaltyMs;   // time penalties counted in the position
+        public int LapsLed;
     }
 
     /// <summary>rs_flat_board_row: a row of the last LEADERBOARD_REPLY.</summary>
@@ -299,6 +368,195 @@ namespace Racesim
         public long SealedRejected;
     }
 
+    // ------------------------------------------- the race weekend's mirrors
+
+    /// <summary>rs_flat_weekend: the last Weekend event polled (RacesimClient.GetWeekend
+    /// gathers it with its rows into a Weekend).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct RacesimWeekend
+    {
+        public int Weekend;       // weekends begun in this room, 1..
+        public int SessionCount;
+        public int ClassCount;
+        public int CarCount;      // cars offered
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] ChampionshipBytes; // char championship[64], "" = none
+
+        public string Championship { get { return Native.FromUtf8(ChampionshipBytes); } }
+    }
+
+    /// <summary>rs_flat_session_def: a session of the weekend, in the order the room runs them.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct RacesimSessionDef
+    {
+        public int Index;
+        public int Type;          // SessionType
+        public int Laps;          // lap-limited; 0 = timed
+        public int TimeLimitS;    // timed; 0 = lap-limited
+        public int GridSource;    // races: GridSource
+        public int GridReverse;   // races: the first this many start reversed
+    }
+
+    /// <summary>rs_flat_car_class: a car class of the weekend.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct RacesimCarClass
+    {
+        public int Index;
+        public int Reserved;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] NameBytes;
+
+        public string Name { get { return Native.FromUtf8(NameBytes); } }
+    }
+
+    /// <summary>rs_flat_offered_car: a car the room offers; pick it by BaseHash (the "car_hash"
+    /// option of Connect, or RacesimClient.SelectCar).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct RacesimOfferedCar
+    {
+        public ulong BaseHash;
+        public int Index;
+        public int ClassIndex;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] NameBytes;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] ClassNameBytes;
+
+        public string Name { get { return Native.FromUtf8(NameBytes); } }
+        public string ClassName { get { return Native.FromUtf8(ClassNameBytes); } }
+    }
+
+    /// <summary>rs_flat_session: the running session, for a HUD.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct RacesimSession
+    {
+        public int Index;         // its place in the weekend
+        public int Type;          // SessionType
+        public int Laps;          // lap-limited: its laps, else 0
+        public int TimeLimitMs;   // timed: its length, else 0
+        public int Chequered;     // 1 = the chequered flag is out
+        public int Phase;         // Phase of the last RaceState
+        public long TimeLeftMs;   // timed: never below 0; -1 = lap-limited
+    }
+
+    /// <summary>rs_flat_car_info: a car, who drives it, its class, number and balance of
+    /// performance.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct RacesimCarInfo
+    {
+        public int Car;
+        public int Flags;         // CarFlags
+        public int ClassIndex;
+        public int Number;        // race number, 0 = none
+        public int BallastKg;
+        public int RestrictorPct;
+        public long PlayerId;     // 0 = a guest or a bot
+        public ulong ParamsHash;
+        public ulong BaseHash;    // an offered car's
+        public ulong TuneHash;    // 0 = stock
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] NameBytes;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] ClassNameBytes;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] CarNameBytes;
+
+        public string Name { get { return Native.FromUtf8(NameBytes); } }           // the driver
+        public string ClassName { get { return Native.FromUtf8(ClassNameBytes); } }
+        public string CarName { get { return Native.FromUtf8(CarNameBytes); } }     // the offered car's
+    }
+
+    /// <summary>rs_flat_penalty: the last Penalty event polled.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct RacesimPenalty
+    {
+        public uint Id;
+        public int Car;
+        public int Kind;          // PenaltyKind
+        public int Offence;       // Offence
+        public int Seconds;       // Time: seconds added
+        public int Removed;       // 1 = taken back
+        public long Tick;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 256)]
+        public byte[] TextBytes;
+
+        public string Text { get { return Native.FromUtf8(TextBytes); } } // why
+    }
+
+    /// <summary>rs_flat_chat: the last Chat event polled.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct RacesimChat
+    {
+        public int Kind;          // ChatKind
+        public int IsPrivate;     // 1 = to this player only
+        public int Announcement;  // 1 = from the server or an administrator
+        public int Reserved;
+        public long PlayerId;     // the sender's, 0 = a guest or the server
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] FromBytes;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 256)]
+        public byte[] TextBytes;
+
+        public string From { get { return Native.FromUtf8(FromBytes); } } // "" = the server
+        public string Text { get { return Native.FromUtf8(TextBytes); } }
+    }
+
+    /// <summary>rs_flat_vote: the last Vote event polled.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct RacesimVote
+    {
+        public uint Id;
+        public int Kind;          // VoteKind
+        public int State;         // VoteState
+        public int Yes, No;
+        public int Eligible, Needed;
+        public int EndsInMs;      // Open: time left
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 128)]
+        public byte[] SubjectBytes;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] ByBytes;
+
+        public string Subject { get { return Native.FromUtf8(SubjectBytes); } } // kick: player; track: track
+        public string By { get { return Native.FromUtf8(ByBytes); } }
+    }
+
+    /// <summary>rs_flat_championship_row: a row of the last Standings event polled.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct RacesimChampionshipRow
+    {
+        public int Position;
+        public int Points;
+        public int Events;
+        public int Wins;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] NameBytes;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 64)]
+        public byte[] ClassNameBytes;
+
+        public string Name { get { return Native.FromUtf8(NameBytes); } }
+        public string ClassName { get { return Native.FromUtf8(ClassNameBytes); } }
+    }
+
+    /// <summary>What the room runs (the last Weekend event polled): immutable.</summary>
+    public sealed class Weekend
+    {
+        public int Number { get; private set; }          // weekends begun in this room
+        public string Championship { get; private set; } // "" = none
+        public RacesimSessionDef[] Sessions { get; private set; }
+        public string[] Classes { get; private set; }
+        public RacesimOfferedCar[] Cars { get; private set; }
+
+        public Weekend(int number, string championship, RacesimSessionDef[] sessions, string[] classes,
+                       RacesimOfferedCar[] cars)
+        {
+            Number = number;
+            Championship = championship;
+            Sessions = sessions;
+            Classes = classes;
+            Cars = cars;
+        }
+    }
+
     // ------------------------------------------------------------ P/Invoke
 
     /// <summary>The flat C calls as they are. Strings go in as NUL-terminated UTF-8 byte
@@ -351,6 +609,28 @@ namespace Racesim
         [DllImport(Lib, CallingConvention = CC)]
         public static extern void rs_flat_get_stats(IntPtr c, out RacesimStats stats);
 
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_flat_get_weekend(IntPtr c, out RacesimWeekend w);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_flat_get_weekend_session(IntPtr c, int i, out RacesimSessionDef s);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_flat_get_car_class(IntPtr c, int i, out RacesimCarClass k);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_flat_get_offered_car(IntPtr c, int i, out RacesimOfferedCar car);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_flat_get_session(IntPtr c, out RacesimSession s);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_flat_get_car_info(IntPtr c, int car, out RacesimCarInfo info);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_flat_get_penalty(IntPtr c, out RacesimPenalty p);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_flat_get_chat(IntPtr c, out RacesimChat chat);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_flat_get_vote(IntPtr c, out RacesimVote vote);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_flat_get_championship_row(IntPtr c, int i,
+                                                              out RacesimChampionshipRow row);
+
         // The requests of racesim/client.h take only numbers and strings: called as they are.
         [DllImport(Lib, CallingConvention = CC)]
         public static extern uint rs_client_request_leaderboard(IntPtr c, ulong trackHash,
@@ -369,6 +649,15 @@ namespace Racesim
                                                   uint durationS);
         [DllImport(Lib, CallingConvention = CC)]
         public static extern uint rs_client_rotate_token(IntPtr c);
+        // The race weekend's requests return a Status and write the request id.
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_client_chat(IntPtr c, byte[] to, byte[] text);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_client_command(IntPtr c, byte command, byte[] arg, out uint requestId);
+        [DllImport(Lib, CallingConvention = CC)]
+        public static extern int rs_client_standings_request(IntPtr c, byte[] championship,
+                                                             byte[] className, uint offset, byte count,
+                                                             out uint requestId);
 
         /// <summary>s as NUL-terminated UTF-8 (null stays null: a NULL pointer).</summary>
         public static byte[] Utf8(string s)
@@ -402,7 +691,7 @@ namespace Racesim
     public static class Library
     {
         /// <summary>The flat layer version these mirrors were written for (RS_FLAT_VERSION).</summary>
-        public const int FlatVersion = 1;
+        public const int FlatVersion = 2;
 
         static readonly object Lock = new object();
         static bool checkedOk;
@@ -447,6 +736,16 @@ namespace Racesim
                 Compare<RacesimTrackPoint>("rs_flat_track_point", bad);
                 Compare<RacesimStanding>("rs_standing", bad);
                 Compare<RacesimStats>("rs_flat_stats", bad);
+                Compare<RacesimWeekend>("rs_flat_weekend", bad);
+                Compare<RacesimSessionDef>("rs_flat_session_def", bad);
+                Compare<RacesimCarClass>("rs_flat_car_class", bad);
+                Compare<RacesimOfferedCar>("rs_flat_offered_car", bad);
+                Compare<RacesimSession>("rs_flat_session", bad);
+                Compare<RacesimCarInfo>("rs_flat_car_info", bad);
+                Compare<RacesimPenalty>("rs_flat_penalty", bad);
+                Compare<RacesimChat>("rs_flat_chat", bad);
+                Compare<RacesimVote>("rs_flat_vote", bad);
+                Compare<RacesimChampionshipRow>("rs_flat_championship_row", bad);
                 if (bad.Count > 0)
                     throw new RacesimException(
                         "racesim: the C# struct mirrors do not match the native library (flat version " +
@@ -659,6 +958,118 @@ namespace Racesim
             while (Native.rs_flat_get_board_row(H, list.Count, out row) != 0)
                 list.Add(row);
             return list.ToArray();
+        }
+
+        // ------------------------------------------------ the race weekend
+
+        /// <summary>The last Weekend event polled (sessions, classes, offered cars,
+        /// championship), or null before one.</summary>
+        public Weekend GetWeekend()
+        {
+            RacesimWeekend w;
+            if (Native.rs_flat_get_weekend(H, out w) != Status.Ok)
+                return null;
+            var sessions = new List<RacesimSessionDef>();
+            RacesimSessionDef s;
+            while (Native.rs_flat_get_weekend_session(H, sessions.Count, out s) != 0)
+                sessions.Add(s);
+            var classes = new List<string>();
+            RacesimCarClass k;
+            while (Native.rs_flat_get_car_class(H, classes.Count, out k) != 0)
+                classes.Add(k.Name);
+            var cars = new List<RacesimOfferedCar>();
+            RacesimOfferedCar car;
+            while (Native.rs_flat_get_offered_car(H, cars.Count, out car) != 0)
+                cars.Add(car);
+            return new Weekend(w.Weekend, w.Championship, sessions.ToArray(), classes.ToArray(),
+                               cars.ToArray());
+        }
+
+        /// <summary>The running session (type, time left, chequered flag); false before the
+        /// first RaceState.</summary>
+        public bool GetSession(out RacesimSession session)
+        {
+            return Native.rs_flat_get_session(H, out session) == Status.Ok;
+        }
+
+        /// <summary>A car's driver, class, number and balance of performance; false when no
+        /// CarInfo came for it.</summary>
+        public bool GetCarInfo(int car, out RacesimCarInfo info)
+        {
+            return Native.rs_flat_get_car_info(H, car, out info) == Status.Ok;
+        }
+
+        /// <summary>The details of the last Penalty, Chat and Vote event polled: call them
+        /// while handling that event (false before one).</summary>
+        public bool GetPenalty(out RacesimPenalty penalty)
+        {
+            return Native.rs_flat_get_penalty(H, out penalty) == Status.Ok;
+        }
+        public bool GetChat(out RacesimChat chat) { return Native.rs_flat_get_chat(H, out chat) == Status.Ok; }
+        public bool GetVote(out RacesimVote vote) { return Native.rs_flat_get_vote(H, out vote) == Status.Ok; }
+
+        /// <summary>The rows of the last Standings event polled.</summary>
+        public RacesimChampionshipRow[] GetChampionshipRows()
+        {
+            var list = new List<RacesimChampionshipRow>();
+            RacesimChampionshipRow row;
+            while (Native.rs_flat_get_championship_row(H, list.Count, out row) != 0)
+                list.Add(row);
+            return list.ToArray();
+        }
+
+        static void Sent(int status, string what)
+        {
+            if (status == Status.ErrArg)
+                throw new ArgumentException("racesim: " + what + ": the server would refuse it");
+            if (status != Status.Ok)
+                throw new RacesimException("racesim: " + what + ": not connected");
+        }
+
+        /// <summary>A chat line to the room (to null or "") or privately to a player. Throws
+        /// ArgumentException for a text the server would refuse (empty, over 200 bytes, control
+        /// characters such as a newline), RacesimException when not connected. Lines arrive as
+        /// Chat events, this one too.</summary>
+        public void Chat(string text, string to = null)
+        {
+            if (text == null)
+                throw new ArgumentNullException("text");
+            Sent(Native.rs_client_chat(H, Native.Utf8(to ?? ""), Native.Utf8(text)), "chat");
+        }
+
+        /// <summary>A player's command (Command.*); returns the request id its CommandReply
+        /// echoes. Errors as Chat.</summary>
+        public uint SendCommand(int command, string arg = null)
+        {
+            if (command < 0 || command > byte.MaxValue)
+                throw new ArgumentOutOfRangeException("command");
+            uint id;
+            Sent(Native.rs_client_command(H, (byte)command, Native.Utf8(arg ?? ""), out id), "command");
+            return id;
+        }
+
+        /// <summary>Drive another offered car from the next session on, by its BaseHash or name.</summary>
+        public uint SelectCar(ulong baseHash)
+        {
+            return SendCommand(Command.SelectCar, baseHash.ToString("x16", CultureInfo.InvariantCulture));
+        }
+        public uint SelectCar(string name) { return SendCommand(Command.SelectCar, name); }
+        public uint Mute(string player) { return SendCommand(Command.Mute, player); }
+        public uint Unmute(string player) { return SendCommand(Command.Unmute, player); }
+        /// <summary>Answers the open vote.</summary>
+        public uint Vote(bool yes) { return SendCommand(yes ? Command.VoteYes : Command.VoteNo); }
+
+        /// <summary>A page of a championship's standings (null = the room's own), of one class
+        /// (null = every driver); the Standings event with the returned id brings the rows
+        /// (GetChampionshipRows).</summary>
+        public uint RequestStandings(string championship = null, string className = null, uint offset = 0,
+                                     byte count = 10)
+        {
+            uint id;
+            Sent(Native.rs_client_standings_request(H, Native.Utf8(championship ?? ""),
+                                                    Native.Utf8(className ?? ""), offset, count, out id),
+                 "standings request");
+            return id;
         }
 
         /// <summary>Connection statistics at the present time.</summary>

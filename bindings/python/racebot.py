@@ -67,6 +67,14 @@ def race(c, seconds):
             elif ev.type in (racesim.EV_REFUSED, racesim.EV_DISCONNECTED):
                 print("%s: %s" % (ev.type_name.lower(), ev.text))
                 return 1
+            elif ev.type == racesim.EV_CHAT:
+                line = ev.detail
+                print("chat%s %s: %s" % (" (private)" if line.is_private else "",
+                                         line.sender or "server", line.text))
+            elif ev.type == racesim.EV_PENALTY:
+                p = ev.detail
+                print("penalty %d%s for car %d: %d s, %s"
+                      % (p.id, " taken back" if p.removed else "", p.car, p.seconds, p.text))
             elif ev.type == racesim.EV_ERROR:
                 print("error: %s" % ev.text)
         time.sleep(0.001)  # ticks are 16.7 ms apart

@@ -40,7 +40,7 @@ def _c(c_name, value):
     return value
 
 
-FLAT_VERSION = _c("RS_FLAT_VERSION", 1)
+FLAT_VERSION = _c("RS_FLAT_VERSION", 2)
 
 # rs_client_status
 OK = _c("RS_CLIENT_OK", 0)
@@ -72,6 +72,13 @@ EV_ADMIN_REPLY = _c("RS_CLIENT_EV_ADMIN_REPLY", 13)
 EV_TOKEN_REPLY = _c("RS_CLIENT_EV_TOKEN_REPLY", 14)
 EV_ERROR = _c("RS_CLIENT_EV_ERROR", 15)
 EV_DISCONNECTED = _c("RS_CLIENT_EV_DISCONNECTED", 16)
+# the race weekend (protocol version 6): Event.detail holds their contents
+EV_WEEKEND = _c("RS_CLIENT_EV_WEEKEND", 17)              # detail: Weekend
+EV_PENALTY = _c("RS_CLIENT_EV_PENALTY", 18)              # detail: Penalty
+EV_CHAT = _c("RS_CLIENT_EV_CHAT", 19)                    # detail: ChatLine
+EV_COMMAND_REPLY = _c("RS_CLIENT_EV_COMMAND_REPLY", 20)  # code: RESULT_*, text
+EV_VOTE = _c("RS_CLIENT_EV_VOTE", 21)                    # detail: Vote
+EV_STANDINGS = _c("RS_CLIENT_EV_STANDINGS", 22)          # detail: [ChampionshipRow]
 EVENT_NAMES = {v: k[len("RS_CLIENT_EV_"):] for k, v in C_CONSTANTS.items()
                if k.startswith("RS_CLIENT_EV_")}
 
@@ -133,6 +140,57 @@ GEAR_REVERSE = _c("RS_GEAR_REVERSE", -1)
 GEAR_NEUTRAL = _c("RS_GEAR_NEUTRAL", 0)
 GEAR_KEEP = _c("RS_GEAR_KEEP", -128)
 
+# RS_SESSION_*: Session.type, SessionDef.type
+SESSION_PRACTICE = _c("RS_SESSION_PRACTICE", 0)
+SESSION_QUALIFYING = _c("RS_SESSION_QUALIFYING", 1)
+SESSION_WARMUP = _c("RS_SESSION_WARMUP", 2)
+SESSION_RACE = _c("RS_SESSION_RACE", 3)
+
+# RS_GRID_*: SessionDef.grid_source
+GRID_JOIN_ORDER = _c("RS_GRID_JOIN_ORDER", 0)
+GRID_QUALIFYING = _c("RS_GRID_QUALIFYING", 1)
+GRID_PREVIOUS_RACE = _c("RS_GRID_PREVIOUS_RACE", 2)
+
+# Result.status
+CLASSIFIED = _c("RS_CLASSIFIED", 0)
+NOT_CLASSIFIED = _c("RS_NOT_CLASSIFIED", 1)
+DISQUALIFIED = _c("RS_DISQUALIFIED", 2)
+
+# RS_PENALTY_*, RS_OFFENCE_*: Penalty.kind, Penalty.offence
+PENALTY_TIME = _c("RS_PENALTY_TIME", 0)
+PENALTY_DSQ = _c("RS_PENALTY_DSQ", 1)
+PENALTY_WARNING = _c("RS_PENALTY_WARNING", 2)
+OFFENCE_TRACK_LIMITS = _c("RS_OFFENCE_TRACK_LIMITS", 0)
+OFFENCE_CONTACT = _c("RS_OFFENCE_CONTACT", 1)
+OFFENCE_JUMP_START = _c("RS_OFFENCE_JUMP_START", 2)
+OFFENCE_ADMIN = _c("RS_OFFENCE_ADMIN", 3)
+
+# RS_CHAT_*: ChatLine.kind
+CHAT_ROOM = _c("RS_CHAT_ROOM", 0)
+CHAT_PRIVATE = _c("RS_CHAT_PRIVATE", 1)
+CHAT_ANNOUNCE = _c("RS_CHAT_ANNOUNCE", 2)
+CHAT_SYSTEM = _c("RS_CHAT_SYSTEM", 3)
+
+# RS_CMD_*: Client.command
+CMD_MUTE = _c("RS_CMD_MUTE", 0)
+CMD_UNMUTE = _c("RS_CMD_UNMUTE", 1)
+CMD_VOTE_KICK = _c("RS_CMD_VOTE_KICK", 2)
+CMD_VOTE_RESTART = _c("RS_CMD_VOTE_RESTART", 3)
+CMD_VOTE_SKIP = _c("RS_CMD_VOTE_SKIP", 4)
+CMD_VOTE_TRACK = _c("RS_CMD_VOTE_TRACK", 5)
+CMD_VOTE_YES = _c("RS_CMD_VOTE_YES", 6)
+CMD_VOTE_NO = _c("RS_CMD_VOTE_NO", 7)
+CMD_SELECT_CAR = _c("RS_CMD_SELECT_CAR", 8)
+
+# RS_VOTE_*: Vote.kind, Vote.state
+VOTE_KICK = _c("RS_VOTE_KICK", 0)
+VOTE_RESTART = _c("RS_VOTE_RESTART", 1)
+VOTE_SKIP = _c("RS_VOTE_SKIP", 2)
+VOTE_TRACK = _c("RS_VOTE_TRACK", 3)
+VOTE_OPEN = _c("RS_VOTE_OPEN", 0)
+VOTE_PASSED = _c("RS_VOTE_PASSED", 1)
+VOTE_FAILED = _c("RS_VOTE_FAILED", 2)
+
 # rs_surface: TrackPoint.surface
 SURFACE_ASPHALT = _c("RS_SURFACE_ASPHALT", 0)
 SURFACE_KERB = _c("RS_SURFACE_KERB", 1)
@@ -156,7 +214,8 @@ class _Event(ctypes.Structure):
 
 class _Result(ctypes.Structure):
     _fields_ = [("car", _i32), ("position", _i32), ("laps", _i32), ("finished", _i32),
-                ("finish_us", _i64), ("best_lap_us", _i64)]
+                ("finish_us", _i64), ("best_lap_us", _i64), ("class_position", _i32),
+                ("status", _i32), ("penalty_ms", _i32), ("laps_led", _i32)]
 
 
 class _BoardRow(ctypes.Structure):
@@ -203,17 +262,83 @@ class _Stats(ctypes.Structure):
             "wire_packets_in", "wire_packets_out", "transport_errors", "sealed_rejected")]
 
 
+def _text(n):
+    return ctypes.c_char * n
+
+
+# The race weekend (flat version 2).
+class _Weekend(ctypes.Structure):
+    _fields_ = [("weekend", _i32), ("session_count", _i32), ("class_count", _i32),
+                ("car_count", _i32), ("championship", _text(64))]
+
+
+class _SessionDef(ctypes.Structure):
+    _fields_ = [("index", _i32), ("type", _i32), ("laps", _i32), ("time_limit_s", _i32),
+                ("grid_source", _i32), ("grid_reverse", _i32)]
+
+
+class _CarClass(ctypes.Structure):
+    _fields_ = [("index", _i32), ("reserved", _i32), ("name", _text(64))]
+
+
+class _OfferedCar(ctypes.Structure):
+    _fields_ = [("base_hash", _u64), ("index", _i32), ("class_index", _i32),
+                ("name", _text(64)), ("class_name", _text(64))]
+
+
+class _Session(ctypes.Structure):
+    _fields_ = [("index", _i32), ("type", _i32), ("laps", _i32), ("time_limit_ms", _i32),
+                ("chequered", _i32), ("phase", _i32), ("time_left_ms", _i64)]
+
+
+class _CarInfo(ctypes.Structure):
+    _fields_ = [("car", _i32), ("flags", _i32), ("class_index", _i32), ("number", _i32),
+                ("ballast_kg", _i32), ("restrictor_pct", _i32), ("player_id", _i64),
+                ("params_hash", _u64), ("base_hash", _u64), ("tune_hash", _u64),
+                ("name", _text(64)), ("class_name", _text(64)), ("car_name", _text(64))]
+
+
+class _Penalty(ctypes.Structure):
+    _fields_ = [("id", _u32), ("car", _i32), ("kind", _i32), ("offence", _i32),
+                ("seconds", _i32), ("removed", _i32), ("tick", _i64), ("text", _text(256))]
+
+
+class _Chat(ctypes.Structure):
+    _fields_ = [("kind", _i32), ("is_private", _i32), ("announcement", _i32),
+                ("reserved", _i32), ("player_id", _i64), ("sender", _text(64)),
+                ("text", _text(256))]
+
+
+class _Vote(ctypes.Structure):
+    _fields_ = [("id", _u32), ("kind", _i32), ("state", _i32), ("yes", _i32), ("no", _i32),
+                ("eligible", _i32), ("needed", _i32), ("ends_in_ms", _i32),
+                ("subject", _text(128)), ("by", _text(64))]
+
+
+class _ChampionshipRow(ctypes.Structure):
+    _fields_ = [("position", _i32), ("points", _i32), ("events", _i32), ("wins", _i32),
+                ("name", _text(64)), ("class_name", _text(64))]
+
+
 # The C name of each mirror, as rs_flat_sizeof knows it.
 _MIRRORS = {"rs_flat_event": _Event, "rs_flat_result": _Result,
             "rs_flat_board_row": _BoardRow, "rs_flat_pose": _Pose, "rs_flat_car": _Car,
             "rs_flat_track_point": _TrackPoint, "rs_standing": _Standing,
-            "rs_flat_stats": _Stats}
+            "rs_flat_stats": _Stats, "rs_flat_weekend": _Weekend,
+            "rs_flat_session_def": _SessionDef, "rs_flat_car_class": _CarClass,
+            "rs_flat_offered_car": _OfferedCar, "rs_flat_session": _Session,
+            "rs_flat_car_info": _CarInfo, "rs_flat_penalty": _Penalty, "rs_flat_chat": _Chat,
+            "rs_flat_vote": _Vote, "rs_flat_championship_row": _ChampionshipRow}
+# Fields whose Python name differs from the C one (a keyword-free, clearer
+# name), for the offset check of tests/test_python_binding.sh.
+C_FIELD_NAMES = {("rs_flat_chat", "sender"): "from"}
 
 
-def _record_class(name, struct, extra=None):
-    """A dataclass with the struct's fields: what the Client hands out, so
-    that nothing a caller keeps points into ctypes memory."""
-    return dataclasses.make_dataclass(name, [f for f, _ in struct._fields_],
+def _record_class(name, struct, extra=None, more=()):
+    """A dataclass with the struct's fields (and more: (name, type, field)
+    triples): what the Client hands out, so that nothing a caller keeps
+    points into ctypes memory."""
+    return dataclasses.make_dataclass(name, [f for f, _ in struct._fields_] + list(more),
                                       namespace=extra or {}, frozen=True)
 
 
@@ -221,8 +346,24 @@ def _event_type_name(self):
     return EVENT_NAMES.get(self.type, str(self.type))
 
 
-Event = _record_class("Event", _Event, {"type_name": property(_event_type_name)})
+# Event.detail: the contents of a race weekend's event (Weekend, Penalty,
+# ChatLine, Vote, or the list of ChampionshipRow of EV_STANDINGS), None for
+# the others.
+Event = _record_class("Event", _Event, {"type_name": property(_event_type_name)},
+                      [("detail", object, dataclasses.field(default=None))])
 Result = _record_class("Result", _Result)
+SessionDef = _record_class("SessionDef", _SessionDef)
+OfferedCar = _record_class("OfferedCar", _OfferedCar)
+# Weekend: the _Weekend fields plus its rows: sessions (SessionDef), classes
+# (names) and cars (OfferedCar).
+Weekend = _record_class("Weekend", _Weekend, more=[("sessions", tuple), ("classes", tuple),
+                                                   ("cars", tuple)])
+Session = _record_class("Session", _Session)
+CarInfo = _record_class("CarInfo", _CarInfo)
+Penalty = _record_class("Penalty", _Penalty)
+ChatLine = _record_class("ChatLine", _Chat)
+Vote = _record_class("Vote", _Vote)
+ChampionshipRow = _record_class("ChampionshipRow", _ChampionshipRow)
 BoardRow = _record_class("BoardRow", _BoardRow)
 Pose = _record_class("Pose", _Pose)
 Car = _record_class("Car", _Car)
@@ -231,8 +372,8 @@ Standing = _record_class("Standing", _Standing)
 Stats = _record_class("Stats", _Stats)
 
 
-def _record(cls, struct):
-    values = {}
+def _record(cls, struct, **more):
+    values = dict(more)
     for name, ctype in struct._fields_:
         v = getattr(struct, name)
         if isinstance(v, bytes):  # char arrays: text up to its NUL, UTF-8
@@ -274,8 +415,21 @@ def _declare(lib):
         "rs_flat_track_length": (_f64, [vp]),
         "rs_flat_get_standings": (_i32, [vp, P(_Standing), _i32]),
         "rs_flat_get_stats": (None, [vp, P(_Stats)]),
-        # client.h calls that take only numbers: usable as they are.
+        "rs_flat_get_weekend": (_i32, [vp, P(_Weekend)]),
+        "rs_flat_get_weekend_session": (_i32, [vp, _i32, P(_SessionDef)]),
+        "rs_flat_get_car_class": (_i32, [vp, _i32, P(_CarClass)]),
+        "rs_flat_get_offered_car": (_i32, [vp, _i32, P(_OfferedCar)]),
+        "rs_flat_get_session": (_i32, [vp, P(_Session)]),
+        "rs_flat_get_car_info": (_i32, [vp, _i32, P(_CarInfo)]),
+        "rs_flat_get_penalty": (_i32, [vp, P(_Penalty)]),
+        "rs_flat_get_chat": (_i32, [vp, P(_Chat)]),
+        "rs_flat_get_vote": (_i32, [vp, P(_Vote)]),
+        "rs_flat_get_championship_row": (_i32, [vp, _i32, P(_ChampionshipRow)]),
+        # client.h calls that take only numbers and strings: usable as they are.
         "rs_client_request_leaderboard": (_u32, [vp, _u64, _u64, _u64, _u32, ctypes.c_uint8]),
+        "rs_client_chat": (_i32, [vp, cp, cp]),
+        "rs_client_command": (_i32, [vp, ctypes.c_uint8, cp, P(_u32)]),
+        "rs_client_standings_request": (_i32, [vp, cp, cp, _u32, ctypes.c_uint8, P(_u32)]),
         "rs_client_status_str": (cp, [_i32]),
     }
     for name, (res, args) in sigs.items():
@@ -375,10 +529,28 @@ class Client:
         _lib.rs_flat_update(self._handle())
 
     def events(self):
-        """Yields every queued event (Event: ev.type, ev.type_name, ...)."""
+        """Yields every queued event (Event: ev.type, ev.type_name, ...;
+        ev.detail the contents of a race weekend's event)."""
         ev = _Event()
         while _lib.rs_flat_poll(self._handle(), ctypes.byref(ev)):
-            yield _record(Event, ev)
+            # The details of the event just polled, before the next poll
+            # replaces them.
+            yield _record(Event, ev, detail=self._detail(ev.type))
+
+    def _detail(self, ev_type):
+        if ev_type == EV_WEEKEND:
+            return self.weekend()
+        if ev_type == EV_STANDINGS:
+            return self._rows(_lib.rs_flat_get_championship_row, _ChampionshipRow,
+                              ChampionshipRow)
+        last = {EV_PENALTY: (_lib.rs_flat_get_penalty, _Penalty, Penalty),
+                EV_CHAT: (_lib.rs_flat_get_chat, _Chat, ChatLine),
+                EV_VOTE: (_lib.rs_flat_get_vote, _Vote, Vote)}.get(ev_type)
+        if last is None:
+            return None
+        fn, struct, cls = last
+        out = struct()
+        return _record(cls, out) if fn(self._handle(), ctypes.byref(out)) == OK else None
 
     @property
     def state(self):
@@ -435,6 +607,93 @@ class Client:
     def board_rows(self):
         """The rows of the last EV_LEADERBOARD_REPLY polled (BoardRow)."""
         return self._rows(_lib.rs_flat_get_board_row, _BoardRow, BoardRow)
+
+    # -- the race weekend
+
+    def weekend(self):
+        """The last EV_WEEKEND polled (Weekend: sessions, classes, cars,
+        championship), or None before one."""
+        out = _Weekend()
+        if _lib.rs_flat_get_weekend(self._handle(), ctypes.byref(out)) != OK:
+            return None
+        classes, i, cls = [], 0, _CarClass()
+        while _lib.rs_flat_get_car_class(self._handle(), i, ctypes.byref(cls)):
+            classes.append(cls.name.decode("utf-8", "replace"))
+            i += 1
+        return _record(Weekend, out,
+                       sessions=tuple(self._rows(_lib.rs_flat_get_weekend_session,
+                                                 _SessionDef, SessionDef)),
+                       classes=tuple(classes),
+                       cars=tuple(self._rows(_lib.rs_flat_get_offered_car, _OfferedCar,
+                                             OfferedCar)))
+
+    def session(self):
+        """The running session (Session: type, time_left_ms, chequered...),
+        or None before the first EV_RACE_STATE."""
+        out = _Session()
+        if _lib.rs_flat_get_session(self._handle(), ctypes.byref(out)) != OK:
+            return None
+        return _record(Session, out)
+
+    def car_info(self, car=None):
+        """A car's driver, class, number, balance of performance and hashes
+        (CarInfo; default: the local car), or None when none is known."""
+        car = self.car_id if car is None else car
+        out = _CarInfo()
+        if not car or _lib.rs_flat_get_car_info(self._handle(), car, ctypes.byref(out)) != OK:
+            return None
+        return _record(CarInfo, out)
+
+    def _sent(self, st, what):
+        if st == ERR_ARG:
+            raise ValueError("racesim: %s: the server would refuse it" % what)
+        if st != OK:
+            raise ConnectionError("racesim: %s: %s" % (
+                what, _lib.rs_client_status_str(st).decode()))
+
+    def chat(self, text, to=None):
+        """A chat line to the room, or privately to the player named to.
+        ValueError for a text the server would refuse (empty, over 200
+        bytes, control characters such as a newline); ConnectionError when
+        not connected. No reply: lines arrive as EV_CHAT events."""
+        st = _lib.rs_client_chat(self._handle(), (to or "").encode(), text.encode())
+        self._sent(st, "chat")
+
+    def command(self, command, arg=""):
+        """A player's command (CMD_*); returns the request id that its
+        EV_COMMAND_REPLY echoes. Errors as chat()."""
+        rid = _u32()
+        st = _lib.rs_client_command(self._handle(), command, (arg or "").encode(),
+                                    ctypes.byref(rid))
+        self._sent(st, "command")
+        return rid.value
+
+    def select_car(self, car):
+        """Drive another offered car from the next session on: its name, or
+        its base_hash (an int, as OfferedCar.base_hash)."""
+        arg = "%016x" % car if isinstance(car, int) else car
+        return self.command(CMD_SELECT_CAR, arg)
+
+    def mute(self, player):
+        return self.command(CMD_MUTE, player)
+
+    def unmute(self, player):
+        return self.command(CMD_UNMUTE, player)
+
+    def vote(self, yes=True):
+        """Answers the open vote."""
+        return self.command(CMD_VOTE_YES if yes else CMD_VOTE_NO)
+
+    def request_standings(self, championship="", class_name="", offset=0, count=10):
+        """A page of a championship's standings ("" = the room's own), of one
+        class or every driver; returns the request id its EV_STANDINGS
+        echoes (ev.detail: the rows, ev.total: drivers in all)."""
+        rid = _u32()
+        st = _lib.rs_client_standings_request(self._handle(), championship.encode(),
+                                              class_name.encode(), offset, count,
+                                              ctypes.byref(rid))
+        self._sent(st, "standings request")
+        return rid.value
 
     def stats(self):
         out = _Stats()

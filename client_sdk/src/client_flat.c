@@ -92,7 +92,7 @@ void rs_flat_config_free(rs_flat_config *cfg)
 
 /* A decimal number without sign, space or base prefix, at most max: the
  * text a foreign caller formats from an integer. */
-static bool parse_uint(const char *text, uint32_t max, uint32_t *out)
+static bool parse_u64(const char *text, uint64_t max, uint64_t *out)
 {
     if (!text || !text[0])
         return false;
@@ -100,15 +100,27 @@ static bool parse_uint(const char *text, uint32_t max, uint32_t *out)
     for (const char *p = text; *p; p++) {
         if (*p < '0' || *p > '9')
             return false;
-        v = v * 10u + (uint64_t)(*p - '0');
-        if (v > max)
+        uint64_t digit = (uint64_t)(*p - '0');
+        /* v * 10 + digit <= max, checked before it is computed: a 64-bit
+         * value has no wider type to overflow into */
+        if (digit > max || v > (max - digit) / 10u)
             return false;
+        v = v * 10u + digit;
     }
+    *out = v;
+    return true;
+}
+
+static bool parse_uint(const char *text, uint32_t max, uint32_t *out)
+{
+    uint64_t v;
+    if (!parse_u64(text, max, &v))
+        return false;
     *out = (uint32_t)v;
     return true;
 }
 
-typedef enum { OPT_STRING, OPT_BOOL, OPT_U32, OPT_U8 } opt_kind;
+typedef enum { OPT_STRING, OPT_BOOL, OPT_U32, OPT_U8, OPT_U64 } opt_kind;
 
 typedef struct flat_option {
     const char *key;
@@ -136,6 +148,7 @@ static const flat_option options[] = {
     {"timeout_ms", OPT_U32, 0, offsetof(rs_client_config, timeout_ms)},
     {"ping_interval_ms", OPT_U32, 0, offsetof(rs_client_config, ping_interval_ms)},
     {"snapshot_policy", OPT_U8, 0, offsetof(rs_client_config, snapshot_policy)},
+    {"car_hash", OPT_U64, 0, offsetof(rs_client_config, car_hash)},
 };
 
 int32_t rs_flat_config_set(rs_flat_config *cfg, const char *key, const char *value)
@@ -168,6 +181,13 @@ int32_t rs_flat_config_set(rs_flat_config *cfg, const char *key, const char *val
                 return RS_CLIENT_ERR_ARG;
             *(uint8_t *)(void *)field = (uint8_t)v;
             return RS_CLIENT_OK;
+        case OPT_U64: {
+            uint64_t v64;
+            if (!parse_u64(value, UINT64_MAX, &v64))
+                return RS_CLIENT_ERR_ARG;
+            *(uint64_t *)(void *)field = v64;
+            return RS_CLIENT_OK;
+        }
         }
     }
     return RS_CLIENT_ERR_ARG;

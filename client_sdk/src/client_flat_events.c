@@ -2,7 +2,8 @@
  * The flat layer's events (racesim/client_flat.h): every kind of
  * rs_client_event copied into the one rs_flat_event layout, and the rows of
  * the last RESULTS and LEADERBOARD_REPLY, which do not fit in it, kept in
- * the client for rs_flat_get_result / rs_flat_get_board_row.
+ * the client for rs_flat_get_result / rs_flat_get_board_row; the race
+ * weekend's messages are kept whole for client_flat_weekend.c.
  */
 #include "client_internal.h"
 #include "racesim/client_flat.h"
@@ -23,6 +24,60 @@ static void copy_text(char *dst, size_t cap, const char *src)
 static void set_text(rs_flat_event *out, const char *text)
 {
     copy_text(out->text, sizeof out->text, text);
+}
+
+/* The race weekend's events (protocol version 6): what fits the one
+ * layout goes into it, and the whole message is kept for the rs_flat_get_*
+ * calls of client_flat_weekend.c, which read the last one polled. */
+static void flatten_weekend(rs_client *c, const rs_client_event *ev, rs_flat_event *out)
+{
+    switch (ev->type) {
+    case RS_CLIENT_EV_WEEKEND:
+        c->flat_weekend = ev->u.weekend;
+        c->have_flat_weekend = true;
+        out->count = ev->u.weekend.session_count;
+        set_text(out, ev->u.weekend.championship);
+        break;
+    case RS_CLIENT_EV_PENALTY:
+        c->flat_penalty = ev->u.penalty;
+        c->have_flat_penalty = true;
+        out->request_id = ev->u.penalty.id;
+        out->car = ev->u.penalty.car;
+        out->code = ev->u.penalty.kind;
+        out->flags = ev->u.penalty.removed ? 1 : 0;
+        out->tick = (int64_t)ev->u.penalty.tick;
+        set_text(out, ev->u.penalty.text);
+        break;
+    case RS_CLIENT_EV_CHAT:
+        c->flat_chat = ev->u.chat;
+        c->have_flat_chat = true;
+        out->code = ev->u.chat.kind;
+        out->player_id = ev->u.chat.player_id;
+        set_text(out, ev->u.chat.text);
+        break;
+    case RS_CLIENT_EV_COMMAND_REPLY:
+        out->request_id = ev->u.command.request_id;
+        out->code = ev->u.command.result;
+        set_text(out, ev->u.command.text);
+        break;
+    case RS_CLIENT_EV_VOTE:
+        c->flat_vote = ev->u.vote;
+        c->have_flat_vote = true;
+        out->request_id = ev->u.vote.vote_id;
+        out->code = ev->u.vote.state;
+        set_text(out, ev->u.vote.arg);
+        break;
+    case RS_CLIENT_EV_STANDINGS:
+        c->flat_standings = ev->u.standings;
+        out->request_id = ev->u.standings.request_id;
+        out->code = ev->u.standings.result;
+        out->count = ev->u.standings.count;
+        out->total = ev->u.standings.total;
+        set_text(out, ev->u.standings.championship);
+        break;
+    default:
+        break;
+    }
 }
 
 static void flatten(rs_client *c, const rs_client_event *ev, rs_flat_event *out)
@@ -135,6 +190,7 @@ static void flatten(rs_client *c, const rs_client_event *ev, rs_flat_event *out)
         set_text(out, ev->u.error.text);
         break;
     default:
+        flatten_weekend(c, ev, out);
         break;
     }
 }
@@ -163,6 +219,10 @@ int32_t rs_flat_get_result(const rs_client *c, int32_t i, rs_flat_result *out)
     out->finished = r->finish_us >= 0 ? 1 : 0;
     out->finish_us = r->finish_us;
     out->best_lap_us = r->best_lap_us;
+    out->class_position = r->class_position;
+    out->status = r->status;
+    out->penalty_ms = (int32_t)r->penalty_ms; /* 0..2^31 - 1 on the wire */
+    out->laps_led = r->laps_led;
     return 1;
 }
 

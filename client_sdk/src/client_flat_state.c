@@ -205,6 +205,16 @@ int32_t rs_flat_sizeof(const char *name)
         {"rs_flat_track_point", sizeof(rs_flat_track_point)},
         {"rs_standing", sizeof(rs_standing)},
         {"rs_flat_stats", sizeof(rs_flat_stats)},
+        {"rs_flat_weekend", sizeof(rs_flat_weekend)},
+        {"rs_flat_session_def", sizeof(rs_flat_session_def)},
+        {"rs_flat_car_class", sizeof(rs_flat_car_class)},
+        {"rs_flat_offered_car", sizeof(rs_flat_offered_car)},
+        {"rs_flat_session", sizeof(rs_flat_session)},
+        {"rs_flat_car_info", sizeof(rs_flat_car_info)},
+        {"rs_flat_penalty", sizeof(rs_flat_penalty)},
+        {"rs_flat_chat", sizeof(rs_flat_chat)},
+        {"rs_flat_vote", sizeof(rs_flat_vote)},
+        {"rs_flat_championship_row", sizeof(rs_flat_championship_row)},
     };
     for (size_t i = 0; name && i < sizeof sizes / sizeof sizes[0]; i++)
         if (strcmp(sizes[i].name, name) == 0)

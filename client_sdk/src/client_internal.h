@@ -133,6 +133,14 @@ struct rs_client {
        them); count 0 before the first */
     rs_msg_results flat_results;
     rs_msg_leaderboard_reply flat_board;
+    /* the same for the race weekend's events (rs_flat_get_weekend, _penalty, _chat,
+       _vote, _championship_row); the have_ flags say one was polled */
+    rs_msg_weekend flat_weekend;
+    rs_msg_penalty flat_penalty;
+    rs_msg_chat_msg flat_chat;
+    rs_msg_vote_state flat_vote;
+    rs_msg_standings_reply flat_standings;
+    bool have_flat_weekend, have_flat_penalty, have_flat_chat, have_flat_vote;
 
     /* requests */
     uint32_t next_request_id;
