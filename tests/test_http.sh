@@ -1,6 +1,7 @@
 #!/bin/sh
 # The HTTP side of a real raceserver while two racebots drive a small
-# weekend on the oval, a one-lap qualifying and a one-lap race, in two
+# weekend on the oval, a 20 s qualifying (the flag falls at 20 s, each car
+# then ends its lap) and a one-lap race, in two
 # classes (bot1 the room's first car, class GT; bot2 the formula car, class
 # Open) (about 150 s): tests/http/check_api.py requests every endpoint of
 # docs/openapi.json and validates each answer against it, checks the
@@ -27,7 +28,7 @@ formula="Formula (2019-era F1)"
 cat >server.json <<'JSON'
 {
   "cars": [{"car": "c5", "class": "GT"}, {"car": "formula", "class": "Open"}],
-  "weekend": [{"session": "qualifying", "laps": 1},
+  "weekend": [{"session": "qualifying", "seconds": 20},
               {"session": "race", "laps": 1, "grid": "qualifying"}]
 }
 JSON

@@ -6,7 +6,7 @@ specification is requested for real and each answer is validated against
 the schema the specification gives for its status; the live feed is read;
 hostile and malformed requests must get their documented error and leave
 the server healthy. The room runs the weekend of the server's
-configuration (a qualifying, then a race, in classes): the session, the
+configuration (a timed qualifying, then a race, in classes): the session, the
 classes and the class positions live, in the feed and in the stored
 results must agree with it and with each other. Exits non-zero with a
 message on the first failure.
@@ -124,14 +124,23 @@ def check_weekend(r):
     got = sess["sessions"]
     if [x["type"] for x in got] != [x["session"] for x in want] or \
             [x["laps"] for x in got] != [x.get("laps") for x in want] or \
+            [x["time_limit_s"] for x in got] != [x.get("seconds") for x in want] or \
             [x["index"] for x in got] != list(range(len(want))):
         fail("session list differs from the configuration: " + json.dumps(got))
     if got[1]["grid"] != want[1]["grid"] or got[0]["grid"] is not None:
         fail("grids: " + json.dumps(got))
-    if sess["type"] != want[sess["index"]]["session"] or sess["laps"] != got[sess["index"]]["laps"]:
+    mine = got[sess["index"]]
+    if sess["type"] != mine["type"] or sess["laps"] != mine["laps"] or \
+            sess["time_limit_s"] != mine["time_limit_s"]:
         fail("session: " + json.dumps(sess))
-    if sess["time_limit_s"] is not None or sess["time_left_us"] is not None:
-        fail("a lap-limited session with a time: " + json.dumps(sess))
+    if sess["time_limit_s"] is None and sess["time_left_us"] is not None:
+        fail("a lap-limited session with a time left: " + json.dumps(sess))
+    # A timed session's time left is its limit less the race clock, from the
+    # same publication; the flag is out once it ran out.
+    if sess["time_limit_s"] is not None and \
+            (sess["time_left_us"] != max(0, sess["time_limit_s"] * 10**6 - sess["race_time_us"]) or
+             (sess["time_left_us"] > 0) != (sess["flag"] == "green")):
+        fail("a timed session's time left: " + json.dumps(sess))
     if sess["weekend"] < 1 or not sess["running"]:
         fail("session not running in weekend 1..: " + json.dumps(sess))
     flag = {"race": ("green", "chequered"), "countdown": ("none",), "results": ("chequered",)}
