@@ -20,6 +20,8 @@
 typedef struct run {
     bool quiet;
     uint32_t laps_until_exit;
+    uint32_t sessions;   /* exit after this many sessions' results (1: the first) */
+    const char *car;     /* the offered car to drive (SELECT_CAR), NULL = the room's first */
     int status; /* -1 running */
 } run;
 
@@ -31,6 +33,11 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
     case RS_CLIENT_EV_CONNECTED:
         if (!r->quiet)
             printf("connected (player id %lld)\n", (long long)ev->u.connected.player_id);
+        /* Asked at once, so that the car is ours from the first session the
+         * room starts after the command arrives. */
+        if (r->car && rs_client_command(rs_bot_client(bot), RS_CMD_SELECT_CAR, r->car, NULL) !=
+                          RS_CLIENT_OK)
+            fprintf(stderr, "racebot: could not ask for the car '%s'\n", r->car);
         break;
     case RS_CLIENT_EV_WORLD_READY:
         if (!r->quiet)
@@ -64,7 +71,10 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
             printf("  %-3s car %-2u laps %u finish %s best %s%s\n", pos, row->car, row->laps, fin,
                    best, row->car == me ? "  <- me" : "");
         }
-        r->status = 0;
+        if (r->sessions <= 1)
+            r->status = 0;
+        else
+            r->sessions--;
         break;
     case RS_CLIENT_EV_ERROR:
         fprintf(stderr, "error: %s\n", ev->u.error.text);
@@ -86,21 +96,24 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: racebot [--host H] [--port N] [--name S] [--room S] [--password S]\n"
-               "               [--laps-until-exit N] [--quiet]\n"
+               "               [--car NAME] [--sessions N] [--laps-until-exit N] [--quiet]\n"
                "\n"
                "Joins a raceserver (default 127.0.0.1:27960) as a headless AI driver, prints\n"
                "its laps and the race's results (DNF for a car that did not finish, - for no\n"
-               "valid lap). Exit status: 0 when the race ends (or after N laps of its own),\n"
-               "1 when the connection fails, is refused or drops, 2 usage error.\n");
+               "valid lap). --car drives that offered car (its name or hash); --sessions\n"
+               "stays for N sessions of the room's weekend (default 1). Exit status: 0 when\n"
+               "the last session ends (or after N laps of its own), 1 when the connection\n"
+               "fails, is refused or drops, 2 usage error.\n");
 }
 
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* one line at a time, also into a pipe */
     const char *host = "127.0.0.1", *port_text = "27960", *laps_text = "0";
+    const char *sessions_text = "1";
     rs_client_config cfg = rs_client_config_default();
     cfg.name = "racebot";
-    run r = {false, 0, -1};
+    run r = {false, 0, 1, NULL, -1};
     /* Every option but --quiet and --help takes a value. */
     const struct {
         const char *name;
@@ -110,7 +123,9 @@ int main(int argc, char **argv)
                 {"--name", &cfg.name},
                 {"--room", &cfg.room},
                 {"--password", &cfg.password},
-                {"--laps-until-exit", &laps_text}};
+                {"--laps-until-exit", &laps_text},
+                {"--car", &r.car},
+                {"--sessions", &sessions_text}};
     rs_cli_set_program("racebot");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -138,7 +153,8 @@ int main(int argc, char **argv)
     }
     uint32_t port = 0;
     if (rs_parse_u32(NULL, "--port", port_text, 1, 65535, &port) ||
-        rs_parse_u32(NULL, "--laps-until-exit", laps_text, 0, UINT32_MAX, &r.laps_until_exit))
+        rs_parse_u32(NULL, "--laps-until-exit", laps_text, 0, UINT32_MAX, &r.laps_until_exit) ||
+        rs_parse_u32(NULL, "--sessions", sessions_text, 1, 1000, &r.sessions))
         return RS_EXIT_USAGE;
     rs_bot *bot = NULL;
     char err[256];

@@ -656,6 +656,32 @@ static void test_operator_lookups_find_definitions_races_and_laps(void **state)
                                             sizeof f->err),
                      RS_ERR_MISSING);
 
+    /* A qualifying too: the type filter keeps the kinds apart (the column
+     * holds the type's name, the filter its number). */
+    rs_store_race quali = race;
+    quali.session_type = RS_STORE_SESSION_QUALIFYING;
+    int64_t quali_id = 0;
+    assert_int_equal(rs_store_race_create(f->store, &quali, &quali_id, f->err, sizeof f->err),
+                     RS_OK);
+    assert_int_equal(rs_leaderboard_races_of_type(f->lb, RS_STORE_SESSION_QUALIFYING, 4, races,
+                                                  &n, f->err, sizeof f->err),
+                     RS_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(races[0].id, quali_id);
+    assert_int_equal(races[0].session_type, RS_STORE_SESSION_QUALIFYING);
+    assert_int_equal(rs_leaderboard_races_of_type(f->lb, RS_STORE_SESSION_RACE, 4, races, &n,
+                                                  f->err, sizeof f->err),
+                     RS_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(races[0].id, race_id);
+    assert_int_equal(rs_leaderboard_races_of_type(f->lb, RS_STORE_SESSION_WARMUP, 4, races, &n,
+                                                  f->err, sizeof f->err),
+                     RS_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(rs_leaderboard_races(f->lb, 4, races, &n, f->err, sizeof f->err), RS_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(races[0].id, quali_id); /* the newest first */
+
     int64_t lap_id = add_lap(f, 0, 95000000);
     rs_lb_row row;
     assert_int_equal(rs_leaderboard_lap(f->lb, lap_id, &row, f->err, sizeof f->err), RS_OK);

@@ -28,6 +28,9 @@ typedef struct live_room {
     uint8_t last_phase;
     uint32_t last_race;
     bool phase_known;
+    /* The session the last "session" feed event told of. */
+    uint32_t last_session_race;
+    bool last_chequered;
     uint64_t outline_hash;    /* the outline published for this room's track; 0 none */
     /* The lap in progress of each car: sectors so far. */
     uint32_t sector_count[RS_HTTP_MAX_CARS];
@@ -47,6 +50,7 @@ struct srv_http {
     double late_seconds_sum;
     uint64_t refusals[RS_REASON_COUNT];
     rs_http_room scratch;     /* one room being filled (large) */
+    rs_room_results_info results; /* its classification as it stands (large) */
 };
 
 static void http_log(void *ctx, int level, const char *text)
@@ -362,6 +366,40 @@ static void fill_penalties(rs_room *room, uint8_t car, rs_http_entry *e)
     }
 }
 
+/* Who and what each car is, from the room's classification as it stands
+ * (rs_room_results: class, number, stock car, status); live timing keeps
+ * its own order. */
+static void fill_car_info(const rs_room_results_info *res, rs_http_entry *e)
+{
+    for (uint32_t i = 0; i < res->count; i++) {
+        const rs_room_result_row *row = &res->rows[i];
+        if (row->row.car != e->car)
+            continue;
+        snprintf(e->class_name, sizeof e->class_name, "%s", row->class_name);
+        snprintf(e->car_name, sizeof e->car_name, "%s", row->car_name);
+        e->car_hash = row->base_hash;
+        e->number = row->number;
+        e->status = row->row.status == RS_DISQUALIFIED    ? RS_HTTP_DISQUALIFIED
+                    : row->row.status == RS_NOT_CLASSIFIED ? RS_HTTP_NOT_CLASSIFIED
+                                                           : RS_HTTP_CLASSIFIED;
+        return;
+    }
+    e->status = RS_HTTP_NOT_CLASSIFIED;
+}
+
+/* Class positions from the live order the entries are in (by position), so
+ * that they agree with the positions shown beside them. */
+static void fill_class_positions(rs_http_room *out)
+{
+    for (uint32_t i = 0; i < out->entry_count; i++) {
+        rs_http_entry *e = &out->entries[i];
+        e->class_position = 1;
+        for (uint32_t k = 0; k < i; k++)
+            if (strcmp(out->entries[k].class_name, e->class_name) == 0)
+                e->class_position++;
+    }
+}
+
 static void fill_entries(srv_http *h, live_room *lr, rs_room *room, rs_http_room *out)
 {
     const rs_world *world = rs_room_world(room);
@@ -372,7 +410,8 @@ static void fill_entries(srv_http *h, live_room *lr, rs_room *room, rs_http_room
     uint32_t n = rs_standings_get(lr->board, world, rows, RS_HTTP_MAX_CARS);
     if (n > RS_HTTP_MAX_CARS)
         n = RS_HTTP_MAX_CARS;
-    (void)h;
+    if (!rs_room_results(room, &h->results))
+        h->results.count = 0;
     for (uint32_t i = 0; i < n; i++) {
         const rs_standing *s = &rows[i];
         rs_http_entry *e = &out->entries[out->entry_count++];
@@ -408,7 +447,75 @@ static void fill_entries(srv_http *h, live_room *lr, rs_room *room, rs_http_room
             e->speed = cs.speed_m_s;
         }
         fill_penalties(room, e->car, e);
+        fill_car_info(&h->results, e);
     }
+    fill_class_positions(out);
+}
+
+/* The weekend's sessions, where it is, and the room's classes and cars. */
+static void fill_weekend(rs_room *room, rs_http_room *r)
+{
+    rs_room_session_info si;
+    rs_room_session_state(room, &si);
+    r->weekend = si.weekend;
+    r->session_index = si.index;
+    r->session_running = si.running;
+    r->chequered = si.chequered;
+    r->time_left_us = si.time_left_us;
+    rs_proto_session_def d;
+    for (r->session_count = 0; r->session_count < RS_HTTP_MAX_SESSIONS &&
+                               rs_room_session_at(room, r->session_count, &d);
+         r->session_count++) {
+        rs_http_session *s = &r->sessions[r->session_count];
+        s->type = d.type;
+        s->laps = d.laps;
+        s->time_limit_s = d.time_limit_s;
+        s->grid_source = d.grid_source;
+        s->grid_reverse = d.grid_reverse;
+    }
+    const char *cls;
+    for (r->class_count = 0; r->class_count < RS_HTTP_MAX_CLASSES &&
+                             (cls = rs_room_class_name(room, r->class_count));
+         r->class_count++)
+        snprintf(r->classes[r->class_count], sizeof r->classes[0], "%s", cls);
+    const rs_car_params *car;
+    uint8_t ci = 0;
+    for (r->offer_count = 0; r->offer_count < RS_HTTP_MAX_OFFERED &&
+                             (car = rs_room_offered_car(room, r->offer_count, &ci));
+         r->offer_count++) {
+        rs_http_offer *o = &r->offers[r->offer_count];
+        snprintf(o->name, sizeof o->name, "%s", rs_car_params_name(car));
+        o->hash = rs_car_params_hash(car);
+        o->class_index = ci;
+    }
+}
+
+/* "session": a session's world began, or its flag fell. */
+static void push_session(srv_http *h, uint32_t index, const rs_http_room *r)
+{
+    live_room *lr = &h->rooms[index];
+    bool began = r->session_running && lr->last_session_race != r->race_number;
+    bool flag = r->session_running && r->chequered && !lr->last_chequered;
+    lr->last_chequered = r->session_running && r->chequered;
+    if (r->session_running)
+        lr->last_session_race = r->race_number;
+    if (!began && !flag)
+        return;
+    static const char *types[RS_SESSION_TYPE_COUNT] = {"practice", "qualifying", "warmup",
+                                                       "race"};
+    const rs_http_session *s = &r->sessions[r->session_index < r->session_count
+                                                ? r->session_index : 0];
+    char j[256];
+    int n = snprintf(j, sizeof j, "{\"room\":\"%s\",\"weekend\":%u,\"index\":%u,"
+                     "\"type\":\"%s\",\"race_number\":%u,\"flag\":\"%s\"}", r->name,
+                     (unsigned)r->weekend, (unsigned)r->session_index,
+                     s->type < RS_SESSION_TYPE_COUNT ? types[s->type] : "unknown",
+                     (unsigned)r->race_number,
+                     r->chequered                 ? "chequered"
+                     : r->phase == RS_PHASE_RACE ? "green"
+                                                 : "none");
+    if (n > 0 && (size_t)n < sizeof j)
+        rs_http_feed_push(h->http, index, "session", j, (size_t)n);
 }
 
 /* {"room":..,"tick":..,"cars":[[car,x,y,heading,speed],..]} from the entries. */
@@ -456,6 +563,7 @@ static void publish_room(srv_http *h, uint32_t index, rs_room *room)
         publish_outline(h, track);
         lr->outline_hash = r->track_hash;
     }
+    fill_weekend(room, r);
     fill_entries(h, lr, room, r);
     memcpy(r->tick_buckets, lr->tick_buckets, sizeof r->tick_buckets);
     r->tick_seconds_sum = lr->tick_seconds_sum;
@@ -482,6 +590,7 @@ static void publish_room(srv_http *h, uint32_t index, rs_room *room)
         lr->last_phase = r->phase;
         lr->last_race = r->race_number;
     }
+    push_session(h, index, r);
     if (world && (r->phase == RS_PHASE_COUNTDOWN || r->phase == RS_PHASE_RACE ||
                   r->phase == RS_PHASE_RESULTS))
         push_positions(h, index, r);

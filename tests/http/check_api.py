@@ -5,9 +5,13 @@ Run by tests/test_http.sh while bots race a lap: every endpoint of the
 specification is requested for real and each answer is validated against
 the schema the specification gives for its status; the live feed is read;
 hostile and malformed requests must get their documented error and leave
-the server healthy. Exits non-zero with a message on the first failure.
+the server healthy. The room runs the weekend of the server's
+configuration (a timed qualifying, then a race, in classes): the session, the
+classes and the class positions live, in the feed and in the stored
+results must agree with it and with each other. Exits non-zero with a
+message on the first failure.
 
-usage: check_api.py BASE_URL OPENAPI_JSON ROOM BOT_NAME...
+usage: check_api.py BASE_URL OPENAPI_JSON ROOM CONFIG_JSON BOT=CLASS...
 """
 import http.client
 import json
@@ -20,7 +24,9 @@ import urllib.request
 import jsonschema
 
 base, spec_path, room = sys.argv[1], sys.argv[2], sys.argv[3]
-bots = set(sys.argv[4:])
+config = json.load(open(sys.argv[4]))
+bot_class = dict(a.split("=", 1) for a in sys.argv[5:])
+bots = set(bot_class)
 spec = json.load(open(spec_path))
 host, port = base.split("//")[1].split(":")
 port = int(port)
@@ -111,37 +117,106 @@ get("/api/v1/rooms", "/api/v1/rooms")
 tpl_room = "/api/v1/rooms/{name}"
 
 
-def racing():
+def check_weekend(r):
+    """The session and the classes as configured; entries consistent with them."""
+    sess = r["session"]
+    want = config["weekend"]
+    got = sess["sessions"]
+    if [x["type"] for x in got] != [x["session"] for x in want] or \
+            [x["laps"] for x in got] != [x.get("laps") for x in want] or \
+            [x["time_limit_s"] for x in got] != [x.get("seconds") for x in want] or \
+            [x["index"] for x in got] != list(range(len(want))):
+        fail("session list differs from the configuration: " + json.dumps(got))
+    if got[1]["grid"] != want[1]["grid"] or got[0]["grid"] is not None:
+        fail("grids: " + json.dumps(got))
+    mine = got[sess["index"]]
+    if sess["type"] != mine["type"] or sess["laps"] != mine["laps"] or \
+            sess["time_limit_s"] != mine["time_limit_s"]:
+        fail("session: " + json.dumps(sess))
+    if sess["time_limit_s"] is None and sess["time_left_us"] is not None:
+        fail("a lap-limited session with a time left: " + json.dumps(sess))
+    # A timed session's time left is its limit less the race clock, from the
+    # same publication; the flag is out once it ran out.
+    if sess["time_limit_s"] is not None and \
+            (sess["time_left_us"] != max(0, sess["time_limit_s"] * 10**6 - sess["race_time_us"]) or
+             (sess["time_left_us"] > 0) != (sess["flag"] == "green")):
+        fail("a timed session's time left: " + json.dumps(sess))
+    if sess["weekend"] < 1 or not sess["running"]:
+        fail("session not running in weekend 1..: " + json.dumps(sess))
+    flag = {"race": ("green", "chequered"), "countdown": ("none",), "results": ("chequered",)}
+    if sess["flag"] not in flag.get(r["phase"], ()):
+        fail(f"flag {sess['flag']} in phase {r['phase']}")
+    classes = [c["class"] for c in config["cars"]]
+    if [c["name"] for c in r["classes"]] != classes:
+        fail("classes: " + json.dumps(r["classes"]))
+    offered = {c["hash"]: c for c in r["cars"]}
+    if [c["class"] for c in r["cars"]] != classes or len(offered) != len(classes):
+        fail("offered cars: " + json.dumps(r["cars"]))
+    for c in r["classes"]:
+        if [x["hash"] for x in c["cars"]] != [h for h, o in offered.items()
+                                               if o["class"] == c["name"]]:
+            fail("a class's cars differ from the offered cars of that class: " + json.dumps(c))
+    seen = {}
+    for e in r["entries"]:
+        car = offered.get(e["car_model"]["hash"])
+        if car is None or car["name"] != e["car_model"]["name"] or car["class"] != e["class"]:
+            fail("an entry's car is not an offered car of its class: " + json.dumps(e))
+        seen[e["class"]] = seen.get(e["class"], 0) + 1
+        if e["class_position"] != seen[e["class"]]:
+            fail("class positions are not 1..n by position within the class: " +
+                 json.dumps([(x["position"], x["class"], x["class_position"])
+                             for x in r["entries"]]))
+        if e["number"] is not None or e["status"] == "disqualified":
+            fail("a guest with a race number, or disqualified: " + json.dumps(e))
+    return sess
+
+
+def racing(index):
     r = get(f"/api/v1/rooms/{room}", tpl_room)
-    return r if r["phase"] == "race" and len(r["entries"]) == len(bots) else None
+    return r if r["phase"] == "race" and len(r["entries"]) == len(bots) and \
+        r["session"]["index"] == index else None
 
 
-r = wait_for("the race to start with every bot", racing, 60)
+r = wait_for("the qualifying to start with every bot", lambda: racing(0), 60)
 names = {e["name"] for e in r["entries"]}
 if names != bots:
     fail(f"live timing lists {sorted(names)}, the bots are {sorted(bots)}")
 if [e["position"] for e in r["entries"]] != list(range(1, len(bots) + 1)):
     fail("entries are not in position order: " + json.dumps(r["entries"]))
+if check_weekend(r)["type"] != "qualifying":
+    fail("the first session is not the qualifying")
+summary = [x for x in get("/api/v1/rooms", "/api/v1/rooms")["rooms"] if x["name"] == room][0]
+if summary["classes"] != r["classes"] or summary["session"]["sessions"] != r["session"]["sessions"]:
+    fail("the room list and the room disagree on the weekend")
 outline = get(f"/api/v1/tracks/{r['track']['hash']}/outline", "/api/v1/tracks/{hash}/outline")
 if len(outline["points"]) < 10 or len(outline["lines"]) < 1:
     fail("outline too small")
 
-# The feed: positions about ten times a second, cars moving.
+# The feed: positions about ten times a second, cars moving; then, read on,
+# the qualifying's flag falls and the race begins: "session" events.
 conn = http.client.HTTPConnection(host, port, timeout=10)
 conn.request("GET", f"/api/v1/feed?room={room}")
 resp = conn.getresponse()
 if resp.status != 200 or not resp.getheader("Content-Type", "").startswith("text/event-stream"):
     fail(f"feed: {resp.status} {resp.getheader('Content-Type')}")
 covered.add("/api/v1/feed")
-events, name, t0 = [], None, time.time()
-while time.time() - t0 < 2.0:
-    line = resp.fp.readline().decode().rstrip("\n")
-    if line.startswith("event: "):
-        name = line[7:]
-    elif line.startswith("data: ") and name:
-        events.append((name, json.loads(line[6:])))
-        name = None
-conn.close()
+
+
+def read_feed(until, seconds):
+    got, name, t0 = [], None, time.time()
+    while time.time() - t0 < seconds:
+        line = resp.fp.readline().decode().rstrip("\n")
+        if line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: ") and name:
+            got.append((name, json.loads(line[6:])))
+            name = None
+            if until(got[-1]):
+                return got
+    return got
+
+
+events = read_feed(lambda e: False, 2.0)
 pos = [d for n, d in events if n == "positions"]
 if len(pos) < 12:
     fail(f"feed: {len(pos)} positions events in 2 s (about 20 expected)")
@@ -149,6 +224,23 @@ if any(d["room"] != room or len(d["cars"]) != len(bots) for d in pos):
     fail("feed: a positions event of another room or with a car missing")
 if pos[0]["cars"] == pos[-1]["cars"] or pos[-1]["tick"] <= pos[0]["tick"]:
     fail("feed: the cars did not move")
+later = read_feed(lambda e: e[0] == "session" and e[1]["index"] == 1, 150.0)
+conn.close()
+sessions = [d for n, d in later if n == "session"]
+if [(d["index"], d["type"], d["flag"]) for d in sessions] != \
+        [(0, "qualifying", "chequered"), (1, "race", "none")]:
+    fail("feed: session events " + json.dumps(sessions) + " (wanted the qualifying's flag, "
+         "then the race's start)")
+if sessions[1]["race_number"] != sessions[0]["race_number"] + 1 or \
+        sessions[1]["weekend"] != sessions[0]["weekend"]:
+    fail("feed: session events out of step: " + json.dumps(sessions))
+
+r = wait_for("the race to start with every bot", lambda: racing(1), 60)
+if check_weekend(r)["type"] != "race":
+    fail("the second session is not the race")
+for e in r["entries"]:
+    if e["class"] != bot_class[e["name"]]:
+        fail(f"{e['name']} drives in class {e['class']}, wanted {bot_class[e['name']]}")
 
 # -- bad requests get a JSON error and a 4xx, and the server stays up ------
 get("/api/v1/rooms/nosuchroom", tpl_room, 404)
@@ -181,16 +273,49 @@ if get("/healthz", "/healthz")["status"] != "ok":
     fail("the server is not healthy after bad requests")
 
 # -- after the race: the database side ------------------------------------
-def finished_race():
-    races = get("/api/v1/races?limit=5", "/api/v1/races")["races"]
+def finished(kind):
+    races = get(f"/api/v1/races?limit=5&type={kind}", "/api/v1/races")["races"]
+    if any(x["session"]["type"] != kind for x in races):
+        fail(f"races?type={kind} lists another type: " + json.dumps(races))
     done = [x for x in races if x["status"] == "finished"]
     return done[0] if done else None
 
 
-race = wait_for("a finished race in the database", finished_race, 150)
+def check_results(detail, index, kind):
+    """One stored session: its place in the weekend, classes and their
+    positions, statuses, laps led and the fastest lap."""
+    if detail["session"] != {"type": kind, "index": index, "weekend": r["session"]["weekend"],
+                             "room": room}:
+        fail("stored session: " + json.dumps(detail["session"]))
+    rows = detail["results"]
+    if [x["position"] for x in rows] != list(range(1, len(bots) + 1)):
+        fail(f"{kind} results not in position order")
+    seen = {}
+    for x in rows:
+        if x["class"] != bot_class.get(x["player"].lstrip("~")):  # guests are stored as ~name
+            fail(f"{kind}: {x['player']} stored in class {x['class']}")
+        seen[x["class"]] = seen.get(x["class"], 0) + 1
+        if x["class_position"] != seen[x["class"]]:
+            fail(f"{kind}: class positions are not 1..n within each class: " + json.dumps(rows))
+        if x["status"] != "classified" or x["penalty_ms"] != 0 or x["number"] is not None:
+            fail(f"{kind}: a bot's row: " + json.dumps(x))
+    best = [x["best_lap_us"] for x in rows if x["best_lap_us"] is not None]
+    fastest = [x for x in rows if x["fastest_lap"]]
+    if best and (len(fastest) != 1 or fastest[0]["best_lap_us"] != min(best)):
+        fail(f"{kind}: the fastest lap is not the smallest best lap: " + json.dumps(rows))
+    return rows
+
+
+quali = wait_for("a finished qualifying in the database", lambda: finished("qualifying"), 60)
+check_results(get(f"/api/v1/races/{quali['id']}", "/api/v1/races/{id}"), 0, "qualifying")
+race = wait_for("a finished race in the database", lambda: finished("race"), 150)
 detail = get(f"/api/v1/races/{race['id']}", "/api/v1/races/{id}")
-if [x["position"] for x in detail["results"]] != list(range(1, len(bots) + 1)):
-    fail("race results not in position order")
+rows = check_results(detail, 1, "race")
+if sum(x["laps_led"] for x in rows) != rows[0]["laps"] or not rows[0]["finished"]:
+    fail("race: laps led do not add up to the winner's laps: " + json.dumps(rows))
+err = get("/api/v1/races?type=sprint", "/api/v1/races", 400)
+if err["error"]["code"] != "bad_argument":
+    fail("races?type=sprint: " + json.dumps(err))
 boards = get("/api/v1/boards", "/api/v1/boards")
 tracks = {t["hash"] for t in boards["tracks"]}
 if r["track"]["hash"] not in tracks:
@@ -205,6 +330,16 @@ byname = get("/api/v1/leaderboard?track=" + urllib.request.quote(track["name"].u
 if byname["rows"] != get(f"/api/v1/leaderboard?track={track['hash']}&car={car['hash']}",
                          "/api/v1/leaderboard")["rows"]:
     fail("a board by name differs from the board by hash")
+# A class's boards are its cars' boards: every bot of the class is on one.
+for c in r["classes"]:
+    players = set()
+    for car_ in c["cars"]:
+        b = get(f"/api/v1/leaderboard?track={track['hash']}&car={car_['hash']}&tune=any",
+                "/api/v1/leaderboard")
+        players |= {x["player"].lstrip("~") for x in b["rows"]}
+    want = {b for b, k in bot_class.items() if k == c["name"]}
+    if not want <= players:
+        fail(f"class {c['name']}: its cars' boards list {sorted(players)}, not {sorted(want)}")
 top = board["rows"][0]
 rank = get(f"/api/v1/leaderboard/rank?player={top['player']}&track={track['hash']}"
            f"&car={car['hash']}&around=2", "/api/v1/leaderboard/rank")

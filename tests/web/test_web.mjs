@@ -6,6 +6,7 @@
 //
 //   RS_BASE        http://127.0.0.1:PORT/ of the raceserver
 //   RS_BOTS        the bots' names, comma-separated
+//   RS_CLASSES     each bot's class, in the same order
 //   RS_CHROMIUM    the browser
 //   RS_NODE_DIR    the folder npm ci installed puppeteer-core in (its node_modules)
 //   RS_SHOTS       folder for the screenshots
@@ -19,6 +20,7 @@ const puppeteer = require('puppeteer-core');
 
 const base = process.env.RS_BASE;
 const bots = process.env.RS_BOTS.split(',');
+const botClass = Object.fromEntries(process.env.RS_CLASSES.split(',').map((c, i) => [bots[i], c]));
 const shots = process.env.RS_SHOTS;
 const haveWasm = process.env.RS_WASM === '1';
 mkdirSync(shots, {recursive: true});
@@ -102,6 +104,27 @@ try {
   if (rows.join(',') !== bots.map((_, i) => i + 1).join(','))
     fail(`the tower's positions are ${rows.join(',')}`);
   log(`tower lists ${bots.join(', ')} in positions ${rows.join(',')}`);
+  // Each row's class and place in it, as the API has them; the session line
+  // names the session and its flag.
+  const room = await api('api/v1/rooms/default');
+  await until('the tower to show every class position', 5000, async () => {
+    const cells = await page.$$eval('#tower-body tr', (trs) => trs.map((tr) =>
+      [tr.querySelector('th.driver').textContent, tr.children[1].textContent.trim()]));
+    const now = await api('api/v1/rooms/default');
+    const want = now.entries.map((e) => `${e.class} ${e.class_position}`);
+    return cells.map((c) => c[1]).join('|') === want.join('|') &&
+      cells.every(([n, c]) => c.startsWith(botClass[bots.find((b) => n.includes(b))]));
+  }).catch(async (e) => fail(`${e.message}: the tower's class column: ` +
+    (await page.$$eval('#tower-body tr', (trs) => trs.map((tr) => tr.children[1].textContent)))));
+  const chips = await page.$$eval('#tower-body .class-chip', (cs) => cs.map((c) => c.style.background));
+  if (new Set(chips).size !== new Set(Object.values(botClass)).size || chips.some((c) => !c))
+    fail(`class colours in the tower: ${chips.join(', ')}`);
+  const line = await page.$eval('#session-text', (n) => ({type: n.dataset.type, text: n.textContent}));
+  const flag = await page.$eval('#session-flag', (n) => n.dataset.flag);
+  if (line.type !== room.session.type || !line.text.includes('Race (1 of 1') ||
+      !['none', 'green', 'chequered'].includes(flag) || !/lap \d of 1|1 lap/.test(line.text))
+    fail(`the session line says "${line.text}" (flag ${flag}); the API: ${JSON.stringify(room.session)}`);
+  log(`session line "${line.text.trim()}", flag ${flag}; class positions and colours shown`);
 
   // Cars move on the map: what the page drew, two samples apart.
   await page.waitForFunction(() => (window.__racesim.live.counts.positions || 0) > 5 &&
@@ -123,13 +146,27 @@ try {
 
   // -------------------------------------------------------------- leaderboard
   // The first laps end about a minute in; the page reloads its board itself.
+  // It shows the board of the car it has selected: once every bot of that
+  // car's class has a lap there, the page must show the same rows.
+  const carClass = Object.fromEntries(room.cars.map((c) => [c.hash, c.class]));
   const boards = await until('laps on a leaderboard', 120000, async () => {
     const bs = await api('api/v1/boards');
-    if (!bs.tracks.length) return null;
-    const q = `track=${bs.tracks[0].hash}&car=${bs.cars[0].hash}`;
+    const selected = await page.$eval('#board-car', (s) => s.value);
+    if (!bs.tracks.length || !selected) return null;
+    const q = `track=${bs.tracks[0].hash}&car=${selected}`;
     const lb = await api(`api/v1/leaderboard?${q}`);
-    return lb.total >= bots.length ? lb : null;
+    const want = bots.filter((b) => botClass[b] === carClass[selected]).length;
+    return want && lb.total >= want ? lb : null;
   });
+  // The cars are grouped by the room's classes once each has a board.
+  const groups = await until('the board cars grouped by class', 60000, async () => {
+    const g = await page.$$eval('#board-car optgroup', (os) => os.map((o) =>
+      `${o.label}: ${[...o.children].map((c) => c.textContent).join(', ')}`));
+    return g.length === room.classes.length ? g : null;
+  });
+  if (groups.join('; ') !== room.classes.map((c) => `${c.name}: ${c.cars.map((x) => x.name).join(', ')}`).join('; '))
+    fail(`the board's car groups are ${groups.join('; ')}`);
+  log(`board cars by class: ${groups.join('; ')}`);
   log(`${boards.total} laps stored; the fastest ${lapTime(boards.rows[0].time_us)}`);
   const want = boards.rows.map((r) => [String(r.rank), shown(r.player), lapTime(r.time_us)].join(' '));
   const boardRows = () => page.$$eval('#board-body tr', (trs) =>
@@ -153,6 +190,27 @@ try {
   log(`rank search: "${note}"`);
   await page.screenshot({path: `${shots}/leaderboard.png`, fullPage: true});
   await page.click('#rank-clear');
+  // ---------------------------------------------------------------- results
+  // The finished race's classification: class positions, penalties, laps led.
+  const race = await until('a finished race', 60000, async () =>
+    (await api('api/v1/races?type=race')).races.find((x) => x.status === 'finished'));
+  const detail = await api(`api/v1/races/${race.id}`);
+  await page.waitForSelector(`#race-body tr[data-race="${race.id}"] button`, {timeout: 35000})
+    .catch(() => fail(`race ${race.id} is not in the page's list`));
+  await page.click(`#race-body tr[data-race="${race.id}"] button`);
+  const wantRows = detail.results.map((r) => [String(r.position), `${r.class} ${r.class_position}`,
+    shown(r.player), String(r.laps_led), r.penalty_ms ? `+${r.penalty_ms / 1000} s` : ''].join(' '));
+  const resultRows = () => page.$$eval('#results-body tr', (trs) => trs.map((tr) =>
+    [0, 1, 3, 8, 10].map((i) => tr.children[i].textContent).join(' ')));
+  await until('the page to show the race results', 10000, async () =>
+    (await resultRows()).join('|') === wantRows.join('|')).catch(async (e) => {
+    fail(`${e.message}: the page shows [${(await resultRows()).join('; ')}], the API [${wantRows.join('; ')}]`);
+  });
+  if (detail.results.some((r) => r.class !== botClass[r.player.replace(/^~/, '')]))
+    fail(`stored classes: ${JSON.stringify(detail.results.map((r) => [r.player, r.class]))}`);
+  log(`results show ${wantRows.join('; ')}`);
+  await page.$eval('#race-results', (n) => n.scrollIntoView());
+  await page.screenshot({path: `${shots}/results.png`});
 
   // --------------------------------------------------------------- replay
   const lap = await api(`api/v1/laps/${boards.rows[0].lap_id}`);

@@ -46,14 +46,22 @@ rm -rf "$shots"
 
 # --http on port 0: the server takes a free port and logs it (no clash with
 # another test or server on this machine).
-start_raceserver "$work/server.log" "$raceserver" --http 127.0.0.1:0 --web-root "$build/web" \
-    --db "$work/race.db" \
+# Two classes: bot1 and bot2 drive the room's first car (GT), bot3 the
+# formula car (Open), so the page's class positions, colours and grouped
+# boards have something to show.
+cat >"$work/server.json" <<'JSON'
+{"cars": [{"car": "c5", "class": "GT"}, {"car": "formula", "class": "Open"}]}
+JSON
+start_raceserver "$work/server.log" "$raceserver" --config "$work/server.json" \
+    --http 127.0.0.1:0 --web-root "$build/web" --db "$work/race.db" \
     --key-file "$work/server.key" --track oval --laps 1 --start-players 3 --lobby-s 1 \
     --countdown-s 2 --stats-interval 0 || { echo "test_web: FAIL: raceserver did not start"; exit 1; }
 http_port=$(sed -n 's/.*http: listening on 127\.0\.0\.1 port \([0-9][0-9]*\).*/\1/p' "$work/server.log")
 [ -n "$http_port" ] || { cat "$work/server.log"; echo "test_web: FAIL: no http port"; exit 1; }
 for n in 1 2 3; do
-    "$racebot" --port "$port" --name "bot$n" --quiet >"$work/bot$n.out" 2>&1 &
+    car=
+    [ $n = 3 ] && car="Formula (2019-era F1)"
+    "$racebot" --port "$port" --name "bot$n" ${car:+--car "$car"} --quiet >"$work/bot$n.out" 2>&1 &
     bot_pids="$bot_pids $!"
 done
 
@@ -66,7 +74,8 @@ if [ "${RS_WEB_NEED_WASM:-0}" = 1 ] && [ $wasm = 0 ]; then
     exit 1
 fi
 status=0
-RS_BASE="http://127.0.0.1:$http_port/" RS_BOTS=bot1,bot2,bot3 RS_CHROMIUM=$chromium \
+RS_BASE="http://127.0.0.1:$http_port/" RS_BOTS=bot1,bot2,bot3 RS_CLASSES=GT,GT,Open \
+RS_CHROMIUM=$chromium \
 RS_NODE_DIR="$node_dir" RS_SHOTS=$shots RS_WASM=$wasm \
     node "$here/test_web.mjs" || status=$?
 if [ "$status" -ne 0 ]; then

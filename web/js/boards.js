@@ -1,6 +1,9 @@
 // Leaderboards: one per track and car (GET /api/v1/boards lists those with
 // stored laps), paged (GET /api/v1/leaderboard), and a driver's rank with the
 // rows around it (GET /api/v1/leaderboard/rank). Each row can be replayed.
+// A class is a set of cars in the selected room's configuration, not a
+// stored thing: the car list groups the boards' cars by the room's classes
+// (GET /api/v1/rooms/{name}: classes with their cars' hashes).
 
 import {getJSON, query} from './api.js';
 import {el, clear, setText, lapTime, seconds, driverName, unixDate, debug} from './util.js';
@@ -9,7 +12,7 @@ const $ = (id) => document.getElementById(id);
 const PER_PAGE = 20;
 
 export function initBoards({onReplay, replayAvailable}) {
-  const state = {boards: null, page: 1, pages: 1, rank: null, rows: [], timer: 0};
+  const state = {boards: null, classes: [], page: 1, pages: 1, rank: null, rows: [], timer: 0};
   debug.boards = state;
   const track = $('board-track'), car = $('board-car'), tune = $('board-tune');
 
@@ -20,6 +23,32 @@ export function initBoards({onReplay, replayAvailable}) {
     if (list.some((d) => d.hash === old)) select.value = old;
   }
 
+  // The cars with boards, one group per class of the room (in its order),
+  // then the cars of no class of it.
+  function fillCars(list) {
+    if (!state.classes.length) return fillSelect(car, list);
+    const old = car.value;
+    clear(car);
+    const placed = new Set();
+    for (const c of state.classes) {
+      const group = el('optgroup', {label: c.name, 'data-class': c.name});
+      for (const x of c.cars) {
+        const d = list.find((b) => b.hash === x.hash);
+        if (!d || placed.has(d.hash)) continue;
+        placed.add(d.hash);
+        group.append(el('option', {value: d.hash, 'data-class': c.name}, d.name));
+      }
+      if (group.children.length) car.append(group);
+    }
+    const rest = list.filter((d) => !placed.has(d.hash));
+    if (rest.length) {
+      const group = el('optgroup', {label: 'Other cars'});
+      for (const d of rest) group.append(el('option', {value: d.hash}, d.name));
+      car.append(group);
+    }
+    if (list.some((d) => d.hash === old)) car.value = old;
+  }
+
   async function loadBoards() {
     try {
       state.boards = await getJSON('api/v1/boards');
@@ -28,7 +57,7 @@ export function initBoards({onReplay, replayAvailable}) {
                                             : `Leaderboards unavailable: ${e.message}`);
     }
     fillSelect(track, state.boards.tracks);
-    fillSelect(car, state.boards.cars);
+    fillCars(state.boards.cars);
     if (!state.boards.tracks.length) return note('No laps recorded yet.');
     if (!state.rank) await loadPage();
   }
@@ -46,8 +75,10 @@ export function initBoards({onReplay, replayAvailable}) {
       const b = await getJSON(`api/v1/leaderboard${query({...args(), page: state.page, per_page: PER_PAGE})}`);
       state.pages = b.pages;
       state.page = Math.min(b.page, b.pages);
-      note(b.total ? `${b.track.name}, ${b.car.name}: ${b.total} ${b.total === 1 ? 'driver' : 'drivers'} (${b.tune} tune, physics ${b.physics_version}).`
-                   : `${b.track.name}, ${b.car.name}: no laps stored yet.`);
+      const cls = state.classes.find((c) => c.cars.some((x) => x.hash === b.car.hash));
+      const carName = cls ? `${b.car.name} (class ${cls.name})` : b.car.name;
+      note(b.total ? `${b.track.name}, ${carName}: ${b.total} ${b.total === 1 ? 'driver' : 'drivers'} (${b.tune} tune, physics ${b.physics_version}).`
+                   : `${b.track.name}, ${carName}: no laps stored yet.`);
       render(b.rows, null);
     } catch (e) {
       note(e.status === 404 ? 'No laps on this combination yet.' : `Leaderboard unavailable: ${e.message}`);
@@ -122,5 +153,16 @@ export function initBoards({onReplay, replayAvailable}) {
       state.timer = setTimeout(() => { if (!state.rank) loadBoards(); }, 1500);
     },
     rerender() { if (state.rank) render(state.rows, state.rank.player_id); else render(state.rows, null); },
+    // The selected room's classes: regroup the cars when they change.
+    setClasses(classes) {
+      const key = JSON.stringify(classes || []);
+      if (key === JSON.stringify(state.classes)) return;
+      state.classes = classes || [];
+      if (state.boards) {
+        const before = car.value;
+        fillCars(state.boards.cars);
+        if (car.value !== before) { state.page = 1; loadPage(); }
+      }
+    },
   };
 }

@@ -5,7 +5,7 @@
 import {getJSON, query, enc} from './api.js';
 import {el, clear, setText, lapTime, driverName, debug} from './util.js';
 import {TrackMap, PoseBuffer} from './map.js';
-import {renderTower, tick, sessionLine} from './tower.js';
+import {renderTower, tick, sessionLine, sessionName} from './tower.js';
 import {initBoards} from './boards.js';
 import {initRaces} from './races.js';
 import {initReplay} from './replay.js';
@@ -75,9 +75,12 @@ async function refreshRoom() {
   if (name !== live.room) return; // the selection changed meanwhile
   live.detail = room;
   live.names = new Map(room.entries.map((e) => [e.car, driverName(e.name)]));
-  renderTower($('tower-body'), $('tower-empty'), room.entries);
+  renderTower($('tower-body'), $('tower-empty'), room.entries, room.classes);
   sessionLine($('session-line'), room);
-  debug.tower = room.entries.map((e) => ({car: e.car, name: e.name, position: e.position, laps: e.laps}));
+  boards.setClasses(room.classes);
+  debug.tower = room.entries.map((e) => ({car: e.car, name: e.name, position: e.position, laps: e.laps,
+                                          class: e.class, class_position: e.class_position}));
+  debug.session = room.session;
   if (room.track.hash !== live.outlineHash) loadOutline(room.track);
   // Before the first feed sample (or in a quiet lobby) the poses of the room's snapshot.
   if (!live.poses.samples.length && room.entries.length)
@@ -130,6 +133,11 @@ function openFeed(name) {
     live.poses.clear(); // a new grid: do not glide from the old places
     refreshRoom();
     if (d.phase === 'results' || d.phase === 'race') races.refresh();
+  });
+  on('session', (d) => {
+    tick($('ticker'), d.flag === 'chequered' ? `${sessionName(d.type)}: the chequered flag`
+                                             : `${sessionName(d.type)} begins (weekend ${d.weekend})`);
+    refreshRoom();
   });
   on('resync', () => { live.poses.clear(); refreshRoom(); });
   feed.onerror = () => setText($('map-caption'), 'live feed: reconnecting…');

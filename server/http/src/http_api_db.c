@@ -298,6 +298,58 @@ static cJSON *race_json(const rs_lb_race *race)
     else
         cJSON_AddNullToObject(o, "finished_at");
     cJSON_AddNumberToObject(o, "entries", race->entries);
+    /* Its place in its room's weekend (migration 0007; older races: a race,
+     * room unknown, weekend and index 0). */
+    cJSON *s = cJSON_AddObjectToObject(o, "session");
+    cJSON_AddStringToObject(s, "type", rs_store_session_type_name(race->session_type));
+    cJSON_AddNumberToObject(s, "index", race->session_index);
+    cJSON_AddNumberToObject(s, "weekend", race->weekend);
+    if (race->room[0])
+        cJSON_AddStringToObject(s, "room", race->room);
+    else
+        cJSON_AddNullToObject(s, "room");
+    return o;
+}
+
+static const char *result_status(const rs_lb_result *res)
+{
+    switch (res->status) {
+    case RS_STORE_RESULT_CLASSIFIED: return "classified";
+    case RS_STORE_RESULT_DISQUALIFIED: return "disqualified";
+    case RS_STORE_RESULT_BY_FINISH: /* a writer that does not classify: the flag decides */
+        return res->finished ? "classified" : "not_classified";
+    default: return "not_classified";
+    }
+}
+
+static cJSON *result_json(const rs_lb_result *res)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "position", res->position);
+    if (res->class_name[0])
+        cJSON_AddStringToObject(o, "class", res->class_name);
+    else
+        cJSON_AddNullToObject(o, "class");
+    cJSON_AddNumberToObject(o, "class_position", res->class_position);
+    cJSON_AddStringToObject(o, "status", result_status(res));
+    cJSON_AddNumberToObject(o, "player_id", (double)res->player_id);
+    cJSON_AddStringToObject(o, "player", res->player_name);
+    if (res->car_number)
+        cJSON_AddNumberToObject(o, "number", res->car_number);
+    else
+        cJSON_AddNullToObject(o, "number");
+    cJSON_AddStringToObject(o, "car", res->car_name);
+    http_add_hash(o, "params_hash", res->params_hash);
+    cJSON_AddBoolToObject(o, "finished", res->finished);
+    http_add_us(o, "finish_us", res->finish_us);
+    cJSON_AddNumberToObject(o, "laps", res->laps_completed);
+    http_add_us(o, "best_lap_us", res->best_lap_us);
+    cJSON_AddBoolToObject(o, "fastest_lap", res->fastest_lap);
+    cJSON_AddNumberToObject(o, "laps_led", res->laps_led);
+    cJSON_AddNumberToObject(o, "barrier_hits", res->barrier_hits);
+    cJSON_AddNumberToObject(o, "car_hits", res->car_hits);
+    cJSON_AddNumberToObject(o, "penalty_ms", res->penalty_ms);
+    cJSON_AddItemToObject(o, "penalties", cJSON_CreateArray());
     return o;
 }
 
@@ -307,11 +359,16 @@ static enum MHD_Result races(http_req *r, rs_leaderboard *lb)
     uint32_t limit, n = 0;
     if (!http_arg_u32(r, "limit", 1, MAX_RACES, 20, &limit, &res))
         return res;
+    const char *type_arg = http_arg(r, "type");
+    int type = type_arg ? rs_store_session_type_parse(type_arg) : -1;
+    if (type_arg && type < 0)
+        return http_send_error(r, 400, "bad_argument",
+                               "type is practice, qualifying, warmup or race");
     rs_lb_race *list = calloc(limit, sizeof *list);
     if (!list)
         return http_send_error(r, 503, "unavailable", "out of memory");
     char err[512] = "";
-    rs_status st = rs_leaderboard_races(lb, limit, list, &n, err, sizeof err);
+    rs_status st = rs_leaderboard_races_of_type(lb, type, limit, list, &n, err, sizeof err);
     if (st != RS_OK) {
         free(list);
         return db_error(r, st, "races", err);
@@ -336,22 +393,8 @@ static enum MHD_Result race(http_req *r, rs_leaderboard *lb, int64_t id)
         return db_error(r, st, "race", err);
     cJSON *doc = race_json(&info);
     cJSON *arr = cJSON_AddArrayToObject(doc, "results");
-    for (uint32_t i = 0; i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "position", res[i].position);
-        cJSON_AddNumberToObject(o, "player_id", (double)res[i].player_id);
-        cJSON_AddStringToObject(o, "player", res[i].player_name);
-        cJSON_AddStringToObject(o, "car", res[i].car_name);
-        http_add_hash(o, "params_hash", res[i].params_hash);
-        cJSON_AddBoolToObject(o, "finished", res[i].finished);
-        http_add_us(o, "finish_us", res[i].finish_us);
-        cJSON_AddNumberToObject(o, "laps", res[i].laps_completed);
-        http_add_us(o, "best_lap_us", res[i].best_lap_us);
-        cJSON_AddNumberToObject(o, "barrier_hits", res[i].barrier_hits);
-        cJSON_AddNumberToObject(o, "car_hits", res[i].car_hits);
-        cJSON_AddItemToObject(o, "penalties", cJSON_CreateArray());
-        cJSON_AddItemToArray(arr, o);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, result_json(&res[i]));
     return http_send_json(r, 200, doc);
 }
 

@@ -16,6 +16,120 @@ static const char *phase_name(uint8_t phase)
     return phase < RS_PHASE_COUNT ? names[phase] : "unknown";
 }
 
+static const char *session_type_name(uint8_t type)
+{
+    static const char *names[RS_SESSION_TYPE_COUNT] = {"practice", "qualifying", "warmup",
+                                                       "race"};
+    return type < RS_SESSION_TYPE_COUNT ? names[type] : "unknown";
+}
+
+/* A session's length: exactly one of laps and time_limit_s is a number. */
+static void add_length(cJSON *o, uint32_t laps, uint32_t time_limit_s)
+{
+    if (time_limit_s) {
+        cJSON_AddNullToObject(o, "laps");
+        cJSON_AddNumberToObject(o, "time_limit_s", time_limit_s);
+    } else {
+        cJSON_AddNumberToObject(o, "laps", laps);
+        cJSON_AddNullToObject(o, "time_limit_s");
+    }
+}
+
+static cJSON *session_def_json(uint32_t index, const rs_http_session *s)
+{
+    static const char *grids[RS_GRID_SOURCE_COUNT] = {"join", "qualifying", "previous_race"};
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", index);
+    cJSON_AddStringToObject(o, "type", session_type_name(s->type));
+    add_length(o, s->laps, s->time_limit_s);
+    if (s->type == RS_SESSION_RACE) {
+        cJSON_AddStringToObject(o, "grid",
+                                s->grid_source < RS_GRID_SOURCE_COUNT ? grids[s->grid_source]
+                                                                      : "join");
+        cJSON_AddNumberToObject(o, "reverse", s->grid_reverse);
+    } else {
+        cJSON_AddNullToObject(o, "grid");
+        cJSON_AddNullToObject(o, "reverse");
+    }
+    return o;
+}
+
+/* The flag: none before lights out (the lobby, a race's countdown), green
+ * while the session runs, chequered from the room's flag (rs_room_session_info)
+ * until the next session, and through the results of a session stopped
+ * before its flag: it is over. */
+static const char *flag_name(const rs_http_room *room)
+{
+    if (room->session_running && (room->chequered || room->phase == RS_PHASE_RESULTS))
+        return "chequered";
+    return room->session_running && room->phase == RS_PHASE_RACE ? "green" : "none";
+}
+
+/* The weekend's session: the running one, or the next in the lobby. */
+static cJSON *session_json(const rs_http_room *room)
+{
+    cJSON *o = cJSON_CreateObject();
+    const rs_http_session *s = &room->sessions[room->session_index < room->session_count
+                                                   ? room->session_index : 0];
+    cJSON_AddStringToObject(o, "type", session_type_name(s->type));
+    cJSON_AddNumberToObject(o, "index", room->session_index);
+    cJSON_AddNumberToObject(o, "weekend", room->weekend);
+    cJSON_AddStringToObject(o, "phase", phase_name(room->phase));
+    cJSON_AddBoolToObject(o, "running", room->session_running);
+    cJSON_AddNumberToObject(o, "race_number", room->race_number);
+    cJSON_AddNumberToObject(o, "tick", (double)room->tick);
+    cJSON_AddNumberToObject(o, "race_time_us", (double)room->race_time_us);
+    add_length(o, s->laps, s->time_limit_s);
+    if (s->time_limit_s && room->session_running && room->time_left_us >= 0)
+        cJSON_AddNumberToObject(o, "time_left_us", (double)room->time_left_us);
+    else
+        cJSON_AddNullToObject(o, "time_left_us");
+    cJSON_AddStringToObject(o, "flag", flag_name(room));
+    cJSON *list = cJSON_AddArrayToObject(o, "sessions");
+    for (uint32_t i = 0; i < room->session_count && i < RS_HTTP_MAX_SESSIONS; i++)
+        cJSON_AddItemToArray(list, session_def_json(i, &room->sessions[i]));
+    return o;
+}
+
+static const char *class_of(const rs_http_room *room, uint8_t index)
+{
+    return index < room->class_count && index < RS_HTTP_MAX_CLASSES ? room->classes[index]
+                                                                     : NULL;
+}
+
+/* The cars it offers, each with its class, and its classes with their cars'
+ * hashes: a leaderboard is per car, so a class's boards are its cars'. */
+static void add_cars_and_classes(cJSON *doc, const rs_http_room *room)
+{
+    cJSON *cars = cJSON_AddArrayToObject(doc, "cars");
+    for (uint32_t i = 0; i < room->offer_count && i < RS_HTTP_MAX_OFFERED; i++) {
+        const rs_http_offer *o = &room->offers[i];
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", o->name);
+        http_add_hash(c, "hash", o->hash);
+        const char *cls = class_of(room, o->class_index);
+        if (cls)
+            cJSON_AddStringToObject(c, "class", cls);
+        else
+            cJSON_AddNullToObject(c, "class");
+        cJSON_AddItemToArray(cars, c);
+    }
+    cJSON *classes = cJSON_AddArrayToObject(doc, "classes");
+    for (uint32_t k = 0; k < room->class_count && k < RS_HTTP_MAX_CLASSES; k++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", room->classes[k]);
+        cJSON *list = cJSON_AddArrayToObject(c, "cars");
+        for (uint32_t i = 0; i < room->offer_count && i < RS_HTTP_MAX_OFFERED; i++)
+            if (room->offers[i].class_index == k) {
+                cJSON *car = cJSON_CreateObject();
+                cJSON_AddStringToObject(car, "name", room->offers[i].name);
+                http_add_hash(car, "hash", room->offers[i].hash);
+                cJSON_AddItemToArray(list, car);
+            }
+        cJSON_AddItemToArray(classes, c);
+    }
+}
+
 static cJSON *room_summary(const rs_http_room *room)
 {
     cJSON *o = cJSON_CreateObject();
@@ -29,6 +143,8 @@ static cJSON *room_summary(const rs_http_room *room)
     cJSON_AddNumberToObject(o, "laps", room->laps);
     http_add_named(o, "track", room->track_name, room->track_hash);
     http_add_named(o, "car", room->car_name, room->car_hash);
+    cJSON_AddItemToObject(o, "session", session_json(room));
+    add_cars_and_classes(o, room);
     return o;
 }
 
@@ -56,6 +172,19 @@ static cJSON *entry_json(const rs_http_entry *e)
     cJSON_AddNumberToObject(o, "player_id", (double)e->player_id);
     cJSON_AddBoolToObject(o, "connected", e->connected);
     cJSON_AddNumberToObject(o, "position", e->position);
+    if (e->class_name[0])
+        cJSON_AddStringToObject(o, "class", e->class_name);
+    else
+        cJSON_AddNullToObject(o, "class");
+    cJSON_AddNumberToObject(o, "class_position", e->class_position);
+    if (e->number)
+        cJSON_AddNumberToObject(o, "number", e->number);
+    else
+        cJSON_AddNullToObject(o, "number");
+    http_add_named(o, "car_model", e->car_name, e->car_hash);
+    static const char *statuses[] = {"classified", "not_classified", "disqualified"};
+    cJSON_AddStringToObject(o, "status", statuses[e->status <= RS_HTTP_DISQUALIFIED ? e->status
+                                                                  : RS_HTTP_NOT_CLASSIFIED]);
     cJSON_AddNumberToObject(o, "laps", e->laps);
     http_add_us(o, "gap_us", e->gap_us);
     http_add_us(o, "interval_us", e->interval_us);
@@ -141,13 +270,6 @@ static enum MHD_Result room_detail(http_req *r, const char *name)
         return http_send_error(r, 404, "no_such_room", "no room is named '%.64s'", name);
     }
     cJSON *doc = room_summary(room);
-    cJSON *session = cJSON_AddObjectToObject(doc, "session");
-    cJSON_AddStringToObject(session, "type", "race");
-    cJSON_AddStringToObject(session, "phase", phase_name(room->phase));
-    cJSON_AddNumberToObject(session, "race_number", room->race_number);
-    cJSON_AddNumberToObject(session, "tick", (double)room->tick);
-    cJSON_AddNumberToObject(session, "race_time_us", (double)room->race_time_us);
-    cJSON_AddNumberToObject(session, "laps", room->laps);
     cJSON *entries = cJSON_AddArrayToObject(doc, "entries");
     for (uint32_t i = 0; i < room->entry_count && i < RS_HTTP_MAX_CARS; i++)
         cJSON_AddItemToArray(entries, entry_json(&room->entries[i]));

@@ -301,6 +301,14 @@ void rs_room_session_state(const rs_room *room, rs_room_session_info *out)
     }
 }
 
+bool rs_room_session_at(const rs_room *room, uint32_t i, rs_proto_session_def *out)
+{
+    if (!room || i >= room->session_count)
+        return false;
+    *out = room->sessions[i];
+    return true;
+}
+
 bool rs_room_car_driver(const rs_room *room, uint8_t car, const char **name,
                         int64_t *player_id, bool *connected)
 {

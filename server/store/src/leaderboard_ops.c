@@ -39,7 +39,11 @@ static const char *const op_sql[LB_QUERIES - LB_BOARD_QUERIES] = {
         "SELECT params_hash, name FROM cars WHERE params_hash = base_hash"
         " ORDER BY name COLLATE NOCASE, params_hash LIMIT ?1",
     /* Race ids grow with creation, so the newest are the highest ids. */
-    [LB_RACES - LB_BOARD_QUERIES] = RACE_COLS " ORDER BY r.id DESC LIMIT ?1",
+    /* ?2: an rs_store_session_type (-1 any); the column keeps its name. */
+    [LB_RACES - LB_BOARD_QUERIES] =
+        RACE_COLS " WHERE ?2 < 0 OR r.session_type = CASE ?2 WHEN 0 THEN 'race'"
+                  " WHEN 1 THEN 'practice' WHEN 2 THEN 'qualifying' WHEN 3 THEN 'warmup' END"
+                  " ORDER BY r.id DESC LIMIT ?1",
     [LB_RACE - LB_BOARD_QUERIES] = RACE_COLS " WHERE r.id = ?1",
     [LB_RESULTS - LB_BOARD_QUERIES] =
         "SELECT rr.position, rr.player_id, p.name, c.params_hash, c.name, rr.finished,"
@@ -238,13 +242,20 @@ static void read_result(sqlite3_stmt *st, rs_lb_result *r)
 rs_status rs_leaderboard_races(rs_leaderboard *lb, uint32_t limit, rs_lb_race *races,
                                uint32_t *count, char *err, size_t err_len)
 {
+    return rs_leaderboard_races_of_type(lb, -1, limit, races, count, err, err_len);
+}
+
+rs_status rs_leaderboard_races_of_type(rs_leaderboard *lb, int type, uint32_t limit,
+                                       rs_lb_race *races, uint32_t *count, char *err,
+                                       size_t err_len)
+{
     if (!lb || !count || (limit && !races))
         return rs_store__lb_missing_argument(err, err_len);
     *count = 0;
     if (limit == 0)
         return RS_OK;
-    int64_t v = limit;
-    sqlite3_stmt *st = op_stmt(lb, LB_RACES, &v, 1, err, err_len);
+    int64_t v[2] = {limit, type < 0 ? -1 : type};
+    sqlite3_stmt *st = op_stmt(lb, LB_RACES, v, 2, err, err_len);
     if (!st)
         return RS_ERR_IO;
     int rc = SQLITE_DONE;

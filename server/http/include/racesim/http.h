@@ -106,6 +106,11 @@ typedef struct rs_http_penalty {
     char text[RS_HTTP_PENALTY_TEXT + 1]; /* cut at a character boundary */
 } rs_http_penalty;
 
+/* A car's status in the classification as the session stands (rs_room_results):
+ * a race's car took the flag, another session's set a valid lap; not yet (or
+ * never); disqualified. */
+enum { RS_HTTP_CLASSIFIED = 0, RS_HTTP_NOT_CLASSIFIED = 1, RS_HTTP_DISQUALIFIED = 2 };
+
 /* One car of a room's race as live timing shows it. */
 typedef struct rs_http_entry {
     uint8_t car;                  /* 1.. */
@@ -114,6 +119,13 @@ typedef struct rs_http_entry {
     bool connected;
     bool finished;
     uint32_t position;            /* 1.. */
+    uint32_t class_position;      /* 1.. among the entries of its class by position (the
+                                     whole field when the room has no classes) */
+    char class_name[33];          /* "" = the room has no classes */
+    uint16_t number;              /* race number, 0 none */
+    char car_name[RS_HTTP_NAME_MAX]; /* the offered stock car it drives */
+    uint64_t car_hash;            /* that stock car's hash (its leaderboards' car) */
+    uint8_t status;               /* RS_HTTP_CLASSIFIED, ... */
     uint32_t laps;                /* completed */
     int64_t gap_us;               /* to the leader at the last timing line; -1 none (leader) */
     int64_t interval_us;          /* to the car ahead; -1 none */
@@ -129,6 +141,26 @@ typedef struct rs_http_entry {
     uint32_t penalty_count;
     rs_http_penalty penalties[RS_HTTP_MAX_PENALTIES]; /* in the order given */
 } rs_http_entry;
+
+#define RS_HTTP_MAX_SESSIONS 16
+#define RS_HTTP_MAX_CLASSES 8
+#define RS_HTTP_MAX_OFFERED 8
+
+/* One session of a room's weekend (rs_proto_session_def). */
+typedef struct rs_http_session {
+    uint8_t type;                 /* RS_SESSION_*: practice, qualifying, warm-up, race */
+    uint32_t laps;                /* lap-limited: 1..; 0 timed */
+    uint32_t time_limit_s;        /* timed: 1..; 0 lap-limited */
+    uint8_t grid_source;          /* races: RS_GRID_* */
+    uint8_t grid_reverse;         /* races: the top this many start reversed */
+} rs_http_session;
+
+/* A car a room offers. */
+typedef struct rs_http_offer {
+    char name[RS_HTTP_NAME_MAX];
+    uint64_t hash;                /* the stock car's (a leaderboard's car) */
+    uint8_t class_index;          /* into rs_http_room.classes (0 when there are none) */
+} rs_http_offer;
 
 /* Tick duration buckets (seconds) of the per-room histogram; the last bucket
  * is +Inf. */
@@ -147,6 +179,20 @@ typedef struct rs_http_room {
     uint64_t track_hash;
     char car_name[RS_HTTP_NAME_MAX];
     uint64_t car_hash;            /* the stock car */
+    /* The weekend (rs_room_session_state): the running session, or the next
+     * one in the lobby. */
+    uint32_t weekend;             /* weekends begun (0 before the first) */
+    uint32_t session_index;       /* into sessions */
+    bool session_running;         /* its world exists */
+    bool chequered;               /* its flag is out */
+    int64_t time_left_us;         /* a timed session's race clock left; -1 lap-limited */
+    uint32_t session_count;
+    rs_http_session sessions[RS_HTTP_MAX_SESSIONS];
+    /* Its classes and the cars it offers. */
+    uint32_t class_count;
+    char classes[RS_HTTP_MAX_CLASSES][33];
+    uint32_t offer_count;
+    rs_http_offer offers[RS_HTTP_MAX_OFFERED];
     uint32_t entry_count;
     rs_http_entry entries[RS_HTTP_MAX_CARS]; /* by position (1st first) */
     /* Metrics of the room since the server started. */

@@ -543,6 +543,10 @@ typedef struct rs_room_session_info {
 /* Fills *out. Never fails. */
 void rs_room_session_state(const rs_room *room, rs_room_session_info *out);
 
+/* Session i (0 .. rs_room_session_info.count - 1) of the room's weekend, for
+ * a list of them all; false past the last. */
+bool rs_room_session_at(const rs_room *room, uint32_t i, rs_proto_session_def *out);
+
 /* Who drives car (1..) of the current world: its name (borrowed until the
  * next call that is not a query), player id (0 guest) and whether its
  * player is connected; each out-pointer may be NULL. False when no world

@@ -220,6 +220,12 @@ typedef struct rs_lb_result {
 rs_status rs_leaderboard_races(rs_leaderboard *lb, uint32_t limit, rs_lb_race *races,
                                uint32_t *count, char *err, size_t err_len);
 
+/* The same, only the sessions of one type (rs_store_session_type; -1 =
+ * every type). */
+rs_status rs_leaderboard_races_of_type(rs_leaderboard *lb, int type, uint32_t limit,
+                                       rs_lb_race *races, uint32_t *count, char *err,
+                                       size_t err_len);
+
 /* One race and its results by position. Writes up to cap results; *total
  * gets how many exist. RS_ERR_MISSING for an unknown race. */
 rs_status rs_leaderboard_results(rs_leaderboard *lb, int64_t race_id, rs_lb_race *race,
