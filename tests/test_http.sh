@@ -44,7 +44,7 @@ bot1=$!
 bot2=$!
 
 status=0
-"$python" "$src/tests/http/check_api.py" "$base" "$src/docs/openapi.json" default server.json \
+RS_HTTP_TEST_DB="$work/race.db" "$python" "$src/tests/http/check_api.py" "$base" "$src/docs/openapi.json" default server.json \
     bot1=GT bot2=Open || status=1
 
 if [ $status -eq 0 ]; then

@@ -15,7 +15,9 @@ usage: check_api.py BASE_URL OPENAPI_JSON ROOM CONFIG_JSON BOT=CLASS...
 """
 import http.client
 import json
+import os
 import socket
+import sqlite3
 import sys
 import time
 import urllib.error
@@ -313,6 +315,35 @@ detail = get(f"/api/v1/races/{race['id']}", "/api/v1/races/{id}")
 rows = check_results(detail, 1, "race")
 if sum(x["laps_led"] for x in rows) != rows[0]["laps"] or not rows[0]["finished"]:
     fail("race: laps led do not add up to the winner's laps: " + json.dumps(rows))
+# Its penalties as stored (migration 0008). The bots race cleanly, so two
+# are written into the database the way the services store them (test_results
+# checks the services' own writing): the answer must list them under their
+# driver's row only, with every field as stored.
+db = sqlite3.connect(os.environ["RS_HTTP_TEST_DB"], timeout=10)
+victim = rows[-1]
+with db:
+    db.execute("INSERT INTO race_penalties (race_id, penalty_id, player_id, kind, offence, "
+               "seconds, reason, tick, race_time_us) VALUES (?, 1, ?, 'warning', "
+               "'track_limits', 0, 'track limits: strike 1 of 3', 700, 11666666)",
+               (race["id"], victim["player_id"]))
+    db.execute("INSERT INTO race_penalties (race_id, penalty_id, player_id, kind, offence, "
+               "seconds, reason, tick, race_time_us, removed, removed_reason, removed_tick, "
+               "removed_race_time_us) VALUES (?, 2, ?, 'time', 'admin', 5, 'blocking', 900, "
+               "15000000, 1, 'it was the other car', 960, 16000000)",
+               (race["id"], victim["player_id"]))
+db.close()
+detail = get(f"/api/v1/races/{race['id']}", "/api/v1/races/{id}")
+pens = {x["player"]: x["penalties"] for x in detail["results"]}
+want = [{"id": 1, "kind": "warning", "seconds": 0, "offence": "track_limits",
+         "by": "race_control", "reason": "track limits: strike 1 of 3", "tick": 700,
+         "race_time_us": 11666666, "removed": False, "removal": None},
+        {"id": 2, "kind": "time", "seconds": 5, "offence": "admin", "by": "admin",
+         "reason": "blocking", "tick": 900, "race_time_us": 15000000, "removed": True,
+         "removal": {"by": "admin", "reason": "it was the other car", "tick": 960,
+                     "race_time_us": 16000000}}]
+if pens[victim["player"]] != want or any(v for k, v in pens.items() if k != victim["player"]):
+    fail("race: stored penalties answered as " + json.dumps(pens))
+print(f"check_api: {victim['player']}'s 2 stored penalties answered in its row only")
 err = get("/api/v1/races?type=sprint", "/api/v1/races", 400)
 if err["error"]["code"] != "bad_argument":
     fail("races?type=sprint: " + json.dumps(err))

@@ -322,7 +322,33 @@ static const char *result_status(const rs_lb_result *res)
     }
 }
 
-static cJSON *result_json(const rs_lb_result *res)
+/* One stored penalty, as the results file writes it (docs/RESULTS.md). */
+static cJSON *stored_penalty_json(const rs_store_penalty *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", p->id);
+    cJSON_AddStringToObject(o, "kind", rs_store_penalty_kind_name(p->kind));
+    cJSON_AddNumberToObject(o, "seconds", p->seconds);
+    cJSON_AddStringToObject(o, "offence", rs_store_offence_name(p->offence));
+    cJSON_AddStringToObject(o, "by",
+                            p->offence == RS_STORE_OFFENCE_ADMIN ? "admin" : "race_control");
+    cJSON_AddStringToObject(o, "reason", p->reason);
+    cJSON_AddNumberToObject(o, "tick", (double)p->tick);
+    cJSON_AddNumberToObject(o, "race_time_us", (double)p->race_time_us);
+    cJSON_AddBoolToObject(o, "removed", p->removed);
+    if (p->removed) {
+        cJSON *r = cJSON_AddObjectToObject(o, "removal");
+        cJSON_AddStringToObject(r, "by", "admin"); /* only an administrator takes one back */
+        cJSON_AddNumberToObject(r, "tick", (double)p->removed_tick);
+        cJSON_AddNumberToObject(r, "race_time_us", (double)p->removed_race_time_us);
+        cJSON_AddStringToObject(r, "reason", p->removed_reason);
+    } else {
+        cJSON_AddNullToObject(o, "removal");
+    }
+    return o;
+}
+
+static cJSON *result_json(const rs_lb_result *res, const rs_lb_penalty *pens, uint32_t pen_count)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "position", res->position);
@@ -349,7 +375,10 @@ static cJSON *result_json(const rs_lb_result *res)
     cJSON_AddNumberToObject(o, "barrier_hits", res->barrier_hits);
     cJSON_AddNumberToObject(o, "car_hits", res->car_hits);
     cJSON_AddNumberToObject(o, "penalty_ms", res->penalty_ms);
-    cJSON_AddItemToObject(o, "penalties", cJSON_CreateArray());
+    cJSON *arr = cJSON_AddArrayToObject(o, "penalties");
+    for (uint32_t i = 0; i < pen_count; i++)
+        if (pens[i].player_id == res->player_id)
+            cJSON_AddItemToArray(arr, stored_penalty_json(&pens[i].penalty));
     return o;
 }
 
@@ -391,10 +420,27 @@ static enum MHD_Result race(http_req *r, rs_leaderboard *lb, int64_t id)
                                           sizeof err);
     if (st != RS_OK)
         return db_error(r, st, "race", err);
+    /* Its penalties (migration 0008): counted first, since a session's
+     * warnings have no fixed bound, then read. */
+    uint32_t pen_count = 0, pen_total = 0;
+    st = rs_leaderboard_penalties(lb, id, NULL, 0, &pen_count, &pen_total, err, sizeof err);
+    rs_lb_penalty *pens = NULL;
+    if (st == RS_OK && pen_total) {
+        pens = calloc(pen_total, sizeof *pens);
+        if (!pens)
+            return http_send_error(r, 503, "unavailable", "out of memory");
+        st = rs_leaderboard_penalties(lb, id, pens, pen_total, &pen_count, &pen_total, err,
+                                      sizeof err);
+    }
+    if (st != RS_OK) {
+        free(pens);
+        return db_error(r, st, "race", err);
+    }
     cJSON *doc = race_json(&info);
     cJSON *arr = cJSON_AddArrayToObject(doc, "results");
     for (uint32_t i = 0; i < n; i++)
-        cJSON_AddItemToArray(arr, result_json(&res[i]));
+        cJSON_AddItemToArray(arr, result_json(&res[i], pens, pen_count));
+    free(pens);
     return http_send_json(r, 200, doc);
 }
 
