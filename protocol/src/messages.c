@@ -733,6 +733,14 @@ const char *rs_proto_msg_name(uint8_t type)
     return msg_table[type].name;
 }
 
+const char *rs_proto_session_type_name(uint8_t type)
+{
+    static const char *const names[RS_SESSION_TYPE_COUNT] = {
+        [RS_SESSION_PRACTICE] = "practice", [RS_SESSION_QUALIFYING] = "qualifying",
+        [RS_SESSION_WARMUP] = "warmup", [RS_SESSION_RACE] = "race"};
+    return type < RS_SESSION_TYPE_COUNT ? names[type] : "unknown";
+}
+
 bool rs_proto_msg_info(uint8_t type, uint8_t *channel, bool *reliable, uint8_t *direction)
 {
     const msg_info *i = &msg_table[type];

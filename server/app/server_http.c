@@ -501,15 +501,13 @@ static void push_session(srv_http *h, uint32_t index, const rs_http_room *r)
         lr->last_session_race = r->race_number;
     if (!began && !flag)
         return;
-    static const char *types[RS_SESSION_TYPE_COUNT] = {"practice", "qualifying", "warmup",
-                                                       "race"};
     const rs_http_session *s = &r->sessions[r->session_index < r->session_count
                                                 ? r->session_index : 0];
     char j[256];
     int n = snprintf(j, sizeof j, "{\"room\":\"%s\",\"weekend\":%u,\"index\":%u,"
                      "\"type\":\"%s\",\"race_number\":%u,\"flag\":\"%s\"}", r->name,
                      (unsigned)r->weekend, (unsigned)r->session_index,
-                     s->type < RS_SESSION_TYPE_COUNT ? types[s->type] : "unknown",
+                     rs_proto_session_type_name(s->type),
                      (unsigned)r->race_number,
                      r->chequered                 ? "chequered"
                      : r->phase == RS_PHASE_RACE ? "green"

@@ -198,15 +198,19 @@ void rs_server_watch_refused(rs_server_watch *w, uint32_t peer, const char *addr
 
 /* ------------------------------------------------------------- races */
 
-/* "race 3 (id 17)", or "race 3" without a stored race. */
+/* "qualifying 3 (id 17)": the session's type and the room's session count
+ * (race_number), or without "(id)" when no race is stored. */
 static void race_text(rs_server_watch *w, rs_room *room, uint32_t race_number, int64_t *race_id,
                       char *out, size_t cap)
 {
+    rs_room_session_info si;
+    rs_room_session_state(room, &si);
+    const char *type = rs_proto_session_type_name(si.def.type);
     *race_id = w->services ? rs_services_race_id(w->services, room) : 0;
     if (*race_id > 0)
-        snprintf(out, cap, "race %u (id %lld)", (unsigned)race_number, (long long)*race_id);
+        snprintf(out, cap, "%s %u (id %lld)", type, (unsigned)race_number, (long long)*race_id);
     else
-        snprintf(out, cap, "race %u", (unsigned)race_number);
+        snprintf(out, cap, "%s %u", type, (unsigned)race_number);
 }
 
 static void on_race_start(rs_server_watch *w, rs_room *room, const rs_room_event *ev)
@@ -236,10 +240,21 @@ static void on_race_start(rs_server_watch *w, rs_room *room, const rs_room_event
                         rs_log_uint("laps", laps),
                         rs_log_uint("entrants", cars),
                         rs_log_strs("drivers", names, cars)};
+    /* Only a race counts down; the other sessions run at once. */
+    rs_room_session_info si;
+    rs_room_session_state(room, &si);
+    const char *begins = si.def.type == RS_SESSION_RACE ? "countdown" : "begins";
+    char length[32];
+    if (laps)
+        snprintf(length, sizeof length, "%u %s", (unsigned)laps, laps == 1 ? "lap" : "laps");
+    else if (si.def.time_limit_s % 60 == 0)
+        snprintf(length, sizeof length, "%u min", (unsigned)(si.def.time_limit_s / 60));
+    else
+        snprintf(length, sizeof length, "%u s", (unsigned)si.def.time_limit_s);
     rs_log_event(RS_LOG_INFO, "race_start", f, sizeof f / sizeof f[0],
-                 "room '%s': %s countdown: %u %s (%s), %u %s of %s", rs_room_name(room), race,
-                 (unsigned)cars, cars == 1 ? "car" : "cars", list, (unsigned)laps,
-                 laps == 1 ? "lap" : "laps", rs_track_name(track));
+                 "room '%s': %s %s: %u %s (%s), %s of %s", rs_room_name(room), race, begins,
+                 (unsigned)cars, cars == 1 ? "car" : "cars", list, length,
+                 rs_track_name(track));
 }
 
 static void on_lights_out(rs_server_watch *w, rs_room *room, const rs_room_event *ev)

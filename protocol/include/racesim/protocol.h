@@ -770,6 +770,11 @@ rs_proto_status rs_proto_decode(const uint8_t *buf, size_t len, rs_msg *out,
 /* The name of a message type ("FRAME"), or NULL for an unknown one. */
 const char *rs_proto_msg_name(uint8_t type);
 
+/* The word for a session type (RS_SESSION_*): "practice", "qualifying",
+ * "warmup" or "race", as logs, results files and the HTTP API write it;
+ * "unknown" for any other value. */
+const char *rs_proto_session_type_name(uint8_t type);
+
 /* The channel (RS_CH_*), reliability and direction of a message type.
  * Return false for an unknown type. */
 bool rs_proto_msg_info(uint8_t type, uint8_t *channel, bool *reliable, uint8_t *direction);

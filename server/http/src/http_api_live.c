@@ -16,13 +16,6 @@ static const char *phase_name(uint8_t phase)
     return phase < RS_PHASE_COUNT ? names[phase] : "unknown";
 }
 
-static const char *session_type_name(uint8_t type)
-{
-    static const char *names[RS_SESSION_TYPE_COUNT] = {"practice", "qualifying", "warmup",
-                                                       "race"};
-    return type < RS_SESSION_TYPE_COUNT ? names[type] : "unknown";
-}
-
 /* A session's length: exactly one of laps and time_limit_s is a number. */
 static void add_length(cJSON *o, uint32_t laps, uint32_t time_limit_s)
 {
@@ -40,7 +33,7 @@ static cJSON *session_def_json(uint32_t index, const rs_http_session *s)
     static const char *grids[RS_GRID_SOURCE_COUNT] = {"join", "qualifying", "previous_race"};
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "index", index);
-    cJSON_AddStringToObject(o, "type", session_type_name(s->type));
+    cJSON_AddStringToObject(o, "type", rs_proto_session_type_name(s->type));
     add_length(o, s->laps, s->time_limit_s);
     if (s->type == RS_SESSION_RACE) {
         cJSON_AddStringToObject(o, "grid",
@@ -71,7 +64,7 @@ static cJSON *session_json(const rs_http_room *room)
     cJSON *o = cJSON_CreateObject();
     const rs_http_session *s = &room->sessions[room->session_index < room->session_count
                                                    ? room->session_index : 0];
-    cJSON_AddStringToObject(o, "type", session_type_name(s->type));
+    cJSON_AddStringToObject(o, "type", rs_proto_session_type_name(s->type));
     cJSON_AddNumberToObject(o, "index", room->session_index);
     cJSON_AddNumberToObject(o, "weekend", room->weekend);
     cJSON_AddStringToObject(o, "phase", phase_name(room->phase));

@@ -240,9 +240,6 @@ static void put_utc(FILE *o, int64_t t)
         fputs("null", o);
 }
 
-static const char *const session_words[RS_SESSION_TYPE_COUNT] = {
-    [RS_SESSION_PRACTICE] = "practice", [RS_SESSION_QUALIFYING] = "qualifying",
-    [RS_SESSION_WARMUP] = "warmup", [RS_SESSION_RACE] = "race"};
 static const char *const status_words[RS_RESULT_STATUS_COUNT] = {
     [RS_CLASSIFIED] = "classified", [RS_NOT_CLASSIFIED] = "not_classified",
     [RS_DISQUALIFIED] = "disqualified"};
@@ -326,8 +323,7 @@ static void put_results(FILE *o, const svc_results_file *f)
 {
     const rs_room_results_info *in = &f->info;
     bool race = in->session.type == RS_SESSION_RACE;
-    const char *type = in->session.type < RS_SESSION_TYPE_COUNT ? session_words[in->session.type]
-                                                                : "race";
+    const char *type = rs_proto_session_type_name(in->session.type);
     char hash[17];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)f->track_hash);
     fputs("{\n  \"format\": 1,\n  \"server\": ", o);
@@ -426,7 +422,7 @@ static void file_name(const svc_results_file *f, char *out, size_t cap)
     room[n] = '\0';
     uint8_t t = f->info.session.type;
     snprintf(out, cap, "%s-%lld-%s.json", n ? room : "room", (long long)f->race_id,
-             t < RS_SESSION_TYPE_COUNT ? session_words[t] : "race");
+             rs_proto_session_type_name(t));
 }
 
 static void run_results_file(svc_job *job)
