@@ -45,6 +45,35 @@ static int print_public_key(const rs_server_config *cfg)
     return 0;
 }
 
+/* A room's configuration in a line: its track, then its weekend and
+ * cars when it has them, or its single race's laps and car. */
+static void describe_room(const rs_cfg_room *r, char *out, size_t cap)
+{
+    size_t n = (size_t)snprintf(out, cap, "track %s", r->track);
+    if (r->session_count == 0)
+        n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, ", %u laps", (unsigned)r->laps);
+    for (uint32_t k = 0; k < r->session_count && n < cap; k++) {
+        const rs_proto_session_def *s = &r->sessions[k];
+        const char *sep = k ? " + " : ", weekend: ";
+        const char *type = rs_proto_session_type_name(s->type);
+        if (s->laps)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s %u %s", sep, type, (unsigned)s->laps,
+                                  s->laps == 1 ? "lap" : "laps");
+        else
+            n += (size_t)snprintf(out + n, cap - n, "%s%s %u s", sep, type,
+                                  (unsigned)s->time_limit_s);
+    }
+    if (r->car_count == 0 && n < cap)
+        n += (size_t)snprintf(out + n, cap - n, ", car %s", r->car);
+    for (uint32_t k = 0; k < r->car_count && n < cap; k++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s%s%s%s", k ? ", " : ", cars: ",
+                              r->cars[k].name, r->cars[k].class_name[0] ? " (" : "",
+                              r->cars[k].class_name, r->cars[k].class_name[0] ? ")" : "");
+    if (n < cap)
+        snprintf(out + n, cap - n, ", %u players, %u spectators%s", (unsigned)r->max_players,
+                 (unsigned)r->spectators, r->password[0] ? ", password" : "");
+}
+
 int main(int argc, char **argv)
 {
     static rs_server_config cfg; /* large: keep it off the stack */
@@ -84,11 +113,11 @@ int main(int argc, char **argv)
         rs_logf(RS_LOG_ERROR, "%s", err);
         return 1;
     }
-    for (uint32_t i = 0; i < cfg.room_count; i++)
-        rs_logf(RS_LOG_INFO, "room '%s': track %s, car %s, %u laps, %u players, %u spectators%s",
-               cfg.rooms[i].name, cfg.rooms[i].track, cfg.rooms[i].car,
-               (unsigned)cfg.rooms[i].laps, (unsigned)cfg.rooms[i].max_players,
-               (unsigned)cfg.rooms[i].spectators, cfg.rooms[i].password[0] ? ", password" : "");
+    for (uint32_t i = 0; i < cfg.room_count; i++) {
+        char what[1024];
+        describe_room(&cfg.rooms[i], what, sizeof what);
+        rs_logf(RS_LOG_INFO, "room '%s': %s", cfg.rooms[i].name, what);
+    }
     rs_logf(RS_LOG_INFO, "database: %s", cfg.no_db ? "none (--no-db)" : cfg.db);
     rs_logf(RS_LOG_INFO, "admin commands: %s", cfg.no_db ? "none (they need the database)"
                                                           : "for players racectl made admins");

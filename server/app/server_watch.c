@@ -354,9 +354,17 @@ static void on_phase(rs_server_watch *w, rs_room *room, const rs_room_event *ev)
     case RS_PHASE_COUNTDOWN:
         on_race_start(w, room, ev);
         break;
-    case RS_PHASE_RACE:
-        on_lights_out(w, room, ev);
+    case RS_PHASE_RACE: {
+        /* Practice, qualifying and warm-up have no countdown and no
+         * lights: they begin in this phase. */
+        rs_room_session_info si;
+        rs_room_session_state(room, &si);
+        if (si.def.type == RS_SESSION_RACE)
+            on_lights_out(w, room, ev);
+        else
+            on_race_start(w, room, ev);
         break;
+    }
     case RS_PHASE_RESULTS:
         on_race_end(w, room, ev, NULL);
         break;
