@@ -319,6 +319,11 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
             break;
         }
     }
+    /* How well the bots kept up: a car-tick without its input in time
+     * repeats the previous one (docs/SERVER.md), which a starved machine
+     * shows first. */
+    rs_room_stats inputs;
+    rs_room_get_stats(rs_server_room(d.srv, 0), &inputs);
     for (uint32_t i = 0; i < d.bot_count; i++)
         rs_bot_disconnect(d.bots[i], rs_clock_us());
     /* Let the BYEs reach the server before it shuts down. */
@@ -332,6 +337,12 @@ int rs_demo_run(const rs_server_config *cfg, volatile sig_atomic_t *stop)
         print_results(&d, &d.last_results);
         printf("\n%u laps timed, %u recorded in the database\n", (unsigned)d.laps_printed,
                (unsigned)d.laps_recorded);
+        uint64_t car_ticks = inputs.inputs_used + inputs.inputs_missing;
+        printf("inputs: %llu of %llu car-ticks stepped with their input in time (%.3f %%), "
+               "%llu arrived late\n", (unsigned long long)inputs.inputs_used,
+               (unsigned long long)car_ticks,
+               car_ticks ? 100.0 * (double)inputs.inputs_used / (double)car_ticks : 100.0,
+               (unsigned long long)inputs.inputs_late);
         if (!cfg->no_db)
             print_leaderboards(cfg, &d);
         code = 0;
