@@ -7,11 +7,11 @@
  * row of theirs on another car of the class beats: a NOT EXISTS over that
  * player's rows on the cars, one primary-key lookup per car. A page is a
  * UNION ALL of one arm per car, each arm a walk of that car's
- * personal_bests_rank range in (time_us, lap_id) order, merged by SQLite
- * (MERGE (UNION ALL)) instead of sorted and filtered as it comes, so a top
- * page stops after offset + limit rows and the rows of players counted on
- * a faster car. Counts and ranks count distinct players over the cars'
- * covering index ranges. The statements always have eight arms; a class of
+ * personal_bests_rank range in (time_us, lap_id) order, which SQLite
+ * merges in order (MERGE (UNION ALL)) rather than sorts, filtered as the
+ * merge yields rows: a top page stops after its offset + limit rows and the
+ * rows it skips (players' slower cars). Counts and ranks count distinct
+ * players over the cars' covering index ranges. The statements always have eight arms; a class of
  * fewer cars binds NULL to the rest, which no base_hash equals, so their
  * arms are empty after one seek.
  *
