@@ -7,8 +7,9 @@
  * data: players and laps (default 1,000,000 laps from 10,000 players) with
  * the personal bests the store's writer would have kept for them. Then it
  * times the leaderboard queries through racesim/leaderboard.h on a
- * read-only store handle, as racectl and the server use them, and prints
- * one JSON object (docs/PERFORMANCE.md, "Leaderboards").
+ * read-only store handle, as racectl and the server use them (a car's board,
+ * then the class board of both cars on the same track), and prints one JSON
+ * object (docs/PERFORMANCE.md, "Leaderboards").
  *
  * Why the data is not written through rs_store_put_lap: that path compresses
  * a proof and updates personal bests lap by lap, which is the right cost for
@@ -98,8 +99,8 @@ static void usage(FILE *f)
             "\n"
             "Creates a database of N laps (default 1000000) from N players (default\n"
             "10000) on 2 tracks x 2 cars, then times a top-10 page and a rank query\n"
-            "(median and p99 over --runs runs each, default 200, after a warm-up) and\n"
-            "prints one JSON object.\n"
+            "(median and p99 over --runs runs each, default 200, after a warm-up), the\n"
+            "same on the class board of both cars (class_*), and prints one JSON object.\n"
             "\n"
             "  --db PATH   create the database here and keep it (PATH must not exist);\n"
             "              default: a temporary file, deleted afterwards\n"
@@ -421,7 +422,84 @@ typedef struct timings {
     double deep_page_ms;
     uint32_t board_players;
     uint32_t best_rank_seen, worst_rank_seen;
+    /* The class board of both cars on the main track (rs_leaderboard_class_*). */
+    double class_top10_ms, class_top10_p99_ms;
+    double class_rank_ms, class_rank_p99_ms;
+    double class_around_ms, class_count_ms;
+    uint32_t class_players;
 } timings;
+
+/* The median of runs calls of one class query; v holds runs values. A
+ * rank or around call draws players until one is on the board. */
+enum class_query { CLASS_TOP10, CLASS_RANK, CLASS_AROUND5, CLASS_COUNT };
+
+static rs_status class_call(rs_leaderboard *lb, const rs_class_key *key, enum class_query q,
+                            int64_t player, char *err, size_t err_len)
+{
+    rs_lb_row rows[11];
+    uint32_t n, idx;
+    switch (q) {
+    case CLASS_TOP10:
+        return rs_leaderboard_class_top(lb, key, 0, 10, rows, &n, err, err_len);
+    case CLASS_RANK:
+        return rs_leaderboard_class_rank(lb, key, player, rows, err, err_len);
+    case CLASS_AROUND5:
+        return rs_leaderboard_class_around(lb, key, player, 5, rows, &n, &idx, err, err_len);
+    case CLASS_COUNT:
+        break;
+    }
+    return rs_leaderboard_class_count(lb, key, &n, err, err_len);
+}
+
+static int time_class(rs_leaderboard *lb, const rs_class_key *key, enum class_query q,
+                      const options *o, uint64_t *seed, double *v, double *median, double *p99)
+{
+    char err[512];
+    for (uint32_t i = 0; i < o->runs; i++) {
+        rs_status st;
+        double t;
+        int tries = 0;
+        do {
+            int64_t player = 1 + (int64_t)(rng_next(seed) % o->players);
+            t = now_ms();
+            st = class_call(lb, key, q, player, err, sizeof err);
+        } while (st == RS_ERR_MISSING && ++tries < 1000);
+        if (st != RS_OK) {
+            fprintf(stderr, "lbbench: class board: %s\n", err);
+            return 1;
+        }
+        v[i] = now_ms() - t;
+    }
+    *median = rs_quantile(v, o->runs, 0.5);
+    if (p99)
+        *p99 = rs_quantile(v, o->runs, 0.99);
+    return 0;
+}
+
+/* Times the class board of both cars on the main track, right after the
+ * single car's queries on the same connection. */
+static int time_class_queries(rs_leaderboard *lb, const options *o, const world_defs *w,
+                              uint64_t *seed, double *v, timings *out)
+{
+    char err[512];
+    rs_class_key key = {w->track_hash[0], RS_PHYSICS_VERSION, RS_TUNE_KEY_ANY, CARS, {0}};
+    for (int c = 0; c < CARS; c++)
+        key.base_hashes[c] = w->car_hash[c];
+    if (rs_leaderboard_class_count(lb, &key, &out->class_players, err, sizeof err) != RS_OK) {
+        fprintf(stderr, "lbbench: class board: %s\n", err);
+        return 1;
+    }
+    for (int i = 0; i < 20; i++) /* warm-up: prepares the statements */
+        if (class_call(lb, &key, CLASS_TOP10, 1, err, sizeof err) != RS_OK ||
+            class_call(lb, &key, CLASS_RANK, 1, err, sizeof err) == RS_ERR_IO)
+            return 1;
+    return time_class(lb, &key, CLASS_TOP10, o, seed, v, &out->class_top10_ms,
+                      &out->class_top10_p99_ms) ||
+           time_class(lb, &key, CLASS_RANK, o, seed, v, &out->class_rank_ms,
+                      &out->class_rank_p99_ms) ||
+           time_class(lb, &key, CLASS_AROUND5, o, seed, v, &out->class_around_ms, NULL) ||
+           time_class(lb, &key, CLASS_COUNT, o, seed, v, &out->class_count_ms, NULL);
+}
 
 static int time_queries(const char *path, const options *o, const world_defs *w, uint64_t *seed,
                         timings *out)
@@ -513,7 +591,7 @@ static int time_queries(const char *path, const options *o, const world_defs *w,
         v[i] = now_ms() - t;
     }
     out->deep_page_ms = rs_quantile(v, o->runs, 0.5);
-    rc = 0;
+    rc = time_class_queries(lb, o, w, seed, v, out);
     goto done;
 fail:
     fprintf(stderr, "lbbench: %s\n", err);
@@ -576,11 +654,16 @@ int main(int argc, char **argv)
     printf("{\"laps\":%u,\"players\":%u,\"board_players\":%u,\"runs\":%u,"
            "\"top10_ms\":%.4f,\"top10_p99_ms\":%.4f,\"rank_ms\":%.4f,\"rank_p99_ms\":%.4f,"
            "\"around5_ms\":%.4f,\"around5_p99_ms\":%.4f,\"middle_page_offset_ms\":%.4f,"
-           "\"ranks_seen\":[%u,%u],\"generate_s\":%.2f,\"sqlite\":\"%s\"}\n",
+           "\"ranks_seen\":[%u,%u],\"class_cars\":%d,\"class_players\":%u,"
+           "\"class_top10_ms\":%.4f,\"class_top10_p99_ms\":%.4f,\"class_rank_ms\":%.4f,"
+           "\"class_rank_p99_ms\":%.4f,\"class_around5_ms\":%.4f,\"class_count_ms\":%.4f,"
+           "\"generate_s\":%.2f,\"sqlite\":\"%s\"}\n",
            (unsigned)o.laps, (unsigned)o.players, (unsigned)tm.board_players, (unsigned)o.runs,
            tm.top10_ms, tm.top10_p99_ms, tm.rank_ms, tm.rank_p99_ms, tm.around_ms,
            tm.around_p99_ms, tm.deep_page_ms, (unsigned)tm.best_rank_seen,
-           (unsigned)tm.worst_rank_seen, gen_s, sqlite3_libversion());
+           (unsigned)tm.worst_rank_seen, CARS, (unsigned)tm.class_players, tm.class_top10_ms,
+           tm.class_top10_p99_ms, tm.class_rank_ms, tm.class_rank_p99_ms, tm.class_around_ms,
+           tm.class_count_ms, gen_s, sqlite3_libversion());
     rc = 0;
 done:
     if (!o.db) {

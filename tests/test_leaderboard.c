@@ -101,12 +101,14 @@ static int teardown(void **state)
 
 typedef struct lap_opts {
     uint64_t track;
+    uint64_t car; /* 0: the c5 */
     uint64_t tune;
     uint32_t pv;
     bool invalid;
 } lap_opts;
 
-/* Stores a lap of player i on the c5 with three sectors; returns its id.
+/* Stores a lap of player i (on the c5 unless o.car says) with three
+ * sectors; returns its id.
  * Each lap is recorded one second after the previous one. */
 static int64_t add_lap_with(fixture *f, int i, int64_t time_us, lap_opts o)
 {
@@ -115,8 +117,8 @@ static int64_t add_lap_with(fixture *f, int i, int64_t time_us, lap_opts o)
     memset(&lap, 0, sizeof lap);
     lap.player_id = f->player[i];
     lap.track_hash = o.track ? o.track : TRACK_A;
-    lap.params_hash = f->car_c5;
-    lap.base_hash = f->car_c5;
+    lap.base_hash = o.car ? o.car : f->car_c5;
+    lap.params_hash = lap.base_hash;
     lap.tune_hash = o.tune;
     lap.physics_version = o.pv ? o.pv : PV;
     lap.lap_number = 1;
@@ -696,6 +698,269 @@ static void test_operator_lookups_find_definitions_races_and_laps(void **state)
 /* Every board query must walk an index in order: no full scan of the board's
  * table and no sort. The personal-bests query is the documented exception
  * (it reads all of a physics version's personal bests). */
+/* ------------------------------------------------------- class boards */
+
+static int64_t add_formula_lap(fixture *f, int i, int64_t time_us)
+{
+    return add_lap_with(f, i, time_us, (lap_opts){.car = f->car_formula});
+}
+
+/* The class of both cars on track A (any tune unless tune_key says). */
+static rs_class_key both_cars(const fixture *f, uint64_t tune_key)
+{
+    return (rs_class_key){TRACK_A, PV, tune_key, 2, {f->car_c5, f->car_formula}};
+}
+
+static uint32_t class_top(fixture *f, rs_class_key key, uint32_t offset, uint32_t limit,
+                          rs_lb_row *rows)
+{
+    uint32_t n = 99;
+    assert_int_equal(rs_leaderboard_class_top(f->lb, &key, offset, limit, rows, &n, f->err,
+                                              sizeof f->err),
+                     RS_OK);
+    return n;
+}
+
+static uint32_t class_count(fixture *f, rs_class_key key)
+{
+    uint32_t n = 99;
+    assert_int_equal(rs_leaderboard_class_count(f->lb, &key, &n, f->err, sizeof f->err), RS_OK);
+    return n;
+}
+
+static void test_class_board_has_each_player_once_with_their_best_car(void **state)
+{
+    fixture *f = *state;
+    add_players(f, 4, "d%d");
+    add_lap(f, 0, 60000000);
+    int64_t d0_best = add_formula_lap(f, 0, 58000000); /* faster in the formula */
+    int64_t d1_best = add_lap(f, 1, 59000000);
+    int64_t d2_best = add_formula_lap(f, 2, 61000000);
+    int64_t d3_best = add_lap(f, 3, 57000000); /* faster in the c5 */
+    add_formula_lap(f, 3, 62000000);
+
+    rs_lb_row rows[8];
+    assert_int_equal(class_top(f, both_cars(f, RS_TUNE_KEY_ANY), 0, 8, rows), 4);
+    const int64_t laps[4] = {d3_best, d0_best, d1_best, d2_best};
+    const int64_t players[4] = {f->player[3], f->player[0], f->player[1], f->player[2]};
+    const uint64_t cars[4] = {f->car_c5, f->car_formula, f->car_c5, f->car_formula};
+    for (uint32_t i = 0; i < 4; i++) {
+        assert_int_equal(rows[i].rank, i + 1);
+        assert_int_equal(rows[i].lap_id, laps[i]);
+        assert_int_equal(rows[i].player_id, players[i]);
+        assert_true(rows[i].base_hash == cars[i]); /* the row names its car */
+        assert_true(rows[i].car_name[0] != '\0');
+        assert_true(rows[i].tune_key == RS_TUNE_KEY_ANY);
+    }
+    assert_string_not_equal(rows[0].car_name, rows[1].car_name);
+    /* Six personal bests, four players. */
+    assert_int_equal(class_count(f, both_cars(f, RS_TUNE_KEY_ANY)), 4);
+
+    /* A class of one car is that car's board; a car named twice counts once. */
+    rs_class_key one = {TRACK_A, PV, RS_TUNE_KEY_ANY, 3, {f->car_c5, f->car_c5, f->car_c5}};
+    rs_lb_row car_rows[8];
+    uint32_t n = class_top(f, one, 0, 8, rows);
+    assert_int_equal(n, top(f, board(f, 0), 0, 8, car_rows));
+    assert_int_equal(n, 3);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(rows[i].lap_id, car_rows[i].lap_id);
+    assert_int_equal(class_count(f, one), 3);
+}
+
+static void test_class_board_ties_rank_the_earlier_lap_first_across_cars(void **state)
+{
+    fixture *f = *state;
+    add_players(f, 4, "t%d");
+    int64_t a = add_formula_lap(f, 0, 70000000); /* set first, in the formula */
+    int64_t b = add_lap(f, 1, 70000000);
+    int64_t c = add_lap(f, 2, 70000000);
+    int64_t d = add_formula_lap(f, 3, 70000000);
+    /* An equal time in the other car later does not become the player's row. */
+    add_lap(f, 0, 70000000);
+
+    rs_lb_row rows[8];
+    assert_int_equal(class_top(f, both_cars(f, RS_TUNE_KEY_ANY), 0, 8, rows), 4);
+    const int64_t order[4] = {a, b, c, d};
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(rows[i].lap_id, order[i]);
+    assert_true(rows[0].base_hash == f->car_formula);
+
+    rs_class_key key = both_cars(f, RS_TUNE_KEY_ANY);
+    rs_lb_row r;
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(rs_leaderboard_class_rank(f->lb, &key, f->player[i], &r, f->err,
+                                                   sizeof f->err),
+                         RS_OK);
+        assert_int_equal(r.rank, i + 1);
+        assert_int_equal(r.lap_id, order[i]);
+    }
+}
+
+static int64_t best_of(int i)
+{
+    return 80000000 + (int64_t)(i / 3) * 1000;
+}
+
+/* 20 players over two cars, some on both with either car faster, times
+ * shared in threes: offset pages, keyset pages, ranks and neighbours must
+ * agree with one big page. */
+static void test_class_board_pages_ranks_and_neighbours_agree(void **state)
+{
+    fixture *f = *state;
+    add_players(f, 20, "q%02d");
+    /* Player i's best is best_of(i), in the c5 for i % 3 == 0, in the
+     * formula for 1; players with i % 3 == 2 drive both, the slower car
+     * half a second off (the c5 for odd i, set after the formula's lap). */
+    for (int i = 19; i >= 0; i--) {
+        int64_t t = best_of(i);
+        bool both = i % 3 == 2;
+        if (i % 3 != 1)
+            add_lap(f, i, both && i % 2 ? t + 500000 : t);
+        if (i % 3 != 0)
+            add_formula_lap(f, i, both && i % 2 == 0 ? t + 500000 : t);
+    }
+    rs_class_key key = both_cars(f, RS_TUNE_KEY_ANY);
+    assert_int_equal(class_count(f, key), 20);
+    rs_lb_row all[24], page[6];
+    assert_int_equal(class_top(f, key, 0, 24, all), 20);
+    for (uint32_t i = 0; i < 20; i++) {
+        assert_int_equal(all[i].rank, i + 1);
+        for (uint32_t j = 0; j < i; j++)
+            assert_true(all[j].player_id != all[i].player_id);
+        if (i > 0)
+            assert_true(all[i - 1].time_us < all[i].time_us ||
+                        (all[i - 1].time_us == all[i].time_us &&
+                         all[i - 1].lap_id < all[i].lap_id));
+        /* Every player's row is their best, in the car that set it. */
+        int p = 0;
+        while (f->player[p] != all[i].player_id)
+            p++;
+        assert_int_equal(all[i].time_us, best_of(p));
+        bool in_c5 = p % 3 == 0 || (p % 3 == 2 && p % 2 == 0);
+        assert_true(all[i].base_hash == (in_c5 ? f->car_c5 : f->car_formula));
+    }
+
+    uint32_t seen = 0;
+    for (uint32_t off = 0; off < 24; off += 6) {
+        uint32_t n = class_top(f, key, off, 6, page);
+        for (uint32_t i = 0; i < n; i++) {
+            assert_int_equal(page[i].lap_id, all[off + i].lap_id);
+            assert_int_equal(page[i].rank, off + i + 1);
+        }
+        seen += n;
+    }
+    assert_int_equal(seen, 20);
+
+    seen = class_top(f, key, 0, 6, page);
+    while (seen < 20) {
+        uint32_t n = 0;
+        rs_lb_row last = page[5];
+        assert_int_equal(rs_leaderboard_class_after(f->lb, &key, last.time_us, last.lap_id, 6,
+                                                    page, &n, f->err, sizeof f->err),
+                         RS_OK);
+        assert_true(n > 0);
+        for (uint32_t i = 0; i < n; i++) {
+            assert_int_equal(page[i].lap_id, all[seen + i].lap_id);
+            assert_int_equal(page[i].rank, seen + i + 1);
+        }
+        seen += n;
+    }
+    assert_int_equal(seen, 20);
+
+    for (uint32_t i = 0; i < 20; i++) {
+        uint32_t n, me;
+        rs_lb_row around[5];
+        assert_int_equal(rs_leaderboard_class_around(f->lb, &key, all[i].player_id, 2, around,
+                                                      &n, &me, f->err, sizeof f->err),
+                         RS_OK);
+        uint32_t lo = i < 2 ? 0 : i - 2, hi = i + 2 > 19 ? 19 : i + 2;
+        assert_int_equal(n, hi - lo + 1);
+        assert_int_equal(me, i - lo);
+        for (uint32_t j = 0; j < n; j++) {
+            assert_int_equal(around[j].rank, lo + j + 1);
+            assert_int_equal(around[j].lap_id, all[lo + j].lap_id);
+        }
+    }
+}
+
+static void test_class_board_follows_the_stock_filter_and_refuses_a_tune(void **state)
+{
+    fixture *f = *state;
+    add_players(f, 2, "s%d");
+    int64_t tuned = add_lap_with(f, 0, 55000000, (lap_opts){.tune = TUNE_X});
+    int64_t stock = add_formula_lap(f, 0, 58000000);
+    int64_t other = add_lap(f, 1, 59000000);
+
+    rs_lb_row rows[4];
+    assert_int_equal(class_top(f, both_cars(f, RS_TUNE_KEY_ANY), 0, 4, rows), 2);
+    assert_int_equal(rows[0].lap_id, tuned);
+    assert_int_equal(class_top(f, both_cars(f, RS_TUNE_KEY_STOCK), 0, 4, rows), 2);
+    assert_int_equal(rows[0].lap_id, stock);
+    assert_true(rows[0].base_hash == f->car_formula);
+    assert_true(rows[0].tune_key == RS_TUNE_KEY_STOCK);
+    assert_int_equal(rows[1].lap_id, other);
+
+    rs_class_key key = both_cars(f, TUNE_X);
+    uint32_t n;
+    assert_int_equal(rs_leaderboard_class_top(f->lb, &key, 0, 4, rows, &n, f->err, sizeof f->err),
+                     RS_ERR_ARG);
+    assert_non_null(strstr(f->err, "tune"));
+    key = both_cars(f, RS_TUNE_KEY_ANY);
+    key.car_count = 0;
+    assert_int_equal(rs_leaderboard_class_count(f->lb, &key, &n, f->err, sizeof f->err),
+                     RS_ERR_ARG);
+    key.car_count = RS_LB_CLASS_MAX_CARS + 1;
+    assert_int_equal(rs_leaderboard_class_count(f->lb, &key, &n, f->err, sizeof f->err),
+                     RS_ERR_ARG);
+
+    /* An unknown track is an empty board; a player without a lap is missing. */
+    key = both_cars(f, RS_TUNE_KEY_ANY);
+    key.track_hash = 0x5555;
+    assert_int_equal(class_count(f, key), 0);
+    assert_int_equal(class_top(f, key, 0, 4, rows), 0);
+    key.track_hash = TRACK_A;
+    add_player(f, 2, "nolap");
+    assert_int_equal(rs_leaderboard_class_rank(f->lb, &key, f->player[2], rows, f->err,
+                                               sizeof f->err),
+                     RS_ERR_MISSING);
+}
+
+static unsigned occurrences(const char *text, const char *word)
+{
+    unsigned n = 0;
+    for (const char *p = text; (p = strstr(p, word)) != NULL; p += strlen(word))
+        n++;
+    return n;
+}
+
+/* A class page merges eight arms, each a walk of one car's range of
+ * personal_bests_rank, filters the merged rows as they come (SCAN c) with a
+ * primary-key lookup per car, and sorts only its page; counts and ranks
+ * read the cars' covering index ranges and sort nothing but the distinct
+ * players; a player's row is primary-key lookups. */
+static void check_class_plan(const char *name, const char *plan)
+{
+    static const char board_range[] = "USING COVERING INDEX personal_bests_rank (track_id=? AND "
+                                      "base_hash=? AND physics_version=? AND tune_key=?";
+    static const char by_player[] = "USING PRIMARY KEY (track_id=? AND base_hash=? AND "
+                                    "physics_version=? AND tune_key=? AND player_id=?)";
+    bool ok;
+    if (strcmp(name, "class_count") == 0 || strcmp(name, "class_rank") == 0)
+        ok = strstr(plan, board_range) && occurrences(plan, "TEMP B-TREE") == 1 &&
+             strstr(plan, "TEMP B-TREE FOR count(DISTINCT)");
+    else if (strcmp(name, "class_row") == 0)
+        ok = occurrences(plan, by_player) == 2 && !strstr(plan, "TEMP B-TREE");
+    else
+        ok = occurrences(plan, board_range) == RS_LB_CLASS_MAX_CARS &&
+             strstr(plan, "MERGE (UNION ALL)") && strstr(plan, "CO-ROUTINE c") &&
+             strstr(plan, "SCAN c") && strstr(plan, by_player) &&
+             occurrences(plan, "TEMP B-TREE") == 1;
+    if (!ok) {
+        print_error("class query %s:\n%s", name, plan);
+        fail();
+    }
+}
+
 static void test_board_queries_run_on_the_rank_index(void **state)
 {
     fixture *f = *state;
@@ -704,18 +969,20 @@ static void test_board_queries_run_on_the_rank_index(void **state)
     const char *name;
     const char *sql;
     for (unsigned i = 0; (sql = rs_store__leaderboard_sql(i, &name)) != NULL; i++) {
-        char buf[4096];
+        char buf[8192];
         snprintf(buf, sizeof buf, "EXPLAIN QUERY PLAN %s", sql);
         sqlite3_stmt *st = NULL;
         assert_int_equal(sqlite3_prepare_v2(db, buf, -1, &st, NULL), SQLITE_OK);
-        char plan[2048] = "";
+        char plan[16384] = "";
         bool table_scan = false;
         while (sqlite3_step(st) == SQLITE_ROW) {
             const char *d = (const char *)sqlite3_column_text(st, 3);
             d = d ? d : "";
             /* "SCAN pb" reads the top page's subquery (at most a page of
              * rows); any other SCAN reads a whole table. */
-            if (strncmp(d, "SCAN ", 5) == 0 && strcmp(d, "SCAN pb") != 0)
+            /* "SCAN c" reads a class board's merged arms as they come. */
+            if (strncmp(d, "SCAN ", 5) == 0 && strcmp(d, "SCAN pb") != 0 &&
+                strcmp(d, "SCAN c") != 0)
                 table_scan = true;
             strncat(plan, d, sizeof plan - strlen(plan) - 2);
             strncat(plan, "\n", sizeof plan - strlen(plan) - 1);
@@ -727,6 +994,10 @@ static void test_board_queries_run_on_the_rank_index(void **state)
          * limit rows: the ORDER BY that makes the page's order a guarantee);
          * every other sort would be of a whole board. */
         bool sorts = strstr(plan, "TEMP B-TREE") != NULL && strcmp(name, "top") != 0;
+        if (strncmp(name, "class_", 6) == 0) {
+            check_class_plan(name, plan);
+            sorts = false;
+        }
         if (sorts || table_scan) {
             print_error("query %s:\n%s", name, plan);
             fail();
@@ -762,6 +1033,10 @@ int main(void)
         T(test_personal_bests_list_every_board_with_its_rank),
         T(test_recent_laps_are_newest_first_and_follow_the_tune_filter),
         T(test_operator_lookups_find_definitions_races_and_laps),
+        T(test_class_board_has_each_player_once_with_their_best_car),
+        T(test_class_board_ties_rank_the_earlier_lap_first_across_cars),
+        T(test_class_board_pages_ranks_and_neighbours_agree),
+        T(test_class_board_follows_the_stock_filter_and_refuses_a_tune),
         T(test_board_queries_run_on_the_rank_index),
     };
 #undef T

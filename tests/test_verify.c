@@ -5,7 +5,7 @@
  * lap bit for bit, a tampered lap is caught with the difference named, and
  * `racectl leaderboard --json` shows one row per player. And racectl finds
  * tracks and cars as operators name them: stored name, hash, or the data
- * file raceserver was started with.
+ * file raceserver was started with; several --car make a class board.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -320,11 +320,108 @@ static void test_tracks_and_cars_by_name_hash_or_data_file(void **state)
     test_tmpdb_remove(&tmp);
 }
 
+/* Stores a valid stock lap of the player on the oval in the car. */
+static void put_lap(rs_store *s, int64_t player, uint64_t track, uint64_t car, int64_t time_us)
+{
+    static const uint8_t proof[4] = {1, 2, 3, 4};
+    static int64_t recorded = 1700000100;
+    char err[512];
+    rs_store_lap lap;
+    memset(&lap, 0, sizeof lap);
+    lap.player_id = player;
+    lap.track_hash = track;
+    lap.params_hash = lap.base_hash = car;
+    lap.physics_version = RS_PHYSICS_VERSION;
+    lap.lap_number = 1;
+    lap.time_us = time_us;
+    lap.valid = true;
+    lap.recorded_at = ++recorded;
+    lap.proof_format = 1;
+    lap.proof = proof;
+    lap.proof_len = sizeof proof;
+    int64_t id;
+    assert_int_equal(rs_store_put_lap(s, &lap, &id, err, sizeof err), RS_OK);
+}
+
+/* Several --car make a class board: each player once, their best car
+ * named on the row. ada is faster in the formula than in the C5, bo drove
+ * the C5 only, cy the formula only. */
+static void test_several_cars_make_a_class_board(void **state)
+{
+    (void)state;
+    test_tmpdb tmp;
+    assert_true(test_tmpdb_make(&tmp));
+    const char *db = tmp.path;
+    uint64_t oval = 0;
+    store_definitions(db, &oval);
+    char err[512], token[RS_TOKEN_HEX_LEN + 1];
+    rs_store *s = NULL;
+    assert_int_equal(rs_store_open(db, RS_STORE_NO_UPGRADE, &s, err, sizeof err), RS_OK);
+    uint64_t c5 = 0, formula = 0;
+    rs_car_params *car = NULL;
+    assert_true(test_car_load("c5", &car));
+    c5 = rs_car_params_hash(car);
+    rs_car_params_destroy(car);
+    assert_true(test_car_load("formula", &car));
+    formula = rs_car_params_hash(car);
+    rs_car_params_destroy(car);
+    int64_t ada = 0, bo = 0, cy = 0;
+    assert_int_equal(rs_store_player_find(s, "ada", &ada, err, sizeof err), RS_OK);
+    assert_int_equal(rs_store_player_register(s, "bo", 1700000000, &bo, token, err, sizeof err),
+                     RS_OK);
+    assert_int_equal(rs_store_player_register(s, "cy", 1700000000, &cy, token, err, sizeof err),
+                     RS_OK);
+    put_lap(s, ada, oval, c5, 61000000);
+    put_lap(s, ada, oval, formula, 52000000);
+    put_lap(s, bo, oval, c5, 58000000);
+    put_lap(s, cy, oval, formula, 60000000);
+    rs_store_close(s);
+
+    expect_racectl(db, "leaderboard --track oval --car c5 --car formula", 0,
+                   "Saltmarsh Speedway / Chevrolet Corvette C5 + Formula (2019-era F1) / any tune",
+                   "3 players", "CAR", NULL);
+    char out[16384];
+    assert_int_equal(racectl(db, "--json leaderboard --track oval --car c5 --car formula", out,
+                             sizeof out),
+                     0);
+    /* ada's formula lap, bo's C5 lap, cy's formula lap, in that order. */
+    const char *a = strstr(out, "\"player\": \"ada\"");
+    const char *b = strstr(out, "\"player\": \"bo\"");
+    const char *c = strstr(out, "\"player\": \"cy\"");
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    assert_true(a < b && b < c);
+    assert_null(strstr(a + 1, "\"player\": \"ada\"")); /* once */
+    assert_non_null(strstr(a, "\"time_us\": 52000000"));
+    /* Each row names the car its lap was driven in. */
+    const char *a_car = strstr(a, "\"car\": \"Formula (2019-era F1)\"");
+    const char *b_car = strstr(b, "\"car\": \"Chevrolet Corvette C5\"");
+    assert_non_null(a_car);
+    assert_non_null(b_car);
+    assert_true(a_car < b && b_car < c);
+    assert_non_null(strstr(out, "\"players\": 3"));
+
+    expect_racectl(db, "rank --player bo --track oval --car formula --car c5 --around 1", 0,
+                   "bo: rank 2 of 3", NULL);
+    expect_racectl(db, "--json rank --player cy --track oval --car formula --car c5", 0,
+                   "\"rank\": 3", NULL);
+    /* A tune belongs to one car; the other commands show one car's board. */
+    expect_racectl(db, "leaderboard --track oval --car c5 --car formula --tune 00000000000000aa",
+                   2, "'any' or 'stock'", NULL);
+    expect_racectl(db, "recent --track oval --car c5 --car formula", 2, "one --car", NULL);
+    /* The stock laps only: the same here, every lap was stock. */
+    expect_racectl(db, "leaderboard --track oval --car c5 --car formula --tune stock", 0,
+                   "stock cars", "3 players", NULL);
+    test_tmpdb_remove(&tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_recorded_lap_verifies_and_tampering_is_named),
         cmocka_unit_test(test_tracks_and_cars_by_name_hash_or_data_file),
+        cmocka_unit_test(test_several_cars_make_a_class_board),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -178,41 +178,64 @@ static void print_positions(demo *d)
     fflush(stdout);
 }
 
-/* The track's board for one car, from the database the weekend was
- * written to. */
+/* One board of the track, from the database the weekend was written to:
+ * a class's cars merged (one car's board when it has one). Rows name their
+ * car when the board has several. */
 static void print_board(const rs_server_config *cfg, rs_leaderboard *lb, const rs_track *track,
-                        const rs_car_params *car, const char *cls)
+                        const char *title, const rs_class_key *key)
 {
     char err[512];
-    rs_board_key key;
-    memset(&key, 0, sizeof key);
-    key.track_hash = rs_track_hash(track);
-    key.base_hash = rs_car_params_hash(car);
-    key.physics_version = RS_PHYSICS_VERSION;
-    key.tune_key = RS_TUNE_KEY_ANY;
     rs_lb_row rows[10];
     uint32_t count = 0, total = 0;
-    if (rs_leaderboard_count(lb, &key, &total, err, sizeof err) != RS_OK ||
-        rs_leaderboard_top(lb, &key, 0, 10, rows, &count, err, sizeof err) != RS_OK) {
+    if (rs_leaderboard_class_count(lb, key, &total, err, sizeof err) != RS_OK ||
+        rs_leaderboard_class_top(lb, key, 0, 10, rows, &count, err, sizeof err) != RS_OK) {
         printf("\nleaderboard: %s\n", err);
         return;
     }
-    printf("\nleaderboard: %s, %s%s%s (%s, %u drivers)\n", rs_track_name(track),
-           rs_car_params_name(car), cls ? ", class " : "", cls ? cls : "", cfg->db,
+    bool with_car = key->car_count > 1;
+    printf("\nleaderboard: %s, %s (%s, %u drivers)\n", rs_track_name(track), title, cfg->db,
            (unsigned)total);
-    printf("  rank  driver        best lap\n");
+    printf("  rank  driver        best lap%s\n", with_car ? "   car" : "");
     for (uint32_t i = 0; i < count; i++) {
         char t[32];
         rs_race_time_str(rows[i].time_us, t, sizeof t);
         /* Guests are stored as "~name" (services.h). */
         const char *name = rows[i].player_name;
         bool guest = name[0] == '~';
-        printf("  %4u  %-13s %s%s\n", (unsigned)rows[i].rank, guest ? name + 1 : name, t,
-               guest ? "  (guest)" : "");
+        printf("  %4u  %-13s %s%s%s%s\n", (unsigned)rows[i].rank, guest ? name + 1 : name, t,
+               with_car ? "  " : "", with_car ? rows[i].car_name : "", guest ? "  (guest)" : "");
     }
 }
 
-/* Every offered car's board (one per class in the demo's weekend). */
+/* The key of the room's offered cars of class cls (every offered car's own
+ * board when the room has no classes: cls is then the car's index), and
+ * the board's title: "class GT: C5 + ..." or the car's name. */
+static void board_of(const rs_room *room, const rs_track *track, bool classes, uint32_t cls,
+                     rs_class_key *key, char *title, size_t title_len)
+{
+    memset(key, 0, sizeof *key);
+    key->track_hash = rs_track_hash(track);
+    key->physics_version = RS_PHYSICS_VERSION;
+    key->tune_key = RS_TUNE_KEY_ANY;
+    size_t used = classes ? (size_t)snprintf(title, title_len, "class %s: ",
+                                             rs_room_class_name(room, cls))
+                          : 0;
+    const rs_car_params *car;
+    uint8_t c = 0;
+    for (uint32_t i = 0; (car = rs_room_offered_car(room, i, &c)); i++) {
+        if (classes ? c != cls : i != cls)
+            continue;
+        if (key->car_count < RS_LB_CLASS_MAX_CARS)
+            key->base_hashes[key->car_count++] = rs_car_params_hash(car);
+        if (used < title_len)
+            used += (size_t)snprintf(title + used, title_len - used, "%s%s",
+                                     key->car_count > 1 ? " + " : "", rs_car_params_name(car));
+    }
+}
+
+/* One board per class of the room, its cars merged (a league compares a
+ * class's drivers whatever car of it they chose); one per offered car in
+ * a room without classes. */
 static void print_leaderboards(const rs_server_config *cfg, demo *d)
 {
     rs_room *room = rs_server_room(d->srv, 0);
@@ -223,11 +246,22 @@ static void print_leaderboards(const rs_server_config *cfg, demo *d)
         rs_leaderboard_open(store, &lb, err, sizeof err) != RS_OK) {
         printf("\nleaderboard: %s\n", err);
     } else {
-        const rs_car_params *car;
-        uint8_t cls = 0;
-        for (uint32_t i = 0; (car = rs_room_offered_car(room, i, &cls)); i++)
-            print_board(cfg, lb, rs_room_track(room, NULL, NULL), car,
-                        rs_room_class_name(room, cls));
+        const rs_track *track = rs_room_track(room, NULL, NULL);
+        bool classes = rs_room_class_name(room, 0) != NULL;
+        uint32_t boards = 0;
+        if (classes)
+            while (rs_room_class_name(room, boards))
+                boards++;
+        else
+            while (rs_room_offered_car(room, boards, NULL))
+                boards++;
+        for (uint32_t i = 0; i < boards; i++) {
+            rs_class_key key;
+            char title[256];
+            board_of(room, track, classes, i, &key, title, sizeof title);
+            if (key.car_count)
+                print_board(cfg, lb, track, title, &key);
+        }
     }
     fflush(stdout);
     rs_leaderboard_close(lb);

@@ -208,13 +208,31 @@ static int table_option(const char *cmd, int argc, char **argv, int *i, const rc
     return 0;
 }
 
+/* --car, which may be repeated (a class board): as table_option. */
+static int car_option(const char *cmd, int argc, char **argv, int *i, rc_board_opts *board)
+{
+    if (strcmp(argv[*i], "--car") != 0)
+        return 0;
+    const char *v = rs_opt_value(cmd, argc, argv, i);
+    if (!v)
+        return 2;
+    if (board->car_count == RS_LB_CLASS_MAX_CARS) {
+        rs_usage_error(cmd, "--car: at most %d cars (a room offers no more)",
+                       RS_LB_CLASS_MAX_CARS);
+        return 2;
+    }
+    board->cars[board->car_count++] = v;
+    if (!board->car)
+        board->car = v;
+    return 1;
+}
+
 int rc_options(const char *cmd, int argc, char **argv, const char *help, rc_board_opts *board,
                const rc_opt *opts)
 {
     /* The board options are one more table. */
     const rc_opt board_opts[] = {
         {"--track", board ? &board->track : NULL, NULL, 0, 0, false},
-        {"--car", board ? &board->car : NULL, NULL, 0, 0, false},
         {"--tune", board ? &board->tune : NULL, NULL, 0, 0, false},
         {"--physics-version", NULL, board ? &board->physics_version : NULL, 1, UINT32_MAX, false},
         {NULL, NULL, NULL, 0, 0, false},
@@ -224,7 +242,9 @@ int rc_options(const char *cmd, int argc, char **argv, const char *help, rc_boar
             printf(help, (unsigned)RS_PHYSICS_VERSION);
             return RC_EXIT_OK;
         }
-        int r = board ? table_option(cmd, argc, argv, &i, board_opts) : 0;
+        int r = board ? car_option(cmd, argc, argv, &i, board) : 0;
+        if (r == 0 && board)
+            r = table_option(cmd, argc, argv, &i, board_opts);
         if (r == 0)
             r = table_option(cmd, argc, argv, &i, opts);
         if (r == 2)
@@ -290,6 +310,8 @@ int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_boar
         return rs_usage_error(cmd, "no database");
     if (!o->track || !o->car)
         return rs_usage_error(cmd, "a board needs --track and --car");
+    if (o->car_count > 1)
+        return rs_usage_error(cmd, "one --car: %s shows one car's board", cmd);
     memset(key, 0, sizeof *key);
     key->physics_version = o->physics_version ? o->physics_version : RS_PHYSICS_VERSION;
     key->tune_key = RS_TUNE_KEY_ANY;
@@ -298,6 +320,29 @@ int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_boar
     int rc = rc_find_track(c, cmd, o->track, &key->track_hash, track_name);
     if (rc == 0)
         rc = rc_find_car(c, cmd, o->car, &key->base_hash, car_name);
+    return rc;
+}
+
+int rc_class_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_class_key *key,
+                     char track_name[RS_LB_NAME_MAX],
+                     char car_names[RS_LB_CLASS_MAX_CARS][RS_LB_NAME_MAX])
+{
+    if (!c->lb)
+        return rs_usage_error(cmd, "no database");
+    if (!o->track || o->car_count < 2)
+        return rs_usage_error(cmd, "a class board needs --track and several --car");
+    memset(key, 0, sizeof *key);
+    key->physics_version = o->physics_version ? o->physics_version : RS_PHYSICS_VERSION;
+    key->tune_key = RS_TUNE_KEY_ANY;
+    /* A tune belongs to one car: a class board is every lap or stock laps. */
+    if (o->tune && (!parse_tune(o->tune, &key->tune_key) ||
+                    (key->tune_key != RS_TUNE_KEY_ANY && key->tune_key != RS_TUNE_KEY_STOCK)))
+        return rs_usage_error(cmd, "--tune: a board of several cars is 'any' or 'stock', "
+                                   "not '%s' (a tune belongs to one car)", o->tune);
+    int rc = rc_find_track(c, cmd, o->track, &key->track_hash, track_name);
+    for (uint32_t i = 0; rc == 0 && i < o->car_count; i++)
+        rc = rc_find_car(c, cmd, o->cars[i], &key->base_hashes[i], car_names[i]);
+    key->car_count = o->car_count;
     return rc;
 }
 

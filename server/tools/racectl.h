@@ -59,10 +59,13 @@ enum { RC_GO_ON = -1 };
 
 /* The board options shared by leaderboard, rank and recent:
  * --track T --car C [--tune HASH|any|stock] [--physics-version N]; T and C
- * as rc_find_track and rc_find_car take them. */
+ * as rc_find_track and rc_find_car take them. --car may be repeated, for a
+ * class board (leaderboard and rank): car is the first, cars all of them. */
 typedef struct rc_board_opts {
     const char *track, *car, *tune;
     uint32_t physics_version;
+    const char *cars[RS_LB_CLASS_MAX_CARS];
+    uint32_t car_count;
 } rc_board_opts;
 
 /* One option of a subcommand, --name VALUE: a text (text not NULL) or a
@@ -93,6 +96,12 @@ int rc_id_argument(rc_ctx *c, const char *cmd, int argc, char **argv, const char
  * database is open), 0 when it can. */
 int rc_board_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_board_key *key,
                      char track_name[RS_LB_NAME_MAX], char car_name[RS_LB_NAME_MAX]);
+
+/* The same for a class board, when --car was given several times: the
+ * class key (any tune or stock only), the track's name and each car's. */
+int rc_class_resolve(rc_ctx *c, const char *cmd, const rc_board_opts *o, rs_class_key *key,
+                     char track_name[RS_LB_NAME_MAX],
+                     char car_names[RS_LB_CLASS_MAX_CARS][RS_LB_NAME_MAX]);
 
 /* Finds a stored track, or a stock car, as an operator names it: its hash
  * (16 hex digits, or 0x and up to 16), its name in the database (any

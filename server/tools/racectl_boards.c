@@ -11,6 +11,12 @@
 
 #include "racectl.h"
 
+/* leaderboard and rank: --car again makes a class board. */
+#define CLASS_HELP                                                                             \
+    "  --car C --car D ...      a class's board: several cars (up to 8, as a room's class\n"  \
+    "                           has them), each player's best lap in any of them, with\n"    \
+    "                           the car it was driven in; --tune any or stock\n"
+
 #define BOARD_OPTIONS_HELP                                                                     \
     "  --track T                the track: its name (any case), the file raceserver was\n"     \
     "                           given (\"oval\": tracks/oval.json in the data folder, or\n"    \
@@ -45,10 +51,13 @@ static void board_json_head(const rs_board_key *key, const char *track, const ch
            rc_tune_key_str(key->tune_key, h), (unsigned)key->physics_version);
 }
 
-static void print_rows_table(const rs_lb_row *rows, uint32_t n, int marked)
+/* with_car: a CAR column (class boards, whose rows are of several cars). */
+static void print_rows_table(const rs_lb_row *rows, uint32_t n, int marked, bool with_car)
 {
-    printf("%-2s%6s  %-20s %12s %10s  %-16s %-19s  %s\n", "", "RANK", "PLAYER", "TIME", "LAP",
-           "TUNE", "RECORDED (UTC)", "SECTORS");
+    printf("%-2s%6s  %-20s %12s %10s  ", "", "RANK", "PLAYER", "TIME", "LAP");
+    if (with_car)
+        printf("%-24s ", "CAR");
+    printf("%-16s %-19s  %s\n", "TUNE", "RECORDED (UTC)", "SECTORS");
     for (uint32_t i = 0; i < n; i++) {
         const rs_lb_row *r = &rows[i];
         char t[32], d[32], s[256], h[17];
@@ -59,9 +68,11 @@ static void print_rows_table(const rs_lb_row *rows, uint32_t n, int marked)
             rc_hash_str(r->tune_hash, h);
         else
             strcpy(h, "stock");
-        printf("%-2s%6u  %-20s %12s %10" PRId64 "  %-16s %-19s  %s\n",
-               (int)i == marked ? "->" : "", (unsigned)r->rank, r->player_name, t, r->lap_id, h,
-               d, s);
+        printf("%-2s%6u  %-20s %12s %10" PRId64 "  ", (int)i == marked ? "->" : "",
+               (unsigned)r->rank, r->player_name, t, r->lap_id);
+        if (with_car)
+            printf("%-24s ", r->car_name[0] ? r->car_name : "?");
+        printf("%-16s %-19s  %s\n", h, d, s);
     }
 }
 
@@ -75,6 +86,121 @@ static void print_rows_json(const rs_lb_row *rows, uint32_t n, bool with_board)
     printf("%s]", n ? "\n" : "");
 }
 
+/* ---------------------------------------------------------- class boards */
+
+/* A class board resolved from the options: its key and its names. */
+typedef struct class_board {
+    rs_class_key key;
+    char track[RS_LB_NAME_MAX];
+    char cars[RS_LB_CLASS_MAX_CARS][RS_LB_NAME_MAX];
+} class_board;
+
+/* "Kestrel Ridge Circuit / C5 + Formula / any tune / physics 3". */
+static void print_class_title(const class_board *b)
+{
+    printf("%s / ", b->track);
+    for (uint32_t i = 0; i < b->key.car_count; i++)
+        printf("%s%s", i ? " + " : "", b->cars[i]);
+    printf(" / %s / physics %u\n",
+           b->key.tune_key == RS_TUNE_KEY_STOCK ? "stock cars" : "any tune",
+           (unsigned)b->key.physics_version);
+}
+
+static void class_json_head(const class_board *b)
+{
+    char h[17];
+    printf("{\"track\": ");
+    rc_json_str(stdout, b->track);
+    rc_hash_str(b->key.track_hash, h);
+    printf(", \"track_hash\": \"%s\", \"cars\": [", h);
+    for (uint32_t i = 0; i < b->key.car_count; i++) {
+        printf("%s{\"car\": ", i ? ", " : "");
+        rc_json_str(stdout, b->cars[i]);
+        rc_hash_str(b->key.base_hashes[i], h);
+        printf(", \"car_hash\": \"%s\"}", h);
+    }
+    printf("], \"tune\": \"%s\", \"physics_version\": %u",
+           rc_tune_key_str(b->key.tune_key, h), (unsigned)b->key.physics_version);
+}
+
+/* leaderboard with several --car: one page of the class board; rows
+ * carry their car (with_board in JSON, a CAR column in the table). */
+static int class_leaderboard(rc_ctx *c, const char *cmd, const rc_board_opts *bo, uint32_t page,
+                             uint32_t per_page)
+{
+    class_board b;
+    char err[512];
+    int rc = rc_class_resolve(c, cmd, bo, &b.key, b.track, b.cars);
+    if (rc)
+        return rc;
+    uint32_t players = 0, n = 0;
+    rs_lb_row *rows = calloc(per_page, sizeof *rows);
+    if (!rows)
+        return rs_fail(cmd, "out of memory");
+    uint64_t offset = (uint64_t)(page - 1) * per_page;
+    if (rs_leaderboard_class_count(c->lb, &b.key, &players, err, sizeof err) != RS_OK ||
+        (offset < UINT32_MAX && rs_leaderboard_class_top(c->lb, &b.key, (uint32_t)offset,
+                                                         per_page, rows, &n, err,
+                                                         sizeof err) != RS_OK)) {
+        free(rows);
+        return rs_fail(cmd, "%s", err);
+    }
+    uint32_t pages = players ? (players + per_page - 1) / per_page : 0;
+    if (c->json) {
+        class_json_head(&b);
+        printf(", \"players\": %u, \"page\": %u, \"per_page\": %u, \"pages\": %u, \"rows\": ",
+               (unsigned)players, (unsigned)page, (unsigned)per_page, (unsigned)pages);
+        print_rows_json(rows, n, true);
+        printf("}\n");
+    } else {
+        print_class_title(&b);
+        printf("%u players; page %u of %u\n\n", (unsigned)players, (unsigned)page,
+               (unsigned)pages);
+        if (n)
+            print_rows_table(rows, n, -1, true);
+        else
+            printf("(no rows on this page)\n");
+    }
+    free(rows);
+    return RC_EXIT_OK;
+}
+
+/* rank with several --car: the player's place on the class board. */
+static int class_rank(rc_ctx *c, const char *cmd, const rc_board_opts *bo, const char *player,
+                      uint32_t around)
+{
+    class_board b;
+    char name[RS_LB_NAME_MAX], err[512];
+    int64_t pid;
+    int rc = rc_class_resolve(c, cmd, bo, &b.key, b.track, b.cars);
+    if (rc || (rc = rc_player(c, cmd, player, &pid, name)))
+        return rc;
+    rs_lb_row rows[201];
+    uint32_t n = 0, me = 0, players = 0;
+    rs_status st = rs_leaderboard_class_around(c->lb, &b.key, pid, around, rows, &n, &me, err,
+                                               sizeof err);
+    if (st == RS_ERR_MISSING)
+        return rs_fail(cmd, "%s has no valid lap in any of these cars", name);
+    if (st != RS_OK ||
+        rs_leaderboard_class_count(c->lb, &b.key, &players, err, sizeof err) != RS_OK)
+        return rs_fail(cmd, "%s", err);
+    if (c->json) {
+        class_json_head(&b);
+        printf(", \"players\": %u, \"player\": ", (unsigned)players);
+        rc_json_str(stdout, name);
+        printf(", \"rank\": %u, \"row\": ", (unsigned)rows[me].rank);
+        rc_row_json(stdout, &rows[me], true);
+        printf(", \"around\": ");
+        print_rows_json(rows, n, true);
+        printf("}\n");
+    } else {
+        print_class_title(&b);
+        printf("%s: rank %u of %u\n\n", name, (unsigned)rows[me].rank, (unsigned)players);
+        print_rows_table(rows, n, (int)me, true);
+    }
+    return RC_EXIT_OK;
+}
+
 /* ---------------------------------------------------------- leaderboard */
 
 int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv)
@@ -86,17 +212,19 @@ int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv)
                            {"--per-page", NULL, &per_page, 1, 1000, false},
                            {NULL, NULL, NULL, 0, 0, false}};
     int rc = rc_options(cmd, argc, argv,
-                        "usage: racectl --db FILE leaderboard --track T --car C"
+                        "usage: racectl --db FILE leaderboard --track T --car C [--car D ...]"
                         " [--tune any|stock|HASH]\n"
                         "                [--physics-version N] [--page N] [--per-page M]\n"
                         "\n"
                         "One page of a board: each player's best valid lap, fastest first (equal\n"
-                        "times: the earlier lap first).\n\n" BOARD_OPTIONS_HELP
+                        "times: the earlier lap first).\n\n" BOARD_OPTIONS_HELP CLASS_HELP
                         "  --page N                 1-based page (default 1)\n"
                         "  --per-page M             rows per page, 1..1000 (default 20)\n",
                         &bo, opts);
     if (rc != RC_GO_ON)
         return rc;
+    if (bo.car_count > 1)
+        return class_leaderboard(c, cmd, &bo, page, per_page);
     rs_board_key key;
     char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], err[512];
     rc = rc_board_resolve(c, cmd, &bo, &key, track, car);
@@ -125,7 +253,7 @@ int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv)
         printf("%u players; page %u of %u\n\n", (unsigned)players, (unsigned)page,
                (unsigned)pages);
         if (n)
-            print_rows_table(rows, n, -1);
+            print_rows_table(rows, n, -1, false);
         else
             printf("(no rows on this page)\n");
     }
@@ -145,7 +273,8 @@ int rc_cmd_rank(rc_ctx *c, int argc, char **argv)
                            {"--around", NULL, &around, 0, 100, false},
                            {NULL, NULL, NULL, 0, 0, false}};
     int rc = rc_options(cmd, argc, argv,
-                        "usage: racectl --db FILE rank --player NAME --track T --car C\n"
+                        "usage: racectl --db FILE rank --player NAME --track T --car C"
+                        " [--car D ...]\n"
                         "                [--tune any|stock|HASH] [--physics-version N]"
                         " [--around K]\n"
                         "\n"
@@ -153,10 +282,13 @@ int rc_cmd_rank(rc_ctx *c, int argc, char **argv)
                         "side (default 2). Exit status 1 when the player has no valid lap there.\n"
                         "\n"
                         "  --player NAME            the player (any case)\n" BOARD_OPTIONS_HELP
+                        CLASS_HELP
                         "  --around K               neighbours on each side, 0..100\n",
                         &bo, opts);
     if (rc != RC_GO_ON)
         return rc;
+    if (bo.car_count > 1)
+        return class_rank(c, cmd, &bo, player, around);
     rs_board_key key;
     char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], name[RS_LB_NAME_MAX], err[512];
     int64_t pid;
@@ -182,7 +314,7 @@ int rc_cmd_rank(rc_ctx *c, int argc, char **argv)
     } else {
         print_board_title(&key, track, car);
         printf("%s: rank %u of %u\n\n", name, (unsigned)rows[me].rank, (unsigned)players);
-        print_rows_table(rows, n, (int)me);
+        print_rows_table(rows, n, (int)me, false);
     }
     return RC_EXIT_OK;
 }

@@ -361,16 +361,52 @@ byname = get("/api/v1/leaderboard?track=" + urllib.request.quote(track["name"].u
 if byname["rows"] != get(f"/api/v1/leaderboard?track={track['hash']}&car={car['hash']}",
                          "/api/v1/leaderboard")["rows"]:
     fail("a board by name differs from the board by hash")
-# A class's boards are its cars' boards: every bot of the class is on one.
+# A class's board: its cars' boards merged (car= once per car of the class):
+# exactly the class's bots, each row naming a car of the class.
+def board_of(cars, extra=""):
+    q = "".join(f"&car={c['hash']}" for c in cars)
+    return get(f"/api/v1/leaderboard?track={track['hash']}{q}&per_page=100{extra}",
+               "/api/v1/leaderboard")
+
+
+drove = {}
 for c in r["classes"]:
-    players = set()
-    for car_ in c["cars"]:
-        b = get(f"/api/v1/leaderboard?track={track['hash']}&car={car_['hash']}&tune=any",
-                "/api/v1/leaderboard")
-        players |= {x["player"].lstrip("~") for x in b["rows"]}
-    want = {b for b, k in bot_class.items() if k == c["name"]}
-    if not want <= players:
-        fail(f"class {c['name']}: its cars' boards list {sorted(players)}, not {sorted(want)}")
+    b = board_of(c["cars"], "&tune=any")
+    want = {x for x, k in bot_class.items() if k == c["name"]}
+    players = {x["player"].lstrip("~") for x in b["rows"]}
+    if players != want or b["total"] != len(want):
+        fail(f"class {c['name']}: its board lists {sorted(players)}, not {sorted(want)}")
+    if b["cars"] != [{"name": x["name"], "hash": x["hash"]} for x in c["cars"]]:
+        fail(f"class {c['name']}: the board's cars are {json.dumps(b['cars'])}")
+    for x in b["rows"]:
+        if x["car"]["hash"] not in {y["hash"] for y in c["cars"]}:
+            fail(f"class {c['name']}: a row of another car: {json.dumps(x)}")
+        drove[x["player"]] = x
+# Every offered car on one board: each bot once, in the car it drove, with
+# its best lap in that car, ranked by time; car is null, cars lists them.
+both = board_of(r["cars"])
+if both["car"] is not None or [c["hash"] for c in both["cars"]] != [c["hash"] for c in r["cars"]]:
+    fail("a board of several cars: " + json.dumps({k: both[k] for k in ("car", "cars")}))
+rows = both["rows"]
+if sorted(x["player"].lstrip("~") for x in rows) != sorted(bots) or \
+        [x["rank"] for x in rows] != list(range(1, len(rows) + 1)) or \
+        [x["time_us"] for x in rows] != sorted(x["time_us"] for x in rows):
+    fail("a board of several cars is not every bot once, by time: " + json.dumps(rows))
+for x in rows:
+    if x != dict(drove[x["player"]], rank=x["rank"]):
+        fail("a board of several cars differs from the class board's row: " + json.dumps(x))
+last = rows[-1]
+q = "".join(f"&car={c['hash']}" for c in r["cars"])
+rk = get(f"/api/v1/leaderboard/rank?player={urllib.request.quote(last['player'])}"
+         f"&track={track['hash']}{q}&around=1", "/api/v1/leaderboard/rank")
+if rk["rank"] != last["rank"] or rk["rows"][rk["player_index"]] != last or rk["car"] is not None:
+    fail("rank on a board of several cars: " + json.dumps(rk))
+err = get(f"/api/v1/leaderboard?track={track['hash']}{q}&tune=00000000000000aa",
+          "/api/v1/leaderboard", 400)
+if err["error"]["code"] != "bad_argument":
+    fail("a tune's hash on a board of several cars: " + json.dumps(err))
+print(f"check_api: class boards hold their bots; {len(r['cars'])} cars' board ranks "
+      + ", ".join(f"{x['player']} ({x['car']['name']})" for x in rows))
 top = board["rows"][0]
 rank = get(f"/api/v1/leaderboard/rank?player={top['player']}&track={track['hash']}"
            f"&car={car['hash']}&around=2", "/api/v1/leaderboard/rank")

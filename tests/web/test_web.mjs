@@ -164,7 +164,8 @@ try {
       `${o.label}: ${[...o.children].map((c) => c.textContent).join(', ')}`));
     return g.length === room.classes.length ? g : null;
   });
-  if (groups.join('; ') !== room.classes.map((c) => `${c.name}: ${c.cars.map((x) => x.name).join(', ')}`).join('; '))
+  // Each group begins with its class's board.
+  if (groups.join('; ') !== room.classes.map((c) => `${c.name}: All ${c.name} cars, ${c.cars.map((x) => x.name).join(', ')}`).join('; '))
     fail(`the board's car groups are ${groups.join('; ')}`);
   log(`board cars by class: ${groups.join('; ')}`);
   log(`${boards.total} laps stored; the fastest ${lapTime(boards.rows[0].time_us)}`);
@@ -190,6 +191,22 @@ try {
   log(`rank search: "${note}"`);
   await page.screenshot({path: `${shots}/leaderboard.png`, fullPage: true});
   await page.click('#rank-clear');
+
+  // A class's board: its cars' boards merged, each row naming its car.
+  const cls = room.classes[0];
+  await page.select('#board-car', `class:${cls.name}`);
+  const classBoard = await api(`api/v1/leaderboard?track=${boards.track.hash}` +
+                               cls.cars.map((x) => `&car=${x.hash}`).join(''));
+  const wantClass = classBoard.rows.map((r) => `${shown(r.player)}${r.car.name}`);
+  const classRows = () => page.$$eval('#board-body tr th.driver', (ths) => ths.map((th) => th.textContent));
+  await until('the page to show the class board', 15000, async () =>
+    (await classRows()).join('|') === wantClass.join('|')).catch(async (e) => {
+    fail(`${e.message}: the class board shows [${(await classRows()).join('; ')}], the API [${wantClass.join('; ')}]`);
+  });
+  if (classBoard.total !== bots.filter((b) => botClass[b] === cls.name).length)
+    fail(`class ${cls.name}'s board holds ${classBoard.total} drivers`);
+  log(`class ${cls.name}'s board shows ${wantClass.join('; ')}`);
+  await page.select('#board-car', boards.car.hash);
   // ---------------------------------------------------------------- results
   // The finished race's classification: class positions, penalties, laps led.
   const race = await until('a finished race', 60000, async () =>

@@ -32,11 +32,14 @@ export const getJSON = (path) => get(path, 'json');
 export const getText = (path) => get(path, 'text');
 export const getBytes = (path) => get(path, 'bytes');
 
-// Query string from an object, skipping empty values.
+// Query string from an object, skipping empty values; an array value
+// repeats its argument (car=A&car=B).
 export function query(params) {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params))
-    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  for (const [k, v] of Object.entries(params)) {
+    if (Array.isArray(v)) for (const x of v) q.append(k, String(x));
+    else if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  }
   const s = q.toString();
   return s ? `?${s}` : '';
 }

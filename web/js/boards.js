@@ -3,7 +3,9 @@
 // rows around it (GET /api/v1/leaderboard/rank). Each row can be replayed.
 // A class is a set of cars in the selected room's configuration, not a
 // stored thing: the car list groups the boards' cars by the room's classes
-// (GET /api/v1/rooms/{name}: classes with their cars' hashes).
+// (GET /api/v1/rooms/{name}: classes with their cars' hashes), and each
+// group begins with the class's board: its cars' boards merged (car= once
+// per car), each row naming the car it was driven in.
 
 import {getJSON, query} from './api.js';
 import {el, clear, setText, lapTime, seconds, driverName, unixDate, debug} from './util.js';
@@ -32,13 +34,15 @@ export function initBoards({onReplay, replayAvailable}) {
     const placed = new Set();
     for (const c of state.classes) {
       const group = el('optgroup', {label: c.name, 'data-class': c.name});
+      group.append(el('option', {value: `class:${c.name}`, 'data-class': c.name},
+                      `All ${c.name} cars`));
       for (const x of c.cars) {
         const d = list.find((b) => b.hash === x.hash);
         if (!d || placed.has(d.hash)) continue;
         placed.add(d.hash);
         group.append(el('option', {value: d.hash, 'data-class': c.name}, d.name));
       }
-      if (group.children.length) car.append(group);
+      if (group.children.length > 1) car.append(group);
     }
     const rest = list.filter((d) => !placed.has(d.hash));
     if (rest.length) {
@@ -46,7 +50,16 @@ export function initBoards({onReplay, replayAvailable}) {
       for (const d of rest) group.append(el('option', {value: d.hash}, d.name));
       car.append(group);
     }
-    if (list.some((d) => d.hash === old)) car.value = old;
+    if (list.some((d) => d.hash === old) || [...car.options].some((o) => o.value === old))
+      car.value = old;
+  }
+
+  // The cars of the selected board: a class's cars that have boards, or one.
+  function selectedCars() {
+    if (!car.value.startsWith('class:')) return car.value;
+    const cls = state.classes.find((c) => `class:${c.name}` === car.value);
+    const stored = new Set(((state.boards && state.boards.cars) || []).map((d) => d.hash));
+    return cls ? cls.cars.map((x) => x.hash).filter((h) => stored.has(h)) : [];
   }
 
   async function loadBoards() {
@@ -65,7 +78,14 @@ export function initBoards({onReplay, replayAvailable}) {
   function note(text) { setText($('board-note'), text); }
 
   function args() {
-    return {track: track.value, car: car.value, tune: tune.value};
+    return {track: track.value, car: selectedCars(), tune: tune.value};
+  }
+
+  // "Chevrolet Corvette C5 (class GT)", or "class GT" for a class's board.
+  function boardName(b) {
+    if (car.value.startsWith('class:')) return `class ${car.value.slice(6)}`;
+    const cls = state.classes.find((c) => c.cars.some((x) => x.hash === b.car.hash));
+    return cls ? `${b.car.name} (class ${cls.name})` : b.car.name;
   }
 
   async function loadPage() {
@@ -75,11 +95,10 @@ export function initBoards({onReplay, replayAvailable}) {
       const b = await getJSON(`api/v1/leaderboard${query({...args(), page: state.page, per_page: PER_PAGE})}`);
       state.pages = b.pages;
       state.page = Math.min(b.page, b.pages);
-      const cls = state.classes.find((c) => c.cars.some((x) => x.hash === b.car.hash));
-      const carName = cls ? `${b.car.name} (class ${cls.name})` : b.car.name;
+      const carName = boardName(b);
       note(b.total ? `${b.track.name}, ${carName}: ${b.total} ${b.total === 1 ? 'driver' : 'drivers'} (${b.tune} tune, physics ${b.physics_version}).`
                    : `${b.track.name}, ${carName}: no laps stored yet.`);
-      render(b.rows, null);
+      render(b.rows, null, b.cars.length > 1 || car.value.startsWith('class:'));
     } catch (e) {
       note(e.status === 404 ? 'No laps on this combination yet.' : `Leaderboard unavailable: ${e.message}`);
       render([], null);
@@ -98,8 +117,8 @@ export function initBoards({onReplay, replayAvailable}) {
         r = await tryName(`~${name}`);
       }
       state.rank = r;
-      note(`${driverName(r.player)} is ranked ${r.rank} on ${r.track.name}, ${r.car.name}.`);
-      render(r.rows, r.player_id);
+      note(`${driverName(r.player)} is ranked ${r.rank} on ${r.track.name}, ${boardName(r)}.`);
+      render(r.rows, r.player_id, r.cars.length > 1 || car.value.startsWith('class:'));
     } catch (e) {
       const why = {no_such_player: `No driver is named “${name}”.`,
                    not_on_board: `${name} has no lap on this board.`}[e.code];
@@ -107,8 +126,11 @@ export function initBoards({onReplay, replayAvailable}) {
     }
   }
 
-  function render(rows, focusId) {
+  // withCar: a class's board (or one of several cars): each driver's cell
+  // names the car of their lap.
+  function render(rows, focusId, withCar) {
     state.rows = rows;
+    state.withCar = withCar;
     const body = $('board-body');
     clear(body);
     const canReplay = replayAvailable();
@@ -120,7 +142,8 @@ export function initBoards({onReplay, replayAvailable}) {
       button.addEventListener('click', () => onReplay(r));
       body.append(el('tr', {'data-lap': r.lap_id, class: r.player_id === focusId ? 'focus' : ''},
         el('td', {class: 'num'}, r.rank),
-        el('th', {scope: 'row', class: 'driver'}, driverName(r.player)),
+        el('th', {scope: 'row', class: 'driver'}, driverName(r.player),
+           withCar ? el('span', {class: 'row-car'}, r.car.name) : null),
         el('td', {class: 'num best'}, lapTime(r.time_us)),
         el('td', {class: 'num sectors'}, (r.sectors_us || []).map(seconds).join(' · ')),
         el('td', {}, r.tune === 'stock' ? 'stock' : String(r.tune).slice(0, 8)),
@@ -152,7 +175,7 @@ export function initBoards({onReplay, replayAvailable}) {
       clearTimeout(state.timer);
       state.timer = setTimeout(() => { if (!state.rank) loadBoards(); }, 1500);
     },
-    rerender() { if (state.rank) render(state.rows, state.rank.player_id); else render(state.rows, null); },
+    rerender() { render(state.rows, state.rank ? state.rank.player_id : null, state.withCar); },
     // The selected room's classes: regroup the cars when they change.
     setClasses(classes) {
       const key = JSON.stringify(classes || []);

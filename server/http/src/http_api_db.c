@@ -1,6 +1,6 @@
 /*
  * The database part of the JSON API (docs/openapi.json): leaderboards with
- * racectl's filters and paging, a player's rank and the rows around it,
+ * racectl's filters and paging (one car's, or a class's of several cars), a player's rank and the rows around it,
  * races and their results, a lap's record, and what anyone needs to verify
  * a lap: its proof bytes, the cars' parameter blocks and the track's JSON.
  *
@@ -115,21 +115,69 @@ static cJSON *row_json(const rs_lb_row *row, bool full)
     return o;
 }
 
-/* track=, car=, tune=, physics_version= into a board key, with the names as
- * stored. False with a response sent when an argument is missing or wrong. */
-static bool board_key(http_req *r, rs_leaderboard *lb, rs_board_key *key, char *track,
-                      char *car, enum MHD_Result *res)
+/* A board as the arguments name it: one car's (car=X) or a class's, the
+ * merged boards of several cars (car=X&car=Y...), with the names as stored. */
+typedef struct board_args {
+    rs_class_key key; /* every car; tune_key and physics_version for both kinds */
+    char track[RS_LB_NAME_MAX];
+    char cars[RS_LB_CLASS_MAX_CARS][RS_LB_NAME_MAX];
+} board_args;
+
+/* The one-car board of b (car_count 1). */
+static rs_board_key car_key(const board_args *b)
 {
-    const char *t = http_arg(r, "track"), *c = http_arg(r, "car"), *tune = http_arg(r, "tune");
-    if (!t || !c) {
+    return (rs_board_key){b->key.track_hash, b->key.base_hashes[0], b->key.physics_version,
+                          b->key.tune_key};
+}
+
+/* tune= into b's tune key: any, stock, or one car's tune by its hash. */
+static bool board_tune(http_req *r, board_args *b, enum MHD_Result *res)
+{
+    const char *tune = http_arg(r, "tune");
+    b->key.tune_key = RS_TUNE_KEY_ANY;
+    if (!tune || strcmp(tune, "any") == 0)
+        return true;
+    if (strcmp(tune, "stock") == 0) {
+        b->key.tune_key = RS_TUNE_KEY_STOCK;
+        return true;
+    }
+    if (!http_parse_hex64(tune, &b->key.tune_key)) {
+        *res = http_send_error(r, 400, "bad_argument",
+                               "tune must be any, stock or a tune's 16-digit hash");
+        return false;
+    }
+    if (b->key.car_count > 1) {
+        /* A tune belongs to one car: that car's board shows it. */
+        *res = http_send_error(r, 400, "bad_argument",
+                               "a board of several cars is tune=any or tune=stock");
+        return false;
+    }
+    return true;
+}
+
+/* track=, car= (once, or once per car of a class), tune=, physics_version=
+ * into b. False with a response sent when an argument is missing or wrong. */
+static bool board_key(http_req *r, rs_leaderboard *lb, board_args *b, enum MHD_Result *res)
+{
+    const char *t = http_arg(r, "track"), *cars[RS_LB_CLASS_MAX_CARS];
+    unsigned n = http_args(r, "car", cars, RS_LB_CLASS_MAX_CARS);
+    memset(b, 0, sizeof *b);
+    if (!t || n == 0) {
         *res = http_send_error(r, 400, "missing_argument",
                                "a board needs track= and car= (a name in any case, or a hash)");
         return false;
     }
+    if (n > RS_LB_CLASS_MAX_CARS) {
+        *res = http_send_error(r, 400, "bad_argument", "a board has at most %d cars (car=)",
+                               RS_LB_CLASS_MAX_CARS);
+        return false;
+    }
+    b->key.car_count = n;
     char err[512] = "";
-    rs_status st = rs_leaderboard_find_track(lb, t, &key->track_hash, track, err, sizeof err);
-    if (st == RS_OK)
-        st = rs_leaderboard_find_car(lb, c, &key->base_hash, car, err, sizeof err);
+    rs_status st = rs_leaderboard_find_track(lb, t, &b->key.track_hash, b->track, err, sizeof err);
+    for (unsigned i = 0; st == RS_OK && i < n; i++)
+        st = rs_leaderboard_find_car(lb, cars[i], &b->key.base_hashes[i], b->cars[i], err,
+                                     sizeof err);
     if (st == RS_ERR_MISSING || st == RS_ERR_RANGE) {
         *res = http_send_error(r, 404, "not_found", "%s", err);
         return false;
@@ -138,60 +186,95 @@ static bool board_key(http_req *r, rs_leaderboard *lb, rs_board_key *key, char *
         *res = db_error(r, st, "board", err);
         return false;
     }
-    key->tune_key = RS_TUNE_KEY_ANY;
-    if (tune && strcmp(tune, "any") != 0) {
-        if (strcmp(tune, "stock") == 0)
-            key->tune_key = RS_TUNE_KEY_STOCK;
-        else if (!http_parse_hex64(tune, &key->tune_key)) {
-            *res = http_send_error(r, 400, "bad_argument",
-                                   "tune must be any, stock or a tune's 16-digit hash");
-            return false;
-        }
-    }
-    return http_arg_u32(r, "physics_version", 1, UINT32_MAX, r->http->def.info.physics_version,
-                        &key->physics_version, res);
+    return board_tune(r, b, res) &&
+           http_arg_u32(r, "physics_version", 1, UINT32_MAX, r->http->def.info.physics_version,
+                        &b->key.physics_version, res);
 }
 
-static cJSON *board_head(const rs_board_key *key, const char *track, const char *car)
+/* The board's description: car is its car, or null for several (cars
+ * lists them either way). */
+static cJSON *board_head(const board_args *b)
 {
     char hex[17];
     cJSON *doc = cJSON_CreateObject();
-    http_add_named(doc, "track", track, key->track_hash);
-    http_add_named(doc, "car", car, key->base_hash);
-    cJSON_AddStringToObject(doc, "tune", tune_str(key->tune_key, hex));
-    cJSON_AddNumberToObject(doc, "physics_version", key->physics_version);
+    http_add_named(doc, "track", b->track, b->key.track_hash);
+    if (b->key.car_count == 1)
+        http_add_named(doc, "car", b->cars[0], b->key.base_hashes[0]);
+    else
+        cJSON_AddNullToObject(doc, "car");
+    cJSON *cars = cJSON_AddArrayToObject(doc, "cars");
+    for (uint32_t i = 0; i < b->key.car_count; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", b->cars[i]);
+        http_add_hash(c, "hash", b->key.base_hashes[i]);
+        cJSON_AddItemToArray(cars, c);
+    }
+    cJSON_AddStringToObject(doc, "tune", tune_str(b->key.tune_key, hex));
+    cJSON_AddNumberToObject(doc, "physics_version", b->key.physics_version);
     return doc;
+}
+
+/* A board's rows, each naming the car its lap was driven in. */
+static void add_board_rows(cJSON *doc, const rs_lb_row *rows, uint32_t n)
+{
+    cJSON *list = cJSON_AddArrayToObject(doc, "rows");
+    for (uint32_t i = 0; i < n; i++) {
+        cJSON *o = row_json(&rows[i], false);
+        http_add_named(o, "car", rows[i].car_name, rows[i].base_hash);
+        cJSON_AddItemToArray(list, o);
+    }
+}
+
+static rs_status board_page(rs_leaderboard *lb, const board_args *b, uint32_t offset,
+                            uint32_t limit, rs_lb_row *rows, uint32_t *n, uint32_t *total,
+                            char *err, size_t err_len)
+{
+    if (b->key.car_count > 1) {
+        rs_status st = rs_leaderboard_class_count(lb, &b->key, total, err, err_len);
+        return st != RS_OK ? st
+                           : rs_leaderboard_class_top(lb, &b->key, offset, limit, rows, n, err,
+                                                      err_len);
+    }
+    rs_board_key key = car_key(b);
+    rs_status st = rs_leaderboard_count(lb, &key, total, err, err_len);
+    return st != RS_OK ? st : rs_leaderboard_top(lb, &key, offset, limit, rows, n, err, err_len);
+}
+
+static rs_status board_around(rs_leaderboard *lb, const board_args *b, int64_t player_id,
+                              uint32_t k, rs_lb_row *rows, uint32_t *n, uint32_t *index,
+                              char *err, size_t err_len)
+{
+    if (b->key.car_count > 1)
+        return rs_leaderboard_class_around(lb, &b->key, player_id, k, rows, n, index, err,
+                                           err_len);
+    rs_board_key key = car_key(b);
+    return rs_leaderboard_around(lb, &key, player_id, k, rows, n, index, err, err_len);
 }
 
 static enum MHD_Result leaderboard(http_req *r, rs_leaderboard *lb)
 {
     enum MHD_Result res = MHD_NO;
-    rs_board_key key;
-    char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], err[512] = "";
+    board_args b;
+    char err[512] = "";
     uint32_t page, per_page, total = 0, n = 0;
-    if (!board_key(r, lb, &key, track, car, &res) ||
-        !http_arg_u32(r, "page", 1, 10000000, 1, &page, &res) ||
+    if (!board_key(r, lb, &b, &res) || !http_arg_u32(r, "page", 1, 10000000, 1, &page, &res) ||
         !http_arg_u32(r, "per_page", 1, MAX_PER_PAGE, 20, &per_page, &res))
         return res;
     rs_lb_row *rows = calloc(per_page, sizeof *rows);
     if (!rows)
         return http_send_error(r, 503, "unavailable", "out of memory");
-    rs_status st = rs_leaderboard_count(lb, &key, &total, err, sizeof err);
-    if (st == RS_OK)
-        st = rs_leaderboard_top(lb, &key, (page - 1) * per_page, per_page, rows, &n, err,
-                                sizeof err);
+    rs_status st =
+        board_page(lb, &b, (page - 1) * per_page, per_page, rows, &n, &total, err, sizeof err);
     if (st != RS_OK) {
         free(rows);
         return db_error(r, st, "leaderboard", err);
     }
-    cJSON *doc = board_head(&key, track, car);
+    cJSON *doc = board_head(&b);
     cJSON_AddNumberToObject(doc, "total", total);
     cJSON_AddNumberToObject(doc, "page", page);
     cJSON_AddNumberToObject(doc, "per_page", per_page);
     cJSON_AddNumberToObject(doc, "pages", total ? (total + per_page - 1) / per_page : 1);
-    cJSON *list = cJSON_AddArrayToObject(doc, "rows");
-    for (uint32_t i = 0; i < n; i++)
-        cJSON_AddItemToArray(list, row_json(&rows[i], false));
+    add_board_rows(doc, rows, n);
     free(rows);
     return http_send_json(r, 200, doc);
 }
@@ -199,14 +282,13 @@ static enum MHD_Result leaderboard(http_req *r, rs_leaderboard *lb)
 static enum MHD_Result rank(http_req *r, rs_leaderboard *lb)
 {
     enum MHD_Result res = MHD_NO;
-    rs_board_key key;
-    char track[RS_LB_NAME_MAX], car[RS_LB_NAME_MAX], name[RS_LB_NAME_MAX], err[512] = "";
+    board_args b;
+    char name[RS_LB_NAME_MAX], err[512] = "";
     uint32_t around, n = 0, index = 0;
     const char *player = http_arg(r, "player");
     if (!player || !player[0])
         return http_send_error(r, 400, "missing_argument", "rank needs player=NAME");
-    if (!board_key(r, lb, &key, track, car, &res) ||
-        !http_arg_u32(r, "around", 0, MAX_AROUND, 5, &around, &res))
+    if (!board_key(r, lb, &b, &res) || !http_arg_u32(r, "around", 0, MAX_AROUND, 5, &around, &res))
         return res;
     int64_t player_id;
     rs_status st = rs_leaderboard_find_player(lb, player, &player_id, name, err, sizeof err);
@@ -217,7 +299,7 @@ static enum MHD_Result rank(http_req *r, rs_leaderboard *lb)
     rs_lb_row *rows = calloc(2 * around + 1, sizeof *rows);
     if (!rows)
         return http_send_error(r, 503, "unavailable", "out of memory");
-    st = rs_leaderboard_around(lb, &key, player_id, around, rows, &n, &index, err, sizeof err);
+    st = board_around(lb, &b, player_id, around, rows, &n, &index, err, sizeof err);
     if (st == RS_ERR_MISSING) {
         free(rows);
         return http_send_error(r, 404, "not_on_board",
@@ -227,14 +309,12 @@ static enum MHD_Result rank(http_req *r, rs_leaderboard *lb)
         free(rows);
         return db_error(r, st, "rank", err);
     }
-    cJSON *doc = board_head(&key, track, car);
+    cJSON *doc = board_head(&b);
     cJSON_AddStringToObject(doc, "player", name);
     cJSON_AddNumberToObject(doc, "player_id", (double)player_id);
     cJSON_AddNumberToObject(doc, "rank", rows[index].rank);
     cJSON_AddNumberToObject(doc, "player_index", index);
-    cJSON *list = cJSON_AddArrayToObject(doc, "rows");
-    for (uint32_t i = 0; i < n; i++)
-        cJSON_AddItemToArray(list, row_json(&rows[i], false));
+    add_board_rows(doc, rows, n);
     free(rows);
     return http_send_json(r, 200, doc);
 }

@@ -106,6 +106,11 @@ typedef struct http_req {
 /* A query argument, or NULL. */
 const char *http_arg(const http_req *r, const char *name);
 
+/* Every value of a repeated query argument (car=a&car=b), in order: at
+ * most cap into values. Returns how many there are (more than cap: too
+ * many). */
+unsigned http_args(const http_req *r, const char *name, const char **values, unsigned cap);
+
 /* Queues a response; the helpers below count it. Each returns the MHD result. */
 enum MHD_Result http_send(http_req *r, unsigned status, const char *content_type, void *body,
                           size_t len, bool take, const char *cache);

@@ -123,6 +123,34 @@ const char *http_arg(const http_req *r, const char *name)
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+typedef struct arg_values {
+    const char *name;
+    const char **values;
+    unsigned cap, count;
+} arg_values;
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    arg_values *a = cls;
+    if (key && strcmp(key, a->name) == 0) {
+        if (a->count < a->cap)
+            a->values[a->count] = value ? value : "";
+        a->count++;
+    }
+    return MHD_YES;
+}
+
+unsigned http_args(const http_req *r, const char *name, const char **values, unsigned cap)
+{
+    /* MHD_lookup_connection_value answers the first of repeated arguments
+     * only; the iteration sees each in the order of the query. */
+    arg_values a = {name, values, cap, 0};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &a);
+    return a.count;
+}
+
 bool http_arg_u32(http_req *r, const char *name, uint32_t lo, uint32_t hi, uint32_t def,
                   uint32_t *out, enum MHD_Result *res)
 {

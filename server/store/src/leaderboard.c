@@ -82,6 +82,8 @@ const char *rs_store__leaderboard_sql(unsigned i, const char **name)
 {
     if (i >= LB_BOARD_QUERIES)
         return NULL;
+    if (!stmt_sql[i]) /* a class board's query: leaderboard_class.c keeps those */
+        return rs_store__lb_class_sql((enum rs_lb_query)i, name);
     if (name)
         *name = stmt_name[i];
     return stmt_sql[i];
@@ -221,13 +223,9 @@ rs_status rs_store__lb_read_row(sqlite3_stmt *st, rs_lb_row *row, char *err, siz
     return RS_OK;
 }
 
-/* Steps st, reading up to cap rows (ranks are left 0 for the caller, except
- * with rank_col >= 0: the rank is that column), then resets it. With total
- * not NULL the statement runs to the end and *total gets the number of rows
- * it returned. */
-static rs_status collect(rs_leaderboard *lb, sqlite3_stmt *st, rs_lb_row *rows, uint32_t cap,
-                         int rank_col, uint32_t *count, uint32_t *total, char *err,
-                         size_t err_len)
+rs_status rs_store__lb_collect(rs_leaderboard *lb, sqlite3_stmt *st, rs_lb_row *rows,
+                               uint32_t cap, int rank_col, uint32_t *count, uint32_t *total,
+                               char *err, size_t err_len)
 {
     uint32_t n = 0, all = 0;
     rs_status status = RS_OK;
@@ -254,10 +252,8 @@ static rs_status collect(rs_leaderboard *lb, sqlite3_stmt *st, rs_lb_row *rows, 
     return status;
 }
 
-/* Runs a one-integer query (a count or an id) and resets it; *found says
- * whether it returned a row. */
-static rs_status scalar(rs_leaderboard *lb, sqlite3_stmt *st, int64_t *out, bool *found,
-                        char *err, size_t err_len)
+rs_status rs_store__lb_scalar(rs_leaderboard *lb, sqlite3_stmt *st, int64_t *out, bool *found,
+                              char *err, size_t err_len)
 {
     rs_status status = rs_store__lb_step_row(lb, st, "query", err, err_len);
     *found = status == RS_OK;
@@ -268,6 +264,15 @@ static rs_status scalar(rs_leaderboard *lb, sqlite3_stmt *st, int64_t *out, bool
 }
 
 /* ------------------------------------------------------------ boards */
+
+rs_status rs_store__lb_track_id(rs_leaderboard *lb, uint64_t track_hash, int64_t *track_id,
+                                bool *found, char *err, size_t err_len)
+{
+    int64_t hash = (int64_t)track_hash;
+    *found = false;
+    sqlite3_stmt *st = board_query(lb, LB_TRACK, &hash, 1, err, err_len);
+    return st ? rs_store__lb_scalar(lb, st, track_id, found, err, err_len) : RS_ERR_IO;
+}
 
 /* Prepares board query q with the board key bound to ?1..?4 and the n (at
  * most 4) values of more to ?5 on. Returns NULL with *status RS_OK for a track the
@@ -281,23 +286,22 @@ static sqlite3_stmt *board_stmt(rs_leaderboard *lb, enum rs_lb_query q, const rs
         *status = rs_store__lb_set_error(RS_ERR_ARG, err, err_len, "leaderboard: no board key");
         return NULL;
     }
-    int64_t track_hash = (int64_t)key->track_hash, track_id = 0;
+    int64_t track_id = 0;
     bool found = false;
-    sqlite3_stmt *st = board_query(lb, LB_TRACK, &track_hash, 1, err, err_len);
-    *status = st ? scalar(lb, st, &track_id, &found, err, err_len) : RS_ERR_IO;
+    *status = rs_store__lb_track_id(lb, key->track_hash, &track_id, &found, err, err_len);
     if (*status != RS_OK || !found)
         return NULL;
     int64_t v[8] = {track_id, (int64_t)key->base_hash, key->physics_version,
                     (int64_t)key->tune_key};
     for (int i = 0; i < n; i++)
         v[4 + i] = more[i];
-    st = board_query(lb, q, v, 4 + n, err, err_len);
+    sqlite3_stmt *st = board_query(lb, q, v, 4 + n, err, err_len);
     if (!st)
         *status = RS_ERR_IO;
     return st;
 }
 
-static void number_rows(rs_lb_row *rows, uint32_t count, uint32_t first_rank)
+void rs_store__lb_number_rows(rs_lb_row *rows, uint32_t count, uint32_t first_rank)
 {
     for (uint32_t i = 0; i < count; i++)
         rows[i].rank = first_rank + i;
@@ -314,15 +318,14 @@ static rs_status rank_of(rs_leaderboard *lb, const rs_board_key *key, int64_t ti
     if (!st)
         return status;
     bool found;
-    status = scalar(lb, st, &before, &found, err, err_len);
+    status = rs_store__lb_scalar(lb, st, &before, &found, err, err_len);
     *rank = (uint32_t)before + 1;
     return status;
 }
 
-/* The start of every paged query: false when there is nothing to run,
- * with *status saying why (RS_OK for a limit of 0). */
-static bool page_start(const rs_leaderboard *lb, uint32_t *count, uint32_t limit,
-                       const rs_lb_row *rows, rs_status *status, char *err, size_t err_len)
+bool rs_store__lb_page_start(const rs_leaderboard *lb, uint32_t *count, uint32_t limit,
+                             const rs_lb_row *rows, rs_status *status, char *err,
+                             size_t err_len)
 {
     *status = RS_OK;
     if (!lb || !count || (limit && !rows))
@@ -330,6 +333,15 @@ static bool page_start(const rs_leaderboard *lb, uint32_t *count, uint32_t limit
     else
         *count = 0;
     return *status == RS_OK && limit > 0;
+}
+
+void rs_store__lb_reverse(rs_lb_row *rows, uint32_t n)
+{
+    for (uint32_t i = 0; i < n / 2; i++) {
+        rs_lb_row t = rows[i];
+        rows[i] = rows[n - 1 - i];
+        rows[n - 1 - i] = t;
+    }
 }
 
 rs_status rs_leaderboard_open(rs_store *store, rs_leaderboard **out, char *err, size_t err_len)
@@ -389,7 +401,7 @@ rs_status rs_leaderboard_count(rs_leaderboard *lb, const rs_board_key *key, uint
         return status;
     int64_t n = 0;
     bool found;
-    status = scalar(lb, st, &n, &found, err, err_len);
+    status = rs_store__lb_scalar(lb, st, &n, &found, err, err_len);
     *count = (uint32_t)n;
     return status;
 }
@@ -399,14 +411,14 @@ rs_status rs_leaderboard_top(rs_leaderboard *lb, const rs_board_key *key, uint32
                              size_t err_len)
 {
     rs_status status;
-    if (!page_start(lb, count, limit, rows, &status, err, err_len))
+    if (!rs_store__lb_page_start(lb, count, limit, rows, &status, err, err_len))
         return status;
     int64_t page[2] = {limit, offset};
     sqlite3_stmt *st = board_stmt(lb, LB_TOP, key, page, 2, &status, err, err_len);
     if (!st)
         return status;
-    status = collect(lb, st, rows, limit, -1, count, NULL, err, err_len);
-    number_rows(rows, *count, offset + 1);
+    status = rs_store__lb_collect(lb, st, rows, limit, -1, count, NULL, err, err_len);
+    rs_store__lb_number_rows(rows, *count, offset + 1);
     return status;
 }
 
@@ -415,18 +427,18 @@ rs_status rs_leaderboard_after(rs_leaderboard *lb, const rs_board_key *key, int6
                                uint32_t *count, char *err, size_t err_len)
 {
     rs_status status;
-    if (!page_start(lb, count, limit, rows, &status, err, err_len))
+    if (!rs_store__lb_page_start(lb, count, limit, rows, &status, err, err_len))
         return status;
     int64_t after[3] = {after_time_us, after_lap_id, limit};
     sqlite3_stmt *st = board_stmt(lb, LB_AFTER, key, after, 3, &status, err, err_len);
     if (!st)
         return status;
-    status = collect(lb, st, rows, limit, -1, count, NULL, err, err_len);
+    status = rs_store__lb_collect(lb, st, rows, limit, -1, count, NULL, err, err_len);
     if (status != RS_OK || *count == 0)
         return status;
     uint32_t first;
     status = rank_of(lb, key, rows[0].time_us, rows[0].lap_id, &first, err, err_len);
-    number_rows(rows, *count, first);
+    rs_store__lb_number_rows(rows, *count, first);
     return status;
 }
 
@@ -443,7 +455,7 @@ rs_status rs_leaderboard_rank(rs_leaderboard *lb, const rs_board_key *key, int64
         return status;
     }
     uint32_t n;
-    status = collect(lb, st, row, 1, -1, &n, NULL, err, err_len);
+    status = rs_store__lb_collect(lb, st, row, 1, -1, &n, NULL, err, err_len);
     if (status != RS_OK)
         return status;
     if (n == 0)
@@ -466,7 +478,7 @@ static rs_status neighbours(rs_leaderboard *lb, enum rs_lb_query q, const rs_boa
     sqlite3_stmt *st = board_stmt(lb, q, key, from, 3, &status, err, err_len);
     if (!st)
         return status != RS_OK ? status : RS_ERR_MISSING;
-    return collect(lb, st, rows, k, -1, n, NULL, err, err_len);
+    return rs_store__lb_collect(lb, st, rows, k, -1, n, NULL, err, err_len);
 }
 
 rs_status rs_leaderboard_around(rs_leaderboard *lb, const rs_board_key *key, int64_t player_id,
@@ -487,18 +499,14 @@ rs_status rs_leaderboard_around(rs_leaderboard *lb, const rs_board_key *key, int
     status = neighbours(lb, LB_BEFORE, key, &me, k, rows, &before, err, err_len);
     if (status != RS_OK)
         return status;
-    for (uint32_t i = 0; i < before / 2; i++) {
-        rs_lb_row t = rows[i];
-        rows[i] = rows[before - 1 - i];
-        rows[before - 1 - i] = t;
-    }
+    rs_store__lb_reverse(rows, before);
     rows[before] = me;
     status = neighbours(lb, LB_AFTER, key, &me, k, rows + before + 1, &after, err, err_len);
     if (status != RS_OK)
         return status;
     *count = before + 1 + after;
     *player_index = before;
-    number_rows(rows, *count, me.rank - before);
+    rs_store__lb_number_rows(rows, *count, me.rank - before);
     return RS_OK;
 }
 
@@ -514,14 +522,14 @@ rs_status rs_leaderboard_personal_bests(rs_leaderboard *lb, int64_t player_id,
     if (!st)
         return RS_ERR_IO;
     /* Ranks are read as rows arrive: the statement is reset at the end. */
-    return collect(lb, st, rows, cap, COL_RANK, count, total, err, err_len);
+    return rs_store__lb_collect(lb, st, rows, cap, COL_RANK, count, total, err, err_len);
 }
 
 rs_status rs_leaderboard_recent(rs_leaderboard *lb, const rs_board_key *key, uint32_t limit,
                                 rs_lb_row *rows, uint32_t *count, char *err, size_t err_len)
 {
     rs_status status;
-    if (!page_start(lb, count, limit, rows, &status, err, err_len))
+    if (!rs_store__lb_page_start(lb, count, limit, rows, &status, err, err_len))
         return status;
     /* The laps' own tune hash: the stock board's key stands for hash 0. */
     uint64_t tune_key = key ? key->tune_key : 0;
@@ -529,7 +537,7 @@ rs_status rs_leaderboard_recent(rs_leaderboard *lb, const rs_board_key *key, uin
     sqlite3_stmt *st = board_stmt(lb, LB_RECENT, key, more, 2, &status, err, err_len);
     if (!st)
         return status;
-    return collect(lb, st, rows, limit, -1, count, NULL, err, err_len);
+    return rs_store__lb_collect(lb, st, rows, limit, -1, count, NULL, err, err_len);
 }
 
 rs_status rs_leaderboard_player_recent(rs_leaderboard *lb, int64_t player_id,
@@ -537,11 +545,11 @@ rs_status rs_leaderboard_player_recent(rs_leaderboard *lb, int64_t player_id,
                                        uint32_t *count, char *err, size_t err_len)
 {
     rs_status status;
-    if (!page_start(lb, count, limit, rows, &status, err, err_len))
+    if (!rs_store__lb_page_start(lb, count, limit, rows, &status, err, err_len))
         return status;
     int64_t v[3] = {player_id, physics_version, limit};
     sqlite3_stmt *st = board_query(lb, LB_PLAYER_RECENT, v, 3, err, err_len);
     if (!st)
         return RS_ERR_IO;
-    return collect(lb, st, rows, limit, -1, count, NULL, err, err_len);
+    return rs_store__lb_collect(lb, st, rows, limit, -1, count, NULL, err, err_len);
 }

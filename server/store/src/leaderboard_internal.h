@@ -37,6 +37,13 @@ enum rs_lb_query {
     LB_PBS,
     LB_RECENT,
     LB_PLAYER_RECENT,
+    /* A class's board (leaderboard_class.c): several cars' boards merged. */
+    LB_CLASS_COUNT,
+    LB_CLASS_TOP,
+    LB_CLASS_AFTER,
+    LB_CLASS_BEFORE,
+    LB_CLASS_ROW,
+    LB_CLASS_RANK,
     LB_BOARD_QUERIES, /* the ones rs_store__leaderboard_sql lists */
     LB_TRACK_BY_HASH = LB_BOARD_QUERIES,
     LB_TRACK_BY_NAME,
@@ -96,5 +103,38 @@ rs_status rs_store__lb_read_row(sqlite3_stmt *st, rs_lb_row *row, char *err, siz
  * reported as "what". The caller calls rs_store__lb_done afterwards. */
 rs_status rs_store__lb_step_row(rs_leaderboard *lb, sqlite3_stmt *st, const char *what,
                                 char *err, size_t err_len);
+
+/* Steps st, reading up to cap rows (ranks are left 0 for the caller, except
+ * with rank_col >= 0: the rank is that column), then resets it. With total
+ * not NULL the statement runs to the end and *total gets the number of rows
+ * it returned. */
+rs_status rs_store__lb_collect(rs_leaderboard *lb, sqlite3_stmt *st, rs_lb_row *rows,
+                               uint32_t cap, int rank_col, uint32_t *count, uint32_t *total,
+                               char *err, size_t err_len);
+
+/* Runs a one-integer query (a count or an id) and resets it; *found says
+ * whether it returned a row. */
+rs_status rs_store__lb_scalar(rs_leaderboard *lb, sqlite3_stmt *st, int64_t *out, bool *found,
+                              char *err, size_t err_len);
+
+/* The store's id of a track; *found false (RS_OK) when the store has never
+ * seen it, so its boards are empty. */
+rs_status rs_store__lb_track_id(rs_leaderboard *lb, uint64_t track_hash, int64_t *track_id,
+                                bool *found, char *err, size_t err_len);
+
+/* The start of every paged query: false when there is nothing to run,
+ * with *status saying why (RS_OK for a limit of 0). */
+bool rs_store__lb_page_start(const rs_leaderboard *lb, uint32_t *count, uint32_t limit,
+                             const rs_lb_row *rows, rs_status *status, char *err,
+                             size_t err_len);
+
+/* Ranks rows first_rank, first_rank + 1, ... */
+void rs_store__lb_number_rows(rs_lb_row *rows, uint32_t count, uint32_t first_rank);
+
+/* Reverses n rows: neighbours before a row are read best-last. */
+void rs_store__lb_reverse(rs_lb_row *rows, uint32_t n);
+
+/* The SQL and name of a class board's query q (leaderboard_class.c). */
+const char *rs_store__lb_class_sql(enum rs_lb_query q, const char **name);
 
 #endif

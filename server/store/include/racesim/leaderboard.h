@@ -123,6 +123,59 @@ rs_status rs_leaderboard_around(rs_leaderboard *lb, const rs_board_key *key, int
                                 uint32_t k, rs_lb_row *rows, uint32_t *count,
                                 uint32_t *player_index, char *err, size_t err_len);
 
+/* ---------------------------------------------------------- class boards
+ * A class is the set of cars a room races against each other (balanced by
+ * their ballast and restrictors), so leagues rank its drivers on one board:
+ * a class board holds, per player, the best lap over any of its cars, each
+ * row naming the car it was driven in (base_hash, car_name). It is ordered
+ * and ranked like a car's board, by (time_us, lap_id) across the cars (lap
+ * ids grow with time: equal times rank the lap set first), so ranks are
+ * unique and gapless and a player is on it once however many of its cars
+ * they drove. The store keeps no classes: the caller names the cars (a
+ * room's configuration does). docs/PERSISTENCE.md, "Class boards". */
+
+/* The most cars in one class: a room offers at most that many. */
+#define RS_LB_CLASS_MAX_CARS 8
+
+/* Identifies one class board: a car's board key with several stock cars.
+ * tune_key is RS_TUNE_KEY_ANY (every lap, handicapped and tuned cars
+ * included) or RS_TUNE_KEY_STOCK (untuned, unhandicapped cars only); a
+ * tune's hash belongs to one car, so its board is that car's board and a
+ * class key refuses it (RS_ERR_ARG). A car named twice counts once. */
+typedef struct rs_class_key {
+    uint64_t track_hash;
+    uint32_t physics_version;
+    uint64_t tune_key;
+    uint32_t car_count; /* 1..RS_LB_CLASS_MAX_CARS */
+    uint64_t base_hashes[RS_LB_CLASS_MAX_CARS];
+} rs_class_key;
+
+/* The class board's counterparts of rs_leaderboard_count, _top, _after,
+ * _rank and _around: the same arguments, answers and errors, with rows of
+ * several cars. Rows fill every field; tune_key is the key's. A player's
+ * row on the class board is their best row over the cars.
+ *
+ * Cost: each row the query walks is checked against the player's rows on
+ * the other cars (one primary-key lookup per car), so a top page reads
+ * about offset + limit rows per car and a rank or a count is linear in the
+ * rows before it, a few times a car's board (docs/PERFORMANCE.md). */
+rs_status rs_leaderboard_class_count(rs_leaderboard *lb, const rs_class_key *key,
+                                     uint32_t *count, char *err, size_t err_len);
+rs_status rs_leaderboard_class_top(rs_leaderboard *lb, const rs_class_key *key, uint32_t offset,
+                                   uint32_t limit, rs_lb_row *rows, uint32_t *count, char *err,
+                                   size_t err_len);
+rs_status rs_leaderboard_class_after(rs_leaderboard *lb, const rs_class_key *key,
+                                     int64_t after_time_us, int64_t after_lap_id, uint32_t limit,
+                                     rs_lb_row *rows, uint32_t *count, char *err,
+                                     size_t err_len);
+rs_status rs_leaderboard_class_rank(rs_leaderboard *lb, const rs_class_key *key,
+                                    int64_t player_id, rs_lb_row *row, char *err,
+                                    size_t err_len);
+rs_status rs_leaderboard_class_around(rs_leaderboard *lb, const rs_class_key *key,
+                                      int64_t player_id, uint32_t k, rs_lb_row *rows,
+                                      uint32_t *count, uint32_t *player_index, char *err,
+                                      size_t err_len);
+
 /* The player's personal bests on every board of one physics version, ordered
  * by track name, car name and tune key ("any tune" first, then stock), each
  * with its rank on that board. Writes at most cap rows; *count gets the
