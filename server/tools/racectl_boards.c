@@ -125,6 +125,27 @@ static void class_json_head(const class_board *b)
 
 /* leaderboard with several --car: one page of the class board; rows
  * carry their car (with_board in JSON, a CAR column in the table). */
+/* A leaderboard page after its head (JSON: the object's first fields) or
+ * title: the players, the page's place, and its rows (with a CAR column or
+ * field when cars is set: a class's board). */
+static void print_page(bool json, const rs_lb_row *rows, uint32_t n, uint32_t players,
+                       uint32_t page, uint32_t per_page, bool cars)
+{
+    uint32_t pages = players ? (players + per_page - 1) / per_page : 0;
+    if (json) {
+        printf(", \"players\": %u, \"page\": %u, \"per_page\": %u, \"pages\": %u, \"rows\": ",
+               (unsigned)players, (unsigned)page, (unsigned)per_page, (unsigned)pages);
+        print_rows_json(rows, n, cars);
+        printf("}\n");
+        return;
+    }
+    printf("%u players; page %u of %u\n\n", (unsigned)players, (unsigned)page, (unsigned)pages);
+    if (n)
+        print_rows_table(rows, n, -1, cars);
+    else
+        printf("(no rows on this page)\n");
+}
+
 static int class_leaderboard(rc_ctx *c, const char *cmd, const rc_board_opts *bo, uint32_t page,
                              uint32_t per_page)
 {
@@ -145,22 +166,11 @@ static int class_leaderboard(rc_ctx *c, const char *cmd, const rc_board_opts *bo
         free(rows);
         return rs_fail(cmd, "%s", err);
     }
-    uint32_t pages = players ? (players + per_page - 1) / per_page : 0;
-    if (c->json) {
+    if (c->json)
         class_json_head(&b);
-        printf(", \"players\": %u, \"page\": %u, \"per_page\": %u, \"pages\": %u, \"rows\": ",
-               (unsigned)players, (unsigned)page, (unsigned)per_page, (unsigned)pages);
-        print_rows_json(rows, n, true);
-        printf("}\n");
-    } else {
+    else
         print_class_title(&b);
-        printf("%u players; page %u of %u\n\n", (unsigned)players, (unsigned)page,
-               (unsigned)pages);
-        if (n)
-            print_rows_table(rows, n, -1, true);
-        else
-            printf("(no rows on this page)\n");
-    }
+    print_page(c->json, rows, n, players, page, per_page, true);
     free(rows);
     return RC_EXIT_OK;
 }
@@ -241,22 +251,11 @@ int rc_cmd_leaderboard(rc_ctx *c, int argc, char **argv)
         free(rows);
         return rs_fail(cmd, "%s", err);
     }
-    uint32_t pages = players ? (players + per_page - 1) / per_page : 0;
-    if (c->json) {
+    if (c->json)
         board_json_head(&key, track, car);
-        printf(", \"players\": %u, \"page\": %u, \"per_page\": %u, \"pages\": %u, \"rows\": ",
-               (unsigned)players, (unsigned)page, (unsigned)per_page, (unsigned)pages);
-        print_rows_json(rows, n, false);
-        printf("}\n");
-    } else {
+    else
         print_board_title(&key, track, car);
-        printf("%u players; page %u of %u\n\n", (unsigned)players, (unsigned)page,
-               (unsigned)pages);
-        if (n)
-            print_rows_table(rows, n, -1, false);
-        else
-            printf("(no rows on this page)\n");
-    }
+    print_page(c->json, rows, n, players, page, per_page, false);
     free(rows);
     return RC_EXIT_OK;
 }
