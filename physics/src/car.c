@@ -450,8 +450,30 @@ static void wheel_kinematics(rs_car *car, const rs_world_def *world, const doubl
     wh->camber = rs_asin(rs_clamp(dot3(axis, wf->n), -1.0, 1.0));
 }
 
-/* Tyre forces at the current transient slips, and each wheel's linear
- * implicit spin response (see drivetrain.h). */
+/* What wheel i's tyre is given: its load, slips, camber and speeds. A .tir
+ * describes a tyre as mounted on the left; on the right it is mirrored
+ * (lateral slip, camber and the lateral outputs change sign, as ADAMS/MFeval
+ * do with TYRESIDE), so ply-steer and conicity offsets cancel across the axle
+ * and a symmetric car runs straight. */
+static void tire_input(const rs_car *car, const rs_world_def *world, int i, const wheel_frame *wf,
+                       rs_tire_in *in)
+{
+    const rs_wheel *wh = &car->wheel[i];
+    int mirror = !is_left(i);
+    in->fz_n = wf->fz;
+    in->kappa = wh->kappa;
+    in->tan_alpha = mirror ? -wh->tan_alpha : wh->tan_alpha;
+    in->gamma_rad = mirror ? -wh->camber : wh->camber;
+    in->vx_m_s = wf->vx;
+    in->omega_rad_s = wh->omega;
+    in->grip_scale = world->surfaces[wh->surface].grip_scale;
+    in->mode = RS_TIRE_TRANSIENT;
+    in->want_moments = 0; /* set for all four by the caller */
+}
+
+/* Wheel i's share of the tyre forces at the current transient slips (wf->t
+ * holds the tyre's outputs), and its linear implicit spin response (see
+ * drivetrain.h). */
 static void wheel_tire(rs_car *car, const rs_world_def *world, int i, double dt, int first,
                        double brake_nm, wheel_frame *wf, rs_wheel_response *resp)
 {
@@ -459,26 +481,8 @@ static void wheel_tire(rs_car *car, const rs_world_def *world, int i, double dt,
     const rs_tire_params *tp = &a->tire;
     rs_wheel *wh = &car->wheel[i];
     double iw = a->wheel_inertia_kg_m2;
-    rs_tire_in in;
 
-    /* A .tir describes a tyre as mounted on the left; on the right it is
-     * mirrored (lateral slip, camber and the lateral outputs change sign,
-     * as ADAMS/MFeval do with TYRESIDE), so ply-steer and conicity offsets
-     * cancel across the axle and a symmetric car runs straight. */
-    int mirror = !is_left(i);
-    in.fz_n = wf->fz;
-    in.kappa = wh->kappa;
-    in.tan_alpha = mirror ? -wh->tan_alpha : wh->tan_alpha;
-    in.gamma_rad = mirror ? -wh->camber : wh->camber;
-    in.vx_m_s = wf->vx;
-    in.omega_rad_s = wh->omega;
-    in.grip_scale = world->surfaces[wh->surface].grip_scale;
-    in.mode = RS_TIRE_TRANSIENT;
-    /* The aligning moment (a small yaw torque on the body) is evaluated on
-     * the tick's first substep and held: it costs as much as the forces. */
-    in.want_moments = first;
-    rs_tire_eval(tp, &in, &wf->t);
-    if (mirror) {
+    if (!is_left(i)) {
         /* d(-Fy(-a))/da = Fy'(-a): the slope keeps its sign. */
         wf->t.fy = -wf->t.fy;
         wf->t.mz = -wf->t.mz;
@@ -602,12 +606,23 @@ static void wheels_and_tires(rs_car *car, const rs_world_def *world, const doubl
     const rs_input *in = &car->input;
     double brake = in->brake / (double)RS_PEDAL_MAX;
     double handbrake = in->handbrake / (double)RS_PEDAL_MAX;
+    rs_tire_in tin[4];
+    rs_tire_out tout[4];
+    for (int i = 0; i < 4; i++) {
+        wheel_kinematics(car, world, R, w_world, i, &wf[i]);
+        tire_input(car, world, i, &wf[i], &tin[i]);
+    }
+    /* The four tyres in one four-lane evaluation, each lane bit-identical to
+     * rs_tire_eval. The aligning moment (a small yaw torque on the body) is
+     * evaluated on the tick's first substep and held: it costs as much as
+     * the forces. */
+    rs_tire_eval4(&car->params->tire_lanes, tin, RS_TIRE_TRANSIENT, first, tout);
     for (int i = 0; i < 4; i++) {
         const rs_axle_params *a = axle_of(def, i);
         double bnm = 0.5 * def->brake_max_nm * a->brake_share * brake;
         if (i >= 2)
             bnm += 0.5 * def->handbrake_max_nm * handbrake;
-        wheel_kinematics(car, world, R, w_world, i, &wf[i]);
+        wf[i].t = tout[i];
         wheel_tire(car, world, i, dt, first, bnm, &wf[i], &resp[i]);
     }
 }

@@ -12,6 +12,7 @@
 
 #include "racesim/physics.h"
 #include "tire.h"
+#include "tire4.h"
 #include "tune_rules.h"
 
 #define RS_MAX_CURVE_POINTS 32
@@ -95,6 +96,9 @@ struct rs_car_params {
      * of the canonical block or the hash: a car rebuilt from a block has no
      * rules, and adding rules to a car file does not change the car. */
     rs_tune_rules rules;
+    /* The four wheels' tyres (front, front, rear, rear) lane by lane, for
+     * rs_tire_eval4; derived from def at creation, like the hash. */
+    rs_tire_lanes tire_lanes;
 };
 
 /* Checks every field's range; names the first bad field in err. Used by both

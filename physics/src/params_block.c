@@ -390,6 +390,9 @@ rs_status rs_car_params_wrap(const rs_car_params_data *def, rs_car_params **out)
         goto fail;
     }
     p->hash = rs_hash64(buf, size, 0);
+    const rs_tire_params *wheel_tire[4] = {&p->def.axle[0].tire, &p->def.axle[0].tire,
+                                           &p->def.axle[1].tire, &p->def.axle[1].tire};
+    rs_tire_lanes_set(&p->tire_lanes, wheel_tire);
     free(again);
     free(buf);
     *out = p;

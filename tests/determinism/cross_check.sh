@@ -136,6 +136,7 @@ configs=(
     "gcc-O3-native|gcc|-O3 -march=native||same"
     "clang-O0|clang|-O0||same"
     "clang-O2-native|clang|-O2 -march=native||same"
+    "gcc-O2-baseline|gcc|-O2|-DRS_AVX2=OFF|same"
     "i686-sse2|i686|-O2 -msse2 -mfpmath=sse||same"
     "aarch64|aarch64|-O2||same"
     "wasm-O2|wasm|-O2||same"
@@ -182,6 +183,7 @@ describe() { # human-readable flags column
     case "$extra" in
         *=fma) d="$d -ffp-contract=fast" ;;
         *=libm_sin) d="$d +libm sin" ;;
+        *RS_AVX2=OFF*) d="$d, SSE2 only (no AVX2 copy)" ;;
     esac
     printf '%s' "$d"
 }
@@ -199,8 +201,12 @@ build_and_run() {
     local -a cargs
     mapfile -t cargs < <(compiler_args "$how")
     # RS_NEGATIVE_CONTROL is always given, so a reused cache cannot carry an old value.
-    local neg=""
+    local neg="" avx2=ON
     case "$extra" in -DRS_NEGATIVE_CONTROL=*) neg=${extra#-DRS_NEGATIVE_CONTROL=} ;; esac
+    # RS_AVX2 likewise: OFF keeps the four-tyre evaluation to the baseline
+    # instructions (SSE2 on x86-64), so that build checks the narrow path
+    # against the AVX2 one the native builds and the reference run.
+    case "$extra" in -DRS_AVX2=OFF) avx2=OFF ;; esac
     # WebAssembly: emscripten's own wrapper configures; only racesim is
     # built (the browser replay builds in the main build, RS_WASM), and it
     # is racesim.js, run by node.
@@ -213,7 +219,8 @@ build_and_run() {
     fi
     if ! $wrap cmake -S "$root" -B "$dir" "${cargs[@]}" \
             -DCMAKE_BUILD_TYPE=None "-DCMAKE_C_FLAGS=$cflags" \
-            -DRS_PHYSICS_ONLY=ON "-DRS_NEGATIVE_CONTROL=$neg" >"$dir/configure.log" 2>&1; then
+            -DRS_PHYSICS_ONLY=ON "-DRS_NEGATIVE_CONTROL=$neg" "-DRS_AVX2=$avx2" \
+            >"$dir/configure.log" 2>&1; then
         echo "failed configure (see $dir/configure.log)" >"$dir/status"; return 0
     fi
     # Everything the physics-only configuration has (racesim, physbench), so

@@ -1,0 +1,444 @@
+/*
+ * rs_tire_eval for four tyres in four lanes. Every line below is the line of
+ * tire.c it mirrors, with the same operations in the same order, so each lane
+ * rounds exactly as the scalar evaluation does (tests/test_tire4.c compares
+ * them bit for bit). Where tire.c branches, both sides are computed and the
+ * lane's side is selected; work that no lane needs (an exponential whose
+ * coefficient is 0 on all four tyres, the combined-slip weighting at zero
+ * slip) is skipped for the whole vector, as tire.c skips it for one tyre.
+ * A lane whose tyre is in the air computes with a harmless stand-in load and
+ * has its outputs replaced at the end, as tire.c returns early.
+ */
+#include "tire4.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "detmath4.h"
+#include "v4.h"
+
+/* tire4_avx2.c compiles this file again for AVX2 under another name. */
+#ifndef RS_TIRE4_EVAL
+#define RS_TIRE4_EVAL rs_tire_eval4_base
+#define RS_TIRE4_DISPATCH 1
+#endif
+
+#define EPS 1e-6
+
+/* Coefficient `field` of the four lanes. */
+#define P(field) load_param(p, offsetof(rs_tire_params, field) / sizeof(double))
+
+_Static_assert(sizeof(rs_tire_params) % sizeof(double) == 0, "rs_tire_params holds only doubles");
+
+static inline rs_v4 load_param(const rs_tire_lanes *p, size_t k)
+{
+    rs_v4 v;
+    memcpy(&v, p->v[k], sizeof v);
+    return v;
+}
+
+
+static inline rs_v4 one(void) { return rs_v4_splat(1.0); }
+static inline rs_v4 zero(void) { return rs_v4_splat(0.0); }
+
+/* tire.c's sgn1 and cap_e. */
+static inline rs_v4 sgn1(rs_v4 x) { return rs_v4_sel(x < 0.0, rs_v4_splat(-1.0), one()); }
+static inline rs_v4 cap_e(rs_v4 e) { return rs_v4_sel(e > 1.0, one(), e); }
+
+/* atan(x) where `need` is set; other lanes are never read. */
+static inline rs_v4 atan_if(rs_v4m need, rs_v4 x)
+{
+    return rs_v4_any(need) ? rs_v4_atan(x) : zero();
+}
+
+/* tire.c's mf_sin: D sin(C atan(B x - E (B x - atan(B x)))) and its slope. */
+static rs_v4 mf_sin(rs_v4 B, rs_v4 C, rs_v4 D, rs_v4 E, rs_v4 x, rs_v4 *slope)
+{
+    rs_v4 bx = B * x;
+    rs_v4m at0 = x == 0.0;
+    if (rs_v4_all(at0)) {
+        *slope = D * C * B;
+        return zero();
+    }
+    rs_v4m plain = E == 0.0;
+    rs_v4 phi = rs_v4_sel(plain, bx, bx - E * (bx - atan_if(~plain, bx)));
+    rs_v4 s, c;
+    rs_v4_sincos(C * rs_v4_atan(phi), &s, &c);
+    *slope = rs_v4_sel(at0, D * C * B,
+                       D * c * C / (1.0 + phi * phi) * B * (1.0 - E + E / (1.0 + bx * bx)));
+    return rs_v4_sel(at0, zero(), D * s);
+}
+
+/* tire.c's mf_cos: cos(C atan(B x - E (B x - atan(B x)))). */
+static rs_v4 mf_cos(rs_v4 B, rs_v4 C, rs_v4 E, rs_v4 x)
+{
+    rs_v4 bx = B * x;
+    rs_v4m plain = E == 0.0;
+    rs_v4 phi = rs_v4_sel(plain, bx, bx - E * (bx - atan_if(~plain, bx)));
+    rs_v4m c1 = C == 1.0;
+    rs_v4 fast = 1.0 / rs_v4_sqrt(1.0 + phi * phi);
+    if (rs_v4_all(c1))
+        return fast;
+    return rs_v4_sel(c1, fast, rs_v4_cos(C * rs_v4_atan(phi)));
+}
+
+/* tire.c's equivalent_slip. */
+static rs_v4 equivalent_slip(rs_v4 a, rs_v4 kk2)
+{
+    rs_v4m same = (kk2 == 0.0) & (rs_v4_abs(a) < RS_HALF_PI);
+    if (rs_v4_all(same))
+        return a;
+    rs_v4 ta = rs_v4_tan(a);
+    return rs_v4_sel(same, a, rs_v4_atan(rs_v4_sqrt(ta * ta + kk2)) * rs_v4_sign(a));
+}
+
+/* tire.c's weighting: G normalised at x0, given B^2. */
+static rs_v4 weighting(rs_v4 b2, rs_v4 C, rs_v4 E, rs_v4 x, rs_v4 x0)
+{
+    rs_v4m fast = (C == 1.0) & (E == 0.0);
+    rs_v4m x00 = x0 == 0.0;
+    rs_v4 g_fast = rs_v4_sel(x00, 1.0 / rs_v4_sqrt(1.0 + b2 * x * x),
+                             rs_v4_sqrt((1.0 + b2 * x0 * x0) / (1.0 + b2 * x * x)));
+    if (rs_v4_all(fast))
+        return g_fast;
+    rs_v4 B = rs_v4_sqrt(b2);
+    rs_v4 g = mf_cos(B, C, E, x);
+    rs_v4 g_slow = rs_v4_all(x00) ? g : rs_v4_sel(x00, g, g / mf_cos(B, C, E, x0));
+    return rs_v4_sel(fast, g_fast, g_slow);
+}
+
+/* tire.c's offset_fade. */
+static rs_v4 offset_fade(rs_v4 avx, rs_v4 vxlow)
+{
+    rs_v4m full = avx >= vxlow;
+    if (rs_v4_all(full))
+        return one();
+    return rs_v4_sel(full, one(), 0.5 - 0.5 * rs_v4_cos(RS_PI * avx / vxlow));
+}
+
+/* exp(x) where `need` is set, else `other`. */
+static rs_v4 exp_if(rs_v4m need, rs_v4 x, rs_v4 other)
+{
+    return rs_v4_any(need) ? rs_v4_sel(need, rs_v4_exp(x), other) : other;
+}
+
+/* The inputs of the four lanes, sanitised as tire.c does. */
+typedef struct lanes_in {
+    rs_v4 fz, vx, kappa, ta, gamma, grip, omega;
+} lanes_in;
+
+static lanes_in load_inputs(const rs_tire_in in[4])
+{
+    lanes_in l;
+    rs_v4 fz, vx, kappa, ta, gamma, grip;
+    for (int j = 0; j < 4; j++) {
+        fz[j] = in[j].fz_n;
+        vx[j] = in[j].vx_m_s;
+        kappa[j] = in[j].kappa;
+        ta[j] = in[j].tan_alpha;
+        gamma[j] = in[j].gamma_rad;
+        grip[j] = in[j].grip_scale;
+        l.omega[j] = in[j].omega_rad_s;
+    }
+    l.fz = fz;
+    l.vx = rs_v4_sel(vx == vx, rs_v4_clamp(vx, rs_v4_splat(-1e4), rs_v4_splat(1e4)), zero());
+    l.kappa = rs_v4_sel(kappa == kappa, kappa, zero());
+    l.ta = rs_v4_sel(ta == ta, ta, zero());
+    l.gamma = rs_v4_sel(gamma == gamma, gamma, zero());
+    /* rs_min(grip, 1e3) where grip > 1e-3 (NaN -> 1e-3) */
+    l.grip = rs_v4_sel(grip > 1e-3, rs_v4_sel(grip < 1e3, grip, rs_v4_splat(1e3)),
+                       rs_v4_splat(1e-3));
+    return l;
+}
+
+static void store(rs_v4 v, double *first, size_t stride_bytes)
+{
+    for (int j = 0; j < 4; j++)
+        *(double *)(void *)((char *)first + (size_t)j * stride_bytes) = v[j];
+}
+
+#define OUT(field, v) store((v), &out[0].field, sizeof(rs_tire_out))
+
+void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int want_moments,
+                   rs_tire_out out[4])
+{
+    lanes_in l = load_inputs(in);
+    const rs_v4 r0 = P(unloaded_radius), fnom = P(fnomin);
+    const rs_v4 vxlow = P(vxlow);
+
+    /* Lanes in the air (or with a NaN load) compute with the nominal load
+     * and are zeroed at the end, as tire.c returns early for them. */
+    const rs_v4m air = ~(l.fz > 0.0);
+    rs_v4 fz = rs_v4_sel(air, fnom, l.fz);
+    const rs_v4 fzmax = P(fzmax);
+    fz = rs_v4_sel(fz > fzmax, fzmax, fz);
+    rs_v4 vx = l.vx, kappa = l.kappa, ta = l.ta, gamma = l.gamma;
+
+    /* ---------------------------------------------------------- inputs */
+    const rs_v4 avx = rs_v4_abs(vx);
+    const rs_v4 kappa_in = kappa;
+    rs_v4 dk = one(), da = one();
+    const rs_v4 w = offset_fade(avx, vxlow);
+
+    if (mode == RS_TIRE_STEADY) {
+        rs_v4m slow = avx < vxlow;
+        if (rs_v4_any(slow)) {
+            rs_v4 r = avx / vxlow;
+            kappa = rs_v4_sel(slow, kappa * r, kappa);
+            dk = rs_v4_sel(slow, r, dk);
+            rs_v4 ssum = avx * (1.0 + rs_v4_abs(ta)) / vxlow;
+            rs_v4m reduce = slow & (ssum < 1.0);
+            if (rs_v4_any(reduce)) {
+                rs_v4 a = rs_v4_atan(ta);
+                rs_v4 tr = rs_v4_tan(a * ssum);
+                rs_v4 d = (1.0 + tr * tr) *
+                          (ssum / (1.0 + ta * ta) + a * rs_v4_sign(ta) * avx / vxlow);
+                da = rs_v4_sel(reduce, d, da);
+                ta = rs_v4_sel(reduce, tr, ta);
+            }
+        }
+    }
+    {
+        rs_v4 kmin = P(kpumin), kmax = P(kpumax), amin = P(tan_alpmin), amax = P(tan_alpmax);
+        rs_v4m klo = kappa < kmin, khi = ~klo & (kappa > kmax);
+        kappa = rs_v4_sel(klo, kmin, rs_v4_sel(khi, kmax, kappa));
+        dk = rs_v4_sel(klo | khi, zero(), dk);
+        rs_v4m alo = ta < amin, ahi = ~alo & (ta > amax);
+        ta = rs_v4_sel(alo, amin, rs_v4_sel(ahi, amax, ta));
+        da = rs_v4_sel(alo | ahi, zero(), da);
+        gamma = rs_v4_clamp(gamma, P(cammin), P(cammax));
+    }
+
+    /* 4.E1, 4.E2a, 4.E4, 4.E7 */
+    const rs_v4 fz0p = fnom * P(lfzo);
+    const rs_v4 dfz = (fz - fz0p) / fz0p;
+    const rs_v4m cambered = gamma != 0.0;
+    const rs_v4 gs = rs_v4_any(cambered) ? rs_v4_sel(cambered, rs_v4_sin(gamma), zero()) : zero();
+    const rs_v4 lmux = P(lmux) * l.grip, lmuy = P(lmuy) * l.grip;
+    const rs_v4 gx = gamma * P(lgax);
+    const rs_v4 gy = gs * P(lgay);
+
+    /* -------------------------------------- pure longitudinal, 4.E9-4.E18 */
+    const rs_v4 pkx3 = P(pkx3);
+    const rs_v4 cx = P(pcx1) * P(lcx);
+    const rs_v4 mux = (P(pdx1) + P(pdx2) * dfz) * (1.0 - P(pdx3) * gx * gx) * lmux;
+    const rs_v4 dx = mux * fz;
+    const rs_v4 ekx = exp_if(pkx3 != 0.0, pkx3 * dfz, one());
+    const rs_v4 kxk = fz * (P(pkx1) + P(pkx2) * dfz) * ekx * P(lkx);
+    const rs_v4 bx = kxk / (cx * dx + EPS * sgn1(dx));
+    const rs_v4 shx = (P(phx1) + P(phx2) * dfz) * P(lhx) * w;
+    const rs_v4 svx = fz * (P(pvx1) + P(pvx2) * dfz) * P(lvx) * lmux * w;
+    const rs_v4 kx = kappa + shx;
+    const rs_v4 ex = cap_e((P(pex1) + P(pex2) * dfz + P(pex3) * dfz * dfz) *
+                           (1.0 - P(pex4) * rs_v4_sign(kx)) * P(lex));
+    rs_v4 dfx0;
+    const rs_v4 fx0 = mf_sin(bx, cx, dx, ex, kx, &dfx0) + svx;
+
+    /* ------------------------------------------- pure lateral, 4.E19-4.E30 */
+    const rs_v4 pky3 = P(pky3);
+    const rs_v4 xk = fz / (P(pky2) * fz0p);
+    const rs_v4 kya = P(pky1) * fz0p * (2.0 * xk / (1.0 + xk * xk)) *
+                      (1.0 - pky3 * rs_v4_abs(gy)) * P(lky);
+    const rs_v4 shy = ((P(phy1) + P(phy2) * dfz) * P(lhy) + P(phy3) * gy) * w;
+    const rs_v4 svy = fz * ((P(pvy1) + P(pvy2) * dfz) * P(lvy) + (P(pvy3) + P(pvy4) * dfz) * gy) *
+                      lmuy * w;
+    const rs_v4 ay = ta + shy;
+    const rs_v4 cy = P(pcy1) * P(lcy);
+    const rs_v4 muy = (P(pdy1) + P(pdy2) * dfz) * (1.0 - P(pdy3) * gy * gy) * lmuy;
+    const rs_v4 dy = muy * fz;
+    const rs_v4 ey = cap_e((P(pey1) + P(pey2) * dfz) *
+                           (1.0 - (P(pey3) + P(pey4) * gy) * sgn1(ay)) * P(ley));
+    const rs_v4 by = kya / (cy * dy + EPS * sgn1(dy));
+    rs_v4 dfy0;
+    const rs_v4 fy0 = mf_sin(by, cy, dy, ey, ay, &dfy0) + svy;
+
+    /* ------------------------------------- combined longitudinal, 4.E50-57 */
+    const rs_v4 rbx1 = P(rbx1), lxal = P(lxal), rhx1 = P(rhx1);
+    const rs_v4 rbk = P(rbx2) * kappa;
+    const rs_v4 bxa2 = rbx1 * rbx1 * lxal * lxal / (1.0 + rbk * rbk);
+    const rs_v4 exa = cap_e(P(rex1) + P(rex2) * dfz);
+    const rs_v4m ta0 = ta == 0.0;
+    const rs_v4 gxa = rs_v4_all(ta0) ? one()
+                                     : rs_v4_sel(ta0, one(),
+                                                 weighting(bxa2, P(rcx1), exa, ta + rhx1, rhx1));
+    const rs_v4 fx = gxa * fx0;
+
+    /* ----------------------------------------- combined lateral, 4.E58-67 */
+    const rs_v4 rby1 = P(rby1), lyka = P(lyka), rvy4 = P(rvy4);
+    const rs_v4 rba = P(rby2) * (ta - P(rby3));
+    const rs_v4 byk2 = rby1 * rby1 * lyka * lyka / (1.0 + rba * rba);
+    const rs_v4 eyk = cap_e(P(rey1) + P(rey2) * dfz);
+    const rs_v4 shyk = P(rhy1) + P(rhy2) * dfz;
+    const rs_v4m k0 = kappa == 0.0;
+    const rs_v4 gyk = rs_v4_all(k0) ? one()
+                                    : rs_v4_sel(k0, one(),
+                                                weighting(byk2, P(rcy1), eyk, kappa + shyk, shyk));
+    const rs_v4 r4a = rvy4 * ta;
+    const rs_v4 cr4 = 1.0 / rs_v4_sqrt(1.0 + r4a * r4a);
+    const rs_v4 dvyk = muy * fz * (P(rvy1) + P(rvy2) * dfz + P(rvy3) * gs) * cr4;
+    rs_v4 svyk = zero();
+    {
+        rs_v4m induced = (dvyk != 0.0) & ~k0;
+        if (rs_v4_any(induced)) {
+            rs_v4 rvy5 = P(rvy5);
+            rs_v4 x = P(rvy6) * kappa;
+            rs_v4m two = rvy5 == 2.0;
+            rs_v4 sk = 2.0 * x / (1.0 + x * x);
+            if (!rs_v4_all(two | ~induced))
+                sk = rs_v4_sel(two, sk, rs_v4_sin(rvy5 * rs_v4_atan(x)));
+            svyk = rs_v4_sel(induced, dvyk * sk * P(lvyka) * w, zero());
+        }
+    }
+    const rs_v4 fy = gyk * fy0 + svyk;
+
+    OUT(fx, fx);
+    OUT(fy, fy);
+    OUT(kxk, kxk);
+    OUT(kya, kya);
+    OUT(mux, mux);
+    OUT(muy, muy);
+    OUT(dfx_dkappa, gxa * dfx0 * dk);
+    OUT(dfy_dalpha, (gyk * dfy0 - svyk * rvy4 * r4a * cr4 * cr4) * da);
+
+    /* ------------------------------------------- overturning moment Mx */
+    const rs_v4 fzmin = P(fzmin);
+    {
+        rs_v4 fz_mx = rs_v4_sel(fz < fzmin, fz * (fz / fzmin) * (fz / fzmin), fz);
+        OUT(mx, r0 * fz_mx * P(lmx) * (P(qsx1) * P(lvmx) - P(qsx2) * gamma + P(qsx3) * fy / fnom));
+    }
+
+    /* ------------------------------------ effective rolling radius Re */
+    const rs_v4 fzn = fz / fnom;
+    rs_v4 re;
+    {
+        rs_v4 dreff = P(dreff);
+        rs_v4m curved = dreff != 0.0;
+        rs_v4 bump = rs_v4_any(curved)
+                         ? rs_v4_sel(curved, dreff * rs_v4_atan(P(breff) * fzn), zero())
+                         : zero();
+        re = r0 - (fnom / P(vertical_stiffness)) * (bump + P(freff) * fzn);
+    }
+    OUT(re_m, re);
+
+    /* ----------------------------------- rolling resistance moment My */
+    {
+        rs_v4 fz_my = rs_v4_sel(fz < fzmin, fz * (fz / fzmin), fz);
+        rs_v4 vv = vx / P(longvl), vv2 = vv * vv;
+        rs_v4 base = -r0 * fz_my * P(lmy) *
+                     (P(qsy1) + P(qsy2) * fx / fnom + P(qsy3) * rs_v4_abs(vv) + P(qsy4) * vv2 * vv2);
+        rs_v4 vr = mode == RS_TIRE_STEADY ? vx + kappa_in * avx : l.omega * re;
+        rs_v4m fast = vr >= vxlow, back = vr <= -vxlow;
+        rs_v4m ramp = (vr == vr) & ~fast & ~back;
+        rs_v4 dir = rs_v4_sel(fast, one(), rs_v4_sel(back, rs_v4_splat(-1.0), zero()));
+        if (rs_v4_any(ramp))
+            dir = rs_v4_sel(ramp, rs_v4_sin(RS_HALF_PI * vr / vxlow), dir);
+        OUT(my, base * dir);
+    }
+
+    /* ------------------------------------------------ relaxation lengths */
+    {
+        rs_v4 ptx3 = P(ptx3);
+        rs_v4m own = (ptx3 != 0.0) & (ptx3 != -pkx3);
+        rs_v4 etx = rs_v4_sel(ptx3 == 0.0, one(), exp_if(own, -ptx3 * dfz, ekx));
+        rs_v4 sk = (P(ptx1) + P(ptx2) * dfz) * etx * P(lsgkp) * r0 * fz / fnom;
+        rs_v4 pt = P(pty2) * fz0p;
+        rs_v4 sa = P(pty1) * (2.0 * fz * pt / (pt * pt + fz * fz)) *
+                   (1.0 - pky3 * rs_v4_abs(gamma)) * r0 * P(lfzo) * P(lsgal);
+        OUT(sigma_kappa_m, rs_v4_sel(sk > 0.0, sk, zero()));
+        OUT(sigma_alpha_m, rs_v4_sel(sa > 0.0, sa, zero()));
+    }
+
+    if (!want_moments) {
+        OUT(mz, zero());
+        OUT(trail_m, zero());
+        OUT(mzr, zero());
+    } else {
+        /* ------------------------------------- aligning moment, 4.E31-4.E78 */
+        const rs_v4 lgaz = P(lgaz), lfzo = P(lfzo);
+        const rs_v4 fzm = rs_v4_sel(fz > fzmin, fz, fzmin);
+        const rs_v4 gz = gs * lgaz;
+        const rs_v4 gzp = gamma * lgaz;
+
+        const rs_v4 cos_ap = vx / (avx * rs_v4_sqrt(1.0 + ta * ta) + EPS);
+
+        const rs_v4 sht = P(qhz1) + P(qhz2) * dfz + (P(qhz3) + P(qhz4) * dfz) * gz;
+        const rs_v4 kyap = kya + EPS * sgn1(kya);
+        const rs_v4 shf = shy + svy / kyap;
+        const rs_v4 ar = ta + shf;
+        const rs_v4 at = ta + sht;
+
+        const rs_v4 dt = (P(qdz1) + P(qdz2) * dfz) *
+                         (1.0 + P(qdz3) * gzp + P(qdz4) * gzp * gzp) * fzm * (r0 / fz0p) * P(ltr);
+        const rs_v4 bt = (P(qbz1) + P(qbz2) * dfz + P(qbz3) * dfz * dfz) *
+                         (1.0 + P(qbz4) * gzp + P(qbz5) * rs_v4_abs(gzp)) * P(lky) / lmuy;
+        const rs_v4 ct = P(qcz1);
+        const rs_v4 et0 = P(qez1) + P(qez2) * dfz + P(qez3) * dfz * dfz;
+        const rs_v4 qe = P(qez4) + P(qez5) * gz;
+        const rs_v4m et_plain = (et0 == 0.0) | (qe == 0.0);
+        const rs_v4 et = rs_v4_all(et_plain)
+                             ? cap_e(et0)
+                             : rs_v4_sel(et_plain, cap_e(et0),
+                                         cap_e(et0 * (1.0 + qe * (2.0 / RS_PI) *
+                                                                rs_v4_atan(bt * ct * at))));
+
+        const rs_v4 kk = kxk / kyap * kappa, kk2 = kk * kk;
+        const rs_v4 at_eq = equivalent_slip(at, kk2);
+        const rs_v4 ar_eq = equivalent_slip(ar, kk2);
+
+        const rs_v4 t = dt * mf_cos(bt, ct, et, at_eq) * cos_ap * lfzo * w;
+
+        const rs_v4 drc = (P(qdz6) + P(qdz7) * dfz) * P(lres) + (P(qdz8) + P(qdz9) * dfz) * gz;
+        const rs_v4m resid = drc != 0.0;
+        const rs_v4 dr = rs_v4_any(resid) ? rs_v4_sel(resid,
+                                                      fzm * r0 * drc * lmuy * rs_v4_sign(vx) *
+                                                          rs_v4_cos(ta),
+                                                      zero())
+                                          : zero();
+        const rs_v4 br = P(qbz9) * P(lky) / lmuy + P(qbz10) * by * cy;
+        const rs_v4 brx = br * ar_eq;
+        const rs_v4 mzr = dr / rs_v4_sqrt(1.0 + brx * brx) * w;
+
+        const rs_v4 s = r0 * (P(ssz1) + P(ssz2) * fy / fnom + (P(ssz3) + P(ssz4) * dfz) * gzp) *
+                        P(ls);
+
+        OUT(trail_m, t);
+        OUT(mzr, mzr);
+        OUT(mz, -t * (fy - svyk) + mzr + s * fx);
+    }
+
+    /* Tyres in the air: no force, free radius (tire.c's early return). */
+    if (rs_v4_any(air)) {
+        for (int j = 0; j < 4; j++) {
+            if (air[j]) {
+                memset(&out[j], 0, sizeof out[j]);
+                out[j].re_m = r0[j];
+            }
+        }
+    }
+}
+
+#ifdef RS_TIRE4_DISPATCH
+void rs_tire_lanes_set(rs_tire_lanes *out, const rs_tire_params *const p[4])
+{
+    for (int j = 0; j < 4; j++) {
+        double f[RS_TIRE_NPARAMS];
+        memcpy(f, p[j], sizeof f);
+        for (size_t k = 0; k < RS_TIRE_NPARAMS; k++)
+            out->v[k][j] = f[k];
+    }
+}
+
+void rs_tire_eval4(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int want_moments,
+                   rs_tire_out out[4])
+{
+#if RS_TIRE4_AVX2
+    /* Both variants give the same bits; AVX2 does four lanes per
+     * instruction where the baseline does two. */
+    if (__builtin_cpu_supports("avx2")) {
+        rs_tire_eval4_avx2(p, in, mode, want_moments, out);
+        return;
+    }
+#endif
+    rs_tire_eval4_base(p, in, mode, want_moments, out);
+}
+#endif

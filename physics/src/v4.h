@@ -1,0 +1,99 @@
+/*
+ * Four doubles as one value: the four wheels of a car in lanes 0..3.
+ *
+ * GCC and clang's vector extensions compile this one source to whatever the
+ * target has: two SSE2 registers on baseline x86-64 and i686, one AVX
+ * register where AVX2 is enabled, two NEON registers on aarch64, four scalar
+ * operations on WebAssembly without SIMD. Each lane performs exactly the
+ * IEEE operations the scalar code performs, in the same order, so results are
+ * bit-identical to the scalar functions whatever the width:
+ *  - only + - * / and correctly rounded sqrt; the physics target's
+ *    -ffp-contract=off keeps vector a*b+c from fusing, as for scalars;
+ *  - no approximate reciprocals or square roots (rcp/rsqrt);
+ *  - a conditional is a compare and a bitwise select (rs_v4_sel), never
+ *    min/max instructions, whose results for -0 and NaN differ between
+ *    instruction sets and from C's ?: on the same operands.
+ * Everything here is static inline: vectors of 32 bytes passed between
+ * out-of-line functions would change the calling convention between AVX and
+ * non-AVX builds of the same file.
+ */
+#ifndef RS_V4_H
+#define RS_V4_H
+
+#include <stdint.h>
+
+#if !defined(__GNUC__)
+#error "v4.h needs the GCC/clang vector extensions"
+#endif
+
+typedef double rs_v4 __attribute__((vector_size(32)));
+/* A lane mask: all ones (true) or all zeros, as vector compares return. */
+typedef int64_t rs_v4m __attribute__((vector_size(32)));
+typedef uint64_t rs_v4u __attribute__((vector_size(32)));
+
+static inline rs_v4 rs_v4_splat(double x) { return (rs_v4){x, x, x, x}; }
+
+static inline rs_v4 rs_v4_set(double a, double b, double c, double d)
+{
+    return (rs_v4){a, b, c, d};
+}
+
+/* Reinterpret lanes' bits (no conversion). */
+static inline rs_v4u rs_v4_bits(rs_v4 x)
+{
+    rs_v4u u;
+    __builtin_memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline rs_v4 rs_v4_from_bits(rs_v4u u)
+{
+    rs_v4 x;
+    __builtin_memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* m ? a : b per lane, by bits: exactly the scalar ?: for every value,
+ * -0 and NaN included. */
+static inline rs_v4 rs_v4_sel(rs_v4m m, rs_v4 a, rs_v4 b)
+{
+    rs_v4u mu = (rs_v4u)m;
+    return rs_v4_from_bits((rs_v4_bits(a) & mu) | (rs_v4_bits(b) & ~mu));
+}
+
+static inline rs_v4m rs_v4_and(rs_v4m a, rs_v4m b) { return a & b; }
+static inline rs_v4m rs_v4_or(rs_v4m a, rs_v4m b) { return a | b; }
+static inline rs_v4m rs_v4_not(rs_v4m a) { return ~a; }
+
+/* Whether any / every lane of a mask is set: for skipping work no lane
+ * needs (the skipped lanes' results are selected away anyway). */
+static inline int rs_v4_any(rs_v4m m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
+static inline int rs_v4_all(rs_v4m m) { return (m[0] & m[1] & m[2] & m[3]) != 0; }
+
+/* detmath's rs_abs (x < 0 ? -x : x), lane by lane: -0 stays -0, as there. */
+static inline rs_v4 rs_v4_abs(rs_v4 x) { return rs_v4_sel(x < 0.0, -x, x); }
+
+/* detmath's rs_sign: +1, -1, or 0 for +-0 and NaN. */
+static inline rs_v4 rs_v4_sign(rs_v4 x)
+{
+    return rs_v4_sel(x > 0.0, rs_v4_splat(1.0), rs_v4_sel(x < 0.0, rs_v4_splat(-1.0),
+                                                          rs_v4_splat(0.0)));
+}
+
+/* detmath's rs_clamp: x < lo ? lo : (x > hi ? hi : x). */
+static inline rs_v4 rs_v4_clamp(rs_v4 x, rs_v4 lo, rs_v4 hi)
+{
+    return rs_v4_sel(x < lo, lo, rs_v4_sel(x > hi, hi, x));
+}
+
+/* detmath's rs_sqrt: x <= 0 ? 0 : sqrt(x), sqrt correctly rounded per lane
+ * (the compiler emits the packed instruction; IEEE sqrt has one answer). */
+static inline rs_v4 rs_v4_sqrt(rs_v4 x)
+{
+    rs_v4 r;
+    for (int i = 0; i < 4; i++)
+        r[i] = __builtin_sqrt(x[i] <= 0.0 ? 1.0 : x[i]);
+    return rs_v4_sel(x <= 0.0, rs_v4_splat(0.0), r);
+}
+
+#endif
