@@ -56,49 +56,12 @@
  * kd = (v + DM_ROUND_SHIFT) - DM_ROUND_SHIFT, is that same integer. */
 #define RS_V4__ROUND_SHIFT_BITS 0x4338000000000000ull
 
-/* Lane compares, a op b: all ones where true. Where a vector is wider than
- * the registers (SSE2, NEON), GCC turns a 4-lane double compare into four
- * scalar compares; done on 2-lane halves, each is one instruction. Same
- * result either way. */
-#if defined(__AVX__)
-#define RS_V4__CMP(name, op)                                                   \
-    RS_V4__INLINE rs_v4m name(rs_v4 a, rs_v4 b) { return a op b; }
-#else
-typedef double rs_v4__half __attribute__((vector_size(16)));
-typedef int64_t rs_v4__halfm __attribute__((vector_size(16)));
-typedef struct { rs_v4__half h[2]; } rs_v4__halves;
-typedef struct { rs_v4__halfm h[2]; } rs_v4__halvesm;
-#define RS_V4__CMP(name, op)                                                   \
-    RS_V4__INLINE rs_v4m name(rs_v4 a, rs_v4 b)                                \
-    {                                                                          \
-        rs_v4__halves ha, hb;                                                  \
-        rs_v4__halvesm hm;                                                     \
-        rs_v4m m;                                                              \
-        __builtin_memcpy(&ha, &a, sizeof ha);                                  \
-        __builtin_memcpy(&hb, &b, sizeof hb);                                  \
-        hm.h[0] = ha.h[0] op hb.h[0];                                          \
-        hm.h[1] = ha.h[1] op hb.h[1];                                          \
-        __builtin_memcpy(&m, &hm, sizeof m);                                   \
-        return m;                                                              \
-    }
-#endif
-RS_V4__CMP(rs_v4__lt, <)
-RS_V4__CMP(rs_v4__le, <=)
-RS_V4__CMP(rs_v4__gt, >)
-RS_V4__CMP(rs_v4__eq, ==)
-#undef RS_V4__CMP
-
-/* rs_abs (x < 0 ? -x : x; -0 stays -0) with the compare above. */
-RS_V4__INLINE rs_v4 rs_v4__abs(rs_v4 x)
-{
-    return rs_v4_sel(rs_v4__lt(x, rs_v4_splat(0.0)), -x, x);
-}
 
 /* x < 0 ? -r : r, the scalar functions' last step (a negation flips the
  * sign bit only, NaN included). */
 RS_V4__INLINE rs_v4 rs_v4__neg_if_neg(rs_v4 x, rs_v4 r)
 {
-    return rs_v4_sel(rs_v4__lt(x, rs_v4_splat(0.0)), -r, r);
+    return rs_v4_sel(rs_v4_lt(x, rs_v4_splat(0.0)), -r, r);
 }
 
 /* ---------------------------------------------------------- sin, cos, tan */
@@ -107,7 +70,7 @@ RS_V4__INLINE rs_v4 rs_v4__neg_if_neg(rs_v4 x, rs_v4 r)
  * is the scalar's early return. */
 RS_V4__INLINE rs_v4m rs_v4__trig_in_range(rs_v4 x)
 {
-    return rs_v4__lt(rs_v4__abs(x), rs_v4_splat(DM_TRIG_LIMIT));
+    return rs_v4_lt(rs_v4_abs(x), rs_v4_splat(DM_TRIG_LIMIT));
 }
 
 /* *s = rs_sin(x), *c = rs_cos(x) lane by lane. */
@@ -164,7 +127,7 @@ RS_V4__INLINE rs_v4 rs_v4_tan(rs_v4 x)
     rs_v4 dh = rs_v4_sel(odd, s.hi, c.hi);
     rs_v4 dl = rs_v4_sel(odd, s.lo, c.lo);
     /* dh == 0 only where the reduction is no longer exact: stay finite. */
-    rs_v4 t = rs_v4_sel(rs_v4__eq(dh, rs_v4_splat(0.0)), nh / DBL_MIN,
+    rs_v4 t = rs_v4_sel(rs_v4_eq(dh, rs_v4_splat(0.0)), nh / DBL_MIN,
                         rs_v4__div_dd(nh, nl, dh, dl));
     return rs_v4_sel(rs_v4__trig_in_range(x), t, x - x);
 }
@@ -174,9 +137,9 @@ RS_V4__INLINE rs_v4 rs_v4_tan(rs_v4 x)
 /* rs_atan lane by lane. */
 RS_V4__INLINE rs_v4 rs_v4_atan(rs_v4 x)
 {
-    rs_v4 a = rs_v4__abs(x);
-    rs_v4m mid = rs_v4__gt(a, rs_v4_splat(0.5));
-    rs_v4m big = rs_v4__gt(a, rs_v4_splat(2.0));
+    rs_v4 a = rs_v4_abs(x);
+    rs_v4m mid = rs_v4_gt(a, rs_v4_splat(0.5));
+    rs_v4m big = rs_v4_gt(a, rs_v4_splat(2.0));
     /* |x| <= 1/2: atan(a); 1/2 < a <= 2: pi/4 + atan((a-1)/(a+1));
      * a > 2: pi/2 + atan(-1/a). */
     rs_v4 num = rs_v4_sel(big, rs_v4_splat(-1.0), rs_v4_sel(mid, a - 1.0, a));
@@ -192,8 +155,8 @@ RS_V4__INLINE rs_v4 rs_v4_atan(rs_v4 x)
 /* rs_asin lane by lane. */
 RS_V4__INLINE rs_v4 rs_v4_asin(rs_v4 x)
 {
-    rs_v4 a = rs_v4__abs(x);
-    a = rs_v4_sel(rs_v4__gt(a, rs_v4_splat(1.0)), rs_v4_splat(1.0), a);
+    rs_v4 a = rs_v4_abs(x);
+    a = rs_v4_sel(rs_v4_gt(a, rs_v4_splat(1.0)), rs_v4_splat(1.0), a);
     /* a <= 1/2 */
     rs_v4 rsmall = a + rs_v4__asin_tail(a, a * a);
     /* 1/2 < a <= 1 (and NaN): detmath.c's asin_half_angle. w >= +0 or NaN
@@ -204,10 +167,10 @@ RS_V4__INLINE rs_v4 rs_v4_asin(rs_v4 x)
         s[i] = __builtin_sqrt(w[i]);
     rs_v4 sh = rs_v4__split_hi(s);
     rs_v4 d = s + sh;
-    rs_v4 c = rs_v4_sel(rs_v4__gt(d, rs_v4_splat(0.0)), (w - sh * sh) / d, rs_v4_splat(0.0));
+    rs_v4 c = rs_v4_sel(rs_v4_gt(d, rs_v4_splat(0.0)), (w - sh * sh) / d, rs_v4_splat(0.0));
     rs_v4 t = c + rs_v4__asin_tail(s, w);
     rs_v4 rbig = (DM_PIO2_HI - 2.0 * sh) + (DM_PIO2_LO - 2.0 * t);
-    rs_v4 r = rs_v4_sel(rs_v4__le(a, rs_v4_splat(0.5)), rsmall, rbig);
+    rs_v4 r = rs_v4_sel(rs_v4_le(a, rs_v4_splat(0.5)), rsmall, rbig);
     return rs_v4__neg_if_neg(x, r);
 }
 
@@ -234,7 +197,7 @@ RS_V4__INLINE rs_v4 rs_v4_exp(rs_v4 x)
         tl[i] = DM_EXP_TAB[j[i]].lo;
     }
     rs_v4 y = rs_v4__exp_join(th, tl, p) * rs_v4_from_bits(ebits);
-    rs_v4m edge = ~rs_v4__le(rs_v4__abs(x), rs_v4_splat(708.0));
+    rs_v4m edge = ~rs_v4_le(rs_v4_abs(x), rs_v4_splat(708.0));
     if (rs_v4_any(edge)) {
         for (int i = 0; i < 4; i++)
             if (edge[i])

@@ -42,8 +42,8 @@ static inline rs_v4 one(void) { return rs_v4_splat(1.0); }
 static inline rs_v4 zero(void) { return rs_v4_splat(0.0); }
 
 /* tire.c's sgn1 and cap_e. */
-static inline rs_v4 sgn1(rs_v4 x) { return rs_v4_sel(x < 0.0, rs_v4_splat(-1.0), one()); }
-static inline rs_v4 cap_e(rs_v4 e) { return rs_v4_sel(e > 1.0, one(), e); }
+static inline rs_v4 sgn1(rs_v4 x) { return rs_v4_sel(rs_v4_lt(x, zero()), rs_v4_splat(-1.0), one()); }
+static inline rs_v4 cap_e(rs_v4 e) { return rs_v4_sel(rs_v4_gt(e, one()), one(), e); }
 
 /* atan(x) where `need` is set; other lanes are never read. */
 static inline rs_v4 atan_if(rs_v4m need, rs_v4 x)
@@ -55,12 +55,12 @@ static inline rs_v4 atan_if(rs_v4m need, rs_v4 x)
 static rs_v4 mf_sin(rs_v4 B, rs_v4 C, rs_v4 D, rs_v4 E, rs_v4 x, rs_v4 *slope)
 {
     rs_v4 bx = B * x;
-    rs_v4m at0 = x == 0.0;
+    rs_v4m at0 = rs_v4_eq(x, zero());
     if (rs_v4_all(at0)) {
         *slope = D * C * B;
         return zero();
     }
-    rs_v4m plain = E == 0.0;
+    rs_v4m plain = rs_v4_eq(E, zero());
     rs_v4 phi = rs_v4_sel(plain, bx, bx - E * (bx - atan_if(~plain, bx)));
     rs_v4 s, c;
     rs_v4_sincos(C * rs_v4_atan(phi), &s, &c);
@@ -73,9 +73,9 @@ static rs_v4 mf_sin(rs_v4 B, rs_v4 C, rs_v4 D, rs_v4 E, rs_v4 x, rs_v4 *slope)
 static rs_v4 mf_cos(rs_v4 B, rs_v4 C, rs_v4 E, rs_v4 x)
 {
     rs_v4 bx = B * x;
-    rs_v4m plain = E == 0.0;
+    rs_v4m plain = rs_v4_eq(E, zero());
     rs_v4 phi = rs_v4_sel(plain, bx, bx - E * (bx - atan_if(~plain, bx)));
-    rs_v4m c1 = C == 1.0;
+    rs_v4m c1 = rs_v4_eq(C, one());
     rs_v4 fast = 1.0 / rs_v4_sqrt(1.0 + phi * phi);
     if (rs_v4_all(c1))
         return fast;
@@ -85,7 +85,7 @@ static rs_v4 mf_cos(rs_v4 B, rs_v4 C, rs_v4 E, rs_v4 x)
 /* tire.c's equivalent_slip. */
 static rs_v4 equivalent_slip(rs_v4 a, rs_v4 kk2)
 {
-    rs_v4m same = (kk2 == 0.0) & (rs_v4_abs(a) < RS_HALF_PI);
+    rs_v4m same = rs_v4_eq(kk2, zero()) & rs_v4_lt(rs_v4_abs(a), rs_v4_splat(RS_HALF_PI));
     if (rs_v4_all(same))
         return a;
     rs_v4 ta = rs_v4_tan(a);
@@ -95,8 +95,8 @@ static rs_v4 equivalent_slip(rs_v4 a, rs_v4 kk2)
 /* tire.c's weighting: G normalised at x0, given B^2. */
 static rs_v4 weighting(rs_v4 b2, rs_v4 C, rs_v4 E, rs_v4 x, rs_v4 x0)
 {
-    rs_v4m fast = (C == 1.0) & (E == 0.0);
-    rs_v4m x00 = x0 == 0.0;
+    rs_v4m fast = rs_v4_eq(C, one()) & rs_v4_eq(E, zero());
+    rs_v4m x00 = rs_v4_eq(x0, zero());
     rs_v4 g_fast = rs_v4_sel(x00, 1.0 / rs_v4_sqrt(1.0 + b2 * x * x),
                              rs_v4_sqrt((1.0 + b2 * x0 * x0) / (1.0 + b2 * x * x)));
     if (rs_v4_all(fast))
@@ -110,7 +110,7 @@ static rs_v4 weighting(rs_v4 b2, rs_v4 C, rs_v4 E, rs_v4 x, rs_v4 x0)
 /* tire.c's offset_fade. */
 static rs_v4 offset_fade(rs_v4 avx, rs_v4 vxlow)
 {
-    rs_v4m full = avx >= vxlow;
+    rs_v4m full = rs_v4_ge(avx, vxlow);
     if (rs_v4_all(full))
         return one();
     return rs_v4_sel(full, one(), 0.5 - 0.5 * rs_v4_cos(RS_PI * avx / vxlow));
@@ -141,12 +141,13 @@ static lanes_in load_inputs(const rs_tire_in in[4])
         l.omega[j] = in[j].omega_rad_s;
     }
     l.fz = fz;
-    l.vx = rs_v4_sel(vx == vx, rs_v4_clamp(vx, rs_v4_splat(-1e4), rs_v4_splat(1e4)), zero());
-    l.kappa = rs_v4_sel(kappa == kappa, kappa, zero());
-    l.ta = rs_v4_sel(ta == ta, ta, zero());
-    l.gamma = rs_v4_sel(gamma == gamma, gamma, zero());
+    l.vx = rs_v4_sel(rs_v4_eq(vx, vx), rs_v4_clamp(vx, rs_v4_splat(-1e4), rs_v4_splat(1e4)), zero());
+    l.kappa = rs_v4_sel(rs_v4_eq(kappa, kappa), kappa, zero());
+    l.ta = rs_v4_sel(rs_v4_eq(ta, ta), ta, zero());
+    l.gamma = rs_v4_sel(rs_v4_eq(gamma, gamma), gamma, zero());
     /* rs_min(grip, 1e3) where grip > 1e-3 (NaN -> 1e-3) */
-    l.grip = rs_v4_sel(grip > 1e-3, rs_v4_sel(grip < 1e3, grip, rs_v4_splat(1e3)),
+    l.grip = rs_v4_sel(rs_v4_gt(grip, rs_v4_splat(1e-3)),
+                       rs_v4_sel(rs_v4_lt(grip, rs_v4_splat(1e3)), grip, rs_v4_splat(1e3)),
                        rs_v4_splat(1e-3));
     return l;
 }
@@ -168,10 +169,10 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
 
     /* Lanes in the air (or with a NaN load) compute with the nominal load
      * and are zeroed at the end, as tire.c returns early for them. */
-    const rs_v4m air = ~(l.fz > 0.0);
+    const rs_v4m air = ~rs_v4_gt(l.fz, zero());
     rs_v4 fz = rs_v4_sel(air, fnom, l.fz);
     const rs_v4 fzmax = P(fzmax);
-    fz = rs_v4_sel(fz > fzmax, fzmax, fz);
+    fz = rs_v4_sel(rs_v4_gt(fz, fzmax), fzmax, fz);
     rs_v4 vx = l.vx, kappa = l.kappa, ta = l.ta, gamma = l.gamma;
 
     /* ---------------------------------------------------------- inputs */
@@ -181,13 +182,13 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     const rs_v4 w = offset_fade(avx, vxlow);
 
     if (mode == RS_TIRE_STEADY) {
-        rs_v4m slow = avx < vxlow;
+        rs_v4m slow = rs_v4_lt(avx, vxlow);
         if (rs_v4_any(slow)) {
             rs_v4 r = avx / vxlow;
             kappa = rs_v4_sel(slow, kappa * r, kappa);
             dk = rs_v4_sel(slow, r, dk);
             rs_v4 ssum = avx * (1.0 + rs_v4_abs(ta)) / vxlow;
-            rs_v4m reduce = slow & (ssum < 1.0);
+            rs_v4m reduce = slow & rs_v4_lt(ssum, one());
             if (rs_v4_any(reduce)) {
                 rs_v4 a = rs_v4_atan(ta);
                 rs_v4 tr = rs_v4_tan(a * ssum);
@@ -200,10 +201,10 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     }
     {
         rs_v4 kmin = P(kpumin), kmax = P(kpumax), amin = P(tan_alpmin), amax = P(tan_alpmax);
-        rs_v4m klo = kappa < kmin, khi = ~klo & (kappa > kmax);
+        rs_v4m klo = rs_v4_lt(kappa, kmin), khi = ~klo & rs_v4_gt(kappa, kmax);
         kappa = rs_v4_sel(klo, kmin, rs_v4_sel(khi, kmax, kappa));
         dk = rs_v4_sel(klo | khi, zero(), dk);
-        rs_v4m alo = ta < amin, ahi = ~alo & (ta > amax);
+        rs_v4m alo = rs_v4_lt(ta, amin), ahi = ~alo & rs_v4_gt(ta, amax);
         ta = rs_v4_sel(alo, amin, rs_v4_sel(ahi, amax, ta));
         da = rs_v4_sel(alo | ahi, zero(), da);
         gamma = rs_v4_clamp(gamma, P(cammin), P(cammax));
@@ -212,7 +213,7 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     /* 4.E1, 4.E2a, 4.E4, 4.E7 */
     const rs_v4 fz0p = fnom * P(lfzo);
     const rs_v4 dfz = (fz - fz0p) / fz0p;
-    const rs_v4m cambered = gamma != 0.0;
+    const rs_v4m cambered = rs_v4_ne(gamma, zero());
     const rs_v4 gs = rs_v4_any(cambered) ? rs_v4_sel(cambered, rs_v4_sin(gamma), zero()) : zero();
     const rs_v4 lmux = P(lmux) * l.grip, lmuy = P(lmuy) * l.grip;
     const rs_v4 gx = gamma * P(lgax);
@@ -223,7 +224,7 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     const rs_v4 cx = P(pcx1) * P(lcx);
     const rs_v4 mux = (P(pdx1) + P(pdx2) * dfz) * (1.0 - P(pdx3) * gx * gx) * lmux;
     const rs_v4 dx = mux * fz;
-    const rs_v4 ekx = exp_if(pkx3 != 0.0, pkx3 * dfz, one());
+    const rs_v4 ekx = exp_if(rs_v4_ne(pkx3, zero()), pkx3 * dfz, one());
     const rs_v4 kxk = fz * (P(pkx1) + P(pkx2) * dfz) * ekx * P(lkx);
     const rs_v4 bx = kxk / (cx * dx + EPS * sgn1(dx));
     const rs_v4 shx = (P(phx1) + P(phx2) * dfz) * P(lhx) * w;
@@ -257,7 +258,7 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     const rs_v4 rbk = P(rbx2) * kappa;
     const rs_v4 bxa2 = rbx1 * rbx1 * lxal * lxal / (1.0 + rbk * rbk);
     const rs_v4 exa = cap_e(P(rex1) + P(rex2) * dfz);
-    const rs_v4m ta0 = ta == 0.0;
+    const rs_v4m ta0 = rs_v4_eq(ta, zero());
     const rs_v4 gxa = rs_v4_all(ta0) ? one()
                                      : rs_v4_sel(ta0, one(),
                                                  weighting(bxa2, P(rcx1), exa, ta + rhx1, rhx1));
@@ -269,7 +270,7 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     const rs_v4 byk2 = rby1 * rby1 * lyka * lyka / (1.0 + rba * rba);
     const rs_v4 eyk = cap_e(P(rey1) + P(rey2) * dfz);
     const rs_v4 shyk = P(rhy1) + P(rhy2) * dfz;
-    const rs_v4m k0 = kappa == 0.0;
+    const rs_v4m k0 = rs_v4_eq(kappa, zero());
     const rs_v4 gyk = rs_v4_all(k0) ? one()
                                     : rs_v4_sel(k0, one(),
                                                 weighting(byk2, P(rcy1), eyk, kappa + shyk, shyk));
@@ -278,11 +279,11 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     const rs_v4 dvyk = muy * fz * (P(rvy1) + P(rvy2) * dfz + P(rvy3) * gs) * cr4;
     rs_v4 svyk = zero();
     {
-        rs_v4m induced = (dvyk != 0.0) & ~k0;
+        rs_v4m induced = rs_v4_ne(dvyk, zero()) & ~k0;
         if (rs_v4_any(induced)) {
             rs_v4 rvy5 = P(rvy5);
             rs_v4 x = P(rvy6) * kappa;
-            rs_v4m two = rvy5 == 2.0;
+            rs_v4m two = rs_v4_eq(rvy5, rs_v4_splat(2.0));
             rs_v4 sk = 2.0 * x / (1.0 + x * x);
             if (!rs_v4_all(two | ~induced))
                 sk = rs_v4_sel(two, sk, rs_v4_sin(rvy5 * rs_v4_atan(x)));
@@ -303,7 +304,7 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     /* ------------------------------------------- overturning moment Mx */
     const rs_v4 fzmin = P(fzmin);
     {
-        rs_v4 fz_mx = rs_v4_sel(fz < fzmin, fz * (fz / fzmin) * (fz / fzmin), fz);
+        rs_v4 fz_mx = rs_v4_sel(rs_v4_lt(fz, fzmin), fz * (fz / fzmin) * (fz / fzmin), fz);
         OUT(mx, r0 * fz_mx * P(lmx) * (P(qsx1) * P(lvmx) - P(qsx2) * gamma + P(qsx3) * fy / fnom));
     }
 
@@ -312,7 +313,7 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     rs_v4 re;
     {
         rs_v4 dreff = P(dreff);
-        rs_v4m curved = dreff != 0.0;
+        rs_v4m curved = rs_v4_ne(dreff, zero());
         rs_v4 bump = rs_v4_any(curved)
                          ? rs_v4_sel(curved, dreff * rs_v4_atan(P(breff) * fzn), zero())
                          : zero();
@@ -322,13 +323,13 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
 
     /* ----------------------------------- rolling resistance moment My */
     {
-        rs_v4 fz_my = rs_v4_sel(fz < fzmin, fz * (fz / fzmin), fz);
+        rs_v4 fz_my = rs_v4_sel(rs_v4_lt(fz, fzmin), fz * (fz / fzmin), fz);
         rs_v4 vv = vx / P(longvl), vv2 = vv * vv;
         rs_v4 base = -r0 * fz_my * P(lmy) *
                      (P(qsy1) + P(qsy2) * fx / fnom + P(qsy3) * rs_v4_abs(vv) + P(qsy4) * vv2 * vv2);
         rs_v4 vr = mode == RS_TIRE_STEADY ? vx + kappa_in * avx : l.omega * re;
-        rs_v4m fast = vr >= vxlow, back = vr <= -vxlow;
-        rs_v4m ramp = (vr == vr) & ~fast & ~back;
+        rs_v4m fast = rs_v4_ge(vr, vxlow), back = rs_v4_le(vr, -vxlow);
+        rs_v4m ramp = rs_v4_eq(vr, vr) & ~fast & ~back;
         rs_v4 dir = rs_v4_sel(fast, one(), rs_v4_sel(back, rs_v4_splat(-1.0), zero()));
         if (rs_v4_any(ramp))
             dir = rs_v4_sel(ramp, rs_v4_sin(RS_HALF_PI * vr / vxlow), dir);
@@ -338,14 +339,14 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     /* ------------------------------------------------ relaxation lengths */
     {
         rs_v4 ptx3 = P(ptx3);
-        rs_v4m own = (ptx3 != 0.0) & (ptx3 != -pkx3);
-        rs_v4 etx = rs_v4_sel(ptx3 == 0.0, one(), exp_if(own, -ptx3 * dfz, ekx));
+        rs_v4m own = rs_v4_ne(ptx3, zero()) & rs_v4_ne(ptx3, -pkx3);
+        rs_v4 etx = rs_v4_sel(rs_v4_eq(ptx3, zero()), one(), exp_if(own, -ptx3 * dfz, ekx));
         rs_v4 sk = (P(ptx1) + P(ptx2) * dfz) * etx * P(lsgkp) * r0 * fz / fnom;
         rs_v4 pt = P(pty2) * fz0p;
         rs_v4 sa = P(pty1) * (2.0 * fz * pt / (pt * pt + fz * fz)) *
                    (1.0 - pky3 * rs_v4_abs(gamma)) * r0 * P(lfzo) * P(lsgal);
-        OUT(sigma_kappa_m, rs_v4_sel(sk > 0.0, sk, zero()));
-        OUT(sigma_alpha_m, rs_v4_sel(sa > 0.0, sa, zero()));
+        OUT(sigma_kappa_m, rs_v4_sel(rs_v4_gt(sk, zero()), sk, zero()));
+        OUT(sigma_alpha_m, rs_v4_sel(rs_v4_gt(sa, zero()), sa, zero()));
     }
 
     if (!want_moments) {
@@ -355,7 +356,7 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
     } else {
         /* ------------------------------------- aligning moment, 4.E31-4.E78 */
         const rs_v4 lgaz = P(lgaz), lfzo = P(lfzo);
-        const rs_v4 fzm = rs_v4_sel(fz > fzmin, fz, fzmin);
+        const rs_v4 fzm = rs_v4_sel(rs_v4_gt(fz, fzmin), fz, fzmin);
         const rs_v4 gz = gs * lgaz;
         const rs_v4 gzp = gamma * lgaz;
 
@@ -374,7 +375,7 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
         const rs_v4 ct = P(qcz1);
         const rs_v4 et0 = P(qez1) + P(qez2) * dfz + P(qez3) * dfz * dfz;
         const rs_v4 qe = P(qez4) + P(qez5) * gz;
-        const rs_v4m et_plain = (et0 == 0.0) | (qe == 0.0);
+        const rs_v4m et_plain = rs_v4_eq(et0, zero()) | rs_v4_eq(qe, zero());
         const rs_v4 et = rs_v4_all(et_plain)
                              ? cap_e(et0)
                              : rs_v4_sel(et_plain, cap_e(et0),
@@ -388,7 +389,7 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
         const rs_v4 t = dt * mf_cos(bt, ct, et, at_eq) * cos_ap * lfzo * w;
 
         const rs_v4 drc = (P(qdz6) + P(qdz7) * dfz) * P(lres) + (P(qdz8) + P(qdz9) * dfz) * gz;
-        const rs_v4m resid = drc != 0.0;
+        const rs_v4m resid = rs_v4_ne(drc, zero());
         const rs_v4 dr = rs_v4_any(resid) ? rs_v4_sel(resid,
                                                       fzm * r0 * drc * lmuy * rs_v4_sign(vx) *
                                                           rs_v4_cos(ta),

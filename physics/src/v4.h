@@ -61,6 +61,43 @@ static inline rs_v4 rs_v4_sel(rs_v4m m, rs_v4 a, rs_v4 b)
     return rs_v4_from_bits((rs_v4_bits(a) & mu) | (rs_v4_bits(b) & ~mu));
 }
 
+/* Lane compares, a op b: all ones where true, as C's operators on each
+ * lane (NaN compares false, != true). Write these rather than the operators:
+ * where a vector is wider than the registers (SSE2, NEON), GCC turns a
+ * four-lane double compare into four scalar compares and branches; done on
+ * two-lane halves, each half is one instruction. Same result either way. */
+#if defined(__AVX__)
+#define RS_V4_CMP(name, op)                                                                    \
+    static inline rs_v4m name(rs_v4 a, rs_v4 b) { return a op b; }
+#else
+typedef double rs_v4_half __attribute__((vector_size(16)));
+typedef int64_t rs_v4_halfm __attribute__((vector_size(16)));
+typedef struct { rs_v4_half h[2]; } rs_v4_halves;
+typedef struct { rs_v4_halfm h[2]; } rs_v4_halvesm;
+#define RS_V4_CMP(name, op)                                                                    \
+    static inline rs_v4m name(rs_v4 a, rs_v4 b)                                                \
+    {                                                                                          \
+        rs_v4_halves ha, hb;                                                                   \
+        rs_v4_halvesm hm;                                                                      \
+        rs_v4m m;                                                                              \
+        __builtin_memcpy(&ha, &a, sizeof ha);                                                  \
+        __builtin_memcpy(&hb, &b, sizeof hb);                                                  \
+        hm.h[0] = ha.h[0] op hb.h[0];                                                          \
+        hm.h[1] = ha.h[1] op hb.h[1];                                                          \
+        __builtin_memcpy(&m, &hm, sizeof m);                                                   \
+        return m;                                                                              \
+    }
+#endif
+RS_V4_CMP(rs_v4_lt, <)
+RS_V4_CMP(rs_v4_le, <=)
+RS_V4_CMP(rs_v4_gt, >)
+RS_V4_CMP(rs_v4_ge, >=)
+RS_V4_CMP(rs_v4_eq, ==)
+#undef RS_V4_CMP
+
+/* a != b: true where a == b is false, NaN included, as C's != is. */
+static inline rs_v4m rs_v4_ne(rs_v4 a, rs_v4 b) { return ~rs_v4_eq(a, b); }
+
 static inline rs_v4m rs_v4_and(rs_v4m a, rs_v4m b) { return a & b; }
 static inline rs_v4m rs_v4_or(rs_v4m a, rs_v4m b) { return a | b; }
 static inline rs_v4m rs_v4_not(rs_v4m a) { return ~a; }
@@ -71,29 +108,31 @@ static inline int rs_v4_any(rs_v4m m) { return (m[0] | m[1] | m[2] | m[3]) != 0;
 static inline int rs_v4_all(rs_v4m m) { return (m[0] & m[1] & m[2] & m[3]) != 0; }
 
 /* detmath's rs_abs (x < 0 ? -x : x), lane by lane: -0 stays -0, as there. */
-static inline rs_v4 rs_v4_abs(rs_v4 x) { return rs_v4_sel(x < 0.0, -x, x); }
+static inline rs_v4 rs_v4_abs(rs_v4 x) { return rs_v4_sel(rs_v4_lt(x, rs_v4_splat(0.0)), -x, x); }
 
 /* detmath's rs_sign: +1, -1, or 0 for +-0 and NaN. */
 static inline rs_v4 rs_v4_sign(rs_v4 x)
 {
-    return rs_v4_sel(x > 0.0, rs_v4_splat(1.0), rs_v4_sel(x < 0.0, rs_v4_splat(-1.0),
-                                                          rs_v4_splat(0.0)));
+    rs_v4 zero = rs_v4_splat(0.0);
+    return rs_v4_sel(rs_v4_gt(x, zero), rs_v4_splat(1.0),
+                     rs_v4_sel(rs_v4_lt(x, zero), rs_v4_splat(-1.0), zero));
 }
 
 /* detmath's rs_clamp: x < lo ? lo : (x > hi ? hi : x). */
 static inline rs_v4 rs_v4_clamp(rs_v4 x, rs_v4 lo, rs_v4 hi)
 {
-    return rs_v4_sel(x < lo, lo, rs_v4_sel(x > hi, hi, x));
+    return rs_v4_sel(rs_v4_lt(x, lo), lo, rs_v4_sel(rs_v4_gt(x, hi), hi, x));
 }
 
 /* detmath's rs_sqrt: x <= 0 ? 0 : sqrt(x), sqrt correctly rounded per lane
  * (the compiler emits the packed instruction; IEEE sqrt has one answer). */
 static inline rs_v4 rs_v4_sqrt(rs_v4 x)
 {
-    rs_v4 r;
+    rs_v4m nonpos = rs_v4_le(x, rs_v4_splat(0.0));
+    rs_v4 arg = rs_v4_sel(nonpos, rs_v4_splat(1.0), x), r;
     for (int i = 0; i < 4; i++)
-        r[i] = __builtin_sqrt(x[i] <= 0.0 ? 1.0 : x[i]);
-    return rs_v4_sel(x <= 0.0, rs_v4_splat(0.0), r);
+        r[i] = __builtin_sqrt(arg[i]);
+    return rs_v4_sel(nonpos, rs_v4_splat(0.0), r);
 }
 
 #endif
