@@ -17,7 +17,6 @@
  * are unchanged; a build that predates the option refuses the other kind
  * of snapshot as a mismatch instead of misreading it.
  */
-
 #include "racesim/track.h"
 
 #include "world.h"
@@ -73,8 +72,9 @@ static void write_slot_parts(const rs_car *car, const rs_race_car *rc, const rs_
 
 size_t rs_snapshot_car_size(void)
 {
-    /* Sizes only: the values written are never looked at. Static, so the
-     * count costs no 5 KB of copying: every snapshot's length is this. */
+    /* Sizes only: the values written are never looked at. Static zero
+     * objects, because every snapshot's length needs this count, and
+     * copying a car and zeroing a parameter block (5 KB) cost more than it. */
     static const rs_car_params zero_params;
     static const rs_car probe = {.params = &zero_params};
     rs_race_car rc;
@@ -147,8 +147,9 @@ static void rs_snapshot_read_car(rs_car *car, rs_reader *r)
 
 /* The length of world's snapshot. Every part has a fixed size, so it follows
  * from the car count: no need to write everything once more just to measure
- * it (the predictor snapshots every tick it simulates, the server hashes
- * every tick, and that dry run was a third of their cost). */
+ * it (the predictor snapshots every tick it simulates, a room hashes its
+ * world every hash_interval ticks, and that dry run was about a quarter of
+ * the cost). */
 static size_t snapshot_len(const rs_world *world)
 {
     return HEADER_BYTES + rs_race_size() + 4u + (size_t)world->count * rs_snapshot_car_size();
