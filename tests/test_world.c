@@ -158,14 +158,54 @@ static void test_snapshot_size_query_writes_nothing_into_a_small_buffer(void **s
         assert_int_equal(small[i], 0xab);
 }
 
+/* A world without a track and without cars, room for max_cars. */
+static rs_world *bare_world(uint32_t max_cars)
+{
+    rs_world_def def = rs_world_default();
+    def.max_cars = max_cars;
+    rs_world *w = NULL;
+    assert_int_equal(rs_world_create(&def, &w), RS_OK);
+    return w;
+}
+
+/* The snapshot's length is computed from the car count, not measured by a
+ * dry run: it must still be exactly what is written, for any number of
+ * cars, and a buffer one byte short must stay untouched. */
+static void test_snapshot_length_is_what_is_written_for_every_car_count(void **state)
+{
+    (void)state;
+    enum { MAX_CARS = 5, CAP = 8192 };
+    rs_car_params *p = fixture_car("c5");
+    rs_world *w = bare_world(MAX_CARS);
+    uint8_t *buf = malloc(CAP);
+    assert_non_null(buf);
+    for (uint32_t cars = 0; cars <= MAX_CARS; cars++) {
+        if (cars > 0) {
+            rs_car_spawn sp = rs_car_spawn_default();
+            sp.pos_m[1] = 10.0 * cars;
+            assert_int_equal(rs_world_add_car(w, p, &sp, NULL), RS_OK);
+        }
+        size_t n = rs_world_snapshot(w, NULL, 0);
+        assert_true(n <= CAP);
+        memset(buf, 0xab, CAP);
+        assert_int_equal(rs_world_snapshot(w, buf, n - 1), n);
+        for (size_t i = 0; i < CAP; i++)
+            assert_int_equal(buf[i], 0xab);
+        assert_int_equal(rs_world_snapshot(w, buf, CAP), n);
+        /* restore insists on the exact length for the count it reads */
+        assert_int_equal(rs_world_restore(w, buf, n), RS_OK);
+        assert_int_equal(rs_snapshot_hash(buf, n), rs_world_hash(w));
+    }
+    free(buf);
+    rs_world_destroy(w);
+    rs_car_params_destroy(p);
+}
+
 static void test_world_refuses_a_car_beyond_capacity(void **state)
 {
     (void)state;
     rs_car_params *p = fixture_car("c5");
-    rs_world_def def = rs_world_default();
-    def.max_cars = 2;
-    rs_world *w = NULL;
-    assert_int_equal(rs_world_create(&def, &w), RS_OK);
+    rs_world *w = bare_world(2);
     rs_car_spawn sp = rs_car_spawn_default();
     rs_car_id id;
     assert_int_equal(rs_world_add_car(w, p, &sp, &id), RS_OK);
@@ -205,6 +245,7 @@ int main(void)
         WITH_GOLDEN_PAIR(test_golden_scenario_final_hash_matches_checked_in_value),
         WITH_GOLDEN_PAIR(test_restore_refuses_every_truncation_and_leaves_world_unchanged),
         WITH_GOLDEN_PAIR(test_snapshot_size_query_writes_nothing_into_a_small_buffer),
+        cmocka_unit_test(test_snapshot_length_is_what_is_written_for_every_car_count),
         cmocka_unit_test(test_world_refuses_a_car_beyond_capacity),
         cmocka_unit_test(test_quantised_inputs_clamp_out_of_range_and_nan),
     };

@@ -15,8 +15,12 @@ rs_writer rs_writer_init(uint8_t *buf, size_t cap)
 static void put(rs_writer *w, uint64_t v, unsigned n)
 {
     if (w->buf && w->len + n <= w->cap) {
+        /* Through a local pointer: a byte store may alias *w, so indexing
+         * w->buf[w->len + i] made the compiler reload both after every byte
+         * instead of merging the bytes into one store. */
+        uint8_t *dst = w->buf + w->len;
         for (unsigned i = 0; i < n; i++)
-            w->buf[w->len + i] = (uint8_t)(v >> (8u * i));
+            dst[i] = (uint8_t)(v >> (8u * i));
     } else if (w->buf) {
         w->overflow = true;
     }
