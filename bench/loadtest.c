@@ -641,12 +641,14 @@ static bool launch_server(run *r)
         return fail(r, "no free UDP port");
     if (o->server_log && !(r->lg.copy = fopen(o->server_log, "w")))
         return fail(r, "cannot write the server log");
-    char s_rooms[16], s_bots[16], s_clients[16], s_port[16], s_hz[16], s_http[80], s_workers[16];
+    char s_rooms[16], s_bots[16], s_clients[16], s_max_clients[16], s_port[16], s_hz[16], s_http[80], s_workers[16];
     snprintf(s_http, sizeof s_http, "%s", o->http ? o->http : "");
     snprintf(s_workers, sizeof s_workers, "%s", o->workers ? o->workers : "");
     snprintf(s_rooms, sizeof s_rooms, "%u", o->rooms);
     snprintf(s_bots, sizeof s_bots, "%u", o->bots_per_room);
     snprintf(s_clients, sizeof s_clients, "%u", o->rooms * o->bots_per_room);
+    uint32_t clients = o->rooms * o->bots_per_room;
+    snprintf(s_max_clients, sizeof s_max_clients, "%u", clients > 512 ? clients : 512);
     snprintf(s_port, sizeof s_port, "%u", r->port);
     snprintf(s_hz, sizeof s_hz, "%u", o->tick_hz);
     /* raceserver's command line (docs/RACESERVER.md), one option and its
@@ -657,7 +659,9 @@ static bool launch_server(run *r)
                        "--start-players", s_bots,
                        "--laps", "1000",
                        "--no-db",
-                       /* every client comes from 127.0.0.1 */
+                       /* every client comes from 127.0.0.1; more than the
+                        * default 512 connections from 33 rooms on */
+                       "--max-clients", s_max_clients,
                        "--max-per-address", s_clients,
                        "--key-file", "/tmp/racesim_loadtest.key",
                        "--port", s_port,
