@@ -641,7 +641,8 @@ static bool launch_server(run *r)
         return fail(r, "no free UDP port");
     if (o->server_log && !(r->lg.copy = fopen(o->server_log, "w")))
         return fail(r, "cannot write the server log");
-    char s_rooms[16], s_bots[16], s_clients[16], s_max_clients[16], s_port[16], s_hz[16], s_http[80], s_workers[16];
+    char s_rooms[16], s_bots[16], s_clients[16], s_max_clients[16], s_port[16], s_hz[16];
+    char s_http[80], s_workers[16];
     snprintf(s_http, sizeof s_http, "%s", o->http ? o->http : "");
     snprintf(s_workers, sizeof s_workers, "%s", o->workers ? o->workers : "");
     snprintf(s_rooms, sizeof s_rooms, "%u", o->rooms);
