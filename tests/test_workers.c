@@ -250,7 +250,7 @@ static void race_rooms(const char *workers, char seq[ROOMS][SEQ_MAX])
                      strcmp(workers, "2") == 0);
     static watched_bot w[BOTS];
     bots_start(w, srv.port);
-    bots_race(w, 150.0);
+    bots_race(w, 420.0); /* about 60 s; far longer under a sanitizer */
     bots_check_and_destroy(w, workers);
     server_stop(&srv);
     room_sequences(srv.log, seq);

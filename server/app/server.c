@@ -115,6 +115,7 @@ struct rs_server {
      * workers report their events at the same time. */
     pthread_mutex_t watch_lock;
     srv_pool *pool;               /* the room workers; NULL = rooms step on this thread */
+    atomic_uint returned;         /* rooms marked done since the loop last looked */
     uint32_t workers;             /* threads in pool (0 without one) */
     uint64_t db_failures_logged;  /* services' db_errors + records_failed already logged */
     bool shut_down;
@@ -997,6 +998,7 @@ static void room_job(void *ctx, uint32_t n)
     srv_room *sr = &srv->rooms[n];
     run_update(sr);
     atomic_store_explicit(&sr->done, true, memory_order_release);
+    atomic_fetch_add_explicit(&srv->returned, 1, memory_order_relaxed);
     rs_net_wake(srv->net);
 }
 
@@ -1110,7 +1112,10 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
     for (int n = 1; rc > 0; n++) {
         int64_t t = rs_clock_us();
         handle_event(srv, &ev, t); /* every event taken from ENet is handled */
-        if (t >= due || n >= EVENTS_PER_STEP)
+        /* A room back from its worker has packets waiting: a burst of
+         * events must not hold them up either. */
+        if (t >= due || n >= EVENTS_PER_STEP ||
+            atomic_load_explicit(&srv->returned, memory_order_relaxed))
             break;
         rc = rs_net_service(srv->net, 0, &ev);
     }
@@ -1118,6 +1123,9 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
         rs_logf(RS_LOG_WARN, "network: socket error while servicing");
 
     now = rs_clock_us();
+    /* Reset before looking: a room done after its turn below counts for
+     * the next step's events. */
+    atomic_store_explicit(&srv->returned, 0, memory_order_relaxed);
     for (uint32_t i = 0; i < srv->room_count; i++) {
         srv_room *sr = &srv->rooms[i];
         if (sr->away) {
