@@ -468,7 +468,7 @@ static void tire_input(const rs_car *car, const rs_world_def *world, int i, cons
     in->omega_rad_s = wh->omega;
     in->grip_scale = world->surfaces[wh->surface].grip_scale;
     in->mode = RS_TIRE_TRANSIENT;
-    in->want_moments = 0; /* set for all four by the caller */
+    in->want_moments = 0; /* rs_tire_eval4 takes the mode and moments once for all four */
 }
 
 /* Wheel i's share of the tyre forces at the current transient slips (wf->t
