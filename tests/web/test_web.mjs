@@ -54,6 +54,18 @@ async function until(what, timeoutMs, fn) {
   }
 }
 
+// Clicks the element a selector finds, once there is one. The page rebuilds
+// its lists (races, boards) on a timer, so an element handle taken first and
+// clicked later may belong to a row already replaced ("Node is detached from
+// document"); finding and clicking in one step inside the page cannot be.
+async function clickWhenThere(p, selector, what, timeoutMs) {
+  await until(what, timeoutMs, () => p.evaluate((sel) => {
+    const n = document.querySelector(sel);
+    if (n) n.click();
+    return Boolean(n);
+  }, selector));
+}
+
 const browser = await puppeteer.launch({
   executablePath: process.env.RS_CHROMIUM,
   headless: true,
@@ -212,9 +224,8 @@ try {
   const race = await until('a finished race', 60000, async () =>
     (await api('api/v1/races?type=race')).races.find((x) => x.status === 'finished'));
   const detail = await api(`api/v1/races/${race.id}`);
-  await page.waitForSelector(`#race-body tr[data-race="${race.id}"] button`, {timeout: 35000})
-    .catch(() => fail(`race ${race.id} is not in the page's list`));
-  await page.click(`#race-body tr[data-race="${race.id}"] button`);
+  await clickWhenThere(page, `#race-body tr[data-race="${race.id}"] button`,
+                       `race ${race.id} in the page's list`, 35000);
   const wantRows = detail.results.map((r) => [String(r.position), `${r.class} ${r.class_position}`,
     shown(r.player), String(r.laps_led), r.penalty_ms ? `+${r.penalty_ms / 1000} s` : ''].join(' '));
   const resultRows = () => page.$$eval('#results-body tr', (trs) => trs.map((tr) =>
@@ -256,9 +267,9 @@ try {
         req.respond({status: 200, contentType: 'application/octet-stream', body: tampered});
       });
     }
-    await p.waitForSelector(`#board-body button[data-lap="${lap.lap_id}"]:not([disabled])`, {timeout: 10000});
     await p.select('#replay-speed', '16'); // the lap at 16 times real speed: a few seconds
-    await p.click(`#board-body button[data-lap="${lap.lap_id}"]`);
+    await clickWhenThere(p, `#board-body button[data-lap="${lap.lap_id}"]:not([disabled])`,
+                         `${name}: lap ${lap.lap_id}'s replay button`, 10000);
     await p.waitForFunction(() => ['verified', 'not-verified', 'no-proof']
       .includes(document.getElementById('replay-verdict').dataset.state), {timeout: 60000})
       .catch(() => fail(`${name}: the replay reached no verdict`));
