@@ -17,4 +17,6 @@ add_test(NAME test_racer
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_racer.sh $<TARGET_FILE:racer>
                  $<TARGET_FILE:raceserver> $<TARGET_FILE:racebot>
                  $<TARGET_FILE:racer_shot_check> ${CMAKE_CURRENT_SOURCE_DIR}/racer_lap.script)
-set_tests_properties(test_racer PROPERTIES ENVIRONMENT "${RS_TEST_ENV}" TIMEOUT 150)
+# RESOURCE_LOCK gui_race: never beside test_web (tests/CMakeLists.txt says why).
+set_tests_properties(test_racer PROPERTIES ENVIRONMENT "${RS_TEST_ENV}" TIMEOUT 150
+                     RESOURCE_LOCK gui_race)
