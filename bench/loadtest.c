@@ -459,6 +459,7 @@ struct options {
     char server[PATH_MAX];
     const char *server_log;
     const char *http;        /* raceserver --http ADDR:PORT, or NULL */
+    const char *workers;     /* raceserver --workers N, or NULL (the server's default) */
     uint32_t join_rate; /* bots started per second */
     uint32_t input_interval; /* rs_client_config.input_interval_ticks */
 };
@@ -494,7 +495,7 @@ static void usage(FILE *f)
                "                [--tick-hz 60] [--threads N] [--warmup-s 2] [--join-timeout-s 60] "
                "[--join-rate 50]\n"
                "                [--server-log FILE] [--driver light|ai] [--input-interval 2]\n"
-               "                [--http ADDR:PORT]\n"
+               "                [--http ADDR:PORT] [--workers N]\n"
                "Runs R rooms of light bots against a raceserver child process and prints one\n"
                "JSON object (docs/PERFORMANCE.md, \"Load test\").\n");
 }
@@ -523,6 +524,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"--server-log", NULL, 0, 0, &o->server_log},
         {"--driver", NULL, 0, 0, &driver},
         {"--http", NULL, 0, 0, &o->http},
+        {"--workers", NULL, 0, 0, &o->workers},
     };
     int rc = rs_cli_parse_opts("loadtest", argc, argv, opts, sizeof opts / sizeof opts[0], usage);
     if (rc >= 0)
@@ -639,34 +641,51 @@ static bool launch_server(run *r)
         return fail(r, "no free UDP port");
     if (o->server_log && !(r->lg.copy = fopen(o->server_log, "w")))
         return fail(r, "cannot write the server log");
-    char s_rooms[16], s_bots[16], s_clients[16], s_port[16], s_hz[16], s_http[80];
+    char s_rooms[16], s_bots[16], s_clients[16], s_max_clients[16], s_port[16], s_hz[16];
+    char s_http[80], s_workers[16];
     snprintf(s_http, sizeof s_http, "%s", o->http ? o->http : "");
+    snprintf(s_workers, sizeof s_workers, "%s", o->workers ? o->workers : "");
     snprintf(s_rooms, sizeof s_rooms, "%u", o->rooms);
     snprintf(s_bots, sizeof s_bots, "%u", o->bots_per_room);
     snprintf(s_clients, sizeof s_clients, "%u", o->rooms * o->bots_per_room);
+    uint32_t clients = o->rooms * o->bots_per_room;
+    snprintf(s_max_clients, sizeof s_max_clients, "%u", clients > 512 ? clients : 512);
     snprintf(s_port, sizeof s_port, "%u", r->port);
     snprintf(s_hz, sizeof s_hz, "%u", o->tick_hz);
     /* raceserver's command line (docs/RACESERVER.md), one option and its
      * value per line. */
-    char *sargv[] = {r->opt.server,
-                     "--rooms", s_rooms,
-                     "--max-players", s_bots,
-                     "--start-players", s_bots,
-                     "--laps", "1000",
-                     "--no-db",
-                     /* every client comes from 127.0.0.1 */
-                     "--max-per-address", s_clients,
-                     "--key-file", "/tmp/racesim_loadtest.key",
-                     "--port", s_port,
-                     "--bind", "127.0.0.1",
-                     "--tick-hz", s_hz,
-                     "--stats-interval", "1",
-                     "--log-level", "info",
-                     /* the HTTP side, for bench/httpload.sh */
-                     o->http ? "--http" : NULL, s_http,
-                     "--http-requests-per-s", "10000", /* a load, not an abuser */
-                     "--http-max-per-address", "1024",
-                     NULL};
+    char *sargv[32] = {r->opt.server,
+                       "--rooms", s_rooms,
+                       "--max-players", s_bots,
+                       "--start-players", s_bots,
+                       "--laps", "1000",
+                       "--no-db",
+                       /* every client comes from 127.0.0.1; more than the
+                        * default 512 connections from 33 rooms on */
+                       "--max-clients", s_max_clients,
+                       "--max-per-address", s_clients,
+                       "--key-file", "/tmp/racesim_loadtest.key",
+                       "--port", s_port,
+                       "--bind", "127.0.0.1",
+                       "--tick-hz", s_hz,
+                       "--stats-interval", "1",
+                       "--log-level", "info",
+                       NULL};
+    size_t n = 0;
+    while (sargv[n])
+        n++;
+    if (o->http) { /* the HTTP side, for bench/httpload.sh */
+        char *const http[] = {"--http", s_http,
+                              "--http-requests-per-s", "10000", /* a load, not an abuser */
+                              "--http-max-per-address", "1024"};
+        for (size_t k = 0; k < sizeof http / sizeof *http; k++)
+            sargv[n++] = http[k];
+    }
+    if (o->workers) { /* the room workers (docs/RACESERVER.md, "Threads") */
+        sargv[n++] = "--workers";
+        sargv[n++] = s_workers;
+    }
+    sargv[n] = NULL;
     r->pid = start_server(o->server, sargv, &r->lg.fd);
     if (r->pid < 0)
         return fail(r, "cannot start the server");

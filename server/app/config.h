@@ -98,6 +98,10 @@ typedef enum rs_guest_policy {
     RS_GUESTS_DENY = 1   /* only registered players (needs the database) */
 } rs_guest_policy;
 
+/* rs_server_config.workers when neither the file nor the command line says. */
+#define RS_CFG_WORKERS_AUTO UINT32_MAX
+#define RS_CFG_MAX_WORKERS 64u
+
 typedef struct rs_server_config {
     char bind[64];                 /* "" = any address */
     uint16_t port;                 /* 0 = any free port */
@@ -114,6 +118,8 @@ typedef struct rs_server_config {
     rs_log_level log_level;
     rs_log_format log_format;      /* text or json lines */
     uint32_t stats_interval_s;     /* 0 = no stats line */
+    uint32_t workers;              /* threads the rooms step on: RS_CFG_WORKERS_AUTO (one per
+                                      core), 0 or 1 = on the network thread, else 2..64 */
     rs_guest_policy guests;
     rs_cfg_room room_defaults;     /* what a room does not say */
     uint32_t room_count;           /* 1..RS_CFG_MAX_ROOMS */

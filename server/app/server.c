@@ -1,13 +1,19 @@
 /*
- * The raceserver loop (server.h). One thread drives one ENet host and every
- * room: the rooms are transport-agnostic (bytes in, packets out), so this
- * file only routes, times and counts.
+ * The raceserver loop (server.h). One thread (the network thread) drives
+ * one ENet host and routes every room's traffic: the rooms are
+ * transport-agnostic (bytes in, packets out), so this file only routes,
+ * times and counts. The rooms' updates run on the network thread, or on
+ * the room workers (room_pool.h) when there are several: see "Threads"
+ * in docs/RACESERVER.md for who owns a room when.
  */
 #define _POSIX_C_SOURCE 200809L /* opendir, readdir */
 
 #include "server.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +23,8 @@
 #include "server_key.h"
 #include "server_http.h"
 #include "server_watch.h"
+#include "room_inbox.h"
+#include "room_pool.h"
 #include "racesim/protocol.h"
 #include "racesim/track.h"
 #include "racesim/services.h"
@@ -51,10 +59,25 @@ typedef struct srv_samples {
     size_t n, cap;
 } srv_samples;
 
+/* One room and its schedule. A room is either home (the network thread
+ * may call into it) or away (one worker is updating it, and only that
+ * worker touches the room and the fields marked "worker"): the network
+ * thread sends it away by submitting it to the pool, the worker hands it
+ * back by setting done (release), and the network thread takes it back
+ * when it sees done (acquire). */
 typedef struct srv_room {
     rs_room *room;
-    int64_t due_us;           /* when rs_room_update should run next */
-    uint64_t last_ticks;      /* rs_room_stats.ticks at the last update */
+    int64_t due_us;           /* worker: when rs_room_update should run next */
+    uint64_t last_ticks;      /* worker: rs_room_stats.ticks at the last update */
+    int64_t update_now_us;    /* the time the update was sent away with */
+    int64_t was_due_us;       /* due_us when it was sent away: its lateness is from here */
+    int64_t t0_us, t1_us;     /* worker: the update's start and end */
+    uint64_t stepped;         /* worker: ticks that update stepped */
+    rs_room_stats after;      /* worker: the room's stats after the update */
+    bool away;                /* network thread's: a worker owns the room */
+    atomic_bool done;         /* the worker is finished with it */
+    srv_inbox inbox;          /* what arrived while it was away (room_inbox.h) */
+    rs_room_stats seen;       /* the network thread's last look at its stats */
     uint64_t last_dropped;    /* dropped_messages at the last stats line */
     uint64_t last_limited;    /* rate_limited at the last stats line */
 } srv_room;
@@ -62,6 +85,7 @@ typedef struct srv_room {
 /* One ENet connection as the server sees it. */
 typedef struct srv_peer {
     uint32_t id;              /* rs_net peer id; 0 = slot unused */
+    char address[24];         /* "a.b.c.d:port", for the watcher's lines (under watch_lock) */
     int32_t room;             /* index into rooms, -1 before HELLO */
     int64_t connected_us;
     uint32_t pre_hello_drops;
@@ -86,6 +110,13 @@ struct rs_server {
     rs_services *services;
     srv_http *http;               /* the HTTP side (server_http.h); NULL when off */
     rs_server_watch *watch;       /* the rooms' observer and the services' log */
+    /* Held around everything the rooms' observer reaches (the watcher, the
+     * HTTP side's live state, the peers' addresses): rooms on different
+     * workers report their events at the same time. */
+    pthread_mutex_t watch_lock;
+    srv_pool *pool;               /* the room workers; NULL = rooms step on this thread */
+    atomic_uint returned;         /* rooms marked done since the loop last looked */
+    uint32_t workers;             /* threads in pool (0 without one) */
     uint64_t db_failures_logged;  /* services' db_errors + records_failed already logged */
     bool shut_down;
     /* Counters and the stats interval. */
@@ -100,6 +131,13 @@ struct rs_server {
     rs_championship_def champs[RS_CFG_MAX_CHAMPIONSHIPS];
     const char *champ_rooms[RS_CFG_MAX_CHAMPIONSHIPS][16];
 };
+
+/* The rooms and their workers (below). */
+static rs_status start_workers(rs_server *srv);
+static void bring_rooms_home(rs_server *srv);
+static void settle_room(rs_server *srv, uint32_t i);
+static void deliver(rs_server *srv, uint32_t i, uint8_t op, uint32_t peer, uint8_t channel,
+                    const uint8_t *data, size_t len, int64_t now);
 
 /* srv->champs from the configuration: pointers into srv->cfg, which lives
  * as long as the server. */
@@ -371,15 +409,16 @@ static rs_status load_room_content(rs_server *srv, const rs_server_config *cfg,
 static void on_room_event(void *ctx, rs_room *room, const rs_room_event *ev)
 {
     rs_server *srv = ctx;
+    pthread_mutex_lock(&srv->watch_lock);
     rs_room_observer w = rs_server_watch_observer(srv->watch);
     w.event(w.ctx, room, ev);
-    if (!srv->http)
-        return;
-    for (uint32_t i = 0; i < srv->room_count; i++)
+    /* rooms[i].room and room_count are set before any worker starts */
+    for (uint32_t i = 0; srv->http && i < srv->room_count; i++)
         if (srv->rooms[i].room == room) {
             srv_http_room_event(srv->http, i, room, ev);
-            return;
+            break;
         }
+    pthread_mutex_unlock(&srv->watch_lock);
 }
 
 static rs_room_config room_config(rs_server *srv, uint32_t i, const room_content *content)
@@ -444,14 +483,16 @@ static rs_status create_rooms(rs_server *srv, const room_content *content, char 
     return RS_OK;
 }
 
-/* A connection's address for the watcher's lines. */
+static srv_peer *find_peer(rs_server *srv, uint32_t id);
+
+/* A connection's address for the watcher's lines: the copy kept at its
+ * CONNECT, not ENet's (a worker's room may report an event while the
+ * network thread is inside ENet). Called with watch_lock held. */
 static void peer_address(void *ctx, uint32_t peer, char *out, size_t cap)
 {
     rs_server *srv = ctx;
-    if (srv->net)
-        rs_net_peer_address(srv->net, peer, out, cap);
-    else
-        snprintf(out, cap, "?");
+    const srv_peer *p = find_peer(srv, peer);
+    snprintf(out, cap, "%s", p ? p->address : "");
 }
 
 rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *err,
@@ -463,6 +504,7 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
     if (!srv)
         return RS_ERR_NOMEM;
     srv->cfg = *cfg;
+    pthread_mutex_init(&srv->watch_lock, NULL);
     srv->peer_cap = cfg->max_clients;
     srv->db_lock = -1;
     srv->peers = calloc(srv->peer_cap, sizeof *srv->peers);
@@ -509,6 +551,11 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
                                            err_len)) != RS_OK)
         goto fail;
 
+    if ((st = start_workers(srv)) != RS_OK) {
+        rs_errf(err, err_len, "cannot start the room workers");
+        goto fail;
+    }
+
     int64_t now = rs_clock_us();
     srv->stats_from_us = now;
     srv->stats_due_us = now + (int64_t)cfg->stats_interval_s * 1000000;
@@ -526,6 +573,7 @@ void rs_server_destroy(rs_server *srv)
 {
     if (!srv)
         return;
+    bring_rooms_home(srv); /* the workers first: they are using the rooms */
     srv_http_destroy(srv->http); /* its threads read nothing of ours, but stop them first */
     rs_net_destroy(srv->net);
     rs_secure_wipe(&srv->identity, sizeof srv->identity);
@@ -535,6 +583,8 @@ void rs_server_destroy(rs_server *srv)
     rs_services_destroy(srv->services);
     rs_server_watch_destroy(srv->watch);
     rs_db_lock_release(srv->db_lock);
+    for (uint32_t i = 0; i < srv->room_count; i++)
+        srv_inbox_free(&srv->rooms[i].inbox);
     for (uint32_t i = 0; i < srv->track_count; i++) {
         rs_track_destroy(srv->tracks[i].track);
         free(srv->tracks[i].json);
@@ -548,6 +598,7 @@ void rs_server_destroy(rs_server *srv)
     free(srv->msg);
     free(srv->tick_ms.v);
     free(srv->late_ms.v);
+    pthread_mutex_destroy(&srv->watch_lock);
     free(srv);
 }
 
@@ -573,7 +624,10 @@ uint32_t rs_server_room_count(const rs_server *srv)
 
 rs_room *rs_server_room(rs_server *srv, uint32_t index)
 {
-    return index < srv->room_count ? srv->rooms[index].room : NULL;
+    if (index >= srv->room_count)
+        return NULL;
+    settle_room(srv, index); /* the caller will call into it */
+    return srv->rooms[index].room;
 }
 
 uint64_t rs_server_dropped(const rs_server *srv)
@@ -650,10 +704,12 @@ static void route_first(rs_server *srv, srv_peer *p, const rs_net_event *ev, int
             send_msg(srv, p->id, m);
             rs_net_disconnect_later(srv->net, p->id);
             srv->dropped++;
+            pthread_mutex_lock(&srv->watch_lock);
             if (srv->http)
                 srv_http_refused(srv->http, RS_REASON_NO_ROOM);
             rs_server_watch_refused(srv->watch, p->id, addr, player, m->u.refuse.reason,
                                     m->u.refuse.text);
+            pthread_mutex_unlock(&srv->watch_lock);
             return;
         }
     } else if (ps == RS_PROTO_OK && m->type == RS_MSG_BYE) {
@@ -673,9 +729,8 @@ static void route_first(rs_server *srv, srv_peer *p, const rs_net_event *ev, int
     }
     p->room = room;
     rs_logf(RS_LOG_DEBUG, "%s: HELLO for room '%s'", addr, srv->cfg.rooms[room].name);
-    rs_room *r = srv->rooms[room].room;
-    rs_room_connect(r, p->id, now);
-    rs_room_receive(r, p->id, ev->channel, ev->data, ev->len, now);
+    deliver(srv, (uint32_t)room, SRV_IN_CONNECT, p->id, 0, NULL, 0, now);
+    deliver(srv, (uint32_t)room, SRV_IN_RECEIVE, p->id, ev->channel, ev->data, ev->len, now);
 }
 
 static void handle_event(rs_server *srv, const rs_net_event *ev, int64_t now)
@@ -684,7 +739,10 @@ static void handle_event(rs_server *srv, const rs_net_event *ev, int64_t now)
     switch (ev->type) {
     case RS_NET_EVENT_CONNECT:
         p = &srv->peers[(ev->peer & 0xfffu) % srv->peer_cap];
+        pthread_mutex_lock(&srv->watch_lock); /* the watcher reads id and address */
         p->id = ev->peer;
+        snprintf(p->address, sizeof p->address, "%s", ev->address);
+        pthread_mutex_unlock(&srv->watch_lock);
         p->room = -1;
         p->connected_us = now;
         p->pre_hello_drops = 0;
@@ -695,7 +753,8 @@ static void handle_event(rs_server *srv, const rs_net_event *ev, int64_t now)
         if (!(p = find_peer(srv, ev->peer)))
             break;
         if (p->room >= 0)
-            rs_room_receive(srv->rooms[p->room].room, p->id, ev->channel, ev->data, ev->len, now);
+            deliver(srv, (uint32_t)p->room, SRV_IN_RECEIVE, p->id, ev->channel, ev->data,
+                    ev->len, now);
         else
             route_first(srv, p, ev, now);
         break;
@@ -703,10 +762,15 @@ static void handle_event(rs_server *srv, const rs_net_event *ev, int64_t now)
         if (!(p = find_peer(srv, ev->peer)))
             break;
         if (p->room >= 0)
-            rs_room_disconnect(srv->rooms[p->room].room, p->id, now);
+            deliver(srv, (uint32_t)p->room, SRV_IN_DISCONNECT, p->id, 0, NULL, 0, now);
         rs_services_peer_gone(srv->services, p->id);
         rs_logf(RS_LOG_INFO, "%s: disconnected (peer %u)", ev->address, (unsigned)ev->peer);
+        /* An away room may still name this peer in a line (LEFT on its
+         * timeout): its address then reads "" and the watcher's own copy
+         * from the admission is used. */
+        pthread_mutex_lock(&srv->watch_lock);
         memset(p, 0, sizeof *p);
+        pthread_mutex_unlock(&srv->watch_lock);
         break;
     default:
         break;
@@ -765,8 +829,9 @@ static void log_stats(rs_server *srv, int64_t now)
     uint32_t players = 0, spectators = 0;
     uint64_t dropped = srv->dropped - srv->dropped_reported, limited = 0;
     for (uint32_t i = 0; i < srv->room_count; i++) {
-        rs_room_stats rs;
-        rs_room_get_stats(srv->rooms[i].room, &rs);
+        if (!srv->rooms[i].away) /* else as its worker last saw it */
+            rs_room_get_stats(srv->rooms[i].room, &srv->rooms[i].seen);
+        const rs_room_stats rs = srv->rooms[i].seen;
         players += rs.players;
         spectators += rs.spectators;
         dropped += rs.dropped_messages - srv->rooms[i].last_dropped;
@@ -873,11 +938,153 @@ static void housekeeping(rs_server *srv, int64_t now)
 static void publish_http(rs_server *srv, int64_t now)
 {
     rs_room *rooms[RS_CFG_MAX_ROOMS];
-    for (uint32_t i = 0; i < srv->room_count; i++)
-        rooms[i] = srv->rooms[i].room;
+    for (uint32_t i = 0; i < srv->room_count; i++) /* an away room keeps its last publication */
+        rooms[i] = srv->rooms[i].away ? NULL : srv->rooms[i].room;
     rs_net_stats ns;
     rs_net_get_stats(srv->net, &ns);
+    pthread_mutex_lock(&srv->watch_lock); /* rooms' events change the live state it reads */
     srv_http_publish(srv->http, now, rooms, srv->room_count, &ns, srv->services);
+    pthread_mutex_unlock(&srv->watch_lock);
+}
+
+/* ------------------------------------------------------ rooms and workers */
+
+/* One update of a room, on whichever thread owns it: times it and notes
+ * what the network thread needs afterwards (ticks stepped, stats, the next
+ * due time), all in the room's own srv_room. */
+static void run_update(srv_room *sr)
+{
+    sr->t0_us = rs_clock_us();
+    rs_room_update(sr->room, sr->update_now_us);
+    sr->t1_us = rs_clock_us();
+    rs_room_get_stats(sr->room, &sr->after);
+    sr->stepped = sr->after.ticks - sr->last_ticks;
+    sr->last_ticks = sr->after.ticks;
+    sr->due_us = rs_room_next_due_us(sr->room, sr->update_now_us);
+}
+
+/* The tick samples of the update that just ended (network thread). */
+static void record_update(rs_server *srv, uint32_t i)
+{
+    srv_room *sr = &srv->rooms[i];
+    sr->seen = sr->after;
+    uint64_t stepped = sr->stepped;
+    if (stepped == 0)
+        return;
+    int64_t took_us = sr->t1_us - sr->t0_us;
+    record_sample(srv, &srv->tick_ms, (double)took_us / 1000.0 / (double)stepped);
+    if (srv->http)
+        srv_http_ticks(srv->http, i, stepped, (double)took_us / 1e6 / (double)stepped);
+    /* Lateness: what the loop's other work (events, requests, other rooms,
+     * waiting for a free worker, a stall) cost each tick stepped. After a
+     * stall the room catches up many ticks at once, each due a period
+     * after the one before: every one of them counts, so a one-second
+     * stall is sixty late ticks, not one. */
+    int64_t period_us = 1000000 / (int64_t)srv->cfg.tick_hz;
+    for (uint64_t k = 0; k < stepped; k++) {
+        int64_t late_us = sr->t0_us - sr->was_due_us - (int64_t)k * period_us;
+        record_sample(srv, &srv->late_ms, late_us > 0 ? (double)late_us / 1000.0 : 0.0);
+        if (srv->http)
+            srv_http_late(srv->http, late_us > 0 ? (double)late_us / 1e6 : 0.0);
+    }
+}
+
+/* A worker's job: room n's update, then the room goes back (release: the
+ * network thread's acquire sees everything the update wrote) and the
+ * network thread wakes to send what it queued. */
+static void room_job(void *ctx, uint32_t n)
+{
+    rs_server *srv = ctx;
+    srv_room *sr = &srv->rooms[n];
+    run_update(sr);
+    atomic_store_explicit(&sr->done, true, memory_order_release);
+    atomic_fetch_add_explicit(&srv->returned, 1, memory_order_relaxed);
+    rs_net_wake(srv->net);
+}
+
+/* Room i's due update: on a worker when there are workers, else here. */
+static void send_update(rs_server *srv, uint32_t i, int64_t now)
+{
+    srv_room *sr = &srv->rooms[i];
+    sr->update_now_us = now;
+    sr->was_due_us = sr->due_us;
+    sr->away = srv->pool && srv_pool_submit(srv->pool, i);
+    if (sr->away)
+        return;
+    run_update(sr);
+    record_update(srv, i);
+}
+
+/* Room i is back from its worker (done was seen): what arrived meanwhile
+ * reaches it now, in arrival order. */
+static void take_back(rs_server *srv, uint32_t i)
+{
+    srv_room *sr = &srv->rooms[i];
+    sr->away = false;
+    atomic_store_explicit(&sr->done, false, memory_order_relaxed);
+    record_update(srv, i);
+    srv_inbox_replay(&sr->inbox, sr->room);
+}
+
+/* Waits for room i to be home: only for callers outside the loop
+ * (rs_server_room: the console, the demo), never in a step. */
+static void settle_room(rs_server *srv, uint32_t i)
+{
+    srv_room *sr = &srv->rooms[i];
+    if (!sr->away)
+        return;
+    while (!atomic_load_explicit(&sr->done, memory_order_acquire))
+        sched_yield(); /* an update takes well under a millisecond */
+    take_back(srv, i);
+}
+
+/* Stops the workers (after the updates they hold) and takes every room
+ * back: at shutdown and destroy. */
+static void bring_rooms_home(rs_server *srv)
+{
+    srv_pool_destroy(srv->pool);
+    srv->pool = NULL;
+    for (uint32_t i = 0; i < srv->room_count; i++)
+        settle_room(srv, i);
+}
+
+/* A connection, message or disconnection for room i: at once when the
+ * room is home, else kept for it (room_inbox.h). */
+static void deliver(rs_server *srv, uint32_t i, uint8_t op, uint32_t peer, uint8_t channel,
+                    const uint8_t *data, size_t len, int64_t now)
+{
+    srv_room *sr = &srv->rooms[i];
+    if (!sr->away)
+        srv_inbound_apply(sr->room, op, peer, channel, data, len, now);
+    else if (!srv_inbox_push(&sr->inbox, op, peer, channel, data, len, now))
+        srv->dropped++; /* out of memory: lost like a datagram */
+}
+
+/* The room workers, when they can help: more than one thread asked for
+ * (one per core by default), more than one room, and no database. The
+ * services are one hub that every room's hooks reach and that calls back
+ * into any room (admissions, LAP flags, admin commands), so with a
+ * database the rooms stay on the network thread. */
+static rs_status start_workers(rs_server *srv)
+{
+    uint32_t n = srv->cfg.workers == RS_CFG_WORKERS_AUTO ? srv_pool_default_workers()
+                                                         : srv->cfg.workers;
+    if (n <= 1 || srv->room_count < 2)
+        return RS_OK;
+    if (srv->services) {
+        if (srv->cfg.workers != RS_CFG_WORKERS_AUTO)
+            rs_logf(RS_LOG_WARN, "workers: %u asked for, but the rooms step on the network "
+                                 "thread: the database services are shared by every room",
+                    (unsigned)n);
+        return RS_OK;
+    }
+    rs_status st = srv_pool_create(n, srv->room_count, room_job, srv, &srv->pool);
+    if (st == RS_OK) {
+        srv->workers = n;
+        rs_logf(RS_LOG_INFO, "workers: %u rooms step on %u threads", (unsigned)srv->room_count,
+                (unsigned)n);
+    }
+    return st;
 }
 
 /* ----------------------------------------------------------------- loop */
@@ -887,8 +1094,8 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
     int64_t now = rs_clock_us();
     int64_t due = now + max_wait_us;
     for (uint32_t i = 0; i < srv->room_count; i++)
-        if (srv->rooms[i].due_us < due)
-            due = srv->rooms[i].due_us;
+        if (!srv->rooms[i].away && srv->rooms[i].due_us < due)
+            due = srv->rooms[i].due_us; /* an away room's worker wakes us (rs_net_wake) */
     if (srv->cfg.stats_interval_s && srv->stats_due_us < due)
         due = srv->stats_due_us;
     /* ENet waits in whole milliseconds: round up so a tick is never early
@@ -905,7 +1112,10 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
     for (int n = 1; rc > 0; n++) {
         int64_t t = rs_clock_us();
         handle_event(srv, &ev, t); /* every event taken from ENet is handled */
-        if (t >= due || n >= EVENTS_PER_STEP)
+        /* A room back from its worker has packets waiting: a burst of
+         * events must not hold them up either. */
+        if (t >= due || n >= EVENTS_PER_STEP ||
+            atomic_load_explicit(&srv->returned, memory_order_relaxed))
             break;
         rc = rs_net_service(srv->net, 0, &ev);
     }
@@ -913,37 +1123,22 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
         rs_logf(RS_LOG_WARN, "network: socket error while servicing");
 
     now = rs_clock_us();
+    /* Reset before looking: a room done after its turn below counts for
+     * the next step's events. */
+    atomic_store_explicit(&srv->returned, 0, memory_order_relaxed);
     for (uint32_t i = 0; i < srv->room_count; i++) {
         srv_room *sr = &srv->rooms[i];
+        if (sr->away) {
+            if (!atomic_load_explicit(&sr->done, memory_order_acquire))
+                continue; /* still on its worker: never waited for */
+            take_back(srv, i);
+        }
         /* The room says when its next tick is due; in the lobby that is
          * always a period ahead, so the server keeps its own schedule. */
-        if (now >= sr->due_us) {
-            int64_t t0 = rs_clock_us();
-            rs_room_update(sr->room, now);
-            int64_t t1 = rs_clock_us();
-            rs_room_stats st;
-            rs_room_get_stats(sr->room, &st);
-            uint64_t stepped = st.ticks - sr->last_ticks;
-            sr->last_ticks = st.ticks;
-            if (stepped > 0)
-                record_sample(srv, &srv->tick_ms, (double)(t1 - t0) / 1000.0 / (double)stepped);
-            if (srv->http && stepped > 0)
-                srv_http_ticks(srv->http, i, stepped, (double)(t1 - t0) / 1e6 / (double)stepped);
-            /* Lateness: what the loop's other work (events, requests, other
-             * rooms, a stall) cost each tick stepped. After a stall the room
-             * catches up many ticks at once, each due a period after the
-             * one before: every one of them counts, so a one-second stall
-             * is sixty late ticks, not one. */
-            int64_t period_us = 1000000 / (int64_t)srv->cfg.tick_hz;
-            for (uint64_t k = 0; k < stepped; k++) {
-                int64_t late_us = t0 - sr->due_us - (int64_t)k * period_us;
-                record_sample(srv, &srv->late_ms, late_us > 0 ? (double)late_us / 1000.0 : 0.0);
-                if (srv->http)
-                    srv_http_late(srv->http, late_us > 0 ? (double)late_us / 1e6 : 0.0);
-            }
-            sr->due_us = rs_room_next_due_us(sr->room, now);
-        }
-        flush_room(srv, sr->room);
+        if (now >= sr->due_us)
+            send_update(srv, i, now);
+        if (!sr->away)
+            flush_room(srv, sr->room);
     }
     /* Database acknowledgements become LAP flags as soon as they are in. */
     if (srv->services) {
@@ -983,6 +1178,7 @@ void rs_server_shutdown(rs_server *srv)
     srv->shut_down = true;
     if (srv->http)
         srv_http_set_ready(srv->http, false); /* /readyz: take us out of rotation */
+    bring_rooms_home(srv);
     for (uint32_t i = 0; i < srv->room_count; i++) {
         rs_room_close_all(srv->rooms[i].room, RS_REASON_SHUTDOWN, "server shutting down");
         flush_room(srv, srv->rooms[i].room);

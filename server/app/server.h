@@ -7,7 +7,10 @@
  * interval. Everything else (handshake rules, lockstep, races) is the
  * room's business.
  *
- * Thread rules: a server belongs to one thread.
+ * Thread rules: a server belongs to one thread (the network thread), which
+ * calls every function here. With workers (rs_server_config.workers) the
+ * rooms' updates run on the server's own worker threads; the server hands
+ * rooms back and forth itself (docs/RACESERVER.md, "Threads").
  */
 #ifndef RS_APP_SERVER_H
 #define RS_APP_SERVER_H
@@ -55,7 +58,9 @@ void rs_server_run(rs_server *srv, volatile sig_atomic_t *stop);
  * database writes finish. Idempotent. */
 void rs_server_shutdown(rs_server *srv);
 
-/* Rooms in configuration order, for the demo and tests. Borrowed. */
+/* Rooms in configuration order, for the demo, the console and tests.
+ * Borrowed until the next rs_server_step: a room a worker is updating is
+ * waited for first. */
 uint32_t rs_server_room_count(const rs_server *srv);
 rs_room *rs_server_room(rs_server *srv, uint32_t index);
 

@@ -641,7 +641,8 @@ void srv_http_publish(srv_http *h, int64_t now_us, rs_room *const *rooms, uint32
         return;
     h->next_publish_us = now_us + PUBLISH_US;
     for (uint32_t i = 0; i < room_count && i < h->room_count; i++)
-        publish_room(h, i, rooms[i]);
+        if (rooms[i]) /* NULL: busy on a worker; its last publication stands */
+            publish_room(h, i, rooms[i]);
     publish_metrics(h, net, services);
     /* One wake-up per feed client for this publication's positions and the
      * laps, sectors and hits of the ticks since the last one. */

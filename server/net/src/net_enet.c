@@ -5,10 +5,13 @@
  */
 #include "net_internal.h"
 
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "racesim/protocol.h"
 #include "racesim/base/clock.h"
@@ -90,6 +93,7 @@ rs_status rs_net_create(const rs_net_config *cfg, rs_net **out, char *err, size_
     rs_net *net = calloc(1, sizeof *net);
     if (!net)
         goto fail;
+    net->wake_fd = -1;
     if (enet_initialize() != 0) {
         snprintf(err, err_len, "cannot initialise ENet");
         st = RS_ERR_IO;
@@ -122,6 +126,12 @@ rs_status rs_net_create(const rs_net_config *cfg, rs_net **out, char *err, size_
         goto fail;
     }
     net->host->intercept = rs_net__intercept;
+    net->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (net->wake_fd < 0) {
+        snprintf(err, err_len, "cannot create the wake-up eventfd");
+        st = RS_ERR_IO;
+        goto fail;
+    }
     /* ENet's defaults fit a general-purpose library, not this protocol:
      * no message is larger than one sealed packet, so a larger one (32 MiB
      * by default, reassembled from fragments) is refused; a peer may keep
@@ -155,6 +165,8 @@ void rs_net_destroy(rs_net *net)
         enet_host_destroy(net->host);
     if (net->enet_ready)
         enet_deinitialize();
+    if (net->wake_fd >= 0)
+        close(net->wake_fd);
     free(net->slots);
     free(net);
 }
@@ -246,6 +258,33 @@ static bool on_enet_receive(rs_net *net, ENetPeer *peer, net_slot *slot, uint8_t
     }
 }
 
+/* enet_host_service, except that its wait also ends when another thread
+ * calls rs_net_wake: ENet waits on its socket alone, so the wait is ours
+ * (the socket and the eventfd), between two passes that do not wait. */
+static int service_or_wait(rs_net *net, ENetEvent *e, uint32_t timeout_ms)
+{
+    int rc = enet_host_service(net->host, e, 0);
+    if (rc != 0 || timeout_ms == 0)
+        return rc;
+    struct pollfd fds[2] = {{.fd = (int)net->host->socket, .events = POLLIN},
+                            {.fd = net->wake_fd, .events = POLLIN}};
+    if (poll(fds, 2, (int)timeout_ms) <= 0)
+        return enet_host_service(net->host, e, 0); /* timers due (resends, pings) */
+    if (fds[1].revents & POLLIN) {
+        uint64_t n;
+        ssize_t got = read(net->wake_fd, &n, sizeof n); /* resets the count */
+        (void)got;
+    }
+    return enet_host_service(net->host, e, 0);
+}
+
+void rs_net_wake(rs_net *net)
+{
+    uint64_t one = 1;
+    ssize_t put = write(net->wake_fd, &one, sizeof one); /* fails only if a wake is pending */
+    (void)put;
+}
+
 int rs_net_service(rs_net *net, uint32_t timeout_ms, rs_net_event *ev)
 {
     memset(ev, 0, sizeof *ev);
@@ -257,7 +296,7 @@ int rs_net_service(rs_net *net, uint32_t timeout_ms, rs_net_event *ev)
     for (;;) {
         ENetEvent e;
         rs_net__servicing = net;
-        int rc = enet_host_service(net->host, &e, timeout_ms);
+        int rc = service_or_wait(net, &e, timeout_ms);
         rs_net__servicing = NULL;
         take_counters(net);
         if (rc <= 0)

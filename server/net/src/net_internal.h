@@ -57,6 +57,7 @@ struct rs_net {
     uint8_t plain[RS_PROTO_MAX_PACKET]; /* the last RECEIVE's message, opened */
     net_cookie_bucket cookie_buckets[RS_NET_COOKIE_BUCKETS];
     rs_net_stats stats;
+    int wake_fd;             /* eventfd: rs_net_wake ends a wait from another thread; -1 = none */
 };
 
 /* net_guard.c: ENet's intercept hook. Answers cookie requests, refuses and

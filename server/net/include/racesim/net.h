@@ -95,6 +95,12 @@ typedef struct rs_net_event {
  * (ev type NONE). Packets an earlier event lent out are released first. */
 int rs_net_service(rs_net *net, uint32_t timeout_ms, rs_net_event *ev);
 
+/* Ends a wait in rs_net_service early (it returns 0 if nothing happened).
+ * The one call that is safe from any thread: a room worker calls it when a
+ * room's update is done, so its packets go out without waiting for the
+ * next network event. */
+void rs_net_wake(rs_net *net);
+
 /* Seals one message for a peer and queues it: reliable (ENet reliable,
  * ordered on its channel) or unreliable and unsequenced, as the channel
  * requires (rs_proto_channel_reliable; the flag must agree). Copied;
