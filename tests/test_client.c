@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1211,6 +1212,62 @@ static void test_bots_connect_over_enet_with_the_cookie(void **state)
     srv_close(&sv);
 }
 
+/* A loop may wait on the client's socket: there is one from the connect
+ * on, it becomes readable when the server speaks, and an update takes
+ * what came (a custom transport has none). */
+static bool readable_within(int fd, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+static void test_a_loop_can_wait_on_the_clients_socket(void **state)
+{
+    scene *s = *state;
+    assert_int_equal(rs_client_fd(NULL), -1);
+    rs_client_config cfg = named("waiter");
+    rs_client_transport t = {NULL, send_nothing, NULL};
+    rs_client *c = NULL;
+    assert_int_equal(rs_client_create_custom(&cfg, &t, 0, &c, NULL, 0), RS_CLIENT_OK);
+    assert_int_equal(rs_client_fd(c), -1);
+    rs_client_destroy(c);
+
+    rs_room_config rc = room_config(s, 1);
+    enet_srv sv;
+    srv_open(&sv, &rc);
+    char err[256] = "";
+    int64_t t0 = rs_clock_us();
+    assert_int_equal(rs_client_connect(&cfg, "127.0.0.1", sv.port, t0, &c, err, sizeof err),
+                     RS_CLIENT_OK);
+    int fd = rs_client_fd(c);
+    assert_true(fd >= 0);
+    /* Connected by waiting on the socket alone: the client is updated only
+     * when it is readable or due. */
+    while (rs_client_get_state(c) != RS_CLIENT_CONNECTED && rs_clock_us() - t0 < 5000000) {
+        int64_t now = rs_clock_us();
+        srv_step(&sv, now);
+        int64_t wait_us = rs_client_next_due_us(c, now) - now;
+        readable_within(fd, wait_us > 0 ? (int)((wait_us + 999) / 1000) : 0);
+        rs_client_update(c, rs_clock_us());
+    }
+    assert_int_equal(rs_client_get_state(c), RS_CLIENT_CONNECTED);
+    assert_int_equal(rs_client_fd(c), fd);
+    /* Nothing sent: nothing to read once an update has taken it all. */
+    rs_client_update(c, rs_clock_us());
+    assert_false(readable_within(fd, 0));
+    /* The server's next tick (a FRAME) makes it readable. */
+    int64_t t1 = rs_clock_us();
+    bool heard = false;
+    while (!heard && rs_clock_us() - t1 < 1000000) {
+        srv_step(&sv, rs_clock_us());
+        heard = readable_within(fd, 20);
+    }
+    assert_true(heard);
+    rs_client_update(c, rs_clock_us());
+    rs_client_destroy(c);
+    srv_close(&sv);
+}
+
 /* Connects one client to sv and runs both until it is CONNECTED or
  * DISCONNECTED (the event is copied to *last). */
 static void connect_once(enet_srv *sv, const rs_client_config *cfg, rs_client **out,
@@ -1434,6 +1491,7 @@ int main(void)
         cmocka_unit_test(test_connect_times_out_without_a_server),
         cmocka_unit_test(test_bots_connect_over_enet_with_the_cookie),
         cmocka_unit_test(test_the_server_key_is_pinned_or_remembered),
+        cmocka_unit_test(test_a_loop_can_wait_on_the_clients_socket),
         cmocka_unit_test(test_minimal_example_completes_a_lap),
     };
     return cmocka_run_group_tests(tests, harness_scene_setup, harness_scene_teardown);

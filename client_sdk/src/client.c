@@ -601,6 +601,11 @@ void rs_client_set_input(rs_client *c, const rs_input *input)
 
 /* ------------------------------------------------------------ queries */
 
+int rs_client_fd(const rs_client *c)
+{
+    return c ? rs_client__enet_fd(c) : -1;
+}
+
 rs_client_state rs_client_get_state(const rs_client *c)
 {
     return c ? (rs_client_state)c->state : RS_CLIENT_CLOSED;

@@ -333,6 +333,12 @@ void rs_client__enet_destroy(rs_client *c)
     c->enet = NULL;
 }
 
+int rs_client__enet_fd(const rs_client *c)
+{
+    const rs_client_enet *e = c->enet;
+    return e && e->host ? (int)e->host->socket : -1;
+}
+
 void rs_client__enet_wire(const rs_client *c, rs_client_stats *out)
 {
     const rs_client_enet *e = c->enet;

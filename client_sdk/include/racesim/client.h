@@ -365,6 +365,15 @@ void rs_client_update(rs_client *c, int64_t now_us);
  * little when none is scheduled): for headless loops that sleep. */
 int64_t rs_client_next_due_us(const rs_client *c, int64_t now_us);
 
+/* The UDP socket the client speaks through (a POSIX descriptor), or -1:
+ * for NULL, for a client of rs_client_create_custom, and from
+ * rs_client_destroy on. Only to wait on: a loop serving many clients can
+ * sleep in poll or epoll until a socket is readable (POLLIN) or
+ * rs_client_next_due_us has come, instead of calling rs_client_update on
+ * a timer, and update just the clients with something to do. Reading,
+ * writing or closing it breaks the session. */
+int rs_client_fd(const rs_client *c);
+
 /* Moves the oldest queued event into *ev and returns true, or returns false
  * when none is queued. The queue holds 64 events; on overflow the oldest is
  * dropped and counted (stats.events_dropped). */
