@@ -163,16 +163,22 @@ try {
 
   // -------------------------------------------------------------- leaderboard
   // The first laps end about a minute in; the page reloads its board itself.
-  // It shows the board of the car it has selected: once every bot of that
-  // car's class has a lap there, the page must show the same rows.
+  // The board of the room's first car (two bots drive it) is picked on the
+  // page: which board the page picks first depends on whether the room's
+  // classes or the boards load first (a class's board, or a car's). Once
+  // every bot driving that car has a lap there, the page must show the same
+  // rows.
   const carClass = Object.fromEntries(room.cars.map((c) => [c.hash, c.class]));
+  const firstCar = room.cars[0].hash;
   const boards = await until('laps on a leaderboard', 120000, async () => {
     const bs = await api('api/v1/boards');
-    const selected = await page.$eval('#board-car', (s) => s.value);
-    if (!bs.tracks.length || !selected) return null;
-    const q = `track=${bs.tracks[0].hash}&car=${selected}`;
-    const lb = await api(`api/v1/leaderboard?${q}`);
-    const want = bots.filter((b) => botClass[b] === carClass[selected]).length;
+    const offered = await page.$eval('#board-car', (s, h) =>
+      [...s.options].some((o) => o.value === h), firstCar);
+    if (!bs.tracks.length || !offered) return null;
+    if (await page.$eval('#board-car', (s) => s.value) !== firstCar)
+      await page.select('#board-car', firstCar);
+    const lb = await api(`api/v1/leaderboard?track=${bs.tracks[0].hash}&car=${firstCar}`);
+    const want = bots.filter((b) => botClass[b] === carClass[firstCar]).length;
     return want && lb.total >= want ? lb : null;
   });
   // The cars are grouped by the room's classes once each has a board.
