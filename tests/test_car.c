@@ -2,7 +2,8 @@
  * Vehicle-model behaviour that physics must obey whatever the car: a locked
  * wheel never out-brakes one held at its peak, a parked car comes to rest
  * after a hard stop instead of rocking on its tyres, and a car tumbling in
- * the air does not gain rotational energy.
+ * the air does not gain rotational energy. And the car step's two compiled
+ * copies (baseline and AVX2) give the same bits in every state.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,10 +15,12 @@
 
 #include <cmocka.h>
 
+#include "car_internal.h"
 #include "carparams.h"
 #include "maneuvers.h"
 #include "racesim/physics.h"
 #include "race.h"
+#include "splitmix64.h"
 #include "test_fixtures.h"
 
 static void test_full_pedal_stop_is_never_shorter_than_threshold_braking(void **state)
@@ -131,12 +134,125 @@ static void test_tumbling_car_in_the_air_does_not_gain_rotational_energy(void **
     rs_car_params_destroy(p);
 }
 
+/* ------------------------------------------------ the step's two copies */
+
+/* Ground with everything a wheel can meet: strips of each surface across x,
+ * a 4 cm step up onto the last (a kerb edge), tilted normals on some. */
+static void patchwork_ground(const void *ctx, double x, double y, rs_ground_hit *hit)
+{
+    (void)ctx;
+    int strip = (int)(x / 15.0 + 1000.0) & 3;
+    hit->surface = (uint8_t)strip;
+    hit->inside_limits = strip < 2;
+    hit->height_m = strip == 3 ? 0.04 : 0.0;
+    double tilt = strip == 1 ? 0.06 : (y > 3.0 ? -0.04 : 0.0);
+    /* A unit normal tilted about y: (sin, 0, cos) for a small angle. */
+    hit->normal[0] = tilt;
+    hit->normal[1] = 0.0;
+    hit->normal[2] = 1.0 - 0.5 * tilt * tilt;
+}
+
+/* The first field in which two cars differ, or NULL. Every number a
+ * substep writes: the state and the telemetry. */
+static const char *car_difference(const rs_car *a, const rs_car *b, int *wheel)
+{
+#define SAME(field)                                                                            \
+    if (memcmp(&a->field, &b->field, sizeof a->field) != 0)                                    \
+        return #field;
+    *wheel = -1;
+    SAME(pos) SAME(q) SAME(vel) SAME(w) SAME(omega_e) SAME(shift_timer_s)
+    SAME(shift_cooldown_s) SAME(drive_prev_nm) SAME(gear) SAME(shift_target)
+    SAME(engine_nm) SAME(clutch_engagement) SAME(drive_power_w)
+    for (int i = 0; i < 4; i++) {
+        *wheel = i;
+        SAME(wheel[i].travel_m) SAME(wheel[i].travel_v) SAME(wheel[i].omega)
+        SAME(wheel[i].kappa) SAME(wheel[i].tan_alpha) SAME(wheel[i].fz) SAME(wheel[i].fx)
+        SAME(wheel[i].fy) SAME(wheel[i].mz) SAME(wheel[i].steer) SAME(wheel[i].camber)
+        SAME(wheel[i].surface) SAME(wheel[i].grounded) SAME(wheel[i].inside_limits)
+    }
+#undef SAME
+    return NULL;
+}
+
+typedef void (*substep_fn)(rs_car *, const rs_world_def *, double, int);
+
+/* Drives two copies of a car through random inputs over the patchwork,
+ * one with each step, comparing every field after every substep. */
+static void drive_both_copies(const rs_car_params *p, const rs_car_spawn *sp, uint64_t seed,
+                              substep_fn fa, substep_fn fb, const char *what)
+{
+    rs_world_def def = rs_world_default();
+    def.ground = patchwork_ground;
+    rs_car a, b;
+    rs_car_init(&a, p, sp, &def);
+    b = a;
+    double dt = 1.0 / (def.tick_hz * def.substeps);
+    rs_input in = rs_input_default();
+    for (int t = 0; t < 900; t++) {
+        if (t % 20 == 0) {
+            /* A new input every third of a second: any pedal mix, any steer,
+             * the handbrake now and then, and the gears both ways. */
+            uint64_t r = splitmix64_next(&seed);
+            in.throttle = (uint8_t)(r % (RS_PEDAL_MAX + 1));
+            in.brake = (uint8_t)((r >> 16) % 4 == 0 ? (r >> 20) % (RS_PEDAL_MAX + 1) : 0);
+            in.handbrake = (uint8_t)((r >> 24) % 8 == 0 ? RS_PEDAL_MAX : 0);
+            in.steer = (int16_t)((int)((r >> 32) % (2 * RS_STEER_MAX + 1)) - RS_STEER_MAX);
+            in.gear = (int8_t)((r >> 48) % 16 == 0 ? -1 : RS_GEAR_KEEP);
+            if ((r >> 52) % 16 == 1)
+                in.gear = 1;
+        }
+        a.input = in, b.input = in;
+        rs_car_tick_input(&a, 1.0 / def.tick_hz);
+        rs_car_tick_input(&b, 1.0 / def.tick_hz);
+        for (uint32_t s = 0; s < def.substeps; s++) {
+            fa(&a, &def, dt, s == 0);
+            fb(&b, &def, dt, s == 0);
+            int wheel;
+            const char *field = car_difference(&a, &b, &wheel);
+            if (field)
+                fail_msg("%s: the copies differ in %s (i = %d) at tick %d, substep %u", what,
+                         field, wheel, t, s);
+        }
+    }
+    rs_car_state st;
+    rs_car_observe(&a, &st);
+    print_message("%s: the same bits for 900 ticks, ending at x %.1f m, %.1f m/s\n", what,
+                  st.pos_m[0], st.speed_m_s);
+}
+
+static void test_both_copies_of_the_step_give_the_same_bits(void **state)
+{
+    (void)state;
+#if RS_TIRE4_AVX2
+    if (!__builtin_cpu_supports("avx2")) {
+        print_message("skipped: this CPU has no AVX2, so only the baseline copy runs\n");
+        return;
+    }
+    const char *cars[2] = {"c5", "formula"};
+    for (int i = 0; i < 2; i++) {
+        rs_car_params *p = fixture_car(cars[i]);
+        rs_car_spawn sp = rs_car_spawn_default();
+        drive_both_copies(p, &sp, 1 + (uint64_t)i, rs_car_substep_base, rs_car_substep_avx2,
+                          cars[i]);
+        /* Dropped from 2 m at speed: the wheels in the air, then landing. */
+        sp.pos_m[2] = 2.0;
+        sp.speed_m_s = 30.0;
+        drive_both_copies(p, &sp, 7 + (uint64_t)i, rs_car_substep_base, rs_car_substep_avx2,
+                          cars[i]);
+        rs_car_params_destroy(p);
+    }
+#else
+    print_message("skipped: this build has only the baseline copy of the step\n");
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_pedal_stop_is_never_shorter_than_threshold_braking),
         cmocka_unit_test(test_parked_car_comes_to_rest_after_a_hard_stop),
         cmocka_unit_test(test_tumbling_car_in_the_air_does_not_gain_rotational_energy),
+        cmocka_unit_test(test_both_copies_of_the_step_give_the_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,8 @@ typedef struct rs_wheel {
 /* Constants derived from the parameters when the car is added. They are a
  * pure function of the parameter block, so every machine derives the same. */
 typedef struct rs_car_derived {
-    double mount[4][3];        /* wheel centre at design ride, body frame */
+    double mount[3][4];        /* wheel centre at design ride, body frame: mount[axis][wheel],
+                                  lane by lane for the step */
     double rc_z[4];            /* roll-centre height, body frame z */
     double preload_n[4];       /* spring force at design ride (static sprung corner load) */
     double inv_inertia[9];     /* body-frame inverse inertia tensor */

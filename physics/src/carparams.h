@@ -89,6 +89,21 @@ typedef struct rs_car_params_data {
     double handbrake_max_nm;    /* total on the rear axle at full lever */
 } rs_car_params_data;
 
+/* The axles' constants the car step needs, per wheel (FL FR RL RR: the
+ * front axle's twice, then the rear's), lane by lane (car_step.c). */
+typedef struct rs_wheel_lanes {
+    double unloaded_radius[4], vertical_stiffness[4], vertical_damping[4];
+    double vxlow[4];         /* the tyre's VXLOW, or 1 m/s where it gives none (<= 0.1) */
+    double kappa_max[4];     /* the larger of KPUMAX and -KPUMIN */
+    double tan_alpha_max[4]; /* the larger of tan(ALPMAX) and -tan(ALPMIN) */
+    double inertia[4], brake_share[4], unsprung_mass[4];
+    double spring[4], damper_bump[4], damper_rebound[4];
+    double bump_travel[4], droop_travel[4], bump_stop[4], arb[4];
+} rs_wheel_lanes;
+
+/* Fills out from def's axles. */
+void rs_wheel_lanes_set(rs_wheel_lanes *out, const rs_car_params_data *def);
+
 struct rs_car_params {
     rs_car_params_data def;
     uint64_t hash; /* of the canonical block, computed at creation */
@@ -99,6 +114,8 @@ struct rs_car_params {
     /* The four wheels' tyres (front, front, rear, rear) lane by lane, for
      * rs_tire_eval4; derived from def at creation, like the hash. */
     rs_tire_lanes tire_lanes;
+    /* The axles' other constants, likewise. */
+    rs_wheel_lanes wheel_lanes;
 };
 
 /* Checks every field's range; names the first bad field in err. Used by both

@@ -4,7 +4,7 @@
  *
  * Each wheel arrives as a linear implicit response, omega+ = p + q * T, where
  * T is the drive torque applied to it (the tyre's slip stiffness and the
- * relaxation ODE are already folded into p and q by car.c). The solve finds
+ * relaxation ODE are already folded into p and q by car_step.c). The solve finds
  * the clutch torque that locks engine and gearbox if the clutch can carry it
  * (static friction), otherwise the clutch slips at its capacity (kinetic
  * friction); then the differential splits the torque (open: equal torques;

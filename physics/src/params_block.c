@@ -393,6 +393,7 @@ rs_status rs_car_params_wrap(const rs_car_params_data *def, rs_car_params **out)
     const rs_tire_params *wheel_tire[4] = {&p->def.axle[0].tire, &p->def.axle[0].tire,
                                            &p->def.axle[1].tire, &p->def.axle[1].tire};
     rs_tire_lanes_set(&p->tire_lanes, wheel_tire);
+    rs_wheel_lanes_set(&p->wheel_lanes, &p->def);
     free(again);
     free(buf);
     *out = p;

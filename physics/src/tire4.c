@@ -29,6 +29,8 @@
 #define P(field) load_param(p, offsetof(rs_tire_params, field) / sizeof(double))
 
 _Static_assert(sizeof(rs_tire_params) % sizeof(double) == 0, "rs_tire_params holds only doubles");
+_Static_assert(sizeof(rs_tire_out4) == 4 * sizeof(rs_tire_out),
+               "rs_tire_out4 holds rs_tire_out's doubles four times over, nothing else");
 
 static inline rs_v4 load_param(const rs_tire_lanes *p, size_t k)
 {
@@ -127,20 +129,20 @@ typedef struct lanes_in {
     rs_v4 fz, vx, kappa, ta, gamma, grip, omega;
 } lanes_in;
 
-static lanes_in load_inputs(const rs_tire_in in[4])
+static inline rs_v4 load4(const double a[4])
+{
+    rs_v4 v;
+    memcpy(&v, a, sizeof v);
+    return v;
+}
+
+static lanes_in load_inputs(const rs_tire_in4 *in)
 {
     lanes_in l;
-    rs_v4 fz, vx, kappa, ta, gamma, grip;
-    for (int j = 0; j < 4; j++) {
-        fz[j] = in[j].fz_n;
-        vx[j] = in[j].vx_m_s;
-        kappa[j] = in[j].kappa;
-        ta[j] = in[j].tan_alpha;
-        gamma[j] = in[j].gamma_rad;
-        grip[j] = in[j].grip_scale;
-        l.omega[j] = in[j].omega_rad_s;
-    }
-    l.fz = fz;
+    rs_v4 vx = load4(in->vx_m_s), kappa = load4(in->kappa), ta = load4(in->tan_alpha);
+    rs_v4 gamma = load4(in->gamma_rad), grip = load4(in->grip_scale);
+    l.omega = load4(in->omega_rad_s);
+    l.fz = load4(in->fz_n);
     l.vx = rs_v4_sel(rs_v4_eq(vx, vx), rs_v4_clamp(vx, rs_v4_splat(-1e4), rs_v4_splat(1e4)), zero());
     l.kappa = rs_v4_sel(rs_v4_eq(kappa, kappa), kappa, zero());
     l.ta = rs_v4_sel(rs_v4_eq(ta, ta), ta, zero());
@@ -152,16 +154,14 @@ static lanes_in load_inputs(const rs_tire_in in[4])
     return l;
 }
 
-static void store(rs_v4 v, double *first, size_t stride_bytes)
-{
-    for (int j = 0; j < 4; j++)
-        *(double *)(void *)((char *)first + (size_t)j * stride_bytes) = v[j];
-}
+#define OUT(field, v)                                                                          \
+    do {                                                                                       \
+        rs_v4 out_v_ = (v);                                                                    \
+        memcpy(out->field, &out_v_, sizeof out_v_);                                            \
+    } while (0)
 
-#define OUT(field, v) store((v), &out[0].field, sizeof(rs_tire_out))
-
-void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int want_moments,
-                   rs_tire_out out[4])
+void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in4 *in, int mode, int want_moments,
+                   rs_tire_out4 *out)
 {
     lanes_in l = load_inputs(in);
     const rs_v4 r0 = P(unloaded_radius), fnom = P(fnomin);
@@ -409,12 +409,14 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int
 
     /* Tyres in the air: no force, free radius (tire.c's early return). */
     if (rs_v4_any(air)) {
-        for (int j = 0; j < 4; j++) {
-            if (air[j]) {
-                memset(&out[j], 0, sizeof out[j]);
-                out[j].re_m = r0[j];
-            }
-        }
+        double(*field)[4] = (double(*)[4])(void *)out;
+        for (size_t k = 0; k < sizeof *out / sizeof field[0]; k++)
+            for (int j = 0; j < 4; j++)
+                if (air[j])
+                    field[k][j] = 0.0;
+        for (int j = 0; j < 4; j++)
+            if (air[j])
+                out->re_m[j] = r0[j];
     }
 }
 
@@ -429,8 +431,8 @@ void rs_tire_lanes_set(rs_tire_lanes *out, const rs_tire_params *const p[4])
     }
 }
 
-void rs_tire_eval4(const rs_tire_lanes *p, const rs_tire_in in[4], int mode, int want_moments,
-                   rs_tire_out out[4])
+void rs_tire_eval4(const rs_tire_lanes *p, const rs_tire_in4 *in, int mode, int want_moments,
+                   rs_tire_out4 *out)
 {
 #if RS_TIRE4_AVX2
     /* Both variants give the same bits; AVX2 does four lanes per

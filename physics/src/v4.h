@@ -21,6 +21,9 @@
 #define RS_V4_H
 
 #include <stdint.h>
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #if !defined(__GNUC__)
 #error "v4.h needs the GCC/clang vector extensions"
@@ -54,11 +57,17 @@ static inline rs_v4 rs_v4_from_bits(rs_v4u u)
 }
 
 /* m ? a : b per lane, by bits: exactly the scalar ?: for every value,
- * -0 and NaN included. */
+ * -0 and NaN included. m's lanes are all ones or all zeros (a compare's
+ * result), so AVX's blend, which looks at each lane's sign bit, picks the
+ * same bits in one instruction where the and-or takes three. */
 static inline rs_v4 rs_v4_sel(rs_v4m m, rs_v4 a, rs_v4 b)
 {
+#if defined(__AVX__)
+    return (rs_v4)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
+#else
     rs_v4u mu = (rs_v4u)m;
     return rs_v4_from_bits((rs_v4_bits(a) & mu) | (rs_v4_bits(b) & ~mu));
+#endif
 }
 
 /* Lane compares, a op b: all ones where true, as C's operators on each
