@@ -14,6 +14,16 @@
  *   while racing). Across the runs: each room logged the same sequence of
  *   lifecycle events (joins, leaves, race start, lights out, race end), so
  *   handing a room between threads neither reorders nor loses what it does.
+ * - A flood into a room on a worker: two rooms of two AI bots on two
+ *   workers, and a spectator of one of them sending reliable and unreliable
+ *   messages as fast as its ENet sends them, from its own thread, for 3 s
+ *   of the race. The server stays up (it stops cleanly), every bot stays
+ *   connected and racing with no desync (outside sanitizer builds, never
+ *   half a second without a message), the flood is turned away (counted
+ *   dropped or rate limited), and the flooder is disconnected exactly when
+ *   the server logs that it overflowed its room's inbox (room_inbox.h; a
+ *   stock ENet client seldom can: the inbox only fills while the room's
+ *   update runs, test_room_inbox fills it directly).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -28,10 +38,13 @@
 
 #include <cmocka.h>
 
+#include "raw_client.h"
 #include "room_pool.h"
 #include "server_proc.h"
+#include "worker_thread.h"
 #include "racesim/bot.h"
 #include "racesim/client.h"
+#include "racesim/protocol.h"
 #include "racesim/base/clock.h"
 
 /* Under a sanitizer (ThreadSanitizer several times slower, AddressSanitizer
@@ -134,13 +147,14 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
         w->refused = true;
 }
 
-static void bots_start(watched_bot *w, uint16_t port)
+/* n bots, per_room in each room from room1 on. */
+static void bots_start(watched_bot *w, uint32_t n, uint32_t per_room, uint16_t port)
 {
-    for (uint32_t i = 0; i < BOTS; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         memset(&w[i], 0, sizeof w[i]);
         char name[32], room[16];
         snprintf(name, sizeof name, "bot%u", (unsigned)(i + 1));
-        snprintf(room, sizeof room, "room%u", (unsigned)(i / PER_ROOM + 1));
+        snprintf(room, sizeof room, "room%u", (unsigned)(i / per_room + 1));
         rs_client_config cfg = rs_client_config_default();
         cfg.name = name;
         cfg.room = room;
@@ -152,6 +166,22 @@ static void bots_start(watched_bot *w, uint16_t port)
     }
 }
 
+/* One turn of bot i at t, noting how long it heard nothing while racing. */
+static void bot_turn(watched_bot *w, int64_t t)
+{
+    rs_client *c = rs_bot_client(w->bot);
+    rs_bot_update(w->bot, t);
+    rs_client_stats st;
+    rs_client_get_stats(c, t, &st);
+    if (st.packets_in != w->msgs) {
+        if (w->msgs && w->racing && t - w->last_msg_us > w->msg_gap_max_us)
+            w->msg_gap_max_us = t - w->last_msg_us;
+        w->msgs = st.packets_in;
+        w->last_msg_us = t;
+    }
+    assert_false(w->refused);
+}
+
 /* Runs the bots until each saw RESULTS, noting the longest time any of
  * them heard nothing from the server while racing. */
 static void bots_race(watched_bot *w, double timeout_s)
@@ -161,19 +191,8 @@ static void bots_race(watched_bot *w, double timeout_s)
         int64_t t = rs_clock_us();
         uint32_t done = 0;
         for (uint32_t i = 0; i < BOTS; i++) {
-            rs_client *c = rs_bot_client(w[i].bot);
-            rs_bot_update(w[i].bot, t);
-            rs_client_stats st;
-            rs_client_get_stats(c, t, &st);
-            if (st.packets_in != w[i].msgs) {
-                if (w[i].msgs && w[i].racing &&
-                    t - w[i].last_msg_us > w[i].msg_gap_max_us)
-                    w[i].msg_gap_max_us = t - w[i].last_msg_us;
-                w[i].msgs = st.packets_in;
-                w[i].last_msg_us = t;
-            }
+            bot_turn(&w[i], t);
             done += w[i].results;
-            assert_false(w[i].refused);
         }
         if (done == BOTS)
             return;
@@ -291,7 +310,7 @@ static void race_rooms(const char *workers, char seq[ROOMS][SEQ_MAX])
     assert_int_equal(file_contains(srv.log, "rooms step on 2 threads"),
                      strcmp(workers, "2") == 0);
     static watched_bot w[BOTS];
-    bots_start(w, srv.port);
+    bots_start(w, BOTS, PER_ROOM, srv.port);
     bots_race(w, 420.0); /* about 60 s; far longer under a sanitizer */
     bots_check_and_destroy(w, workers);
     server_stop(&srv);
@@ -317,11 +336,174 @@ static void test_rooms_on_workers_keep_their_order(void **state)
     }
 }
 
+/* ------------------------------------------------------------- a flood */
+
+/* Two rooms of two AI bots on two workers; a spectator of room1 floods it
+ * from its own thread while they race. */
+#define FLOOD_ROOMS 2u
+#define FLOOD_PER_ROOM 2u
+#define FLOOD_BOTS (FLOOD_ROOMS * FLOOD_PER_ROOM)
+#define FLOOD_S 3
+#define FLOOD_BACKLOG 4096 /* packets the flooder keeps queued in its ENet */
+
+typedef struct flooder {
+    worker_thread w;
+    raw_client c;      /* the thread's alone while it runs */
+    uint64_t sent;     /* messages queued (the thread's until it is joined) */
+} flooder;
+
+/* A secure connection to room1 as a spectator, welcomed. */
+static void flooder_join(raw_client *c, uint16_t port)
+{
+    static rs_msg m;
+    assert_true(raw_client_open(c, port, NULL, NULL));
+    assert_true(raw_client_wait_secure(c, 3000));
+    memset(&m, 0, sizeof m);
+    m.type = RS_MSG_HELLO;
+    m.u.hello.protocol_version = RS_PROTO_VERSION;
+    m.u.hello.physics_version = RS_PHYSICS_VERSION;
+    m.u.hello.flags = RS_HELLO_SPECTATOR;
+    snprintf(m.u.hello.name, sizeof m.u.hello.name, "flooder");
+    snprintf(m.u.hello.room, sizeof m.u.hello.room, "room1");
+    raw_client_send(c, &m);
+    assert_true(raw_client_wait(c, RS_MSG_WELCOME, &m, 5000));
+}
+
+/* Keeps the flooder's ENet queue full of valid messages the room takes
+ * without a budget (DESYNC_REPORTs: reliable, channel 0) and PINGs
+ * (unreliable, channel 2), so they leave as fast as ENet sends them, and
+ * reads what comes back, until told to stop or disconnected. */
+static void *flood_thread(void *arg)
+{
+    flooder *f = arg;
+    rs_msg m;
+    uint64_t sent = 0;
+    while (!worker_stopping(&f->w) && !f->c.gone) {
+        while (enet_list_size(&f->c.peer->outgoingCommands) < FLOOD_BACKLOG) {
+            memset(&m, 0, sizeof m);
+            m.type = RS_MSG_DESYNC_REPORT;
+            m.u.desync_report.tick = sent;
+            raw_client_send(&f->c, &m);
+            memset(&m, 0, sizeof m);
+            m.type = RS_MSG_PING;
+            m.u.ping.id = (uint32_t)sent;
+            raw_client_send(&f->c, &m);
+            sent += 2;
+        }
+        while (!f->c.gone && raw_client_poll(&f->c, 0, &m))
+            ;
+    }
+    f->sent = sent;
+    return NULL;
+}
+
+static bool all_racing(const watched_bot *w, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!w[i].racing)
+            return false;
+    return true;
+}
+
+/* Turns of the bots for us microseconds. */
+static void bots_run(watched_bot *w, uint32_t n, int64_t us)
+{
+    for (int64_t t0 = rs_clock_us(), t = t0; t - t0 < us; t = rs_clock_us()) {
+        for (uint32_t i = 0; i < n; i++)
+            bot_turn(&w[i], t);
+        rs_sleep_us(1000);
+    }
+}
+
+static void test_a_flood_into_a_room_on_a_worker_leaves_the_race_alone(void **state)
+{
+    (void)state;
+    const char *const args[] = {"--rooms", "2",
+                                "--track", RS_DATA_DIR "/tracks/oval.json",
+                                "--laps", "50",
+                                "--max-players", "2",
+                                "--start-players", "2",
+                                "--lobby-s", "60",
+                                "--log-format", "json",
+                                "--stats-interval", "1",
+                                "--max-per-address", "16",
+                                "--workers", "2",
+                                NULL};
+    server_proc srv;
+    server_start(&srv, false, args);
+    assert_true(file_contains(srv.log, "rooms step on 2 threads"));
+    static watched_bot w[FLOOD_BOTS];
+    bots_start(w, FLOOD_BOTS, FLOOD_PER_ROOM, srv.port);
+    int64_t deadline = rs_clock_us() + 120000000;
+    while (!all_racing(w, FLOOD_BOTS)) {
+        assert_true(rs_clock_us() < deadline);
+        bots_run(w, FLOOD_BOTS, 1000);
+    }
+    for (uint32_t i = 0; i < FLOOD_BOTS; i++)
+        w[i].msg_gap_max_us = 0; /* what counts is the flood's time */
+
+    static flooder f;
+    memset(&f, 0, sizeof f);
+    flooder_join(&f.c, srv.port);
+    worker_init(&f.w);
+    assert_true(worker_start(&f.w, flood_thread, &f, "flooder"));
+    bots_run(w, FLOOD_BOTS, FLOOD_S * 1000000);
+    worker_finish(&f.w);
+    /* Closed for overflowing its room's inbox (nothing else closes it): a
+     * close at the flood's last moment may still be on its way. */
+    bool closed = file_contains(srv.log, "more messages at once than its room's inbox holds");
+    static rs_msg m;
+    for (int64_t until = rs_clock_us() + 5000000; closed && !f.c.gone && rs_clock_us() < until;) {
+        raw_client_poll(&f.c, 0, &m);
+        bots_run(w, FLOOD_BOTS, 1000);
+    }
+    print_message("[flood] %llu messages queued; the flooder %s\n", (unsigned long long)f.sent,
+                  f.c.gone ? "was closed for overflowing an inbox" : "is still connected");
+    assert_int_equal(f.c.gone, closed);
+
+    /* The well-behaved bots raced on, in sync and (outside sanitizers)
+     * never half a second without a word from the server. */
+    int64_t t = rs_clock_us();
+    for (uint32_t i = 0; i < FLOOD_BOTS; i++) {
+        rs_client *c = rs_bot_client(w[i].bot);
+        rs_client_stats st;
+        rs_client_get_stats(c, t, &st);
+        print_message("[flood] bot %u: desyncs %llu, longest silence %.0f ms\n", (unsigned)i + 1,
+                      (unsigned long long)st.desyncs, (double)w[i].msg_gap_max_us / 1000.0);
+        assert_int_equal(rs_client_get_state(c), RS_CLIENT_CONNECTED);
+        assert_true(w[i].racing);
+        assert_int_equal(st.desyncs, 0);
+#if !UNDER_SANITIZER
+        assert_true(w[i].msg_gap_max_us < 500000);
+#endif
+        rs_bot_disconnect(w[i].bot, t);
+    }
+    bots_run(w, FLOOD_BOTS, 200000); /* let the BYEs leave */
+    for (uint32_t i = 0; i < FLOOD_BOTS; i++)
+        rs_bot_destroy(w[i].bot);
+    raw_client_close(&f.c);
+
+    server_stop(&srv); /* it was up all along: it stops cleanly */
+    /* The flood was turned away: its PINGs over the room's budget, its
+     * messages over the inbox's cap while the room was on a worker. */
+    int64_t refused =
+        sum_json_number(srv.log, "dropped") + sum_json_number(srv.log, "rate_limited");
+    print_message("[flood] %lld messages dropped or over a budget\n", (long long)refused);
+    assert_true(refused > 0);
+    server_cleanup(&srv);
+}
+
 int main(void)
 {
+    /* RS_WORKERS_ONLY=pattern runs only the matching tests (for debugging). */
+    const char *only = getenv("RS_WORKERS_ONLY");
+    if (only && *only)
+        cmocka_set_test_filter(only);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_slow_room_holds_up_no_other_room),
         cmocka_unit_test_teardown(test_rooms_on_workers_keep_their_order, server_kill_leftover),
+        cmocka_unit_test_teardown(test_a_flood_into_a_room_on_a_worker_leaves_the_race_alone,
+                                  server_kill_leftover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

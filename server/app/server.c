@@ -89,6 +89,7 @@ typedef struct srv_peer {
     int32_t room;             /* index into rooms, -1 before HELLO */
     int64_t connected_us;
     uint32_t pre_hello_drops;
+    bool closing;             /* closed as abusive (close_abusive): its messages are dropped */
 } srv_peer;
 
 struct rs_server {
@@ -120,7 +121,8 @@ struct rs_server {
     uint64_t db_failures_logged;  /* services' db_errors + records_failed already logged */
     bool shut_down;
     /* Counters and the stats interval. */
-    uint64_t dropped;             /* pre-HELLO junk, HELLOs naming no room */
+    uint64_t dropped;             /* pre-HELLO junk, HELLOs naming no room, messages of
+                                     closed peers and over an away room's inbox cap */
     uint64_t dropped_reported;
     rs_net_stats net_reported;    /* the transport's counters at the last stats line */
     srv_samples tick_ms;          /* per-tick times of this interval, all rooms */
@@ -679,6 +681,19 @@ static void log_safe(char *s)
             *s = '?';
 }
 
+/* Closes a connection that broke the rules (why says which, for the log):
+ * ENet says goodbye once its queued packets are out, its DISCONNECT reaches
+ * its room as any other, and what it sends until then is dropped and
+ * counted. */
+static void close_abusive(rs_server *srv, srv_peer *p, const char *why)
+{
+    char addr[32];
+    rs_net_peer_address(srv->net, p->id, addr, sizeof addr);
+    rs_logf(RS_LOG_INFO, "%s: closed: %s", addr, why);
+    p->closing = true;
+    rs_net_disconnect_later(srv->net, p->id);
+}
+
 /* The first message of a connection picks its room. */
 static void route_first(rs_server *srv, srv_peer *p, const rs_net_event *ev, int64_t now)
 {
@@ -721,9 +736,9 @@ static void route_first(rs_server *srv, srv_peer *p, const rs_net_event *ev, int
                 rs_proto_status_str(ps));
         srv->dropped++;
         if (++p->pre_hello_drops > PRE_HELLO_DROP_LIMIT) {
-            rs_logf(RS_LOG_INFO, "%s: closed: %u messages before HELLO", addr,
-                   (unsigned)p->pre_hello_drops);
-            rs_net_disconnect_later(srv->net, p->id);
+            char why[64];
+            snprintf(why, sizeof why, "%u messages before HELLO", (unsigned)p->pre_hello_drops);
+            close_abusive(srv, p, why);
         }
         return;
     }
@@ -746,13 +761,16 @@ static void handle_event(rs_server *srv, const rs_net_event *ev, int64_t now)
         p->room = -1;
         p->connected_us = now;
         p->pre_hello_drops = 0;
+        p->closing = false;
         rs_services_peer_connected(srv->services, ev->peer, ev->address);
         rs_logf(RS_LOG_INFO, "%s: connected (peer %u)", ev->address, (unsigned)ev->peer);
         break;
     case RS_NET_EVENT_RECEIVE:
         if (!(p = find_peer(srv, ev->peer)))
             break;
-        if (p->room >= 0)
+        if (p->closing)
+            srv->dropped++; /* on its way out: nothing it sends counts */
+        else if (p->room >= 0)
             deliver(srv, (uint32_t)p->room, SRV_IN_RECEIVE, p->id, ev->channel, ev->data,
                     ev->len, now);
         else
@@ -1049,15 +1067,33 @@ static void bring_rooms_home(rs_server *srv)
 }
 
 /* A connection, message or disconnection for room i: at once when the
- * room is home, else kept for it (room_inbox.h). */
+ * room is home, else kept for it (room_inbox.h). Over the inbox's cap an
+ * unreliable message is lost like a datagram; a reliable one breaks its
+ * stream (ENet acknowledged it), so the peer that flooded the inbox is
+ * closed. */
 static void deliver(rs_server *srv, uint32_t i, uint8_t op, uint32_t peer, uint8_t channel,
                     const uint8_t *data, size_t len, int64_t now)
 {
     srv_room *sr = &srv->rooms[i];
-    if (!sr->away)
+    if (!sr->away) {
         srv_inbound_apply(sr->room, op, peer, channel, data, len, now);
-    else if (!srv_inbox_push(&sr->inbox, op, peer, channel, data, len, now))
-        srv->dropped++; /* out of memory: lost like a datagram */
+        return;
+    }
+    srv_inbox_overflow ov;
+    switch (srv_inbox_push(&sr->inbox, op, peer, channel, data, len, now, &ov)) {
+    case SRV_INBOX_KEPT:
+        break;
+    case SRV_INBOX_DROPPED:
+        srv->dropped++;
+        break;
+    case SRV_INBOX_OVERFLOW: {
+        srv->dropped += ov.dropped;
+        srv_peer *p = find_peer(srv, ov.peer); /* NULL: gone already, its DISCONNECT kept */
+        if (p && !p->closing)
+            close_abusive(srv, p, "more messages at once than its room's inbox holds");
+        break;
+    }
+    }
 }
 
 /* The room workers, when they can help: more than one thread asked for
