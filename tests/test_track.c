@@ -20,6 +20,7 @@
 #include "detmath.h"
 #include "racesim/track.h"
 #include "test_assert.h"
+#include "test_fixtures.h"
 #include "track_internal.h"
 
 /* --------------------------------------------------------------- the box */
@@ -338,6 +339,16 @@ static void test_ground_finds_the_same_segment_as_a_full_search(void **state)
     check_against_brute_force(t, -100.0, -100.0, 100.0, 100.0);
     rs_track_destroy(t);
     free(json);
+    /* A real circuit's corners, kerbs and close straights, over its whole
+     * extent and 20 m beyond. */
+    t = fixture_track("technical");
+    double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+    for (uint32_t i = 0; i < t->n; i++) {
+        lo[0] = rs_min(lo[0], t->node[i].x), hi[0] = rs_max(hi[0], t->node[i].x);
+        lo[1] = rs_min(lo[1], t->node[i].y), hi[1] = rs_max(hi[1], t->node[i].y);
+    }
+    check_against_brute_force(t, lo[0] - 20.0, lo[1] - 20.0, hi[0] + 20.0, hi[1] + 20.0);
+    rs_track_destroy(t);
 }
 
 static void test_locate_gives_station_offset_and_heading(void **state)
