@@ -1071,6 +1071,69 @@ static void test_an_impaired_race_stays_in_sync_with_inputs_in_time(void **state
     harness_destroy(h);
 }
 
+/* On a lossy route a retransmitted packet now and then holds up its reliable
+ * channel for seconds, so a player may hear of the countdown only after
+ * lights out (seen in the integration test: 4.2 s late). It builds the
+ * world of tick 0 while the room is hundreds of ticks further on, and its
+ * present cannot run more than max_lead_ticks ahead of what it has
+ * confirmed: until it catches up its inputs are late however its clock
+ * runs. That lateness must not push its clock ahead (the clock was right),
+ * and a snapshot brings it up to date sooner than repairs do. Afterwards
+ * it races like the others: a present just ahead of the room, its inputs
+ * in time. */
+static void test_a_countdown_heard_late_costs_a_moment_not_the_race(void **state)
+{
+    scene *s = *state;
+    harness_impair imp = {
+        .loss = 0.10, .delay_us = 75000, .jitter_us = 20000, .dup = 0.01, .seed = 4242};
+    harness *h = open_room(s, 2, &imp);
+    add(h, "ontime", HARNESS_AI);
+    uint32_t late = add(h, "late", HARNESS_AI);
+    int64_t give_up = harness_now(h) + 10 * 1000000LL;
+    while (rs_client_get_state(harness_client(h, late)) != RS_CLIENT_CONNECTED &&
+           harness_now(h) < give_up)
+        harness_step(h, 2000);
+    assert_int_equal(rs_client_get_state(harness_client(h, late)), RS_CLIENT_CONNECTED);
+    /* The countdown is 2 s: RACE_STATE reaches the late player 3 s after
+     * lights out, when the room is at tick 300. */
+    harness_client_stall(h, late, RS_CH_CONTROL, harness_now(h) + 5 * 1000000LL);
+    rs_room_stats rst;
+    uint32_t late_by_1000 = 0;
+    int64_t end = harness_now(h) + 60 * 1000000LL;
+    do {
+        harness_step(h, 2000);
+        rst = room_stats(h);
+        if (rst.tick <= 1000)
+            late_by_1000 = client_stats(h, late).late_inputs;
+    } while (rst.tick < 2000 && harness_now(h) < end);
+    assert_int_equal(rst.phase, RS_PHASE_RACE);
+    for (uint32_t i = 0; i < 2; i++) {
+        rs_client_stats st = client_stats(h, i);
+        printf("[heard late] %s: hashes %llu, desyncs %llu, worlds %llu, lead %d ms (target "
+               "%.0f), rollbacks %llu depth p50/p99/max %u/%u/%u, late %u (%u by tick 1000), "
+               "confirmed %llu present %llu, room %llu\n",
+               i == late ? "late" : "on time", (unsigned long long)st.hashes_checked,
+               (unsigned long long)st.desyncs, (unsigned long long)st.snapshots,
+               st.input_lead_ms, st.target_lead_ms, (unsigned long long)st.rollbacks,
+               st.depth_p50, st.depth_p99, st.depth_max, st.late_inputs,
+               i == late ? late_by_1000 : 0, (unsigned long long)st.confirmed_tick,
+               (unsigned long long)st.present_tick, (unsigned long long)rst.tick);
+        assert_int_equal(st.desyncs, 0);
+        /* Racing normally by the end: a present a lead ahead of the room
+         * (under 30 ticks: half a second), rollbacks as deep as the route. */
+        assert_true(st.present_tick > rst.tick);
+        assert_true(st.present_tick < rst.tick + 30);
+        assert_true(st.depth_p50 < 40);
+    }
+    /* Late for at most a second after the world was built (it asked for a
+     * snapshot of the room's present), and never again. */
+    rs_client_stats st = client_stats(h, late);
+    assert_true(st.snapshots >= 2);
+    assert_true(late_by_1000 <= 60);
+    assert_int_equal(st.late_inputs, late_by_1000);
+    harness_destroy(h);
+}
+
 /* ------------------------------------------- a tiny ENet server for tests */
 
 /* Serves one room over ENet on 127.0.0.1 through the server's own adapter
@@ -1488,6 +1551,7 @@ int main(void)
         cmocka_unit_test(test_desync_is_reported_and_repaired_by_a_snapshot),
         cmocka_unit_test(test_a_lossy_link_is_measured_and_survived),
         cmocka_unit_test(test_an_impaired_race_stays_in_sync_with_inputs_in_time),
+        cmocka_unit_test(test_a_countdown_heard_late_costs_a_moment_not_the_race),
         cmocka_unit_test(test_connect_times_out_without_a_server),
         cmocka_unit_test(test_bots_connect_over_enet_with_the_cookie),
         cmocka_unit_test(test_the_server_key_is_pinned_or_remembered),

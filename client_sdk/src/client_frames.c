@@ -349,6 +349,15 @@ static void keep_lead(rs_client *c, int64_t now_us, double hz)
     if (!c->lead_known)
         return;
     double err = c->lead_ms - c->target_lead_ms;
+    if (err < 0 && (c->held || now_us < c->held_feedback_us)) {
+        /* Late because the present was held back, not because the clock
+         * is behind: jumping or hurrying would only push the clock further
+         * ahead of the room each second the hold lasts, to be walked back
+         * at a fifth of real time once it ends (seen: three seconds ahead
+         * for a whole race). */
+        c->rate = 1.0;
+        return;
+    }
     if (err < -100 && now_us >= c->jump_hold_us) {
         /* Far too late (a changed route, a bad first guess): jump ahead,
          * then let the smoothed feedback catch up before judging again.
@@ -395,8 +404,22 @@ void rs_client__drive(rs_client *c, int64_t now_us)
     uint64_t target = c->clock_tick > 0 ? (uint64_t)c->clock_tick : 0;
     uint64_t confirmed = rs_client__confirmed(c);
     uint64_t window = c->cfg.max_lead_ticks > 10 ? c->cfg.max_lead_ticks - 10 : 1;
-    if (target > confirmed + window)
+    c->held = target > confirmed + window;
+    if (c->held) {
+        /* The present may not run further ahead of the confirmed tick than
+         * the prediction's window: seconds of ticks are missing (a world
+         * built after lights out, a long outage), and until they are here
+         * this client's inputs reach the room late whatever its clock
+         * says. A snapshot of the room's present ends that sooner than
+         * repairs, which gain a tick or two per tick. The FRAMEs' lead
+         * stays suspect until inputs sent after the hold have been
+         * measured: a round trip, plus a second for the room's average
+         * (a sixteenth per input) to forget seconds of lateness. */
         target = confirmed + window;
+        if (c->cfg.snapshot_policy == RS_CLIENT_SNAP_ON_DESYNC)
+            rs_client__request_snapshot(c, RS_SNAP_BEHIND, now_us);
+        c->held_feedback_us = now_us + (int64_t)(c->rtt_ms * 1000.0) + 1000000;
+    }
     uint64_t present = rs_client__present(c);
     bool stepped = false;
     if (!c->pred) {
@@ -467,6 +490,8 @@ int64_t rs_client_next_due_us(const rs_client *c, int64_t now_us)
 {
     if (!c || !rs_client__has_world(c) || !c->calibrated || c->welcome.tick_hz == 0)
         return now_us + 1000;
+    if (c->held)
+        return now_us + (int64_t)(1e6 / c->welcome.tick_hz); /* until FRAMEs come */
     double ahead = (double)rs_client__present(c) + 1.0 - c->clock_tick;
     if (ahead <= 0)
         return now_us;

@@ -110,6 +110,8 @@ struct rs_client {
     bool lead_known;
     double target_lead_ms;
     int64_t jump_hold_us;
+    bool held;                   /* the present waits for confirmed ticks, not the clock */
+    int64_t held_feedback_us;    /* until then, FRAMEs' lead may still be of held inputs */
     int64_t backlog_next_us;
     int64_t input_sent_us;    /* when the last INPUT went out (keep-alive while stalled) */
     uint64_t input_sent_present; /* the present tick when it went out */

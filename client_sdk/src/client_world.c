@@ -58,6 +58,7 @@ void rs_client__world_reset(rs_client *c)
     c->car_count = 0;
     c->calibrated = false;
     c->lead_known = false;
+    c->held = false;
     c->input_ack = 0;
     memset(c->hist_tick, 0, sizeof c->hist_tick);
     memset(c->pend_tick, 0, sizeof c->pend_tick);

@@ -37,6 +37,7 @@ typedef struct link_pkt {
 /* One direction of one channel of a connection. */
 typedef struct stream {
     int64_t last_reliable_at_us; /* reliable packets never overtake each other */
+    int64_t stalled_until_us;    /* reliable packets sent before this arrive at it */
     uint32_t burst_left;         /* unreliable packets still to lose in a burst */
 } stream;
 
@@ -172,6 +173,10 @@ static void link_send(harness *h, hclient *c, bool to_room, uint8_t channel, boo
     int copies = 1;
     if (!impair(h, s, reliable, &at, &copies))
         return;
+    if (reliable && at < s->stalled_until_us) {
+        at = s->stalled_until_us;
+        s->last_reliable_at_us = at;
+    }
     for (int k = 0; k < copies; k++) {
         link_pkt *p = link_push(h, c, to_room, at + k * 3000); /* a duplicate trails by 3 ms */
         p->channel = channel;
@@ -648,6 +653,13 @@ bool harness_client_linked(const harness *h, uint32_t i)
 {
     const hclient *c = client_at(h, i);
     return c->client_open && c->room_open;
+}
+
+void harness_client_stall(harness *h, uint32_t i, uint8_t channel, int64_t until_us)
+{
+    if (i >= h->n || channel >= RS_CH_COUNT || !rs_proto_channel_reliable(channel))
+        FAIL();
+    h->c[i]->down[channel].stalled_until_us = until_us;
 }
 
 void harness_client_tamper(harness *h, uint32_t i, harness_tamper_fn fn, void *ctx)

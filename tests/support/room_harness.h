@@ -132,6 +132,12 @@ void harness_client_rejoin(harness *h, uint32_t i, const rs_client_config *cfg);
 /* True while neither end has closed client i's connection. */
 bool harness_client_linked(const harness *h, uint32_t i);
 
+/* Reliable channel `channel` from the room to client i delivers nothing
+ * before until_us, then everything held, in order: a lost packet that ENet
+ * retransmits with a doubling timeout holds up its channel like this on a
+ * lossy route. */
+void harness_client_stall(harness *h, uint32_t i, uint8_t channel, int64_t until_us);
+
 /* fn (NULL: none) sees every packet the room sends to client i from now on. */
 void harness_client_tamper(harness *h, uint32_t i, harness_tamper_fn fn, void *ctx);
 
