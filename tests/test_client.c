@@ -1134,6 +1134,54 @@ static void test_a_countdown_heard_late_costs_a_moment_not_the_race(void **state
     harness_destroy(h);
 }
 
+/* The other way a present is held back: the room itself stops for four
+ * seconds (a server starved of CPU), catches up one and moves its schedule
+ * by the rest, so every client's clock is three seconds ahead of it and its
+ * present waits at the window. Nothing is missing then, and a snapshot would
+ * not help; an overloaded server that every client asked for tens of
+ * kilobytes at once fell over for good (docs/PERFORMANCE.md). So nobody
+ * asks, nothing desyncs, and the clocks walk back to the room. */
+static void test_a_stalled_room_costs_no_snapshots(void **state)
+{
+    scene *s = *state;
+    harness_impair imp = {.delay_us = 20000, .jitter_us = 2000, .seed = 7};
+    harness *h = open_room(s, 2, &imp);
+    add(h, "one", HARNESS_AI);
+    add(h, "two", HARNESS_AI);
+    rs_room_stats rst;
+    int64_t end = harness_now(h) + 60 * 1000000LL;
+    do {
+        harness_step(h, 2000);
+        rst = room_stats(h);
+    } while (rst.tick < 600 && harness_now(h) < end);
+    harness_room_pause(h, harness_now(h) + 4 * 1000000LL);
+    uint64_t resumed_at = 0;
+    do {
+        harness_step(h, 2000);
+        rst = room_stats(h);
+        if (!resumed_at && rst.tick > 600)
+            resumed_at = rst.tick;
+    } while (rst.tick < 2400 && harness_now(h) < end);
+    assert_int_equal(rst.phase, RS_PHASE_RACE);
+    assert_true(rst.ticks_skipped > 120); /* it did not make the stall up */
+    for (uint32_t i = 0; i < 2; i++) {
+        rs_client_stats st = client_stats(h, i);
+        printf("[stalled room] bot %u: worlds %llu, desyncs %llu, lead %d ms (target %.0f), "
+               "depth p50/p99/max %u/%u/%u, confirmed %llu present %llu, room %llu (skipped "
+               "%llu)\n",
+               i, (unsigned long long)st.snapshots, (unsigned long long)st.desyncs,
+               st.input_lead_ms, st.target_lead_ms, st.depth_p50, st.depth_p99, st.depth_max,
+               (unsigned long long)st.confirmed_tick, (unsigned long long)st.present_tick,
+               (unsigned long long)rst.tick, (unsigned long long)rst.ticks_skipped);
+        assert_int_equal(st.snapshots, 1);
+        assert_int_equal(st.desyncs, 0);
+        assert_int_equal(harness_client_events(h, i)->count[RS_CLIENT_EV_ERROR], 0);
+        assert_true(st.present_tick > rst.tick);
+        assert_true(st.present_tick < rst.tick + 30);
+    }
+    harness_destroy(h);
+}
+
 /* ------------------------------------------- a tiny ENet server for tests */
 
 /* Serves one room over ENet on 127.0.0.1 through the server's own adapter
@@ -1552,6 +1600,7 @@ int main(void)
         cmocka_unit_test(test_a_lossy_link_is_measured_and_survived),
         cmocka_unit_test(test_an_impaired_race_stays_in_sync_with_inputs_in_time),
         cmocka_unit_test(test_a_countdown_heard_late_costs_a_moment_not_the_race),
+        cmocka_unit_test(test_a_stalled_room_costs_no_snapshots),
         cmocka_unit_test(test_connect_times_out_without_a_server),
         cmocka_unit_test(test_bots_connect_over_enet_with_the_cookie),
         cmocka_unit_test(test_the_server_key_is_pinned_or_remembered),

@@ -407,16 +407,20 @@ void rs_client__drive(rs_client *c, int64_t now_us)
     c->held = target > confirmed + window;
     if (c->held) {
         /* The present may not run further ahead of the confirmed tick than
-         * the prediction's window: seconds of ticks are missing (a world
-         * built after lights out, a long outage), and until they are here
-         * this client's inputs reach the room late whatever its clock
-         * says. A snapshot of the room's present ends that sooner than
-         * repairs, which gain a tick or two per tick. The FRAMEs' lead
+         * the prediction's window. Either seconds of ticks are missing (a
+         * world built after lights out, a long outage), and until they are
+         * here this client's inputs reach the room late whatever its clock
+         * says; or the room itself runs that far behind the clock (an
+         * overloaded server), and FRAMEs end near the confirmed tick. In
+         * the first case a snapshot of the room's present ends it sooner
+         * than repairs, which gain a tick or two per tick; in the second it
+         * would only load the server further. Either way the FRAMEs' lead
          * stays suspect until inputs sent after the hold have been
-         * measured: a round trip, plus a second for the room's average
-         * (a sixteenth per input) to forget seconds of lateness. */
+         * measured: a round trip, plus a second for the room's average (a
+         * sixteenth per input) to forget seconds of lateness. */
         target = confirmed + window;
-        if (c->cfg.snapshot_policy == RS_CLIENT_SNAP_ON_DESYNC)
+        if (c->cfg.snapshot_policy == RS_CLIENT_SNAP_ON_DESYNC &&
+            c->loss_hi > confirmed + window / 2)
             rs_client__request_snapshot(c, RS_SNAP_BEHIND, now_us);
         c->held_feedback_us = now_us + (int64_t)(c->rtt_ms * 1000.0) + 1000000;
     }

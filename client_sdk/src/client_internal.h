@@ -119,7 +119,8 @@ struct rs_client {
     uint32_t late_inputs;
 
     /* loss estimate from the ticks FRAMEs end on */
-    uint64_t loss_hi, loss_win_start_hi, loss_win_frames;
+    uint64_t loss_hi; /* the newest tick a FRAME of this world ended on */
+    uint64_t loss_win_start_hi, loss_win_frames;
     uint32_t loss_step;          /* the usual spacing of FRAMEs' newest ticks */
     uint32_t loss_steps[9];      /* how often each spacing 1..8 was seen */
     int64_t loss_win_start_us;

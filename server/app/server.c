@@ -1168,6 +1168,12 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
             if (!atomic_load_explicit(&sr->done, memory_order_acquire))
                 continue; /* still on its worker: never waited for */
             take_back(srv, i);
+            /* What its update queued goes out now, before it may leave
+             * again: a room that is due whenever it comes back (a server
+             * running late) would otherwise never be home at the flush
+             * below, and its FRAMEs would pile up unsent (seen: 64 rooms
+             * sending nothing but ENet's acknowledgements). */
+            flush_room(srv, sr->room);
         }
         /* The room says when its next tick is due; in the lobby that is
          * always a period ahead, so the server keeps its own schedule. */

@@ -77,6 +77,7 @@ struct harness {
     int64_t now_us;
     uint64_t order;
     uint32_t next_peer;
+    int64_t room_paused_until_us; /* the room neither steps nor sends before this */
     link_pkt *q;                 /* in flight, in no particular order */
     size_t q_len, q_cap;
     link_pkt *due;               /* what one step delivers, out of the queue */
@@ -565,12 +566,19 @@ void harness_step(harness *h, int64_t step_us)
 {
     h->now_us += step_us;
     link_deliver_due(h);
-    rs_room_update(h->room, h->now_us);
-    room_output(h);
+    if (h->now_us >= h->room_paused_until_us) {
+        rs_room_update(h->room, h->now_us);
+        room_output(h);
+    }
     rs_room_stats rst;
     rs_room_get_stats(h->room, &rst);
     for (uint32_t i = 0; i < h->n; i++)
         client_update(h, h->c[i], rst.phase == RS_PHASE_RACE);
+}
+
+void harness_room_pause(harness *h, int64_t until_us)
+{
+    h->room_paused_until_us = until_us;
 }
 
 int64_t harness_now(const harness *h)

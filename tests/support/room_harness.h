@@ -106,6 +106,10 @@ uint32_t harness_add_client(harness *h, const rs_client_config *cfg, harness_dri
  * every client's update and events. */
 void harness_step(harness *h, int64_t step_us);
 
+/* The room neither steps nor sends until until_us (packets still reach
+ * it): a server starved of CPU. */
+void harness_room_pause(harness *h, int64_t until_us);
+
 int64_t harness_now(const harness *h);
 rs_room *harness_room(harness *h);
 
