@@ -363,24 +363,15 @@ static void collect(worker *w, int64_t now, agg *a)
 
 static void create_bot(worker *w, lt_bot *b, int64_t now);
 
-/* A bot waiting with no tick schedule yet (connecting, agreeing keys,
- * before its first snapshot): rs_client_next_due_us is then always a
- * millisecond ahead, but its socket says when the server speaks, so it is
- * looked at no more often than this (for its PINGs and ENet's timers). */
-#define IDLE_LOOK_US 10000
-
-/* Updates a bot and notes when it next has something to do. */
+/* Updates a bot and notes when it next has something to do: its socket
+ * wakes the worker for what the server sends, or, without epoll, it is
+ * looked at every millisecond. */
 static void update_bot(lt_bot *b, int64_t now)
 {
     rs_bot_update(b->sdk, now);
-    rs_client *c = rs_bot_client(b->sdk);
-    b->due_us = rs_client_next_due_us(c, now);
-    if (b->watched && b->due_us - now <= 1000) {
-        rs_client_stats st;
-        rs_client_get_stats(c, now, &st);
-        if (st.snapshots == 0)
-            b->due_us = now + IDLE_LOOK_US;
-    }
+    b->due_us = rs_client_next_due_us(rs_bot_client(b->sdk), now);
+    if (!b->watched && b->due_us > now + 1000)
+        b->due_us = now + 1000;
 }
 
 /* A worker's loop: it sleeps in epoll until one of its bots' sockets is

@@ -1504,19 +1504,38 @@ static void test_connect_times_out_without_a_server(void **state)
                      RS_CLIENT_OK);
     rs_client_event ev;
     bool disconnected = false;
+    /* Updated only when it says it is due (nothing will be readable): the
+     * cookie requests every 250 ms and the timeout, a handful of updates,
+     * not one a millisecond. */
+    uint32_t updates = 0;
     while (!disconnected && rs_clock_us() - t0 < 3000000) {
-        rs_client_update(c, rs_clock_us());
+        int64_t now = rs_clock_us();
+        rs_client_update(c, now);
+        updates++;
         while (rs_client_poll_event(c, &ev))
             if (ev.type == RS_CLIENT_EV_DISCONNECTED) {
                 disconnected = true;
                 assert_int_equal(ev.u.disconnected.reason, RS_REASON_TIMEOUT);
             }
-        rs_sleep_us((int64_t)(5) * 1000);
+        int64_t due = rs_client_next_due_us(c, now);
+        assert_true(due >= now);
+        assert_true(due <= t0 + 300000 + 2000 || disconnected); /* never past the timeout */
+        rs_sleep_us(due - rs_clock_us());
     }
     assert_true(disconnected);
     assert_true(rs_clock_us() - t0 < 1500000);
+    printf("[connect timeout] %u updates until the 300 ms timeout\n", updates);
+    assert_true(updates <= 10);
     rs_client_destroy(c);
     enet_host_destroy(mute);
+
+    /* A custom transport whose link never comes up has only the connect
+     * timeout to keep. */
+    rs_client_transport t = {NULL, send_nothing, NULL};
+    assert_int_equal(rs_client_create_custom(&cfg, &t, 1000, &c, NULL, 0), RS_CLIENT_OK);
+    rs_client_update(c, 2000);
+    assert_int_equal(rs_client_next_due_us(c, 2000), 1000 + 300000);
+    rs_client_destroy(c);
 }
 
 /* examples/minimal.c, built as example_minimal, against a room served

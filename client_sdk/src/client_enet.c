@@ -333,6 +333,39 @@ void rs_client__enet_destroy(rs_client *c)
     c->enet = NULL;
 }
 
+/* When ENet next has something to do without being spoken to: resend the
+ * cookie request, retransmit a reliable packet (and judge the link dead),
+ * or ping an idle peer. Its other timers only matter with bandwidth limits,
+ * which the client does not set; anything received wakes the caller
+ * through the socket. ENet counts whole milliseconds on its own clock, so
+ * a wait is measured from enet_time_get and rounded up. */
+int64_t rs_client__enet_next_us(const rs_client *c, int64_t now_us)
+{
+    const rs_client_enet *e = c->enet;
+    int64_t due = INT64_MAX;
+    if (!e || !e->host)
+        return due;
+    if (c->state == RS_CLIENT_CONNECTING && !e->connect_sent && !e->have_cookie)
+        due = e->next_request_us;
+    const ENetPeer *p = e->peer;
+    if (!p || p->state == ENET_PEER_STATE_DISCONNECTED || p->state == ENET_PEER_STATE_ZOMBIE)
+        return due;
+    enet_uint32 t = enet_time_get();
+    int32_t wait_ms = INT32_MAX;
+    if (!enet_list_empty(&p->sentReliableCommands))
+        wait_ms = (int32_t)(p->nextTimeout - t); /* anything queued waits for its acks */
+    else if (!enet_list_empty(&p->outgoingCommands) || !enet_list_empty(&p->acknowledgements))
+        return now_us; /* queued, not yet on the wire */
+    else if (p->state == ENET_PEER_STATE_CONNECTED)
+        wait_ms = (int32_t)(p->lastReceiveTime + p->pingInterval - t);
+    if (wait_ms != INT32_MAX) {
+        int64_t at = now_us + (wait_ms > 0 ? (int64_t)wait_ms * 1000 + 1000 : 0);
+        if (at < due)
+            due = at;
+    }
+    return due;
+}
+
 int rs_client__enet_fd(const rs_client *c)
 {
     const rs_client_enet *e = c->enet;

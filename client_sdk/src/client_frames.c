@@ -490,10 +490,12 @@ void rs_client__drive(rs_client *c, int64_t now_us)
         after_predict(c, rs_predict_advance_to(c->pred, present), now_us);
 }
 
-int64_t rs_client_next_due_us(const rs_client *c, int64_t now_us)
+/* When the next predicted tick is due, or INT64_MAX: none is scheduled
+ * (no world yet, the clock not calibrated). */
+static int64_t next_tick_us(const rs_client *c, int64_t now_us)
 {
-    if (!c || !rs_client__has_world(c) || !c->calibrated || c->welcome.tick_hz == 0)
-        return now_us + 1000;
+    if (!rs_client__has_world(c) || !c->calibrated || c->welcome.tick_hz == 0)
+        return INT64_MAX;
     if (c->held)
         return now_us + (int64_t)(1e6 / c->welcome.tick_hz); /* until FRAMEs come */
     double ahead = (double)rs_client__present(c) + 1.0 - c->clock_tick;
@@ -501,4 +503,35 @@ int64_t rs_client_next_due_us(const rs_client *c, int64_t now_us)
         return now_us;
     double rate = c->rate > 0.1 ? c->rate : 0.1;
     return now_us + (int64_t)(ahead / (c->welcome.tick_hz * rate) * 1e6);
+}
+
+/* The earliest of everything an update does on its own clock: the next
+ * tick, the next PING, the connect or silence timeout, and the transport's
+ * timers (ENet's retransmissions and pings, the cookie request). What
+ * arrives is the socket's to announce. Without any, a second: a caller may
+ * look at a closed client now and then. */
+int64_t rs_client_next_due_us(const rs_client *c, int64_t now_us)
+{
+    if (!c)
+        return now_us + 1000000;
+    int64_t due = now_us + 1000000;
+    int64_t t = INT64_MAX;
+    if (c->state == RS_CLIENT_CONNECTING)
+        t = c->created_us + (int64_t)c->cfg.connect_timeout_ms * 1000;
+    else if (c->state == RS_CLIENT_CONNECTED) {
+        t = c->last_heard_us + (int64_t)c->cfg.timeout_ms * 1000;
+        if (c->next_ping_us < t)
+            t = c->next_ping_us;
+        int64_t tick = next_tick_us(c, now_us);
+        if (tick < t)
+            t = tick;
+    }
+    if (t < due)
+        due = t;
+    if (!c->custom) {
+        t = rs_client__enet_next_us(c, now_us);
+        if (t < due)
+            due = t;
+    }
+    return due < now_us ? now_us : due;
 }

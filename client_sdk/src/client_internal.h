@@ -220,5 +220,6 @@ void rs_client__enet_close(rs_client *c);
 void rs_client__enet_destroy(rs_client *c);
 void rs_client__enet_wire(const rs_client *c, rs_client_stats *out);
 int rs_client__enet_fd(const rs_client *c);
+int64_t rs_client__enet_next_us(const rs_client *c, int64_t now_us);
 
 #endif

@@ -361,8 +361,12 @@ void rs_client_destroy(rs_client *c);
  * rendered frame, or every millisecond or two in a headless loop). */
 void rs_client_update(rs_client *c, int64_t now_us);
 
-/* When the next predicted tick is due, on the caller's clock (now_us + a
- * little when none is scheduled): for headless loops that sleep. */
+/* When rs_client_update next has something to do on its own, on the
+ * caller's clock (never before now_us): the next predicted tick, else the
+ * next PING, a connect or silence timeout, or the transport's timers
+ * (ENet's retransmissions and keep-alive pings). What the server sends is
+ * not in it: a loop that sleeps until then must also wake when the socket
+ * is readable (rs_client_fd). For headless loops that sleep. */
 int64_t rs_client_next_due_us(const rs_client *c, int64_t now_us);
 
 /* The UDP socket the client speaks through (a POSIX descriptor), or -1:
