@@ -498,6 +498,7 @@ struct options {
     const char *server_log;
     const char *http;        /* raceserver --http ADDR:PORT, or NULL */
     const char *workers;     /* raceserver --workers N, or NULL (the server's default) */
+    const char *overload;    /* raceserver --overload-late-ms MS, or NULL (its default) */
     uint32_t join_rate; /* bots started per second */
     uint32_t input_interval; /* rs_client_config.input_interval_ticks */
 };
@@ -533,7 +534,7 @@ static void usage(FILE *f)
                "                [--tick-hz 60] [--threads N] [--warmup-s 2] [--join-timeout-s 60] "
                "[--join-rate 50]\n"
                "                [--server-log FILE] [--driver light|ai] [--input-interval 2]\n"
-               "                [--http ADDR:PORT] [--workers N]\n"
+               "                [--http ADDR:PORT] [--workers N] [--overload-late-ms MS]\n"
                "Runs R rooms of light bots against a raceserver child process and prints one\n"
                "JSON object (docs/PERFORMANCE.md, \"Load test\").\n");
 }
@@ -563,6 +564,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"--driver", NULL, 0, 0, &driver},
         {"--http", NULL, 0, 0, &o->http},
         {"--workers", NULL, 0, 0, &o->workers},
+        {"--overload-late-ms", NULL, 0, 0, &o->overload},
     };
     int rc = rs_cli_parse_opts("loadtest", argc, argv, opts, sizeof opts / sizeof opts[0], usage);
     if (rc >= 0)
@@ -680,9 +682,10 @@ static bool launch_server(run *r)
     if (o->server_log && !(r->lg.copy = fopen(o->server_log, "w")))
         return fail(r, "cannot write the server log");
     char s_rooms[16], s_bots[16], s_clients[16], s_max_clients[16], s_port[16], s_hz[16];
-    char s_http[80], s_workers[16];
+    char s_http[80], s_workers[16], s_overload[16];
     snprintf(s_http, sizeof s_http, "%s", o->http ? o->http : "");
     snprintf(s_workers, sizeof s_workers, "%s", o->workers ? o->workers : "");
+    snprintf(s_overload, sizeof s_overload, "%s", o->overload ? o->overload : "");
     snprintf(s_rooms, sizeof s_rooms, "%u", o->rooms);
     snprintf(s_bots, sizeof s_bots, "%u", o->bots_per_room);
     snprintf(s_clients, sizeof s_clients, "%u", o->rooms * o->bots_per_room);
@@ -692,7 +695,7 @@ static bool launch_server(run *r)
     snprintf(s_hz, sizeof s_hz, "%u", o->tick_hz);
     /* raceserver's command line (docs/RACESERVER.md), one option and its
      * value per line. */
-    char *sargv[32] = {r->opt.server,
+    char *sargv[48] = {r->opt.server,
                        "--rooms", s_rooms,
                        "--max-players", s_bots,
                        "--start-players", s_bots,
@@ -722,6 +725,10 @@ static bool launch_server(run *r)
     if (o->workers) { /* the room workers (docs/RACESERVER.md, "Threads") */
         sargv[n++] = "--workers";
         sargv[n++] = s_workers;
+    }
+    if (o->overload) { /* shedding newcomers (docs/RACESERVER.md, "Overload") */
+        sargv[n++] = "--overload-late-ms";
+        sargv[n++] = s_overload;
     }
     sargv[n] = NULL;
     r->pid = start_server(o->server, sargv, &r->lg.fd);

@@ -1023,6 +1023,14 @@ static void test_a_lossy_link_is_measured_and_survived(void **state)
     harness_destroy(h);
 }
 
+/* The route the SDK is held to (docs/CLIENT_SDK.md): 150 ms round trip,
+ * +-20 ms jitter, 10 % loss and 1 % duplication of unreliable packets. */
+static harness_impair impaired_route(uint64_t seed)
+{
+    return (harness_impair){
+        .loss = 0.10, .delay_us = 75000, .jitter_us = 20000, .dup = 0.01, .seed = seed};
+}
+
 /* The impaired network the SDK is held to (docs/CLIENT_SDK.md): 150 ms
  * round trip, +-20 ms jitter, 10 % loss and 1 % duplication of unreliable
  * packets; 2 AI bots race for about 35 s (lights out at 2 s). They stay in
@@ -1032,8 +1040,7 @@ static void test_a_lossy_link_is_measured_and_survived(void **state)
 static void test_an_impaired_race_stays_in_sync_with_inputs_in_time(void **state)
 {
     scene *s = *state;
-    harness_impair imp = {
-        .loss = 0.10, .delay_us = 75000, .jitter_us = 20000, .dup = 0.01, .seed = 99};
+    harness_impair imp = impaired_route(99);
     harness *h = open_room(s, 2, &imp);
     add(h, "imp1", HARNESS_AI);
     add(h, "imp2", HARNESS_AI);
@@ -1084,8 +1091,7 @@ static void test_an_impaired_race_stays_in_sync_with_inputs_in_time(void **state
 static void test_a_countdown_heard_late_costs_a_moment_not_the_race(void **state)
 {
     scene *s = *state;
-    harness_impair imp = {
-        .loss = 0.10, .delay_us = 75000, .jitter_us = 20000, .dup = 0.01, .seed = 4242};
+    harness_impair imp = impaired_route(4242);
     harness *h = open_room(s, 2, &imp);
     add(h, "ontime", HARNESS_AI);
     uint32_t late = add(h, "late", HARNESS_AI);

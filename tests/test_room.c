@@ -413,6 +413,44 @@ static void test_room_refuses_in_words_and_drops_garbage(void **state)
     rs_room_destroy(room);
 }
 
+/* A server shedding load closes its rooms to newcomers: a HELLO is
+ * refused with FULL and the server's words, the players already in stay,
+ * and once it opens again the next HELLO is welcome. */
+static void test_room_closed_to_newcomers_keeps_its_players(void **state)
+{
+    scene *s = *state;
+    rs_room_config cfg = room_config(s, 8);
+    cfg.start_players = 8;
+    rs_room *room = new_room(&cfg);
+    rs_msg m;
+    rs_room_connect(room, 1, 0);
+    hello(room, 1, RS_PROTO_VERSION, "alice", "");
+    assert_true(first_msg_for(room, 1, &m));
+    assert_int_equal(m.type, RS_MSG_WELCOME);
+
+    rs_room_set_open(room, false, "the server is overloaded: try again in a minute");
+    rs_room_connect(room, 2, 0);
+    hello(room, 2, RS_PROTO_VERSION, "bob", "");
+    assert_true(first_msg_for(room, 2, &m));
+    assert_int_equal(m.type, RS_MSG_REFUSE);
+    assert_int_equal(m.u.refuse.reason, RS_REASON_FULL);
+    assert_string_equal(m.u.refuse.text, "the server is overloaded: try again in a minute");
+    assert_closing_only(room, 2);
+    rs_room_disconnect(room, 2, 0);
+    rs_room_stats st;
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 1);
+
+    rs_room_set_open(room, true, NULL);
+    rs_room_connect(room, 3, 0);
+    hello(room, 3, RS_PROTO_VERSION, "bob", "");
+    assert_true(first_msg_for(room, 3, &m));
+    assert_int_equal(m.type, RS_MSG_WELCOME);
+    rs_room_get_stats(room, &st);
+    assert_int_equal(st.players, 2);
+    rs_room_destroy(room);
+}
+
 static void test_room_gives_a_rejoining_player_the_same_car(void **state)
 {
     scene *s = *state;
@@ -1640,6 +1678,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_room_refuses_in_words_and_drops_garbage),
+        cmocka_unit_test(test_room_closed_to_newcomers_keeps_its_players),
         cmocka_unit_test(test_room_serves_requests_and_controls_without_a_server),
         cmocka_unit_test(test_room_admits_a_pending_player_later_with_its_token),
         cmocka_unit_test(test_room_refuses_a_pending_player_later_in_the_hooks_words),

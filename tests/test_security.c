@@ -23,6 +23,10 @@
  *   quiet run (the 99th percentile of how late a tick begins, same server,
  *   quiet and loaded stretches in turn): the database work is on the
  *   services' own thread.
+ * - A server whose ticks run late for seconds (stopped with SIGSTOP for
+ *   400 ms of every 700) refuses a newcomer with FULL and says why, keeps
+ *   the player already racing, and takes newcomers again once its ticks
+ *   have run on time for five seconds.
  */
 #define _GNU_SOURCE /* memmem */
 
@@ -64,6 +68,7 @@ static const char *const server_args[] = {
 typedef struct player {
     rs_bot *bot;
     bool connected, disconnected, refused;
+    rs_msg_refuse refusal;   /* the REFUSE, when refused */
     char token[RS_PROTO_TOKEN_LEN + 1];
     uint32_t request;        /* the request waited for */
     bool replied;
@@ -82,6 +87,7 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
         break;
     case RS_CLIENT_EV_REFUSED:
         p->refused = true;
+        p->refusal = ev->u.refused;
         break;
     case RS_CLIENT_EV_DISCONNECTED:
         p->disconnected = true;
@@ -104,11 +110,12 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
     }
 }
 
-static void join(player *p, uint16_t port, const char *token, bool register_player)
+static void join_as(player *p, const char *name, uint16_t port, const char *token,
+                    bool register_player)
 {
     memset(p, 0, sizeof *p);
     rs_client_config cfg = rs_client_config_default();
-    cfg.name = PLAYER;
+    cfg.name = name;
     cfg.token = token;
     cfg.register_player = register_player;
     cfg.password = ROOM_PASSWORD;
@@ -117,6 +124,11 @@ static void join(player *p, uint16_t port, const char *token, bool register_play
                                    sizeof err),
                      RS_CLIENT_OK);
     rs_bot_set_event_fn(p->bot, on_event, p);
+}
+
+static void join(player *p, uint16_t port, const char *token, bool register_player)
+{
+    join_as(p, PLAYER, port, token, register_player);
 }
 
 /* Runs the player until done(p) or timeout_ms; true if done. */
@@ -755,9 +767,62 @@ static void test_requests_at_their_budget_leave_the_tick_alone(void **state)
     server_cleanup(&srv);
 }
 
+/* An overloaded server sheds newcomers and keeps its players racing
+ * (docs/RACESERVER.md, "Overload"). The overload is made with signals: the
+ * server is stopped for 400 ms of every 700 for about six seconds, so each
+ * second a third of its ticks start far more than 50 ms late, as on a
+ * machine with more rooms than cores. Then a newcomer is refused with FULL
+ * and the server's words while the player already racing stays connected;
+ * once the ticks have run on time for five seconds a newcomer is welcome. */
+static void test_an_overloaded_server_sheds_newcomers_and_keeps_its_players(void **state)
+{
+    (void)state;
+    server_proc srv;
+    server_start(&srv, false, server_args);
+    player racer;
+    join(&racer, srv.port, NULL, false);
+    assert_true(run_until(&racer, is_connected, 5000));
+    assert_true(racer.connected);
+    run_until(&racer, NULL, 3000); /* lobby and countdown: racing now */
+
+    for (int k = 0; k < 8; k++) {
+        assert_int_equal(kill(srv.pid, SIGSTOP), 0);
+        run_until(&racer, NULL, 400);
+        assert_int_equal(kill(srv.pid, SIGCONT), 0);
+        run_until(&racer, NULL, 300);
+    }
+    if (!file_contains(srv.log, "overload: for 3 s"))
+        server_dump_log(&srv);
+    assert_true(file_contains(srv.log, "overload: for 3 s"));
+
+    player late;
+    join_as(&late, "latecomer", srv.port, NULL, false);
+    assert_true(run_until(&late, is_connected, 5000));
+    assert_true(late.refused);
+    assert_int_equal(late.refusal.reason, RS_REASON_FULL);
+    assert_non_null(strstr(late.refusal.text, "overloaded"));
+    rs_bot_destroy(late.bot);
+
+    /* On time again: five calm seconds, and the room opens. */
+    run_until(&racer, NULL, 7000);
+    assert_true(file_contains(srv.log, "overload: the ticks run on time again"));
+    assert_false(racer.disconnected);
+    join_as(&late, "latecomer", srv.port, NULL, false);
+    assert_true(run_until(&late, is_connected, 5000));
+    assert_true(late.connected);
+    leave(&late);
+    leave(&racer);
+    server_stop(&srv);
+    server_cleanup(&srv);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
+    /* RS_SECURITY_ONLY=pattern runs only the matching tests (for debugging). */
+    const char *only = getenv("RS_SECURITY_ONLY");
+    if (only && *only)
+        cmocka_set_test_filter(only);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_secrets_never_travel_and_forgeries_never_land,
                                   server_kill_leftover),
@@ -766,6 +831,8 @@ int main(void)
         cmocka_unit_test_teardown(test_fragment_floods_stay_within_the_memory_bound,
                                   server_kill_leftover),
         cmocka_unit_test_teardown(test_requests_at_their_budget_leave_the_tick_alone,
+                                  server_kill_leftover),
+        cmocka_unit_test_teardown(test_an_overloaded_server_sheds_newcomers_and_keeps_its_players,
                                   server_kill_leftover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

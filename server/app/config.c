@@ -39,6 +39,7 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
     c->log_format = RS_LOG_TEXT;
     c->stats_interval_s = 10;
     c->workers = RS_CFG_WORKERS_AUTO;
+    c->overload_late_ms = 50;
     rs_cfg_copy(c->server_name, sizeof c->server_name, "raceserver");
     c->http_max_connections = 64;
     c->http_max_per_address = 8;
@@ -214,6 +215,8 @@ static int j_server_key(const jctx *j, rs_server_config *c, const cJSON *it)
         ok = j_u32(j, it, k, 0, 86400, &c->stats_interval_s);
     } else if (strcmp(k, "workers") == 0) {
         ok = j_u32(j, it, k, 0, RS_CFG_MAX_WORKERS, &c->workers);
+    } else if (strcmp(k, "overload_late_ms") == 0) {
+        ok = j_u32(j, it, k, 0, 60000, &c->overload_late_ms);
     } else if (strcmp(k, "http") == 0) {
         ok = cJSON_IsString(it) && rs_config_parse_http(it->valuestring, c->http_bind,
                                                         sizeof c->http_bind, &c->http_port);
@@ -409,6 +412,8 @@ void rs_config_usage(void)
         "  --stats-interval S     seconds between stats lines, 0..86400 (default 10; 0 = off)\n"
         "  --workers N            threads the rooms step on, 0..64 (default: one per core;\n"
         "                         0 or 1 = on the network thread)\n"
+        "  --overload-late-ms MS  refuse new players while ticks start this late, 0..60000\n"
+        "                         (default 50; 0 = never)\n"
         "  --http ADDR:PORT       serve the HTTP API, /metrics and the web page there\n"
         "                         (127.0.0.1:8080; [::1]:8080; :8080 = every address; off\n"
         "                         unless given; docs/HTTP.md)\n"
@@ -535,7 +540,7 @@ static bool takes_value(const char *a)
         "--config", "--port", "--bind", "--tick-hz", "--max-clients", "--rooms", "--track",
         "--car", "--password", "--admin-secret", "--db", "--key-file", "--max-per-address",
         "--guests", "--log-level", "--log-format",
-        "--stats-interval", "--workers", "--bots", "--http", "--web-root", "--results-dir",
+        "--stats-interval", "--workers", "--overload-late-ms", "--bots", "--http", "--web-root", "--results-dir",
         "--http-requests-per-s",
         "--http-max-per-address"};
     for (size_t k = 0; k < sizeof server_options / sizeof server_options[0]; k++)
@@ -618,6 +623,8 @@ static bool server_option(rs_server_config *c, cli_options *o, const char *a, co
             rs_errf(err, err_len, "--log-format: '%s' must be text or json", val);
     } else if (is_opt(a, "--workers")) {
         ok = arg_u32(a, val, 0, RS_CFG_MAX_WORKERS, &c->workers, err, err_len);
+    } else if (is_opt(a, "--overload-late-ms")) {
+        ok = arg_u32(a, val, 0, 60000, &c->overload_late_ms, err, err_len);
     } else if (is_opt(a, "--stats-interval")) {
         ok = arg_u32(a, val, 0, 86400, &c->stats_interval_s, err, err_len);
         o->stats_given = true;

@@ -120,6 +120,8 @@ typedef struct rs_server_config {
     uint32_t stats_interval_s;     /* 0 = no stats line */
     uint32_t workers;              /* threads the rooms step on: RS_CFG_WORKERS_AUTO (one per
                                       core), 0 or 1 = on the network thread, else 2..64 */
+    uint32_t overload_late_ms;     /* refuse new players while ticks start this late
+                                      (overload.h); 0 = never */
     rs_guest_policy guests;
     rs_cfg_room room_defaults;     /* what a room does not say */
     uint32_t room_count;           /* 1..RS_CFG_MAX_ROOMS */

@@ -24,6 +24,7 @@
 #include "server_http.h"
 #include "server_watch.h"
 #include "room_inbox.h"
+#include "overload.h"
 #include "room_pool.h"
 #include "racesim/protocol.h"
 #include "racesim/track.h"
@@ -80,6 +81,7 @@ typedef struct srv_room {
     rs_room_stats seen;       /* the network thread's last look at its stats */
     uint64_t last_dropped;    /* dropped_messages at the last stats line */
     uint64_t last_limited;    /* rate_limited at the last stats line */
+    bool closed;              /* network thread's: told rs_room_set_open(false) */
 } srv_room;
 
 /* One ENet connection as the server sees it. */
@@ -129,6 +131,7 @@ struct rs_server {
     srv_samples late_ms;          /* how late each room update began after its tick was due */
     int64_t stats_due_us, stats_from_us;
     int64_t housekeeping_us;
+    srv_overload overload;        /* shedding newcomers while ticks run late (overload.h) */
     /* the championships as the services read them (config_results.c) */
     rs_championship_def champs[RS_CFG_MAX_CHAMPIONSHIPS];
     const char *champ_rooms[RS_CFG_MAX_CHAMPIONSHIPS][16];
@@ -562,6 +565,9 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
     srv->stats_from_us = now;
     srv->stats_due_us = now + (int64_t)cfg->stats_interval_s * 1000000;
     srv->housekeeping_us = now + 1000000;
+    srv->overload.late_ms = cfg->overload_late_ms;
+    srv->overload.late_s = 3;
+    srv->overload.calm_s = 5;
     if (srv->http)
         srv_http_set_ready(srv->http, true);
     *out = srv;
@@ -943,6 +949,17 @@ static void log_db_failures(rs_server *srv)
 /* Once a second: close connections that never sent a HELLO. */
 static void housekeeping(rs_server *srv, int64_t now)
 {
+    if (srv_overload_second(&srv->overload)) {
+        if (srv->overload.shedding)
+            rs_logf(RS_LOG_WARN, "overload: for %u s over 1 %% of the ticks started more than "
+                                 "%u ms late; new players are refused until they run on time "
+                                 "for %u s",
+                    (unsigned)srv->overload.late_s, (unsigned)srv->overload.late_ms,
+                    (unsigned)srv->overload.calm_s);
+        else
+            rs_logf(RS_LOG_INFO, "overload: the ticks run on time again; new players are "
+                                 "welcome");
+    }
     for (uint32_t i = 0; i < srv->peer_cap; i++) {
         srv_peer *p = &srv->peers[i];
         if (p->id && p->room < 0 && now - p->connected_us > HELLO_TIMEOUT_US) {
@@ -1001,6 +1018,7 @@ static void record_update(rs_server *srv, uint32_t i)
     int64_t period_us = 1000000 / (int64_t)srv->cfg.tick_hz;
     for (uint64_t k = 0; k < stepped; k++) {
         int64_t late_us = sr->t0_us - sr->was_due_us - (int64_t)k * period_us;
+        srv_overload_tick(&srv->overload, late_us);
         record_sample(srv, &srv->late_ms, late_us > 0 ? (double)late_us / 1000.0 : 0.0);
         if (srv->http)
             srv_http_late(srv->http, late_us > 0 ? (double)late_us / 1e6 : 0.0);
@@ -1174,6 +1192,11 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
              * below, and its FRAMEs would pile up unsent (seen: 64 rooms
              * sending nothing but ENet's acknowledgements). */
             flush_room(srv, sr->room);
+        }
+        if (sr->closed != srv->overload.shedding) {
+            sr->closed = srv->overload.shedding;
+            rs_room_set_open(sr->room, !sr->closed,
+                             "the server is overloaded: try again in a minute");
         }
         /* The room says when its next tick is due; in the lobby that is
          * always a period ahead, so the server keeps its own schedule. */

@@ -500,6 +500,10 @@ static void on_hello(rs_room *room, room_peer *p, const rs_msg_hello *h)
     strcpy(p->name, h->name);
     p->hello_flags = h->flags;
     p->car_hash = h->car_hash;
+    if (room->closed) {
+        rs_room__refuse(room, p, RS_REASON_FULL, room->closed_why);
+        return;
+    }
     if (!hello_fits(room, p, h))
         return;
     p->state = PEER_ADMITTING;
@@ -533,6 +537,15 @@ bool rs_room_admit(rs_room *room, uint32_t peer, int64_t player_id, const char *
     }
     admit_now(room, p, player_id, token);
     return true;
+}
+
+void rs_room_set_open(rs_room *room, bool open, const char *why)
+{
+    if (!room)
+        return;
+    room->closed = !open;
+    snprintf(room->closed_why, sizeof room->closed_why, "%s",
+             why ? why : "the server is busy: try again later");
 }
 
 bool rs_room_refuse(rs_room *room, uint32_t peer, uint8_t reason, const char *text)

@@ -201,6 +201,8 @@ struct rs_room {
     const char *next_json;
     size_t next_json_len;
     int64_t now_us;                  /* the newest time the transport passed in */
+    bool closed;                     /* rs_room_set_open(false): HELLOs are refused */
+    char closed_why[RS_PROTO_TEXT_MAX + 1];
     bool race_begun;                 /* hooks.race_begin was called for this world */
     room_lap_wait *laps;             /* deferred LAPs */
     size_t laps_len, laps_cap;

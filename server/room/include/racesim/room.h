@@ -450,6 +450,12 @@ bool rs_room_admit(rs_room *room, uint32_t peer, int64_t player_id, const char *
  * "") is cut to RS_PROTO_TEXT_MAX bytes. Allowed where rs_room_admit is. */
 bool rs_room_refuse(rs_room *room, uint32_t peer, uint8_t reason, const char *text);
 
+/* Closes the room to newcomers (open false) or opens it again: while it is
+ * closed every HELLO is refused with reason FULL and text why (copied, cut
+ * to RS_PROTO_TEXT_MAX bytes; NULL: "the server is busy: try again
+ * later"). Peers already in stay. For a server that sheds load. */
+void rs_room_set_open(rs_room *room, bool open, const char *why);
+
 /* The car a seat (found by player name) drives from the next race on: the room copies
  * params (through its canonical block). tune_hash 0 = stock; base_hash is the stock car.
  * NULL params = back to the room's stock car. RS_ERR_ARG for an unknown name (or a
