@@ -74,6 +74,7 @@ static void test_no_configuration_gives_the_documented_defaults(void **state)
     assert_string_equal(cfg.db, "racesim.db");
     assert_false(cfg.no_db);
     assert_int_equal(cfg.stats_interval_s, 10);
+    assert_int_equal(cfg.overload_late_ms, 50);
     assert_int_equal(cfg.room_count, 1);
     assert_string_equal(cfg.rooms[0].name, "default");
     assert_non_null(strstr(cfg.rooms[0].track, "tracks/technical.json"));

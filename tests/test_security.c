@@ -794,6 +794,7 @@ static void test_an_overloaded_server_sheds_newcomers_and_keeps_its_players(void
     if (!file_contains(srv.log, "overload: for 3 s"))
         server_dump_log(&srv);
     assert_true(file_contains(srv.log, "overload: for 3 s"));
+    assert_true(file_contains(srv.log, "\"shedding\":true"));
 
     player late;
     join_as(&late, "latecomer", srv.port, NULL, false);

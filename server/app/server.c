@@ -883,7 +883,7 @@ static void log_stats(rs_server *srv, int64_t now)
      * fields at its top level. Every refusal reason of the transport is a
      * "drop_<reason>" count. */
     char drop_keys[RS_NET_DROP_COUNT][40];
-    rs_log_field f[21 + RS_NET_DROP_COUNT + 3];
+    rs_log_field f[21 + RS_NET_DROP_COUNT + 4];
     size_t n = 0;
     f[n++] = rs_log_real("interval_s", (double)(now - srv->stats_from_us) / 1e6, 3);
     f[n++] = rs_log_uint("rooms", srv->room_count);
@@ -912,6 +912,7 @@ static void log_stats(rs_server *srv, int64_t now)
     f[n++] = rs_log_uint("laps_recorded", laps_recorded);
     f[n++] = rs_log_uint("db_pending", db_pending);
     f[n++] = rs_log_uint("db_errors", db_errors);
+    f[n++] = rs_log_bool("shedding", srv->overload.shedding);
     if (rs_log_get_format() == RS_LOG_JSON) {
         rs_log_event(RS_LOG_INFO, "stats", f, n, "stats");
     } else {
