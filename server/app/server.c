@@ -979,7 +979,8 @@ static void publish_http(rs_server *srv, int64_t now)
     rs_net_stats ns;
     rs_net_get_stats(srv->net, &ns);
     pthread_mutex_lock(&srv->watch_lock); /* rooms' events change the live state it reads */
-    srv_http_publish(srv->http, now, rooms, srv->room_count, &ns, srv->services);
+    srv_http_publish(srv->http, now, rooms, srv->room_count, &ns, srv->services,
+                     srv->overload.shedding);
     pthread_mutex_unlock(&srv->watch_lock);
 }
 

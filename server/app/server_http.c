@@ -594,10 +594,12 @@ static void publish_room(srv_http *h, uint32_t index, rs_room *room)
         push_positions(h, index, r);
 }
 
-static void publish_metrics(srv_http *h, const rs_net_stats *net, rs_services *services)
+static void publish_metrics(srv_http *h, const rs_net_stats *net, rs_services *services,
+                            bool shedding)
 {
     rs_http_metrics m;
     memset(&m, 0, sizeof m);
+    m.shedding = shedding;
     m.udp_bytes_in = net->bytes_in;
     m.udp_bytes_out = net->bytes_out;
     m.udp_packets_in = net->packets_in;
@@ -634,7 +636,7 @@ static void publish_metrics(srv_http *h, const rs_net_stats *net, rs_services *s
 }
 
 void srv_http_publish(srv_http *h, int64_t now_us, rs_room *const *rooms, uint32_t room_count,
-                      const rs_net_stats *net, rs_services *services)
+                      const rs_net_stats *net, rs_services *services, bool shedding)
 {
     rs_http_heartbeat(h->http, now_us);
     if (now_us < h->next_publish_us)
@@ -643,7 +645,7 @@ void srv_http_publish(srv_http *h, int64_t now_us, rs_room *const *rooms, uint32
     for (uint32_t i = 0; i < room_count && i < h->room_count; i++)
         if (rooms[i]) /* NULL: busy on a worker; its last publication stands */
             publish_room(h, i, rooms[i]);
-    publish_metrics(h, net, services);
+    publish_metrics(h, net, services, shedding);
     /* One wake-up per feed client for this publication's positions and the
      * laps, sectors and hits of the ticks since the last one. */
     rs_http_feed_flush(h->http);

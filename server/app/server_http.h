@@ -52,8 +52,8 @@ void srv_http_refused(srv_http *h, uint8_t reason);
 
 /* Ten times a second (it keeps its own schedule; call it every loop):
  * rooms (a NULL room is skipped: its last publication stands), positions and
- * metrics out. */
+ * metrics out; shedding: the rooms refuse newcomers (overload.h). */
 void srv_http_publish(srv_http *h, int64_t now_us, rs_room *const *rooms, uint32_t room_count,
-                      const rs_net_stats *net, rs_services *services);
+                      const rs_net_stats *net, rs_services *services, bool shedding);
 
 #endif

@@ -433,7 +433,8 @@ metrics = get("/metrics", "/metrics", raw=True).decode()
 for needle in [f'racesim_tick_duration_seconds_bucket{{room="{room}",le="+Inf"}}',
                f'racesim_room_players{{room="{room}"}}', "racesim_laps_recorded_total ",
                "racesim_db_commit_duration_seconds_count ", 'racesim_packets_dropped_total{reason=',
-               'racesim_connections_refused_total{reason=', "racesim_db_queue_depth "]:
+               'racesim_connections_refused_total{reason=', "racesim_db_queue_depth ",
+               "racesim_shedding 0"]:
     if needle not in metrics:
         fail("metrics lack " + needle)
 laps = [l for l in metrics.splitlines() if l.startswith("racesim_laps_recorded_total ")]

@@ -226,6 +226,9 @@ static void render_server(mbuf *b, rs_http *http, const rs_http_metrics *m)
     family(b, "racesim_db_jobs", "gauge",
            "Admissions and requests the services' database thread holds.");
     put(b, "racesim_db_jobs %llu\n", (unsigned long long)m->db_jobs);
+    family(b, "racesim_shedding", "gauge",
+           "1 while the rooms refuse newcomers because the ticks run late, else 0.");
+    put(b, "racesim_shedding %d\n", m->shedding ? 1 : 0);
     family(b, "racesim_db_commit_duration_seconds", "histogram",
            "Time from BEGIN to a durable COMMIT of one batch of records.");
     histogram(b, "racesim_db_commit_duration_seconds", "", m->commit_buckets, m->commit_bounds_s,

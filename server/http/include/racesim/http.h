@@ -243,6 +243,7 @@ typedef struct rs_http_metrics {
     double commit_seconds_sum;
     uint64_t tick_late_buckets[RS_HTTP_TICK_BUCKETS]; /* how late ticks began, all rooms */
     double tick_late_seconds_sum;
+    bool shedding;                /* the rooms refuse newcomers: ticks run late */
 } rs_http_metrics;
 
 /* Publishes the server-wide metrics. Copied. */
