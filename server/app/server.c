@@ -947,7 +947,8 @@ static void log_db_failures(rs_server *srv)
     srv->db_failures_logged = n;
 }
 
-/* Once a second: close connections that never sent a HELLO. */
+/* Once a second: the overload rule's verdict (overload.h), and connections
+ * that never sent a HELLO closed. */
 static void housekeeping(rs_server *srv, int64_t now)
 {
     if (srv_overload_second(&srv->overload)) {
