@@ -170,7 +170,8 @@ typedef enum rs_proto_reason {
     RS_REASON_NAME_TAKEN = 4,   /* registering a name someone has */
     RS_REASON_NO_ROOM = 5,      /* no such room */
     RS_REASON_PASSWORD = 6,     /* wrong room password */
-    RS_REASON_FULL = 7,         /* no free car or spectator slot */
+    RS_REASON_FULL = 7,         /* no free car or spectator slot, or no newcomers for now
+                                   (an overloaded server): the text says which */
     RS_REASON_BANNED = 8,
     RS_REASON_KICKED = 9,
     RS_REASON_SHUTDOWN = 10,    /* the server is stopping */
