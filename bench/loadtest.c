@@ -499,6 +499,7 @@ struct options {
     const char *http;        /* raceserver --http ADDR:PORT, or NULL */
     const char *workers;     /* raceserver --workers N, or NULL (the server's default) */
     const char *overload;    /* raceserver --overload-late-ms MS, or NULL (its default) */
+    const char *db;          /* raceserver --db FILE, or NULL: --no-db */
     uint32_t join_rate; /* bots started per second */
     uint32_t input_interval; /* rs_client_config.input_interval_ticks */
 };
@@ -534,9 +535,10 @@ static void usage(FILE *f)
                "                [--tick-hz 60] [--threads N] [--warmup-s 2] [--join-timeout-s 60] "
                "[--join-rate 50]\n"
                "                [--server-log FILE] [--driver light|ai] [--input-interval 2]\n"
-               "                [--http ADDR:PORT] [--workers N] [--overload-late-ms MS]\n"
+               "                [--http ADDR:PORT] [--workers N] [--overload-late-ms MS] [--db FILE]\n"
                "Runs R rooms of light bots against a raceserver child process and prints one\n"
-               "JSON object (docs/PERFORMANCE.md, \"Load test\").\n");
+               "JSON object (docs/PERFORMANCE.md, \"Load test\"). Without --db the server\n"
+               "keeps no database (--no-db); with it, FILE is created if missing.\n");
 }
 
 /* Fills *o from the command line. Returns -1 to go on, else the exit
@@ -565,6 +567,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"--http", NULL, 0, 0, &o->http},
         {"--workers", NULL, 0, 0, &o->workers},
         {"--overload-late-ms", NULL, 0, 0, &o->overload},
+        {"--db", NULL, 0, 0, &o->db},
     };
     int rc = rs_cli_parse_opts("loadtest", argc, argv, opts, sizeof opts / sizeof opts[0], usage);
     if (rc >= 0)
@@ -682,10 +685,11 @@ static bool launch_server(run *r)
     if (o->server_log && !(r->lg.copy = fopen(o->server_log, "w")))
         return fail(r, "cannot write the server log");
     char s_rooms[16], s_bots[16], s_clients[16], s_max_clients[16], s_port[16], s_hz[16];
-    char s_http[80], s_workers[16], s_overload[16];
+    char s_http[80], s_workers[16], s_overload[16], s_db[PATH_MAX];
     snprintf(s_http, sizeof s_http, "%s", o->http ? o->http : "");
     snprintf(s_workers, sizeof s_workers, "%s", o->workers ? o->workers : "");
     snprintf(s_overload, sizeof s_overload, "%s", o->overload ? o->overload : "");
+    snprintf(s_db, sizeof s_db, "%s", o->db ? o->db : "");
     snprintf(s_rooms, sizeof s_rooms, "%u", o->rooms);
     snprintf(s_bots, sizeof s_bots, "%u", o->bots_per_room);
     snprintf(s_clients, sizeof s_clients, "%u", o->rooms * o->bots_per_room);
@@ -700,7 +704,6 @@ static bool launch_server(run *r)
                        "--max-players", s_bots,
                        "--start-players", s_bots,
                        "--laps", "1000",
-                       "--no-db",
                        /* every client comes from 127.0.0.1; more than the
                         * default 512 connections from 33 rooms on */
                        "--max-clients", s_max_clients,
@@ -721,6 +724,12 @@ static bool launch_server(run *r)
                               "--http-max-per-address", "1024"};
         for (size_t k = 0; k < sizeof http / sizeof *http; k++)
             sargv[n++] = http[k];
+    }
+    if (o->db) { /* the database services (their hooks run around every tick) */
+        sargv[n++] = "--db";
+        sargv[n++] = s_db;
+    } else {
+        sargv[n++] = "--no-db";
     }
     if (o->workers) { /* the room workers (docs/RACESERVER.md, "Threads") */
         sargv[n++] = "--workers";

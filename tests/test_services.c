@@ -5,7 +5,9 @@
  * tunes (save, list, load, select) and admin commands, asked for by real
  * SDK clients (AI bots of racesim/bot.h, through racesim/client.h's
  * requests) over the in-memory link of tests/support/room_harness.c, on a
- * temporary database.
+ * temporary database. And for a server whose rooms step on workers: what
+ * is due to a room that is away (an admission, answers, a kick) waits for
+ * it to be home, in order.
  */
 #define _POSIX_C_SOURCE 199309L
 #include <setjmp.h>
@@ -926,6 +928,78 @@ static void test_services_give_and_remove_penalties(void **state)
     close_room(h, svc);
 }
 
+/* ------------------------------------------------------- rooms away */
+
+/* The room a server is updating on one of its workers, as the services
+ * are told (rs_services_set_home): here the test says when. */
+static bool g_room_away;
+
+static bool room_home(void *ctx, const rs_room *room)
+{
+    (void)ctx;
+    (void)room;
+    return !g_room_away;
+}
+
+/* Whether client i raises an event of this type within ms steps. */
+static bool event_within(harness *h, uint32_t i, uint8_t type, int ms)
+{
+    for (int k = 0; k < ms; k++) {
+        if (harness_client_take(h, i, type, NULL))
+            return true;
+        step(h, 1000);
+    }
+    return false;
+}
+
+static void test_services_answer_a_room_away_once_it_is_home(void **state)
+{
+    scene *s = *state;
+    rs_services *svc = services(s);
+    rs_services_set_home(svc, room_home, NULL);
+    harness *h = open_room(s, svc, 3);
+    rs_client_event ev;
+
+    /* An admission answered while the room is away seats nobody until it
+     * is home. */
+    g_room_away = true;
+    uint32_t alice = join(h, "alice", true);
+    assert_false(event_within(h, alice, RS_CLIENT_EV_CONNECTED, 300));
+    rs_services_stats st;
+    rs_services_get_stats(svc, &st);
+    assert_int_equal(st.jobs_pending, 0); /* answered, waiting for the room */
+    g_room_away = false;
+    assert_true(event_within(h, alice, RS_CLIENT_EV_CONNECTED, 50));
+    uint32_t bob = join(h, "bob", false);
+    assert_true(event_within(h, bob, RS_CLIENT_EV_CONNECTED, 300));
+    make_admin(svc, "alice");
+
+    /* Requests and a kick while the room is away: nothing reaches it, then
+     * everything, in the order it was asked. */
+    g_room_away = true;
+    rs_client *c = harness_client(h, alice);
+    uint32_t first = rs_client_request_leaderboard(c, 0, 0, 0, 0, 10);
+    uint32_t second = rs_client_request_leaderboard(c, 0, 0, 0, 0, 5);
+    uint32_t kick = rs_client_admin(c, RS_ADMIN_KICK, "bob", "testing", 0);
+    assert_true(first && second && kick);
+    assert_false(event_within(h, alice, RS_CLIENT_EV_LEADERBOARD_REPLY, 300));
+    assert_false(harness_client_take(h, alice, RS_CLIENT_EV_ADMIN_REPLY, NULL));
+    assert_false(harness_client_take(h, bob, RS_CLIENT_EV_DISCONNECTED, NULL));
+    rs_room_stats rst;
+    rs_room_get_stats(harness_room(h), &rst);
+    assert_int_equal(rst.players, 2);
+    g_room_away = false;
+    assert_int_equal(reply(h, alice, RS_CLIENT_EV_LEADERBOARD_REPLY, first).u.leaderboard.
+                         request_id, first);
+    assert_int_equal(reply(h, alice, RS_CLIENT_EV_LEADERBOARD_REPLY, second).u.leaderboard.
+                         request_id, second);
+    rs_msg_admin_reply r = reply(h, alice, RS_CLIENT_EV_ADMIN_REPLY, kick).u.admin;
+    assert_int_equal(r.result, RS_RESULT_OK); /* bob was there to kick */
+    assert_true(wait_event(h, bob, RS_CLIENT_EV_DISCONNECTED, &ev));
+    assert_int_equal(ev.u.disconnected.reason, RS_REASON_KICKED);
+    close_room(h, svc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -945,6 +1019,8 @@ int main(void)
                                         db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_services_give_and_remove_penalties, db_setup,
                                         db_teardown),
+        cmocka_unit_test_setup_teardown(test_services_answer_a_room_away_once_it_is_home,
+                                        db_setup, db_teardown),
     };
     return cmocka_run_group_tests(tests, scene_setup, scene_teardown);
 }

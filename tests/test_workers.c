@@ -4,16 +4,19 @@
  * - The pool itself: a job that takes long (a slow room) holds only its own
  *   worker; the other jobs run on the other worker meanwhile, and handing a
  *   job over never waits for a worker.
- * - The raceserver program end to end (a child process over loopback, no
- *   database): four rooms of three AI bots (two of two under a sanitizer)
- *   race one lap, once with the rooms on the network thread (--workers 1)
- *   and once on two workers. Each run: every bot sees its race's results
- *   with no desync (the FRAMEs' state hashes agree with the clients');
- *   outside sanitizer builds also at least 99 % of the inputs in time, and
- *   the network thread kept serving (no bot went 500 ms without a message
- *   while racing). Across the runs: each room logged the same sequence of
- *   lifecycle events (joins, leaves, race start, lights out, race end), so
- *   handing a room between threads neither reorders nor loses what it does.
+ * - The raceserver program end to end (a child process over loopback, with
+ *   its database): four rooms of three AI bots (two of two under a
+ *   sanitizer) race one lap, once with the rooms on the network thread
+ *   (--workers 1) and once on two workers. Each run: every bot sees its
+ *   race's results with no desync (the FRAMEs' state hashes agree with the
+ *   clients') and every LAP flagged recorded (the database's answer, which
+ *   reaches a room on a worker once it is home); outside sanitizer builds
+ *   also at least 99 % of the inputs in time, and the network thread kept
+ *   serving (no bot went 500 ms without a message while racing). Across
+ *   the runs: each room logged the same sequence of lifecycle events
+ *   (joins, leaves, race start, lights out, race end) and stored the same
+ *   records (the race finished, a result and a lap per car), so handing a
+ *   room between threads neither reorders nor loses what it does.
  * - A flood into a room on a worker: two rooms of two AI bots on two
  *   workers, and a spectator of one of them sending reliable and unreliable
  *   messages as fast as its ENet sends them, from its own thread, for 3 s
@@ -41,6 +44,7 @@
 #include "raw_client.h"
 #include "room_pool.h"
 #include "server_proc.h"
+#include "test_sql.h"
 #include "worker_thread.h"
 #include "racesim/bot.h"
 #include "racesim/client.h"
@@ -132,6 +136,7 @@ typedef struct watched_bot {
     int64_t last_msg_us;     /* when a message last arrived, once joined */
     int64_t msg_gap_max_us;  /* the longest silence while racing */
     uint64_t msgs;
+    uint32_t laps, laps_recorded; /* LAPs seen (any car), and those flagged recorded */
 } watched_bot;
 
 static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
@@ -143,8 +148,12 @@ static void on_event(void *ctx, rs_bot *bot, const rs_client_event *ev)
         w->racing = false;
     } else if (ev->type == RS_CLIENT_EV_RACE_STATE) {
         w->racing = ev->u.race_state.phase == RS_PHASE_RACE && !w->results;
-    } else if (ev->type == RS_CLIENT_EV_REFUSED)
+    } else if (ev->type == RS_CLIENT_EV_REFUSED) {
         w->refused = true;
+    } else if (ev->type == RS_CLIENT_EV_LAP) {
+        w->laps++;
+        w->laps_recorded += (ev->u.lap.flags & RS_LAP_RECORDED) != 0;
+    }
 }
 
 /* n bots, per_room in each room from room1 on. */
@@ -213,10 +222,15 @@ static void bots_check_and_destroy(watched_bot *w, const char *label)
     for (uint32_t i = 0; i < BOTS; i++) {
         rs_client_stats st;
         rs_client_get_stats(rs_bot_client(w[i].bot), t, &st);
-        print_message("[%s] bot %u: desyncs %llu, late inputs %u, longest silence %.0f ms\n",
+        print_message("[%s] bot %u: desyncs %llu, late inputs %u, longest silence %.0f ms, "
+                      "laps %u (%u recorded)\n",
                       label, (unsigned)i + 1, (unsigned long long)st.desyncs,
-                      (unsigned)st.late_inputs, (double)w[i].msg_gap_max_us / 1000.0);
+                      (unsigned)st.late_inputs, (double)w[i].msg_gap_max_us / 1000.0,
+                      (unsigned)w[i].laps, (unsigned)w[i].laps_recorded);
         assert_int_equal(st.desyncs, 0);
+        /* every car's lap, each stored and announced so */
+        assert_int_equal(w[i].laps, PER_ROOM);
+        assert_int_equal(w[i].laps_recorded, w[i].laps);
 #if !UNDER_SANITIZER
         /* at least 99 % of the inputs in time (a busy machine may make a few late) */
         assert_true(st.late_inputs * 100u <= st.inputs_sent);
@@ -288,7 +302,29 @@ static void room_sequences(const char *log, char seq[ROOMS][SEQ_MAX])
         assert_true(ended[r]);
 }
 
-static void race_rooms(const char *workers, char seq[ROOMS][SEQ_MAX])
+/* What the database holds of each room's first race: "finished, 3
+ * results, 3 laps". */
+static void room_records(const char *db, char rec[ROOMS][SEQ_MAX])
+{
+    for (uint32_t r = 0; r < ROOMS; r++) {
+        char sql[256];
+        const char *race = "(SELECT MIN(id) FROM races WHERE room = 'room%u')";
+        char race_sql[96];
+        snprintf(race_sql, sizeof race_sql, race, (unsigned)r + 1);
+        snprintf(sql, sizeof sql, "SELECT status = 'finished' FROM races WHERE id = %s",
+                 race_sql);
+        int64_t finished = test_sql_value(db, sql);
+        snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM race_results WHERE race_id = %s",
+                 race_sql);
+        int64_t results = test_sql_value(db, sql);
+        snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM laps WHERE race_id = %s", race_sql);
+        int64_t laps = test_sql_value(db, sql);
+        snprintf(rec[r], SEQ_MAX, "%s, %lld results, %lld laps",
+                 finished ? "finished" : "not finished", (long long)results, (long long)laps);
+    }
+}
+
+static void race_rooms(const char *workers, char seq[ROOMS][SEQ_MAX], char rec[ROOMS][SEQ_MAX])
 {
     char rooms[12], per_room[12];
     snprintf(rooms, sizeof rooms, "%u", (unsigned)ROOMS);
@@ -305,7 +341,7 @@ static void race_rooms(const char *workers, char seq[ROOMS][SEQ_MAX])
                                 "--workers", workers,
                                 NULL};
     server_proc srv;
-    server_start(&srv, false, args);
+    server_start(&srv, true, args);
     /* the pool is used only when asked for */
     assert_int_equal(file_contains(srv.log, "rooms step on 2 threads"),
                      strcmp(workers, "2") == 0);
@@ -315,6 +351,7 @@ static void race_rooms(const char *workers, char seq[ROOMS][SEQ_MAX])
     bots_check_and_destroy(w, workers);
     server_stop(&srv);
     room_sequences(srv.log, seq);
+    room_records(srv.db, rec);
     server_cleanup(&srv);
 }
 
@@ -322,11 +359,17 @@ static void test_rooms_on_workers_keep_their_order(void **state)
 {
     (void)state;
     static char one[ROOMS][SEQ_MAX], two[ROOMS][SEQ_MAX];
-    race_rooms("1", one);
-    race_rooms("2", two);
+    static char one_rec[ROOMS][SEQ_MAX], two_rec[ROOMS][SEQ_MAX];
+    race_rooms("1", one, one_rec);
+    race_rooms("2", two, two_rec);
     for (uint32_t r = 0; r < ROOMS; r++) {
-        print_message("room%u: %s\n", (unsigned)r + 1, two[r]);
+        print_message("room%u: %s; stored: %s\n", (unsigned)r + 1, two[r], two_rec[r]);
         assert_string_equal(one[r], two[r]);
+        assert_string_equal(one_rec[r], two_rec[r]);
+        char want[SEQ_MAX];
+        snprintf(want, sizeof want, "finished, %u results, %u laps", (unsigned)PER_ROOM,
+                 (unsigned)PER_ROOM);
+        assert_string_equal(two_rec[r], want);
         /* and it is the race the room ran: every bot joined first */
         char start[64] = "";
         for (uint32_t b = 0; b < PER_ROOM; b++)

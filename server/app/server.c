@@ -979,9 +979,17 @@ static void publish_http(rs_server *srv, int64_t now)
         rooms[i] = srv->rooms[i].away ? NULL : srv->rooms[i].room;
     rs_net_stats ns;
     rs_net_get_stats(srv->net, &ns);
+    /* The database's figures are read before the watch lock: the services'
+     * own lock comes first (a hook holding it may report to the observer,
+     * which takes the watch lock). */
+    srv_db_figures db, *dbp = NULL;
+    if (srv->services && srv_http_publish_due(srv->http, now)) {
+        rs_services_get_stats(srv->services, &db.services);
+        db.writer = rs_services_writer_stats(srv->services);
+        dbp = &db;
+    }
     pthread_mutex_lock(&srv->watch_lock); /* rooms' events change the live state it reads */
-    srv_http_publish(srv->http, now, rooms, srv->room_count, &ns, srv->services,
-                     srv->overload.shedding);
+    srv_http_publish(srv->http, now, rooms, srv->room_count, &ns, dbp, srv->overload.shedding);
     pthread_mutex_unlock(&srv->watch_lock);
 }
 
@@ -1117,24 +1125,30 @@ static void deliver(rs_server *srv, uint32_t i, uint8_t op, uint32_t peer, uint8
     }
 }
 
+/* Whether a room is home (the services' question: they call into a room
+ * only while it is; racesim/services.h). Asked on the network thread,
+ * which alone sends rooms away and takes them back. */
+static bool room_is_home(void *ctx, const rs_room *room)
+{
+    const rs_server *srv = ctx;
+    for (uint32_t i = 0; i < srv->room_count; i++)
+        if (srv->rooms[i].room == room)
+            return !srv->rooms[i].away;
+    return true; /* not one of ours */
+}
+
 /* The room workers, when they can help: more than one thread asked for
- * (one per core by default), more than one room, and no database. The
- * services are one hub that every room's hooks reach and that calls back
- * into any room (admissions, LAP flags, admin commands), so with a
- * database the rooms stay on the network thread. */
+ * (one per core by default) and more than one room. The services' hooks
+ * lock themselves, and what they owe a room on a worker waits for it to
+ * come home. */
 static rs_status start_workers(rs_server *srv)
 {
     uint32_t n = srv->cfg.workers == RS_CFG_WORKERS_AUTO ? srv_pool_default_workers()
                                                          : srv->cfg.workers;
     if (n <= 1 || srv->room_count < 2)
         return RS_OK;
-    if (srv->services) {
-        if (srv->cfg.workers != RS_CFG_WORKERS_AUTO)
-            rs_logf(RS_LOG_WARN, "workers: %u asked for, but the rooms step on the network "
-                                 "thread: the database services are shared by every room",
-                    (unsigned)n);
-        return RS_OK;
-    }
+    if (srv->services)
+        rs_services_set_home(srv->services, room_is_home, srv);
     rs_status st = srv_pool_create(n, srv->room_count, room_job, srv, &srv->pool);
     if (st == RS_OK) {
         srv->workers = n;

@@ -594,7 +594,7 @@ static void publish_room(srv_http *h, uint32_t index, rs_room *room)
         push_positions(h, index, r);
 }
 
-static void publish_metrics(srv_http *h, const rs_net_stats *net, rs_services *services,
+static void publish_metrics(srv_http *h, const rs_net_stats *net, const srv_db_figures *db,
                             bool shedding)
 {
     rs_http_metrics m;
@@ -613,19 +613,18 @@ static void publish_metrics(srv_http *h, const rs_net_stats *net, rs_services *s
         m.refusals[m.refusal_count].reason = rs_proto_reason_str((uint8_t)r);
         m.refusals[m.refusal_count++].count = h->refusals[r];
     }
-    if (services) {
-        rs_services_stats ss;
-        rs_services_get_stats(services, &ss);
-        m.laps_recorded = ss.laps_recorded;
-        m.records_failed = ss.records_failed;
-        m.db_jobs = ss.jobs_pending;
-        rs_store_writer_stats ws = rs_services_writer_stats(services);
-        m.db_queue = ws.queued;
+    if (db) {
+        const rs_services_stats *ss = &db->services;
+        m.laps_recorded = ss->laps_recorded;
+        m.records_failed = ss->records_failed;
+        m.db_jobs = ss->jobs_pending;
+        const rs_store_writer_stats *ws = &db->writer;
+        m.db_queue = ws->queued;
         for (uint32_t i = 0; i < RS_HTTP_COMMIT_BUCKETS && i < RS_STORE_COMMIT_BUCKETS; i++)
-            m.commit_buckets[i] = ws.commit_buckets[i];
+            m.commit_buckets[i] = ws->commit_buckets[i];
         for (uint32_t i = 0; i + 1 < RS_HTTP_COMMIT_BUCKETS; i++)
             m.commit_bounds_s[i] = (double)rs_store_commit_bucket_us(i) / 1e6;
-        m.commit_seconds_sum = (double)ws.commit_us_sum / 1e6;
+        m.commit_seconds_sum = (double)ws->commit_us_sum / 1e6;
     } else {
         for (uint32_t i = 0; i + 1 < RS_HTTP_COMMIT_BUCKETS; i++)
             m.commit_bounds_s[i] = (double)rs_store_commit_bucket_us(i) / 1e6;
@@ -635,8 +634,13 @@ static void publish_metrics(srv_http *h, const rs_net_stats *net, rs_services *s
     rs_http_publish_metrics(h->http, &m);
 }
 
+bool srv_http_publish_due(const srv_http *h, int64_t now_us)
+{
+    return h && now_us >= h->next_publish_us;
+}
+
 void srv_http_publish(srv_http *h, int64_t now_us, rs_room *const *rooms, uint32_t room_count,
-                      const rs_net_stats *net, rs_services *services, bool shedding)
+                      const rs_net_stats *net, const srv_db_figures *db, bool shedding)
 {
     rs_http_heartbeat(h->http, now_us);
     if (now_us < h->next_publish_us)
@@ -645,7 +649,7 @@ void srv_http_publish(srv_http *h, int64_t now_us, rs_room *const *rooms, uint32
     for (uint32_t i = 0; i < room_count && i < h->room_count; i++)
         if (rooms[i]) /* NULL: busy on a worker; its last publication stands */
             publish_room(h, i, rooms[i]);
-    publish_metrics(h, net, services, shedding);
+    publish_metrics(h, net, db, shedding);
     /* One wake-up per feed client for this publication's positions and the
      * laps, sectors and hits of the ticks since the last one. */
     rs_http_feed_flush(h->http);

@@ -50,10 +50,22 @@ void srv_http_room_event(srv_http *h, uint32_t index, rs_room *room, const rs_ro
 /* A connection the server refused itself (before any room), by reason. */
 void srv_http_refused(srv_http *h, uint8_t reason);
 
+/* The database's figures for /metrics, read by the caller (outside the
+ * watch lock: the services' lock comes first). */
+typedef struct srv_db_figures {
+    rs_services_stats services;
+    rs_store_writer_stats writer;
+} srv_db_figures;
+
+/* Whether srv_http_publish would publish at now_us (then read db for it). */
+bool srv_http_publish_due(const srv_http *h, int64_t now_us);
+
 /* Ten times a second (it keeps its own schedule; call it every loop):
  * rooms (a NULL room is skipped: its last publication stands), positions and
- * metrics out; shedding: the rooms refuse newcomers (overload.h). */
+ * metrics out; db: the database's figures when due, NULL without a
+ * database (or when not due); shedding: the rooms refuse newcomers
+ * (overload.h). */
 void srv_http_publish(srv_http *h, int64_t now_us, rs_room *const *rooms, uint32_t room_count,
-                      const rs_net_stats *net, rs_services *services, bool shedding);
+                      const rs_net_stats *net, const srv_db_figures *db, bool shedding);
 
 #endif

@@ -3,7 +3,10 @@
  * hooks, and the polling and shutdown that make sure every answer goes out
  * and every lap reaches the disk.
  */
+#define _POSIX_C_SOURCE 200809L /* pthread_mutexattr_settype */
+
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +166,12 @@ rs_status rs_services_create(const rs_services_def *def, rs_services **out, char
     rs_services *svc = calloc(1, sizeof *svc);
     if (!svc)
         return RS_ERR_NOMEM;
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&svc->lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    pthread_mutex_init(&svc->ids_lock, NULL);
     svc->allow_guests = def->allow_guests;
     svc->max_lap_ticks = def->max_lap_ticks ? def->max_lap_ticks : 18000;
     svc->limits = def->limits;
@@ -205,63 +214,163 @@ rs_status rs_services_create(const rs_services_def *def, rs_services **out, char
     return RS_OK;
 }
 
+/* ------------------------------------------------------ the ways in */
+
+void rs_svc__lock(const rs_services *svc)
+{
+    pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&svc->lock);
+}
+
+void rs_svc__unlock(const rs_services *svc)
+{
+    pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&svc->lock);
+}
+
+/* Every hook holds the lock: a room's hooks may run on its worker while
+ * another room's run on another and the network thread polls. */
+static void hook_race_begin(void *ctx, rs_room *room, const rs_world *world,
+                            const rs_room_entrant *entrants, uint32_t count)
+{
+    rs_svc__lock(ctx);
+    rs_svc__race_begin(ctx, room, world, entrants, count);
+    rs_svc__unlock(ctx);
+}
+
+static void hook_before_step(void *ctx, rs_room *room, const rs_world *world)
+{
+    rs_svc__lock(ctx);
+    rs_svc__before_step(ctx, room, world);
+    rs_svc__unlock(ctx);
+}
+
+static void hook_car_joined(void *ctx, rs_room *room, const rs_world *world,
+                            const rs_room_entrant *entrant, const rs_car_spawn *spawn)
+{
+    rs_svc__lock(ctx);
+    rs_svc__car_joined(ctx, room, world, entrant, spawn);
+    rs_svc__unlock(ctx);
+}
+
+static void hook_after_step(void *ctx, rs_room *room, const rs_world *world)
+{
+    rs_svc__lock(ctx);
+    rs_svc__after_step(ctx, room, world);
+    rs_svc__unlock(ctx);
+}
+
+static void hook_race_end(void *ctx, rs_room *room, const rs_world *world)
+{
+    rs_svc__lock(ctx);
+    rs_svc__race_end(ctx, room, world);
+    rs_svc__unlock(ctx);
+}
+
+static void hook_request(void *ctx, rs_room *room, uint32_t peer, int64_t player_id,
+                         const char *name, const rs_msg *msg)
+{
+    rs_svc__lock(ctx);
+    rs_svc__request(ctx, room, peer, player_id, name, msg);
+    rs_svc__unlock(ctx);
+}
+
+static uint8_t hook_admit(void *ctx, rs_room *room, uint32_t peer, const rs_msg_hello *hello)
+{
+    rs_svc__lock(ctx);
+    uint8_t r = rs_svc__admit(ctx, room, peer, hello);
+    rs_svc__unlock(ctx);
+    return r;
+}
+
+static void hook_race_results(void *ctx, rs_room *room, const rs_world *world)
+{
+    rs_svc__lock(ctx);
+    rs_svc__race_results(ctx, room, world);
+    rs_svc__unlock(ctx);
+}
+
+static void hook_closed(void *ctx, rs_room *room)
+{
+    rs_svc__lock(ctx);
+    rs_svc__room_closed(ctx, room);
+    rs_svc__unlock(ctx);
+}
+
 rs_room_hooks rs_services_hooks(rs_services *svc)
 {
+    /* find_track reads only the catalogue, which never changes. */
     return (rs_room_hooks){.ctx = svc,
-                           .race_begin = rs_svc__race_begin,
-                           .before_step = rs_svc__before_step,
-                           .car_joined = rs_svc__car_joined,
+                           .race_begin = hook_race_begin,
+                           .before_step = hook_before_step,
+                           .car_joined = hook_car_joined,
                            .find_track = rs_svc__find_track,
-                           .after_step = rs_svc__after_step,
-                           .race_end = rs_svc__race_end,
-                           .request = rs_svc__request,
-                           .admit = rs_svc__admit,
-                           .race_results = rs_svc__race_results,
-                           .closed = rs_svc__room_closed};
+                           .after_step = hook_after_step,
+                           .race_end = hook_race_end,
+                           .request = hook_request,
+                           .admit = hook_admit,
+                           .race_results = hook_race_results,
+                           .closed = hook_closed};
+}
+
+void rs_services_set_home(rs_services *svc, bool (*home)(void *ctx, const rs_room *room),
+                          void *ctx)
+{
+    rs_svc__lock(svc);
+    svc->home = home;
+    svc->home_ctx = ctx;
+    rs_svc__unlock(svc);
 }
 
 void rs_services_poll(rs_services *svc)
 {
     if (!svc)
         return;
+    rs_svc__lock(svc);
+    rs_svc__later_run(svc); /* first: what waited is older than what is done now */
     rs_svc__jobs_finish(svc);
     rs_svc__bans_poll(svc);
-    rs_svc__pump(svc);
+    rs_svc__pump(svc, NULL);
+    rs_svc__unlock(svc);
 }
 
 size_t rs_services_shutdown(rs_services *svc, uint32_t timeout_ms)
 {
     if (!svc)
         return 0;
+    rs_svc__lock(svc);
     int64_t end_us = rs_clock_us() + (int64_t)timeout_ms * 1000;
     /* A race cut short keeps its classification so far, marked stopped,
      * rather than staying "running" in the database for ever. */
     rs_svc__races_stop(svc);
-    size_t left = rs_svc__pump(svc);
+    size_t left = rs_svc__pump(svc, NULL);
     for (;;) {
         /* Everything handed over so far is on disk once flush returns; the
          * acknowledgements it frees make room for what is still pending. */
         rs_store_writer_flush(svc->writer);
-        left = rs_svc__pump(svc);
+        left = rs_svc__pump(svc, NULL);
         if (left == 0 || rs_clock_us() >= end_us)
             break;
     }
+    rs_svc__unlock(svc);
     return left;
 }
 
 void rs_services_get_stats(const rs_services *svc, rs_services_stats *out)
 {
+    rs_svc__lock(svc);
     *out = svc->stats;
     out->jobs_pending = rs_svc__jobs_pending(svc);
     out->laps_pending = 0;
     for (const svc_race *r = svc->races; r; r = r->next)
         out->laps_pending += r->laps_len;
+    rs_svc__unlock(svc);
 }
 
 void rs_services_last_error(const rs_services *svc, char *err, size_t err_len)
 {
+    rs_svc__lock(svc);
     if (err && err_len)
         snprintf(err, err_len, "%s", svc->last_error);
+    rs_svc__unlock(svc);
 }
 
 rs_store_writer_stats rs_services_writer_stats(rs_services *svc)
@@ -280,7 +389,8 @@ void rs_services_destroy(rs_services *svc)
         return;
     rs_svc__worker_stop(svc);
     if (svc->writer && svc->store)
-        rs_svc__pump(svc);
+        rs_svc__pump(svc, NULL);
+    rs_svc__later_free(svc);
     rs_svc__races_free(svc);
     rs_leaderboard_close(svc->lb);
     rs_store_writer_close(svc->writer); /* writes whatever is still queued */
@@ -294,5 +404,7 @@ void rs_services_destroy(rs_services *svc)
     free(svc->server_name);
     free(svc->peers);
     free(svc->addresses);
+    pthread_mutex_destroy(&svc->ids_lock);
+    pthread_mutex_destroy(&svc->lock);
     free(svc);
 }

@@ -310,13 +310,8 @@ static void finish_bans(rs_services *svc, svc_job *job)
         const svc_peer *p = rs_svc__peer(svc, c->peer);
         if (!c->banned || !p || p->room != c->room)
             continue; /* not banned, or that connection is gone */
-        if (rs_room_kick(c->room, c->name, RS_REASON_BANNED, c->text)) {
-            svc->stats.bans_enforced++;
-            svc_who who = {.room = c->room, .player = c->name, .player_id = c->player_id,
-                           .address = p->address};
-            rs_svc__log(svc, RS_SERVICES_LOG_INFO, "ban_enforced", &who, NULL, 0,
-                        "bans: %s at %s closed: %s", c->name, p->address, c->text);
-        }
+        /* Counted and logged when it is closed (its room may be away). */
+        rs_svc__kick(svc, c->room, c->name, RS_REASON_BANNED, c->text, c);
     }
 }
 

@@ -3,8 +3,20 @@
  * polling, shutdown), services_race.c (races into the store and LAP
  * flags), services_worker.c (the thread that answers from the database),
  * services_peers.c (who is on each connection, and their budgets),
- * services_admit.c (admission, registration, tokens, bans) and
- * services_requests.c (leaderboards, tunes, admin).
+ * services_admit.c (admission, registration, tokens, bans),
+ * services_requests.c (leaderboards, tunes, admin) and services_later.c
+ * (what waits for a room on another thread to come home).
+ *
+ * Threads: every way in (a hook, rs_services_poll, the peers, the stats)
+ * holds svc->lock, a recursive mutex: a room's hooks may run on a room
+ * worker while the network thread polls, and a call into a room may come
+ * back through a hook on the same thread (an admission seats a car in a
+ * running practice: car_joined). Under the lock the services call into a
+ * room only when rs_svc__may_call says it is theirs to call; everything
+ * else for that room waits in svc->later. Lock order: svc->lock, then
+ * what a room reaches (its observer's locks), then ids_lock, which guards
+ * only the race list's links and ids for rs_services_race_id (an observer
+ * asks it with its own lock held).
  */
 #ifndef RACESIM_SERVICES_INTERNAL_H
 #define RACESIM_SERVICES_INTERNAL_H
@@ -110,7 +122,12 @@ typedef enum svc_job_kind {
     SVC_JOB_ADMIN,
     SVC_JOB_BANS,         /* are any connected players or addresses banned now? */
     SVC_JOB_STANDINGS,    /* STANDINGS_REQUEST (services_results.c) */
-    SVC_JOB_RESULTS_FILE  /* a session's results file (services_results.c) */
+    SVC_JOB_RESULTS_FILE, /* a session's results file (services_results.c) */
+    /* Never the database thread's: calls into a room that was not the
+     * services' to call when they were due (services_later.c). */
+    SVC_JOB_LAP_FLAGS,    /* a recorded lap's flags: car, lap, flags */
+    SVC_JOB_KICK          /* close name's connection: refuse_reason, text; ban_check
+                             when it enforces a ban (counted and logged) */
 } svc_job_kind;
 
 typedef struct svc_results_file svc_results_file;
@@ -127,6 +144,7 @@ typedef struct svc_ban_check {
 } svc_ban_check;
 
 typedef struct svc_job {
+    struct svc_job *next;       /* in svc->later */
     uint8_t kind;               /* svc_job_kind */
     /* who asked */
     rs_room *room;
@@ -145,6 +163,10 @@ typedef struct svc_job {
     svc_ban_check *checks;      /* BANS: owned by the job */
     svc_results_file *file;     /* RESULTS_FILE: owned by the job */
     size_t check_count;
+    uint8_t car;                /* LAP_FLAGS */
+    uint32_t lap;
+    uint8_t flags;
+    bool ban_check;             /* KICK: a ban found by the bans check */
     /* results, filled by the database thread */
     rs_msg reply;               /* sent to peer if its type is set */
     bool admitted;              /* ADMIT */
@@ -186,6 +208,13 @@ typedef struct svc_worker {
 #define SVC_QUEUE 1024u         /* jobs waiting at most; more are answered BUSY */
 
 struct rs_services {
+    pthread_mutex_t lock;       /* recursive: see "Threads" above */
+    pthread_mutex_t ids_lock;   /* races' links, room and ended (writers hold lock too) */
+    /* Rooms on other threads (rs_services_set_home): which ones
+     * rs_services_poll may call now. NULL: every room is the caller's. */
+    bool (*home)(void *ctx, const rs_room *room);
+    void *home_ctx;
+    svc_job *later, *later_tail; /* waiting for their rooms to be home, in order */
     rs_store *store;            /* the room thread's connection (races, start-up) */
     rs_store_writer *writer;
     rs_leaderboard *lb;         /* on store: the LAP flags' ranks */
@@ -220,6 +249,10 @@ struct rs_services {
 };
 
 /* services.c */
+/* svc->lock, held by every way in (locking and unlocking change nothing
+ * the caller sees, hence const). */
+void rs_svc__lock(const rs_services *svc);
+void rs_svc__unlock(const rs_services *svc);
 /* A failed synchronous store call: counts it in db_errors and keeps
  * "what: err" as the last error, which the server logs (rs_services_
  * last_error). what says what was lost, when something was. */
@@ -244,8 +277,10 @@ void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__room_closed(void *ctx, rs_room *room);
 /* Drains acknowledgements and re-offers pending records; frees settled
- * races. Returns how many records are still not handed to the writer. */
-size_t rs_svc__pump(rs_services *svc);
+ * races. Returns how many records are still not handed to the writer.
+ * self: the room whose hook calls (NULL from the poll), which decides
+ * whose LAP flags go out now (rs_svc__may_call). */
+size_t rs_svc__pump(rs_services *svc, const rs_room *self);
 /* For shutdown: every race still running gets its classification so far
  * and its end, status stopped (abandoned before lights out), queued now. */
 void rs_svc__races_stop(rs_services *svc);
@@ -271,6 +306,32 @@ void rs_svc__log(rs_services *svc, int level, const char *event, const svc_who *
                  const rs_services_log_field *fields, uint32_t field_count, const char *fmt,
                  ...) RS_PRINTF(7, 8);
 
+/* services_later.c */
+/* Whether the services may call into room now: from a hook of self's
+ * (its own room only, when rooms step on other threads) or from
+ * rs_services_poll (self NULL: the rooms that are home). */
+bool rs_svc__may_call(const rs_services *svc, const rs_room *room, const rs_room *self);
+/* Finishes job now if its room (if any) may be called, else keeps it for
+ * the first poll that finds the room home, after what waits for that room
+ * already. Takes the job over. */
+void rs_svc__finish_or_keep(rs_services *svc, svc_job *job, const rs_room *self);
+/* Finishes what waits for rooms that are home now, in order (the poll). */
+void rs_svc__later_run(rs_services *svc);
+/* What waits for room is dropped: the room is going. */
+void rs_svc__later_forget(rs_services *svc, const rs_room *room);
+void rs_svc__later_free(rs_services *svc);
+/* A recorded lap's flags to room's deferred LAP, now or when it is home. */
+void rs_svc__lap_flags(rs_services *svc, rs_room *room, const rs_room *self, uint8_t car,
+                       uint32_t lap, uint8_t flags);
+/* Closes name's connection in room (the poll's call), now or when the room
+ * is home: true if it was closed now, or will be (the peers table has name
+ * admitted there). ban_check: it enforces a ban (counted and logged when
+ * the kick happens). */
+bool rs_svc__kick(rs_services *svc, rs_room *room, const char *name, uint8_t reason,
+                  const char *text, const svc_ban_check *ban_check);
+/* Finishes a LAP_FLAGS or KICK job (its room may be called). */
+void rs_svc__finish_call(rs_services *svc, svc_job *job);
+
 /* services_worker.c */
 rs_status rs_svc__worker_start(rs_services *svc, const char *db_path, char *err, size_t err_len);
 /* Stops the thread after the jobs it holds (answered or not) and closes
@@ -279,8 +340,12 @@ void rs_svc__worker_stop(rs_services *svc);
 /* Queues a job (taking it over); false when the queue is full (the job is
  * the caller's again: answer BUSY). */
 bool rs_svc__submit(rs_services *svc, svc_job *job);
-/* Finishes the jobs the thread is done with, on the room's thread. */
+/* Finishes the jobs the thread is done with (rs_svc__finish_or_keep), in
+ * the poll. */
 void rs_svc__jobs_finish(rs_services *svc);
+/* Finishes one job (its answer, its log line) and frees it: its room, if
+ * any, may be called (rs_svc__may_call). */
+void rs_svc__job_finish(rs_services *svc, svc_job *job);
 /* Jobs queued, running or answered but not finished. */
 size_t rs_svc__jobs_pending(const rs_services *svc);
 /* Waits until no job of room is queued or running (the room is going). */

@@ -38,19 +38,22 @@ void rs_services_peer_connected(rs_services *svc, uint32_t peer, const char *add
 {
     if (!svc || !svc->peers || peer == 0)
         return;
+    rs_svc__lock(svc);
     svc_peer *p = &svc->peers[PEER_SLOT(peer) % svc->peer_cap];
     memset(p, 0, sizeof *p);
     p->id = peer;
     snprintf(p->address, sizeof p->address, "%s", address ? address : "?");
     p->ipv4 = parse_ipv4(p->address);
+    rs_svc__unlock(svc);
 }
 
 void rs_services_peer_gone(rs_services *svc, uint32_t peer)
 {
-    svc_peer *p = svc ? rs_svc__peer(svc, peer) : NULL;
-    if (!p)
+    if (!svc)
         return;
-    if (p->unconfirmed) {
+    rs_svc__lock(svc);
+    svc_peer *p = rs_svc__peer(svc, peer);
+    if (p && p->unconfirmed) {
         /* The client never said it holds its token: the registration is
          * undone, and the name is free again. */
         svc_job *job = rs_svc__job_new(svc, SVC_JOB_FORGET, NULL, peer, p->player_id, p->name);
@@ -58,7 +61,9 @@ void rs_services_peer_gone(rs_services *svc, uint32_t peer)
             rs_svc__job_free(job); /* the next start forgets it */
         }
     }
-    memset(p, 0, sizeof *p);
+    if (p)
+        memset(p, 0, sizeof *p);
+    rs_svc__unlock(svc);
 }
 
 /* Takes one token from b (burst tokens, refilled at per_s); false if empty. */

@@ -19,6 +19,7 @@
  * the last error with what was lost, for the server's log.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,8 +218,10 @@ void rs_svc__race_begin(void *ctx, rs_room *room, const rs_world *world,
     }
     /* A race that cannot be stored still runs: its laps go out with flags 0
      * (the room's 5 s wait ends at race_end at the latest). */
+    pthread_mutex_lock(&svc->ids_lock);
     r->next = svc->races;
     svc->races = r;
+    pthread_mutex_unlock(&svc->ids_lock);
 }
 
 void rs_svc__car_joined(void *ctx, rs_room *room, const rs_world *world,
@@ -248,7 +251,7 @@ void rs_svc__before_step(void *ctx, rs_room *room, const rs_world *world)
         rs_racelog_before_step(r->log, world);
 }
 
-static void lap_expect(svc_race *r, const rs_event *e)
+static void lap_expect(rs_services *svc, svc_race *r, const rs_event *e)
 {
     if (r->ent[e->car - 1].player_id <= 0) {
         /* No player row (reported at the race's start): the writer refuses
@@ -256,7 +259,7 @@ static void lap_expect(svc_race *r, const rs_event *e)
          * LAP goes out now, not flagged recorded. */
         r->next_caller_id++;
         if (r->room)
-            rs_room_lap_flags(r->room, (uint8_t)e->car, e->lap, 0);
+            rs_svc__lap_flags(svc, r->room, r->room, (uint8_t)e->car, e->lap, 0);
         return;
     }
     if (r->laps_len == r->laps_cap) {
@@ -289,10 +292,10 @@ void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world)
         const rs_event *ev = rs_world_events(world, &n);
         for (size_t k = 0; k < n; k++)
             if (ev[k].type == RS_EVENT_LAP && ev[k].car >= 1 && ev[k].car <= r->cars)
-                lap_expect(r, &ev[k]);
+                lap_expect(svc, r, &ev[k]);
         rs_racelog_after_step(r->log, world, rs_wall_time_s());
     }
-    rs_svc__pump(svc);
+    rs_svc__pump(svc, room);
 }
 
 /* Whether the race's end is already queued (the services queue it: the
@@ -346,7 +349,7 @@ void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world)
     if (!r || !r->log || end_queued(r))
         return;
     queue_end(svc, r, room, world, RS_STORE_RACE_FINISHED);
-    rs_svc__pump(svc);
+    rs_svc__pump(svc, room);
 }
 
 void rs_svc__races_stop(rs_services *svc)
@@ -370,17 +373,30 @@ void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world)
         queue_end(svc, r, room, world, RS_STORE_RACE_STOPPED);
     /* The log keeps what the writer could not take yet; it lives on (the
      * world does not: nothing left to record needs it) until settled. */
+    pthread_mutex_lock(&svc->ids_lock);
     r->ended = true;
+    pthread_mutex_unlock(&svc->ids_lock);
     r->ended_us = rs_clock_us();
-    rs_svc__pump(svc);
+    rs_svc__pump(svc, room);
 }
 
 int64_t rs_services_race_id(const rs_services *svc, const rs_room *room)
 {
-    for (const svc_race *r = svc ? svc->races : NULL; r; r = r->next)
-        if (r->room == room && !r->ended)
-            return r->log ? r->race_id : 0;
-    return 0;
+    if (!svc)
+        return 0;
+    /* Not svc->lock: a room's observer asks, with its own lock held, which
+     * a hook holding svc->lock may be waiting for. ids_lock guards what is
+     * read here. */
+    pthread_mutex_t *lock = (pthread_mutex_t *)(uintptr_t)&svc->ids_lock;
+    int64_t id = 0;
+    pthread_mutex_lock(lock);
+    for (const svc_race *r = svc->races; r; r = r->next)
+        if (r->room == room && !r->ended) {
+            id = r->log ? r->race_id : 0;
+            break;
+        }
+    pthread_mutex_unlock(lock);
+    return id;
 }
 
 void rs_svc__room_closed(void *ctx, rs_room *room)
@@ -389,9 +405,11 @@ void rs_svc__room_closed(void *ctx, rs_room *room)
     /* Its jobs read its stock car: they finish first, and their answers
      * are not sent. */
     rs_svc__jobs_wait_room(svc, room);
+    rs_svc__later_forget(svc, room);
     for (uint32_t i = 0; i < svc->peer_cap; i++)
         if (svc->peers[i].room == room)
             svc->peers[i].room = NULL;
+    pthread_mutex_lock(&svc->ids_lock);
     for (svc_race *r = svc->races; r; r = r->next)
         if (r->room == room) {
             r->room = NULL;
@@ -399,6 +417,7 @@ void rs_svc__room_closed(void *ctx, rs_room *room)
                 r->ended_us = rs_clock_us();
             r->ended = true;
         }
+    pthread_mutex_unlock(&svc->ids_lock);
     for (uint32_t i = 0; i < svc->room_count; i++) {
         if (svc->rooms[i] == room) {
             svc->rooms[i] = svc->rooms[--svc->room_count];
@@ -497,7 +516,7 @@ static void log_lap(rs_services *svc, const svc_race *r, const svc_lap *l, uint8
                 record ? ", track record" : "", (long long)lap_id, (long long)r->race_id);
 }
 
-static void on_ack(rs_services *svc, const rs_store_ack *a)
+static void on_ack(rs_services *svc, const rs_store_ack *a, const rs_room *self)
 {
     int64_t race_id = a->caller_id >> SVC_RACE_SHIFT;
     svc_race *r = svc->races;
@@ -522,7 +541,7 @@ static void on_ack(rs_services *svc, const rs_store_ack *a)
         record_lost(svc, a, &l);
     }
     if (r->room)
-        rs_room_lap_flags(r->room, l.car, l.lap, flags);
+        rs_svc__lap_flags(svc, r->room, self, l.car, l.lap, flags);
 }
 
 /* Records the race log gave up on (refused by the writer for good, or no
@@ -576,14 +595,14 @@ static void race_free(svc_race *r)
     free(r);
 }
 
-size_t rs_svc__pump(rs_services *svc)
+size_t rs_svc__pump(rs_services *svc, const rs_room *self)
 {
     rs_store_ack acks[64];
     size_t n;
     do {
         n = rs_store_writer_poll(svc->writer, acks, 64);
         for (size_t i = 0; i < n; i++)
-            on_ack(svc, &acks[i]);
+            on_ack(svc, &acks[i], self);
     } while (n == 64);
     size_t left = 0;
     int64_t now_us = rs_clock_us();
@@ -596,7 +615,9 @@ size_t rs_svc__pump(rs_services *svc)
         if (r->ended && pending == 0 &&
             (r->laps_len == 0 || now_us - r->ended_us > SVC_SETTLE_US)) {
             /* Everything is the writer's now, and every lap acknowledged. */
+            pthread_mutex_lock(&svc->ids_lock);
             *pp = r->next;
+            pthread_mutex_unlock(&svc->ids_lock);
             race_free(r);
             continue;
         }
@@ -609,7 +630,9 @@ void rs_svc__races_free(rs_services *svc)
 {
     while (svc->races) {
         svc_race *r = svc->races;
+        pthread_mutex_lock(&svc->ids_lock);
         svc->races = r->next;
+        pthread_mutex_unlock(&svc->ids_lock);
         if (r->log) {
             rs_racelog_stats st = rs_racelog_get_stats(r->log);
             if (st.pending) {

@@ -445,7 +445,7 @@ static void finish_admin(rs_services *svc, svc_job *job)
                  why ? why : "");
         bool any = false;
         for (uint32_t i = 0; i < svc->room_count; i++)
-            any |= rs_room_kick(svc->rooms[i], q->arg, RS_REASON_KICKED, text);
+            any |= rs_svc__kick(svc, svc->rooms[i], q->arg, RS_REASON_KICKED, text, NULL);
         snprintf(text, sizeof text, any ? "%s kicked" : "nobody called %s is connected", q->arg);
         admin_reply(job, any ? RS_RESULT_OK : RS_RESULT_NOT_FOUND, text);
         break;
@@ -455,7 +455,7 @@ static void finish_admin(rs_services *svc, svc_job *job)
             snprintf(text, sizeof text, "banned by an administrator%s%.170s", why ? ": " : "",
                      why ? why : "");
             for (uint32_t i = 0; i < svc->room_count; i++)
-                rs_room_kick(svc->rooms[i], q->arg, RS_REASON_BANNED, text);
+                rs_svc__kick(svc, svc->rooms[i], q->arg, RS_REASON_BANNED, text, NULL);
         }
         break;
     case RS_ADMIN_END_RACE: {

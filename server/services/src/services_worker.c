@@ -3,8 +3,8 @@
  * requests are jobs it runs on its own store connection, so that no
  * request can delay a tick. The room's thread submits a job and forgets
  * it; the thread runs jobs in order and hands them back; rs_services_poll
- * finishes them on the room's thread (sends the answer, seats the player,
- * kicks the banned). A job never touches the room or the services' own
+ * finishes them (sends the answer, seats the player, kicks the banned)
+ * once their room is home (services_later.c). A job never touches the room or the services' own
  * state on the database thread: it reads what was copied into it and
  * writes only its results.
  */
@@ -191,6 +191,29 @@ bool rs_svc__submit(rs_services *svc, svc_job *job)
     return room_left;
 }
 
+void rs_svc__job_finish(rs_services *svc, svc_job *job)
+{
+    if (job->kind == SVC_JOB_LAP_FLAGS || job->kind == SVC_JOB_KICK) {
+        rs_svc__finish_call(svc, job);
+        rs_svc__job_free(job);
+        return;
+    }
+    if (job->error[0])
+        rs_svc__error(svc, rs_svc__job_what(job), job->error);
+    if (job->log[0]) {
+        /* A registration's player id is the one it was given. */
+        svc_who who = {.room = job->room, .player = job->name,
+                       .player_id = job->player_id > 0 ? job->player_id : job->admitted_id,
+                       .address = job->address};
+        rs_svc__log(svc, job->log_level, job->log_event, &who, NULL, 0, "%s", job->log);
+    }
+    if (identity_job(job))
+        rs_svc__finish_identity(svc, job);
+    else
+        rs_svc__finish_request(svc, job);
+    rs_svc__job_free(job);
+}
+
 void rs_svc__jobs_finish(rs_services *svc)
 {
     svc_worker *w = &svc->worker;
@@ -209,20 +232,7 @@ void rs_svc__jobs_finish(rs_services *svc)
             pthread_mutex_unlock(&w->lock);
         if (!job)
             return;
-        if (job->error[0])
-            rs_svc__error(svc, rs_svc__job_what(job), job->error);
-        if (job->log[0]) {
-            /* A registration's player id is the one it was given. */
-            svc_who who = {.room = job->room, .player = job->name,
-                           .player_id = job->player_id > 0 ? job->player_id : job->admitted_id,
-                           .address = job->address};
-            rs_svc__log(svc, job->log_level, job->log_event, &who, NULL, 0, "%s", job->log);
-        }
-        if (identity_job(job))
-            rs_svc__finish_identity(svc, job);
-        else
-            rs_svc__finish_request(svc, job);
-        rs_svc__job_free(job);
+        rs_svc__finish_or_keep(svc, job, NULL);
     }
 }
 

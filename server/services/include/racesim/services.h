@@ -27,8 +27,16 @@
  * guest's name (cut to 32 bytes), created on first use; registration refuses
  * names starting with "~", so these rows never belong to anyone.
  *
- * Thread rules: one rs_services and every room using its hooks belong to one
- * thread (the database thread is the services' own). Destroy the rooms
+ * Thread rules: the services lock themselves, so the rooms using their
+ * hooks may step on several threads (a server's room workers), one room on
+ * one thread at a time. Everything else (poll, peers, stats, shutdown)
+ * belongs to one thread, the network thread. The services call into a
+ * room (answers, seating, LAP flags, kicks) only from that room's own
+ * hooks, or from rs_services_poll while the room is home: when rooms step
+ * elsewhere, tell the services which are home (rs_services_set_home), and
+ * what is due to a room that is away waits for it, in order. Without
+ * rs_services_set_home every room belongs to the polling thread. An
+ * observer may ask rs_services_race_id from any thread. Destroy the rooms
  * before the services.
  */
 #ifndef RACESIM_SERVICES_H
@@ -141,6 +149,14 @@ rs_status rs_services_create(const rs_services_def *def, rs_services **out, char
  * number of rooms may use them. Never fails. */
 rs_room_hooks rs_services_hooks(rs_services *svc);
 
+/* Rooms that step on other threads: home(ctx, room) says whether room is
+ * the polling thread's to call now (not being updated elsewhere). It is
+ * asked only inside rs_services_poll, and a room must not leave home
+ * during a poll. Set it before any room steps on another thread; NULL
+ * (the default) means every room is the polling thread's. */
+void rs_services_set_home(rs_services *svc, bool (*home)(void *ctx, const rs_room *room),
+                          void *ctx);
+
 /* The transport's connections: each one's address ("a.b.c.d:port") as it
  * connects, before its first message reaches a room, and its end, after the
  * room heard of it. The services need the address for bans by address
@@ -153,8 +169,9 @@ void rs_services_peer_gone(rs_services *svc, uint32_t peer);
  * seconds whether anyone connected is banned now (racectl's bans take
  * effect at once), drains the writer's acknowledgements, delivers LAP flags
  * to live rooms, re-offers records the writer could not take and frees
- * finished races' logs. Cheap; call it every server loop (the room hooks also do it on
- * every tick). Never blocks on disk. */
+ * finished races' logs; what is due to a room that is away waits for a
+ * poll that finds it home. Cheap; call it every server loop (the room
+ * hooks also pump the records on every tick). Never blocks on disk. */
 void rs_services_poll(rs_services *svc);
 
 /* For shutdown (SIGINT, SIGTERM): ends every running race as stopped, with
@@ -192,7 +209,8 @@ void rs_services_get_stats(const rs_services *svc, rs_services_stats *out);
 rs_store_writer_stats rs_services_writer_stats(rs_services *svc);
 
 /* The database id of the race running in room (from its countdown until
- * its world is gone), 0 when none or it could not be stored. */
+ * its world is gone), 0 when none or it could not be stored. Any thread,
+ * even inside a room's observer. */
 int64_t rs_services_race_id(const rs_services *svc, const rs_room *room);
 
 /* The room thread's store connection (for the server's own queries, e.g.
