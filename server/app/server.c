@@ -139,6 +139,7 @@ struct rs_server {
 
 /* The rooms and their workers (below). */
 static rs_status start_workers(rs_server *srv);
+static void publish_http(rs_server *srv, int64_t now);
 static void bring_rooms_home(rs_server *srv);
 static void settle_room(rs_server *srv, uint32_t i);
 static void deliver(rs_server *srv, uint32_t i, uint8_t op, uint32_t peer, uint8_t channel,
@@ -568,8 +569,13 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
     srv->overload.late_ms = cfg->overload_late_ms;
     srv->overload.late_s = 3;
     srv->overload.calm_s = 5;
-    if (srv->http)
+    /* Every room published before the first request: a room away on a
+     * worker at a publication keeps its last one, and one never published
+     * would be missing from the API (seen: /api/v1/rooms empty at start). */
+    if (srv->http) {
+        publish_http(srv, now);
         srv_http_set_ready(srv->http, true);
+    }
     *out = srv;
     return RS_OK;
 fail:

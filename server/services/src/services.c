@@ -328,7 +328,7 @@ void rs_services_poll(rs_services *svc)
     rs_svc__later_run(svc); /* first: what waited is older than what is done now */
     rs_svc__jobs_finish(svc);
     rs_svc__bans_poll(svc);
-    rs_svc__pump(svc, NULL);
+    rs_svc__pump(svc);
     rs_svc__unlock(svc);
 }
 
@@ -341,12 +341,12 @@ size_t rs_services_shutdown(rs_services *svc, uint32_t timeout_ms)
     /* A race cut short keeps its classification so far, marked stopped,
      * rather than staying "running" in the database for ever. */
     rs_svc__races_stop(svc);
-    size_t left = rs_svc__pump(svc, NULL);
+    size_t left = rs_svc__pump(svc);
     for (;;) {
         /* Everything handed over so far is on disk once flush returns; the
          * acknowledgements it frees make room for what is still pending. */
         rs_store_writer_flush(svc->writer);
-        left = rs_svc__pump(svc, NULL);
+        left = rs_svc__pump(svc);
         if (left == 0 || rs_clock_us() >= end_us)
             break;
     }
@@ -389,7 +389,7 @@ void rs_services_destroy(rs_services *svc)
         return;
     rs_svc__worker_stop(svc);
     if (svc->writer && svc->store)
-        rs_svc__pump(svc, NULL);
+        rs_svc__pump(svc);
     rs_svc__later_free(svc);
     rs_svc__races_free(svc);
     rs_leaderboard_close(svc->lb);

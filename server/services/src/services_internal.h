@@ -276,11 +276,11 @@ void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world);
 void rs_svc__room_closed(void *ctx, rs_room *room);
-/* Drains acknowledgements and re-offers pending records; frees settled
- * races. Returns how many records are still not handed to the writer.
- * self: the room whose hook calls (NULL from the poll), which decides
- * whose LAP flags go out now (rs_svc__may_call). */
-size_t rs_svc__pump(rs_services *svc, const rs_room *self);
+/* Drains acknowledgements into LAP flags and re-offers pending records of
+ * every race; frees settled races. The poll's (and shutdown's): a hook
+ * offers only its own race's records. Returns how many records are still
+ * not handed to the writer. */
+size_t rs_svc__pump(rs_services *svc);
 /* For shutdown: every race still running gets its classification so far
  * and its end, status stopped (abandoned before lights out), queued now. */
 void rs_svc__races_stop(rs_services *svc);

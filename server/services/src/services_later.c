@@ -97,7 +97,7 @@ void rs_svc__later_free(rs_services *svc)
 void rs_svc__lap_flags(rs_services *svc, rs_room *room, const rs_room *self, uint8_t car,
                        uint32_t lap, uint8_t flags)
 {
-    if (rs_svc__may_call(svc, room, self)) {
+    if (rs_svc__may_call(svc, room, self) && !waiting(svc, room)) {
         rs_room_lap_flags(room, car, lap, flags);
         return;
     }

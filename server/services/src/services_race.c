@@ -280,6 +280,8 @@ static void lap_expect(rs_services *svc, svc_race *r, const rs_event *e)
     l->time_us = e->duration_us;
 }
 
+static size_t race_offer(rs_services *svc, svc_race *r);
+
 void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world)
 {
     rs_services *svc = ctx;
@@ -295,7 +297,11 @@ void rs_svc__after_step(void *ctx, rs_room *room, const rs_world *world)
                 lap_expect(svc, r, &ev[k]);
         rs_racelog_after_step(r->log, world, rs_wall_time_s());
     }
-    rs_svc__pump(svc, room);
+    /* Its own race only: the writer's acknowledgements, and every other
+     * race, are the poll's (this runs under the services' lock, on the
+     * room's thread, every tick). */
+    if (r)
+        race_offer(svc, r);
 }
 
 /* Whether the race's end is already queued (the services queue it: the
@@ -349,7 +355,7 @@ void rs_svc__race_results(void *ctx, rs_room *room, const rs_world *world)
     if (!r || !r->log || end_queued(r))
         return;
     queue_end(svc, r, room, world, RS_STORE_RACE_FINISHED);
-    rs_svc__pump(svc, room);
+    race_offer(svc, r);
 }
 
 void rs_svc__races_stop(rs_services *svc)
@@ -377,7 +383,7 @@ void rs_svc__race_end(void *ctx, rs_room *room, const rs_world *world)
     r->ended = true;
     pthread_mutex_unlock(&svc->ids_lock);
     r->ended_us = rs_clock_us();
-    rs_svc__pump(svc, room);
+    race_offer(svc, r);
 }
 
 int64_t rs_services_race_id(const rs_services *svc, const rs_room *room)
@@ -516,7 +522,7 @@ static void log_lap(rs_services *svc, const svc_race *r, const svc_lap *l, uint8
                 record ? ", track record" : "", (long long)lap_id, (long long)r->race_id);
 }
 
-static void on_ack(rs_services *svc, const rs_store_ack *a, const rs_room *self)
+static void on_ack(rs_services *svc, const rs_store_ack *a)
 {
     int64_t race_id = a->caller_id >> SVC_RACE_SHIFT;
     svc_race *r = svc->races;
@@ -541,7 +547,7 @@ static void on_ack(rs_services *svc, const rs_store_ack *a, const rs_room *self)
         record_lost(svc, a, &l);
     }
     if (r->room)
-        rs_svc__lap_flags(svc, r->room, self, l.car, l.lap, flags);
+        rs_svc__lap_flags(svc, r->room, NULL, l.car, l.lap, flags);
 }
 
 /* Records the race log gave up on (refused by the writer for good, or no
@@ -595,22 +601,30 @@ static void race_free(svc_race *r)
     free(r);
 }
 
-size_t rs_svc__pump(rs_services *svc, const rs_room *self)
+/* Hands race r's records to the writer (its racelog's and the services'
+ * own); returns how many it could not take yet. */
+static size_t race_offer(rs_services *svc, svc_race *r)
+{
+    size_t pending = (r->log ? rs_racelog_flush(r->log) : 0) + offer_own(svc, r);
+    check_racelog_losses(svc, r);
+    return pending;
+}
+
+size_t rs_svc__pump(rs_services *svc)
 {
     rs_store_ack acks[64];
     size_t n;
     do {
         n = rs_store_writer_poll(svc->writer, acks, 64);
         for (size_t i = 0; i < n; i++)
-            on_ack(svc, &acks[i], self);
+            on_ack(svc, &acks[i]);
     } while (n == 64);
     size_t left = 0;
     int64_t now_us = rs_clock_us();
     svc_race **pp = &svc->races;
     while (*pp) {
         svc_race *r = *pp;
-        size_t pending = (r->log ? rs_racelog_flush(r->log) : 0) + offer_own(svc, r);
-        check_racelog_losses(svc, r);
+        size_t pending = race_offer(svc, r);
         left += pending;
         if (r->ended && pending == 0 &&
             (r->laps_len == 0 || now_us - r->ended_us > SVC_SETTLE_US)) {

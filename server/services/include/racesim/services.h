@@ -170,8 +170,9 @@ void rs_services_peer_gone(rs_services *svc, uint32_t peer);
  * effect at once), drains the writer's acknowledgements, delivers LAP flags
  * to live rooms, re-offers records the writer could not take and frees
  * finished races' logs; what is due to a room that is away waits for a
- * poll that finds it home. Cheap; call it every server loop (the room
- * hooks also pump the records on every tick). Never blocks on disk. */
+ * poll that finds it home. Cheap; call it every server loop: the LAP flags
+ * come only from here (a room's hooks hand its own race's records to the
+ * writer every tick). Never blocks on disk. */
 void rs_services_poll(rs_services *svc);
 
 /* For shutdown (SIGINT, SIGTERM): ends every running race as stopped, with
