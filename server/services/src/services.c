@@ -390,6 +390,7 @@ void rs_services_destroy(rs_services *svc)
     rs_svc__worker_stop(svc);
     if (svc->writer && svc->store)
         rs_svc__pump(svc);
+    rs_svc__later_run(svc); /* rooms are gone: what waited for them finishes without */
     rs_svc__later_free(svc);
     rs_svc__races_free(svc);
     rs_leaderboard_close(svc->lb);

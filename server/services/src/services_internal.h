@@ -317,7 +317,7 @@ bool rs_svc__may_call(const rs_services *svc, const rs_room *room, const rs_room
 void rs_svc__finish_or_keep(rs_services *svc, svc_job *job, const rs_room *self);
 /* Finishes what waits for rooms that are home now, in order (the poll). */
 void rs_svc__later_run(rs_services *svc);
-/* What waits for room is dropped: the room is going. */
+/* What waits for room no longer reaches it: the room is going. */
 void rs_svc__later_forget(rs_services *svc, const rs_room *room);
 void rs_svc__later_free(rs_services *svc);
 /* A recorded lap's flags to room's deferred LAP, now or when it is home. */

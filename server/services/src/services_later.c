@@ -72,16 +72,13 @@ void rs_svc__later_run(rs_services *svc)
 
 void rs_svc__later_forget(rs_services *svc, const rs_room *room)
 {
-    svc_job *j = svc->later;
-    svc->later = svc->later_tail = NULL;
-    while (j) {
-        svc_job *next = j->next;
+    /* Finished without their room at the next poll (or at destroy), like
+     * the database thread's answers to a room that is gone: their log
+     * lines are still written, and a registration nobody was told of is
+     * forgotten. */
+    for (svc_job *j = svc->later; j; j = j->next)
         if (j->room == room)
-            rs_svc__job_free(j);
-        else
-            keep(svc, j);
-        j = next;
-    }
+            j->room = NULL;
 }
 
 void rs_svc__later_free(rs_services *svc)
