@@ -36,6 +36,13 @@ static bool waiting(const rs_services *svc, const rs_room *room)
     return false;
 }
 
+/* Whether a call into room goes out now: the room may be called from here
+ * and nothing older waits for it. Otherwise the call is kept. */
+static bool call_now(const rs_services *svc, const rs_room *room, const rs_room *self)
+{
+    return rs_svc__may_call(svc, room, self) && !waiting(svc, room);
+}
+
 static void keep(rs_services *svc, svc_job *job)
 {
     job->next = NULL;
@@ -48,7 +55,7 @@ static void keep(rs_services *svc, svc_job *job)
 
 void rs_svc__finish_or_keep(rs_services *svc, svc_job *job, const rs_room *self)
 {
-    if (job->room && (!rs_svc__may_call(svc, job->room, self) || waiting(svc, job->room)))
+    if (job->room && !call_now(svc, job->room, self))
         keep(svc, job);
     else
         rs_svc__job_finish(svc, job);
@@ -94,7 +101,7 @@ void rs_svc__later_free(rs_services *svc)
 void rs_svc__lap_flags(rs_services *svc, rs_room *room, const rs_room *self, uint8_t car,
                        uint32_t lap, uint8_t flags)
 {
-    if (rs_svc__may_call(svc, room, self) && !waiting(svc, room)) {
+    if (call_now(svc, room, self)) {
         rs_room_lap_flags(room, car, lap, flags);
         return;
     }
@@ -158,7 +165,7 @@ bool rs_svc__kick(rs_services *svc, rs_room *room, const char *name, uint8_t rea
     job->refuse_reason = reason;
     snprintf(job->text, sizeof job->text, "%s", text);
     job->ban_check = ban_check != NULL;
-    if (rs_svc__may_call(svc, room, NULL) && !waiting(svc, room)) {
+    if (call_now(svc, room, NULL)) {
         bool kicked = kick_now(svc, job);
         rs_svc__job_free(job);
         return kicked;
