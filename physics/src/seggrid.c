@@ -166,24 +166,41 @@ double rs_seg2_box_far(const rs_seg2 *s, const double b[4])
  * may bin a point just outside a cell into it, and compares rounded
  * distances) and of the pruning's own, so that nothing decided from a cell's
  * box depends on a last bit. */
-void rs_seggrid_cell_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, double b[4])
+void rs_seggrid_sub_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, uint32_t parts,
+                        uint32_t sx, uint32_t sy, double b[4])
 {
     double extent = rs_max(rs_max(rs_abs(g->x0), rs_abs(g->y0)),
                            rs_max(rs_abs(g->x0 + g->nx * g->cell_m),
                                   rs_abs(g->y0 + g->ny * g->cell_m)));
     double slack = RS_SEGGRID_SLACK_M + 1e-9 * extent;
-    b[0] = g->x0 + ix * g->cell_m - slack, b[1] = g->y0 + iy * g->cell_m - slack;
-    b[2] = g->x0 + (ix + 1) * g->cell_m + slack, b[3] = g->y0 + (iy + 1) * g->cell_m + slack;
+    double step = g->cell_m / parts;
+    uint32_t jx = ix * parts + sx, jy = iy * parts + sy;
+    b[0] = g->x0 + jx * step - slack, b[1] = g->y0 + jy * step - slack;
+    b[2] = g->x0 + (jx + 1) * step + slack, b[3] = g->y0 + (jy + 1) * step + slack;
 }
 
-/* At any point p of a cell, the nearest distance is at most
+/* At any point p of the box, the nearest distance is at most
  * far = min over j of rs_seg2_box_far(j) (p is no farther than that from
  * that segment), and every segment j is at least seg_box_dist(j) from p. So
  * a segment with seg_box_dist > far is never the nearest at any p, nor tied
- * with it. Segments a cell does not list are beyond the grid's margin of
- * it; they cannot be nearer than a listed one within the margin, and when
- * none is, the lookup finds nothing either way. Cells are widened
- * (rs_seggrid_cell_box) and the comparison given the same slack. */
+ * with it. The comparison keeps RS_SEGGRID_SLACK_M in hand. */
+uint32_t rs_seg2_keep_nearest_in_box(const rs_seg2 *segs, uint32_t *idx, uint32_t n,
+                                     const double b[4])
+{
+    double far = 1e300;
+    for (uint32_t k = 0; k < n; k++)
+        far = rs_min(far, rs_seg2_box_far(&segs[idx[k]], b));
+    uint32_t out = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (seg_box_dist(&segs[idx[k]], b) <= far + RS_SEGGRID_SLACK_M)
+            idx[out++] = idx[k];
+    return out;
+}
+
+/* Segments a cell does not list are beyond the grid's margin of it; they
+ * cannot be nearer than a listed one within the margin, and when none is,
+ * the lookup finds nothing either way. So cutting each list to its box's
+ * possible nearest segments changes no answer. */
 void rs_seggrid_keep_nearest(rs_seggrid *g, const rs_seg2 *segs)
 {
     if (!g->cell_start || !g->items)
@@ -194,14 +211,12 @@ void rs_seggrid_keep_nearest(rs_seggrid *g, const rs_seg2 *segs)
             size_t c = (size_t)iy * g->nx + ix;
             uint32_t k0 = g->cell_start[c], k1 = g->cell_start[c + 1];
             double b[4];
-            rs_seggrid_cell_box(g, ix, iy, b);
-            double far = 1e300;
-            for (uint32_t k = k0; k < k1; k++)
-                far = rs_min(far, rs_seg2_box_far(&segs[g->items[k]], b));
+            rs_seggrid_sub_box(g, ix, iy, 1, 0, 0, b);
+            /* In place: the kept ones move down to `out` (<= k0). */
+            uint32_t kept = rs_seg2_keep_nearest_in_box(segs, &g->items[k0], k1 - k0, b);
+            memmove(&g->items[out], &g->items[k0], kept * sizeof *g->items);
             g->cell_start[c] = out;
-            for (uint32_t k = k0; k < k1; k++)
-                if (seg_box_dist(&segs[g->items[k]], b) <= far + RS_SEGGRID_SLACK_M)
-                    g->items[out++] = g->items[k];
+            out += kept;
         }
     g->cell_start[(size_t)g->nx * g->ny] = out;
     g->nearest_only = true;

@@ -45,9 +45,8 @@ rs_status rs_seggrid_build(rs_seggrid *g, const rs_seg2 *segs, uint32_t n, doubl
 void rs_seggrid_free(rs_seggrid *g);
 
 /* Shortens each cell's list to the segments that can be the nearest of the
- * grid's segments (or tie with it) at some point of the cell: a segment
- * farther from the whole cell than some other segment is from the cell's
- * farthest point never is. Lists keep their ascending order. The nearest-
+ * grid's segments (or tie with it) at some point of the cell
+ * (rs_seg2_keep_nearest_in_box). Lists keep their ascending order. The nearest-
  * segment lookup that reads the one cell under a point (track_query.c)
  * finds the same segment with fewer candidates; box queries are no longer
  * possible (rs_seggrid_query reports nothing). segs are those the grid was
@@ -60,8 +59,17 @@ void rs_seggrid_keep_nearest(rs_seggrid *g, const rs_seg2 *segs);
  * distances. */
 #define RS_SEGGRID_SLACK_M 1e-6
 
-/* The box {x0, y0, x1, y1} of cell (ix, iy), widened (see above). */
-void rs_seggrid_cell_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, double b[4]);
+/* The box {x0, y0, x1, y1} of part (sx, sy) of cell (ix, iy) cut into
+ * parts x parts (parts = 1: the cell itself), widened (see above). */
+void rs_seggrid_sub_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, uint32_t parts,
+                        uint32_t sx, uint32_t sy, double b[4]);
+
+/* Of the segments idx[0..n) of segs, keeps (in place, in order) those that
+ * can be the nearest of them, or tie with it, at some point of box b: a
+ * segment farther from the whole box than some other is from the box's
+ * farthest point never is. Returns how many are kept. */
+uint32_t rs_seg2_keep_nearest_in_box(const rs_seg2 *segs, uint32_t *idx, uint32_t n,
+                                     const double b[4]);
 
 /* The farthest any point of box b is from segment s: at a corner, as the
  * distance to a segment is convex. */
