@@ -48,8 +48,6 @@ typedef struct rs_car_derived {
     double idle_rad_s;
     double cp_z;               /* aero centre of pressure, body frame z */
     double camber_sin[4], camber_cos[4]; /* static camber, ISO sign per side */
-    double toe_rad[4], toe_sin[4], toe_cos[4]; /* static toe, sign per side: the steer
-                                                  angle of a wheel pointing straight */
     int driven[2];
 } rs_car_derived;
 
@@ -76,11 +74,8 @@ typedef struct rs_car {
     uint8_t prev_buttons;
     rs_input input;
     /* per-tick cache derived from the input at the start of each tick (not
-     * state: recomputed before it is used, unless steer_key says it holds
-     * the angles for this tick's input.steer already: 65536 + that steer,
-     * 0 = nothing; the car model cannot change under it) */
+     * state: recomputed before it is used) */
     double steer_rad[4], steer_sin[4], steer_cos[4];
-    uint32_t steer_key;
     /* telemetry of the last substep (not state) */
     double engine_nm, clutch_engagement, drive_power_w;
 } rs_car;

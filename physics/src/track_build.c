@@ -24,11 +24,9 @@
 #define CANON_MAGIC "RSTK"
 #define CANON_VERSION 1u
 
-#define CENTRE_CELL_M 10.0    /* centre-line grid, for points off the track: 8-12 candidates
-                                 per cell after pruning (docs/TRACKS.md) */
-#define NEAR_CELL_M 2.5       /* the ground lookup's first try (track_internal.h); its cells list
-                                 about 3 segments each after pruning, and most of the
-                                 asphalt needs no search (track_query.c) */
+#define CENTRE_CELL_M 10.0    /* centre-line grid: about 12 candidates per point query (the
+                                 margin, not the cell, sets the count; see docs/TRACKS.md) */
+#define NEAR_CELL_M 5.0       /* the ground lookup's first try (track_internal.h) */
 #define NEAR_MARGIN_M 1.0     /* its reach past the widest edge plus kerb */
 #define EDGE_CELL_M 10.0      /* edges, for the crossing checks */
 #define BARRIER_CELL_M 10.0   /* barriers, for collisions */
@@ -447,66 +445,6 @@ static bool build_surfaces(build *b)
     return true;
 }
 
-/* Whether every point of box b is plain asphalt, given the segments that
- * can be the nearest there (idx[0..n), cut in place to those of b): wherever
- * in b a segment is the nearest, the point is no farther from it than b's
- * farthest corner, so when that is less than the narrowest half-width at
- * either end of each such segment (the lookup interpolates between them),
- * the point is on the asphalt whichever segment is nearest and on whichever
- * side. The slack keeps the decision off the lookup's last bits. */
-static bool box_is_plain(const rs_track *t, const rs_seg2 *segs, uint32_t *idx, uint32_t n,
-                         const double b[4])
-{
-    n = rs_seg2_keep_nearest_in_box(segs, idx, n, b);
-    for (uint32_t k = 0; k < n; k++) {
-        const rs_track_node *p = &t->node[idx[k]], *q = &t->node[idx[k] + 1 < t->n ? idx[k] + 1 : 0];
-        double w = rs_min(rs_min(p->w[0], p->w[1]), rs_min(q->w[0], q->w[1]));
-        if (!(rs_seg2_box_far(&segs[idx[k]], b) + RS_SEGGRID_SLACK_M <= w))
-            return false;
-    }
-    return n > 0;
-}
-
-/* Marks the parts of the near grid's cells that are plain asphalt (see
- * box_is_plain). A part's possible nearest segments are among its cell's. */
-static rs_status build_plain_parts(rs_track *t, const rs_seg2 *segs)
-{
-    const rs_seggrid *g = &t->near_grid;
-    uint32_t most = 0;
-    for (size_t c = 0; c < (size_t)g->nx * g->ny; c++)
-        if (g->cell_start[c + 1] - g->cell_start[c] > most)
-            most = g->cell_start[c + 1] - g->cell_start[c];
-    t->plain_parts = calloc((size_t)g->nx * g->ny, sizeof *t->plain_parts);
-    uint32_t *idx = malloc(((size_t)most + 1) * sizeof *idx);
-    if (!t->plain_parts || !idx) {
-        free(idx);
-        return RS_ERR_NOMEM;
-    }
-    for (uint32_t iy = 0; iy < g->ny; iy++)
-        for (uint32_t ix = 0; ix < g->nx; ix++) {
-            size_t c = (size_t)iy * g->nx + ix;
-            const uint32_t *list = &g->items[g->cell_start[c]];
-            uint32_t n = g->cell_start[c + 1] - g->cell_start[c];
-            double b[4];
-            rs_seggrid_sub_box(g, ix, iy, 1, 0, 0, b);
-            memcpy(idx, list, n * sizeof *idx);
-            if (box_is_plain(t, segs, idx, n, b)) {
-                t->plain_parts[c] = 0xFFFF;
-                continue;
-            }
-            uint16_t mask = 0;
-            for (uint32_t k = 0; n > 0 && k < 16; k++) {
-                rs_seggrid_sub_box(g, ix, iy, 4, k & 3, k >> 2, b);
-                memcpy(idx, list, n * sizeof *idx);
-                if (box_is_plain(t, segs, idx, n, b))
-                    mask = (uint16_t)(mask | 1u << k);
-            }
-            t->plain_parts[c] = mask;
-        }
-    free(idx);
-    return RS_OK;
-}
-
 /* The ground lookup reaches as far as the farthest generated barrier could be
  * (or the default offset where there is none), plus a margin; the centre
  * grid is built with it. */
@@ -544,13 +482,6 @@ static bool build_centre_grid(build *b)
         st = rs_seggrid_build(&t->centre_grid, segs, t->n, t->max_reach, CENTRE_CELL_M);
     if (st == RS_OK)
         st = rs_seggrid_build(&t->near_grid, segs, t->n, t->near_reach, NEAR_CELL_M);
-    /* The lookup reads one cell and wants the nearest segment: a cell needs
-     * to list only those that can be it somewhere in the cell. */
-    if (st == RS_OK) {
-        rs_seggrid_keep_nearest(&t->centre_grid, segs);
-        rs_seggrid_keep_nearest(&t->near_grid, segs);
-        st = build_plain_parts(t, segs);
-    }
     free(segs);
     return st == RS_OK ? true : nomem(b);
 }
@@ -1185,7 +1116,6 @@ void rs_track_destroy(rs_track *t)
     free(t->seg);
     rs_seggrid_free(&t->centre_grid);
     rs_seggrid_free(&t->near_grid);
-    free(t->plain_parts);
     free(t->barrier);
     free(t->barrier_xy);
     free(t->bseg);

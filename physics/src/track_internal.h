@@ -91,11 +91,6 @@ struct rs_track {
     rs_track_seg *seg;
     double near_reach;
     rs_seggrid near_grid;
-    /* Per cell of near_grid, cut into 4 x 4 parts: bit 4 * sy + sx is set
-     * when every point of part (sx, sy) is asphalt inside the limits
-     * whichever segment is nearest, so the lookup answers without a search
-     * (track_build.c, build_plain_parts). */
-    uint16_t *plain_parts;
 
     uint32_t nbarrier;    /* polylines */
     rs_barrier_poly *barrier;

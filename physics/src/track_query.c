@@ -12,11 +12,7 @@
  * way), so keeping the first strictly smaller distance breaks ties towards
  * the lowest index, and the answer does not depend on the grids. It tries a
  * tight grid first (cars are nearly always on the track) and the wide one,
- * margin max_reach, only when that finds nothing near enough. Both grids'
- * cells list only the segments that can be the nearest somewhere in them
- * (rs_seggrid_keep_nearest), and a part of a cell of the tight grid that
- * is asphalt all over answers without a search (track_build.c,
- * build_plain_parts).
+ * margin max_reach, only when that finds nothing near enough.
  *
  * Version 1 tracks are flat: height 0 and an upward normal everywhere.
  */
@@ -25,26 +21,15 @@
 #include "detmath.h"
 #include "track_spec.h"
 
-/* The grid's cell under (x, y), if the point is on the grid, and with
- * `part` the part of it under the point when cut into 4 x 4 (4 * sy + sx):
- * 4 * fx is exact, so its whole part is 4 * ix plus the part's column. */
-static inline bool cell_under(const rs_seggrid *g, double x, double y, size_t *c,
-                              unsigned *part)
+/* The nearest segment among those a grid lists for the cell under (x, y),
+ * if one is within `reach`. */
+static inline bool nearest_in(const rs_track *t, const rs_seggrid *g, double reach, double x,
+                              double y, rs_track_near *out)
 {
     double fx = (x - g->x0) * g->inv_cell, fy = (y - g->y0) * g->inv_cell;
     if (!(fx >= 0.0 && fy >= 0.0 && fx < (double)g->nx && fy < (double)g->ny))
         return false; /* also NaN */
-    uint32_t ix = (uint32_t)fx, iy = (uint32_t)fy;
-    *c = (size_t)iy * g->nx + ix;
-    *part = ((uint32_t)(4.0 * fy) - 4 * iy) * 4 + ((uint32_t)(4.0 * fx) - 4 * ix);
-    return true;
-}
-
-/* The nearest segment among those a grid lists for cell c, if one is within
- * `reach` of (x, y). */
-static inline bool nearest_in_cell(const rs_track *t, const rs_seggrid *g, size_t c,
-                                   double reach, double x, double y, rs_track_near *out)
-{
+    size_t c = (size_t)(uint32_t)fy * g->nx + (uint32_t)fx;
     const rs_track_seg *seg = t->seg;
     double best = reach * reach;
     uint32_t bi = UINT32_MAX;
@@ -84,14 +69,6 @@ static inline bool nearest_in_cell(const rs_track *t, const rs_seggrid *g, size_
  * included: they are all listed, in ascending order): the full search over
  * the wider centre grid gives the same answer and is needed only for points
  * off the track. */
-static inline bool nearest_in(const rs_track *t, const rs_seggrid *g, double reach, double x,
-                              double y, rs_track_near *out)
-{
-    size_t c;
-    unsigned part;
-    return cell_under(g, x, y, &c, &part) && nearest_in_cell(t, g, c, reach, x, y, out);
-}
-
 static inline bool nearest(const rs_track *t, double x, double y, rs_track_near *out)
 {
     if (nearest_in(t, &t->near_grid, t->near_reach, x, y, out))
@@ -128,18 +105,8 @@ void rs_track_ground(const void *track, double x_m, double y_m, rs_ground_hit *o
     const rs_track *t = track;
     out->height_m = 0.0;
     out->normal[0] = 0.0, out->normal[1] = 0.0, out->normal[2] = 1.0;
-    /* Most wheels are on plain asphalt: nothing to search. */
-    size_t c;
-    unsigned part;
-    bool on_grid = cell_under(&t->near_grid, x_m, y_m, &c, &part);
-    if (on_grid && (t->plain_parts[c] >> part & 1u)) {
-        out->surface = RS_SURFACE_ASPHALT;
-        out->inside_limits = true;
-        return;
-    }
     rs_track_near nr;
-    if (!(on_grid && nearest_in_cell(t, &t->near_grid, c, t->near_reach, x_m, y_m, &nr)) &&
-        !nearest_in(t, &t->centre_grid, t->max_reach, x_m, y_m, &nr)) {
+    if (!nearest(t, x_m, y_m, &nr)) {
         out->surface = t->runoff_default;
         out->inside_limits = false;
         return;
