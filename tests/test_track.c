@@ -292,6 +292,32 @@ static bool brute_nearest(const rs_track *t, double x, double y, uint32_t *seg, 
     return found;
 }
 
+/* One point: the lookups (rs_track_locate searches; rs_track_ground may
+ * answer from a cell of plain asphalt) against the full search. */
+static void check_point(const rs_track *t, double x, double y)
+{
+    uint32_t seg = 0;
+    double u = 0.0, dist = 0.0;
+    bool left = false;
+    bool found = brute_nearest(t, x, y, &seg, &u, &dist, &left);
+    rs_track_location loc;
+    bool got = rs_track_locate(t, x, y, &loc);
+    assert_int_equal(got, found);
+    rs_ground_hit h;
+    rs_track_ground(t, x, y, &h);
+    if (!found) {
+        assert_int_equal(h.surface, t->runoff_default);
+        assert_false(h.inside_limits);
+        return;
+    }
+    assert_int_equal(loc.segment, seg);
+    double s = t->node[seg].s + u;
+    assert_true(loc.s_m == (s >= t->length ? s - t->length : s));
+    assert_true(loc.offset_m == (left ? dist : -dist));
+    assert_int_equal(h.surface, loc.surface);
+    assert_int_equal(h.inside_limits, loc.inside_limits);
+}
+
 static void check_against_brute_force(const rs_track *t, double x0, double y0, double x1,
                                       double y1)
 {
@@ -301,28 +327,36 @@ static void check_against_brute_force(const rs_track *t, double x0, double y0, d
         double fx = (double)(seed >> 8) / 16777216.0;
         seed = seed * 1664525u + 1013904223u;
         double fy = (double)(seed >> 8) / 16777216.0;
-        double x = x0 + fx * (x1 - x0), y = y0 + fy * (y1 - y0);
-        uint32_t seg = 0;
-        double u = 0.0, dist = 0.0;
-        bool left = false;
-        bool found = brute_nearest(t, x, y, &seg, &u, &dist, &left);
-        rs_track_location loc;
-        bool got = rs_track_locate(t, x, y, &loc);
-        assert_int_equal(got, found);
-        rs_ground_hit h;
-        rs_track_ground(t, x, y, &h);
-        if (!found) {
-            assert_int_equal(h.surface, t->runoff_default);
-            assert_false(h.inside_limits);
-            continue;
-        }
-        assert_int_equal(loc.segment, seg);
-        double s = t->node[seg].s + u;
-        assert_true(loc.s_m == (s >= t->length ? s - t->length : s));
-        assert_true(loc.offset_m == (left ? dist : -dist));
-        assert_int_equal(h.surface, loc.surface);
-        assert_int_equal(h.inside_limits, loc.inside_limits);
+        check_point(t, x0 + fx * (x1 - x0), y0 + fy * (y1 - y0));
     }
+}
+
+/* The grid's decisions hold for every point of a cell, its edges and
+ * corners included: a lattice over the cell and points a hair inside and
+ * outside each corner, for every `stride`-th cell that lists a segment.
+ * (A lattice, because a segment wrongly dropped from a cell is missed only
+ * in a sliver of it.)
+ * Returns how many of the cells checked were plain asphalt. */
+static uint32_t check_cells_against_brute_force(const rs_track *t, uint32_t stride)
+{
+    const rs_seggrid *g = &t->near_grid;
+    uint32_t plain = 0, listed = 0;
+    for (uint32_t iy = 0; iy < g->ny; iy++)
+        for (uint32_t ix = 0; ix < g->nx; ix++) {
+            size_t c = (size_t)iy * g->nx + ix;
+            if (g->cell_start[c] == g->cell_start[c + 1] || listed++ % stride)
+                continue;
+            plain += t->plain_cell[c];
+            double cx = g->x0 + ix * g->cell_m, cy = g->y0 + iy * g->cell_m;
+            for (int k = 0; k < 25; k++) /* a 5 x 5 lattice, edges included */
+                check_point(t, cx + (k % 5) * 0.25 * g->cell_m, cy + (k / 5) * 0.25 * g->cell_m);
+            for (int k = 0; k < 4; k++) {
+                double x = cx + (k & 1) * g->cell_m, y = cy + (k >> 1) * g->cell_m;
+                for (int e = -1; e <= 1; e += 2)
+                    check_point(t, x + e * 1e-9, y - e * 1e-9);
+            }
+        }
+    return plain;
 }
 
 static void test_ground_finds_the_same_segment_as_a_full_search(void **state)
@@ -348,6 +382,10 @@ static void test_ground_finds_the_same_segment_as_a_full_search(void **state)
         lo[1] = rs_min(lo[1], t->node[i].y), hi[1] = rs_max(hi[1], t->node[i].y);
     }
     check_against_brute_force(t, lo[0] - 20.0, lo[1] - 20.0, hi[0] + 20.0, hi[1] + 20.0);
+    /* Cell by cell, so that the cells that answer without a search are
+     * checked where they are (there must be some, or the fast path is not
+     * tested). */
+    assert_true(check_cells_against_brute_force(t, 2) > 100);
     rs_track_destroy(t);
 }
 

@@ -14,6 +14,7 @@
 #ifndef RS_SEGGRID_H
 #define RS_SEGGRID_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,7 @@ typedef struct rs_seggrid {
     uint32_t *items;     /* segment indices */
     uint32_t *range;     /* per segment: ix0, iy0, ix1, iy1 (its cell range) */
     uint32_t nseg;
+    bool nearest_only;   /* cells pruned by rs_seggrid_keep_nearest */
 } rs_seggrid;
 
 /* Builds a grid over n segments, each expanded by margin_m on every side
@@ -41,6 +43,29 @@ rs_status rs_seggrid_build(rs_seggrid *g, const rs_seg2 *segs, uint32_t n, doubl
                            double cell_m);
 
 void rs_seggrid_free(rs_seggrid *g);
+
+/* Shortens each cell's list to the segments that can be the nearest of the
+ * grid's segments (or tie with it) at some point of the cell: a segment
+ * farther from the whole cell than some other segment is from the cell's
+ * farthest point never is. Lists keep their ascending order. The nearest-
+ * segment lookup that reads the one cell under a point (track_query.c)
+ * finds the same segment with fewer candidates; box queries are no longer
+ * possible (rs_seggrid_query reports nothing). segs are those the grid was
+ * built over. */
+void rs_seggrid_keep_nearest(rs_seggrid *g, const rs_seg2 *segs);
+
+/* Decisions made at build time for every point of a cell (the pruning
+ * above, track_build.c's cells of plain asphalt) use the cell's box widened
+ * by at least this much, and keep at least this much in hand when comparing
+ * distances. */
+#define RS_SEGGRID_SLACK_M 1e-6
+
+/* The box {x0, y0, x1, y1} of cell (ix, iy), widened (see above). */
+void rs_seggrid_cell_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, double b[4]);
+
+/* The farthest any point of box b is from segment s: at a corner, as the
+ * distance to a segment is convex. */
+double rs_seg2_box_far(const rs_seg2 *s, const double b[4]);
 
 /* Calls visit(ctx, index) once for every segment whose expanded box meets
  * [x0, x1] x [y0, y1] (a box fully outside the grid meets nothing). */

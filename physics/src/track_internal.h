@@ -91,6 +91,10 @@ struct rs_track {
     rs_track_seg *seg;
     double near_reach;
     rs_seggrid near_grid;
+    /* Per cell of near_grid: 1 when every point of the cell is asphalt
+     * inside the limits whichever listed segment is nearest, so the lookup
+     * answers without a search (track_build.c, build_plain_cells). */
+    uint8_t *plain_cell;
 
     uint32_t nbarrier;    /* polylines */
     rs_barrier_poly *barrier;

@@ -12,7 +12,10 @@
  * way), so keeping the first strictly smaller distance breaks ties towards
  * the lowest index, and the answer does not depend on the grids. It tries a
  * tight grid first (cars are nearly always on the track) and the wide one,
- * margin max_reach, only when that finds nothing near enough.
+ * margin max_reach, only when that finds nothing near enough. Both grids'
+ * cells list only the segments that can be the nearest somewhere in them
+ * (rs_seggrid_keep_nearest), and a cell of the tight grid that is asphalt
+ * all over answers without a search (track_build.c, build_plain_cells).
  *
  * Version 1 tracks are flat: height 0 and an upward normal everywhere.
  */
@@ -21,15 +24,21 @@
 #include "detmath.h"
 #include "track_spec.h"
 
-/* The nearest segment among those a grid lists for the cell under (x, y),
- * if one is within `reach`. */
-static inline bool nearest_in(const rs_track *t, const rs_seggrid *g, double reach, double x,
-                              double y, rs_track_near *out)
+/* The grid's cell under (x, y), if the point is on the grid. */
+static inline bool cell_under(const rs_seggrid *g, double x, double y, size_t *c)
 {
     double fx = (x - g->x0) * g->inv_cell, fy = (y - g->y0) * g->inv_cell;
     if (!(fx >= 0.0 && fy >= 0.0 && fx < (double)g->nx && fy < (double)g->ny))
         return false; /* also NaN */
-    size_t c = (size_t)(uint32_t)fy * g->nx + (uint32_t)fx;
+    *c = (size_t)(uint32_t)fy * g->nx + (uint32_t)fx;
+    return true;
+}
+
+/* The nearest segment among those a grid lists for cell c, if one is within
+ * `reach` of (x, y). */
+static inline bool nearest_in_cell(const rs_track *t, const rs_seggrid *g, size_t c,
+                                   double reach, double x, double y, rs_track_near *out)
+{
     const rs_track_seg *seg = t->seg;
     double best = reach * reach;
     uint32_t bi = UINT32_MAX;
@@ -69,6 +78,13 @@ static inline bool nearest_in(const rs_track *t, const rs_seggrid *g, double rea
  * included: they are all listed, in ascending order): the full search over
  * the wider centre grid gives the same answer and is needed only for points
  * off the track. */
+static inline bool nearest_in(const rs_track *t, const rs_seggrid *g, double reach, double x,
+                              double y, rs_track_near *out)
+{
+    size_t c;
+    return cell_under(g, x, y, &c) && nearest_in_cell(t, g, c, reach, x, y, out);
+}
+
 static inline bool nearest(const rs_track *t, double x, double y, rs_track_near *out)
 {
     if (nearest_in(t, &t->near_grid, t->near_reach, x, y, out))
@@ -105,8 +121,17 @@ void rs_track_ground(const void *track, double x_m, double y_m, rs_ground_hit *o
     const rs_track *t = track;
     out->height_m = 0.0;
     out->normal[0] = 0.0, out->normal[1] = 0.0, out->normal[2] = 1.0;
+    /* Most wheels are on a cell of plain asphalt: nothing to search. */
+    size_t c;
+    bool on_grid = cell_under(&t->near_grid, x_m, y_m, &c);
+    if (on_grid && t->plain_cell[c]) {
+        out->surface = RS_SURFACE_ASPHALT;
+        out->inside_limits = true;
+        return;
+    }
     rs_track_near nr;
-    if (!nearest(t, x_m, y_m, &nr)) {
+    if (!(on_grid && nearest_in_cell(t, &t->near_grid, c, t->near_reach, x_m, y_m, &nr)) &&
+        !nearest_in(t, &t->centre_grid, t->max_reach, x_m, y_m, &nr)) {
         out->surface = t->runoff_default;
         out->inside_limits = false;
         return;
