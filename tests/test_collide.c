@@ -750,7 +750,8 @@ static void test_car_hits_conserve_momentum_and_never_gain_energy(void **state)
 
 /* Six cars driven into one spot between walls. */
 static void pileup(const rs_car_params *pa, const rs_car_params *pb, const rs_track *track,
-                   bool brute, rs_collide_scratch *scratch, rs_car out[6], rs_collide_car cc_out[6],
+                   rs_collide_broadphase mode, rs_collide_scratch *scratch, rs_car out[6],
+                   rs_collide_car cc_out[6],
                    uint32_t *events)
 {
     sim s;
@@ -759,7 +760,7 @@ static void pileup(const rs_car_params *pa, const rs_car_params *pb, const rs_tr
         rs_collide_scratch_destroy(s.scratch);
         s.scratch = scratch;
     }
-    rs_collide_scratch_set_brute_force(s.scratch, brute);
+    rs_collide_scratch_set_broadphase(s.scratch, mode);
     s.car_collisions = true;
     for (int i = 0; i < 6; i++) {
         double ang = i * RS_TWO_PI / 6.0 + 0.1;
@@ -771,7 +772,7 @@ static void pileup(const rs_car_params *pa, const rs_car_params *pb, const rs_tr
     memcpy(out, s.car, 6 * sizeof *out);
     memcpy(cc_out, s.cc, 6 * sizeof *cc_out);
     *events = s.car_events;
-    rs_collide_scratch_set_brute_force(s.scratch, false);
+    rs_collide_scratch_set_broadphase(s.scratch, RS_BROADPHASE_AUTO);
     if (scratch)
         s.scratch = NULL;
     sim_free(&s);
@@ -797,14 +798,15 @@ static void test_pileup_is_the_same_bit_for_bit_every_time(void **state)
     rs_car r1[6], r2[6], r3[6];
     rs_collide_car c1[6], c2[6], c3[6];
     uint32_t e1, e2, e3;
-    pileup(pa, pb, &tt->t, false, NULL, r1, c1, &e1);
+    pileup(pa, pb, &tt->t, RS_BROADPHASE_GRID, NULL, r1, c1, &e1);
     /* The same with a scratch that has served another world before. */
     rs_collide_scratch *used = NULL;
     assert_int_equal(rs_collide_scratch_create(8, &used), RS_OK);
-    pileup(pb, pa, NULL, false, used, r2, c2, &e2);
-    pileup(pa, pb, &tt->t, false, used, r2, c2, &e2);
-    /* And comparing every pair instead of the grid. */
-    pileup(pa, pb, &tt->t, true, used, r3, c3, &e3);
+    pileup(pb, pa, NULL, RS_BROADPHASE_GRID, used, r2, c2, &e2);
+    pileup(pa, pb, &tt->t, RS_BROADPHASE_GRID, used, r2, c2, &e2);
+    /* And comparing every pair instead of the grid, as small fields do by
+     * default. */
+    pileup(pa, pb, &tt->t, RS_BROADPHASE_EVERY_PAIR, used, r3, c3, &e3);
     rs_collide_scratch_destroy(used);
     uint32_t hits = 0;
     for (int i = 0; i < 6; i++)

@@ -113,12 +113,18 @@ void rs_collide_footprint(const rs_car *car, rs_box2 *out);
 /* The broadphase's candidate pairs for the cars' current poses, in the
  * order rs_collide_cars visits them, as (i, j) index pairs in pairs[2k],
  * pairs[2k+1]. Writes at most cap pairs; returns how many there are.
- * brute_force compares every pair instead of using the grid (same result
- * by contract; the test checks it). */
+ * brute_force compares every pair, else the grid is used whatever the
+ * count (same result by contract; the test checks it). */
 uint32_t rs_collide_candidate_pairs(const rs_car *cars, uint32_t n, rs_collide_scratch *scratch,
                                     bool brute_force, uint32_t *pairs, uint32_t cap);
 
-/* Makes rs_collide_cars use brute force (every pair) instead of the grid. */
-void rs_collide_scratch_set_brute_force(rs_collide_scratch *s, bool on);
+/* How rs_collide_cars finds its candidate pairs: by default every pair for
+ * small fields and the grid for large ones; tests force one or the other. */
+typedef enum rs_collide_broadphase {
+    RS_BROADPHASE_AUTO = 0,
+    RS_BROADPHASE_GRID,
+    RS_BROADPHASE_EVERY_PAIR,
+} rs_collide_broadphase;
+void rs_collide_scratch_set_broadphase(rs_collide_scratch *s, rs_collide_broadphase mode);
 
 #endif

@@ -34,13 +34,17 @@
 #define AABB_MARGIN_M 0.05 /* broadphase boxes: touching distance plus room for
                               the pushes of earlier pairs in the same call */
 #define CELL_SCALE 1.25    /* cell edge / largest car box: a box spans <= 2 cells */
+#define EVERY_PAIR_MAX 32  /* up to this many cars, comparing every pair is cheaper than
+                              filling the grid (16 cars: 120 box tests against the grid's
+                              hashing and clearing; docs/PERFORMANCE.md) */
 
 enum { F_MOVED = 1, F_QUIET = 2, F_TOUCHED = 4, F_HIT_OLD = 8, F_HIT_NOW = 16 };
 
 struct rs_collide_scratch {
     uint32_t max_cars;
     uint32_t nbuckets; /* power of two */
-    bool brute_force;
+    rs_collide_broadphase mode;
+    bool every_pair;   /* this call's choice (mode and car count) */
     double *aabb;          /* per car: x0 y0 x1 y1 */
     int32_t *range;        /* per car: cells ix0 iy0 ix1 iy1 */
     uint32_t *bucket_start;/* nbuckets + 1 */
@@ -89,7 +93,10 @@ void rs_collide_scratch_destroy(rs_collide_scratch *s)
     free(s); /* the arrays are in the same block */
 }
 
-void rs_collide_scratch_set_brute_force(rs_collide_scratch *s, bool on) { s->brute_force = on; }
+void rs_collide_scratch_set_broadphase(rs_collide_scratch *s, rs_collide_broadphase mode)
+{
+    s->mode = mode;
+}
 
 /* ----------------------------------------------------------- broadphase */
 
@@ -118,9 +125,13 @@ static bool aabb_overlap(const double *a, const double *b)
     return a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
 }
 
-/* Bounding boxes of every car and, unless brute force, the hashed grid. */
+/* Bounding boxes of every car and, unless every pair is compared, the
+ * hashed grid. Both ways give the same pairs in the same order (ascending j
+ * for each i), so the choice is only a matter of cost. */
 static void build(const rs_car *cars, uint32_t n, rs_collide_scratch *s)
 {
+    s->every_pair = s->mode == RS_BROADPHASE_EVERY_PAIR ||
+                    (s->mode == RS_BROADPHASE_AUTO && n <= EVERY_PAIR_MAX);
     double cell = 1.0;
     for (uint32_t i = 0; i < n; i++) {
         rs_box2 b;
@@ -131,7 +142,7 @@ static void build(const rs_car *cars, uint32_t n, rs_collide_scratch *s)
         a[0] = b.c[0] - ex, a[1] = b.c[1] - ey, a[2] = b.c[0] + ex, a[3] = b.c[1] + ey;
         cell = rs_max(cell, CELL_SCALE * 2.0 * rs_max(ex, ey));
     }
-    if (s->brute_force)
+    if (s->every_pair)
         return;
     double inv = 1.0 / cell;
     memset(s->bucket_start, 0, ((size_t)s->nbuckets + 1) * sizeof *s->bucket_start);
@@ -171,7 +182,7 @@ static uint32_t candidates(uint32_t i, uint32_t n, rs_collide_scratch *s)
 {
     const double *ai = &s->aabb[4 * (size_t)i];
     uint32_t count = 0;
-    if (s->brute_force) {
+    if (s->every_pair) {
         for (uint32_t j = i + 1; j < n; j++)
             if (aabb_overlap(ai, &s->aabb[4 * (size_t)j]))
                 s->cand[count++] = j;
@@ -208,8 +219,8 @@ uint32_t rs_collide_candidate_pairs(const rs_car *cars, uint32_t n, rs_collide_s
 {
     if (n > scratch->max_cars)
         n = scratch->max_cars;
-    bool saved = scratch->brute_force;
-    scratch->brute_force = brute_force;
+    rs_collide_broadphase saved = scratch->mode;
+    scratch->mode = brute_force ? RS_BROADPHASE_EVERY_PAIR : RS_BROADPHASE_GRID;
     build(cars, n, scratch);
     uint32_t total = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -218,7 +229,7 @@ uint32_t rs_collide_candidate_pairs(const rs_car *cars, uint32_t n, rs_collide_s
             if (total < cap)
                 pairs[2 * (size_t)total] = i, pairs[2 * (size_t)total + 1] = scratch->cand[k];
     }
-    scratch->brute_force = saved;
+    scratch->mode = saved;
     return total;
 }
 
