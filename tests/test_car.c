@@ -3,11 +3,13 @@
  * wheel never out-brakes one held at its peak, a parked car comes to rest
  * after a hard stop instead of rocking on its tyres, and a car tumbling in
  * the air does not gain rotational energy. And the car step's two compiled
- * copies (baseline and AVX2) give the same bits in every state.
+ * copies (baseline and AVX2) give the same bits in every state. And the
+ * check for a car gone NaN or infinite misses no field.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +248,45 @@ static void test_both_copies_of_the_step_give_the_same_bits(void **state)
 #endif
 }
 
+/* rs_car_finite says no for a NaN or an infinity in any field it checks,
+ * and yes for a car whose every field is finite. */
+static void test_finite_check_catches_every_field(void **state)
+{
+    (void)state;
+    rs_car_params *p = fixture_car("c5");
+    rs_world_def def = rs_world_default();
+    rs_car_spawn sp = rs_car_spawn_default();
+    rs_car a;
+    rs_car_init(&a, p, &sp, &def);
+    assert_true(rs_car_finite(&a));
+    double *fields[37];
+    int n = 0;
+    for (int j = 0; j < 3; j++)
+        fields[n++] = &a.pos[j], fields[n++] = &a.vel[j], fields[n++] = &a.w[j];
+    for (int j = 0; j < 4; j++)
+        fields[n++] = &a.q[j];
+    for (int i = 0; i < 4; i++) {
+        rs_wheel *w = &a.wheel[i];
+        fields[n++] = &w->travel_m, fields[n++] = &w->travel_v, fields[n++] = &w->omega;
+        fields[n++] = &w->kappa, fields[n++] = &w->tan_alpha;
+    }
+    fields[n++] = &a.omega_e, fields[n++] = &a.shift_timer_s, fields[n++] = &a.shift_cooldown_s;
+    fields[n++] = &a.drive_prev_nm;
+    assert_int_equal(n, 37);
+    const double bad[3] = {NAN, INFINITY, -INFINITY};
+    for (int k = 0; k < n; k++)
+        for (int b = 0; b < 3; b++) {
+            double keep = *fields[k];
+            *fields[k] = bad[b];
+            if (rs_car_finite(&a))
+                fail_msg("field %d set to %g passes", k, bad[b]);
+            *fields[k] = keep;
+        }
+    *fields[0] = 1e308, *fields[1] = -1e308, *fields[2] = 4.9e-324; /* large and tiny: fine */
+    assert_true(rs_car_finite(&a));
+    rs_car_params_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_parked_car_comes_to_rest_after_a_hard_stop),
         cmocka_unit_test(test_tumbling_car_in_the_air_does_not_gain_rotational_energy),
         cmocka_unit_test(test_both_copies_of_the_step_give_the_same_bits),
+        cmocka_unit_test(test_finite_check_catches_every_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
