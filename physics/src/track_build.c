@@ -24,8 +24,8 @@
 #define CANON_MAGIC "RSTK"
 #define CANON_VERSION 1u
 
-#define CENTRE_CELL_M 10.0    /* centre-line grid: about 12 candidates per point query (the
-                                 margin, not the cell, sets the count; see docs/TRACKS.md) */
+#define CENTRE_CELL_M 10.0    /* centre-line grid, for points off the track: 8-12 candidates
+                                 per cell after pruning (docs/TRACKS.md) */
 #define NEAR_CELL_M 2.5       /* the ground lookup's first try (track_internal.h); its cells list
                                  about 3 segments each after pruning, and half the asphalt
                                  is in cells that need no search (track_query.c) */
