@@ -11,22 +11,42 @@
 
 /* Wheel i's steer angle (toe included) for the bicycle-model angle
  * steer_ref. */
-static double wheel_steer(const rs_car *car, int i, double steer_ref)
+/* A wheel's steer angle for the bicycle-model angle steer_ref != 0 on a
+ * steered axle, given r = L / tan(|steer_ref|), the turn radius at the
+ * rear-axle centre (the same for both wheels, so computed once). */
+static double wheel_steer(const rs_car *car, int i, double steer_ref, double r)
 {
     const rs_car_params_data *def = &car->params->def;
     const rs_axle_params *a = axle_of(def, i);
-    double toe = is_left(i) ? -a->toe_rad : a->toe_rad;
-    if (a->steer_max_rad <= 0.0 || steer_ref == 0.0)
-        return toe;
+    double toe = car->derived.toe_rad[i];
     /* Ackermann: each front wheel points at the turn centre on the rear-axle
      * line; the ackermann factor blends from parallel (0) to full (1). */
     double L = car->derived.wheelbase_m;
-    double r = L / rs_tan(rs_abs(steer_ref));
     int inside = (steer_ref > 0.0) == is_left(i);
     double half = 0.5 * a->track_m;
     double ack = rs_atan(L / (inside ? r - half : r + half));
     double mag = rs_abs(steer_ref) + def->ackermann * (ack - rs_abs(steer_ref));
     return (steer_ref > 0.0 ? mag : -mag) + toe;
+}
+
+/* The wheels' steer angles and their sines and cosines. A wheel that does
+ * not steer, or any wheel with the steering straight, points along its toe,
+ * whose sine and cosine are the car's constants. */
+static void set_steer(rs_car *car, double steer_ref)
+{
+    const rs_car_derived *d = &car->derived;
+    double r = 0.0;
+    if (steer_ref != 0.0)
+        r = d->wheelbase_m / rs_tan(rs_abs(steer_ref));
+    for (int i = 0; i < 4; i++) {
+        if (steer_ref == 0.0 || axle_of(&car->params->def, i)->steer_max_rad <= 0.0) {
+            car->steer_rad[i] = d->toe_rad[i];
+            car->steer_sin[i] = d->toe_sin[i], car->steer_cos[i] = d->toe_cos[i];
+        } else {
+            car->steer_rad[i] = wheel_steer(car, i, steer_ref, r);
+            rs_sincos(car->steer_rad[i], &car->steer_sin[i], &car->steer_cos[i]);
+        }
+    }
 }
 
 void rs_car_derive(rs_car *car)
@@ -55,6 +75,8 @@ void rs_car_derive(rs_car *car)
         out->preload_n[i] = corner - a->unsprung_mass_kg * GRAVITY;
         rs_sincos(is_left(i) ? -a->camber_rad : a->camber_rad, &out->camber_sin[i],
                   &out->camber_cos[i]);
+        out->toe_rad[i] = is_left(i) ? -a->toe_rad : a->toe_rad;
+        rs_sincos(out->toe_rad[i], &out->toe_sin[i], &out->toe_cos[i]);
         unsprung += a->unsprung_mass_kg;
     }
     out->sprung_mass_kg = def->mass_kg - unsprung;
@@ -129,10 +151,7 @@ void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *s
     double wheel_w = 0.5 * (car->wheel[driven[0]].omega + car->wheel[driven[1]].omega);
     car->omega_e = rs_max(car->derived.idle_rad_s, rs_gear_ratio(def, gear) * wheel_w);
     car->input = rs_input_default();
-    for (int i = 0; i < 4; i++) {
-        car->steer_rad[i] = wheel_steer(car, i, 0.0);
-        rs_sincos(car->steer_rad[i], &car->steer_sin[i], &car->steer_cos[i]);
-    }
+    set_steer(car, 0.0);
 }
 
 void rs_wheel_lanes_set(rs_wheel_lanes *out, const rs_car_params_data *def)
@@ -246,11 +265,7 @@ void rs_car_tick_input(rs_car *car, double tick_dt)
     car->prev_buttons = in->buttons;
 
     /* Steering geometry changes only with the input: once per tick. */
-    double steer_ref = in->steer / (double)RS_STEER_MAX * car->derived.steer_ref_max_rad;
-    for (int i = 0; i < 4; i++) {
-        car->steer_rad[i] = wheel_steer(car, i, steer_ref);
-        rs_sincos(car->steer_rad[i], &car->steer_sin[i], &car->steer_cos[i]);
-    }
+    set_steer(car, in->steer / (double)RS_STEER_MAX * car->derived.steer_ref_max_rad);
 }
 
 /* ------------------------------------------------------------- queries */

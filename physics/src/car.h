@@ -48,6 +48,8 @@ typedef struct rs_car_derived {
     double idle_rad_s;
     double cp_z;               /* aero centre of pressure, body frame z */
     double camber_sin[4], camber_cos[4]; /* static camber, ISO sign per side */
+    double toe_rad[4], toe_sin[4], toe_cos[4]; /* static toe, sign per side: the steer
+                                                  angle of a wheel pointing straight */
     int driven[2];
 } rs_car_derived;
 
