@@ -152,6 +152,7 @@ void rs_car_init(rs_car *car, const rs_car_params *params, const rs_car_spawn *s
     car->omega_e = rs_max(car->derived.idle_rad_s, rs_gear_ratio(def, gear) * wheel_w);
     car->input = rs_input_default();
     set_steer(car, 0.0);
+    car->steer_key = 65536;
 }
 
 void rs_wheel_lanes_set(rs_wheel_lanes *out, const rs_car_params_data *def)
@@ -265,7 +266,14 @@ void rs_car_tick_input(rs_car *car, double tick_dt)
     car->prev_buttons = in->buttons;
 
     /* Steering geometry changes only with the input: once per tick. */
-    set_steer(car, in->steer / (double)RS_STEER_MAX * car->derived.steer_ref_max_rad);
+    /* A steer input unchanged since the angles were last set gives the same
+     * angles (a pure function of it and the car model): held steering,
+     * and the repeated inputs a client predicts other cars with. */
+    uint32_t key = (uint32_t)(65536 + in->steer);
+    if (car->steer_key != key) {
+        set_steer(car, in->steer / (double)RS_STEER_MAX * car->derived.steer_ref_max_rad);
+        car->steer_key = key;
+    }
 }
 
 /* ------------------------------------------------------------- queries */

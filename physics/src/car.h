@@ -76,8 +76,11 @@ typedef struct rs_car {
     uint8_t prev_buttons;
     rs_input input;
     /* per-tick cache derived from the input at the start of each tick (not
-     * state: recomputed before it is used) */
+     * state: recomputed before it is used, unless steer_key says it holds
+     * the angles for this tick's input.steer already: 65536 + that steer,
+     * 0 = nothing; the car model cannot change under it) */
     double steer_rad[4], steer_sin[4], steer_cos[4];
+    uint32_t steer_key;
     /* telemetry of the last substep (not state) */
     double engine_nm, clutch_engagement, drive_power_w;
 } rs_car;
