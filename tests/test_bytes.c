@@ -4,6 +4,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -96,6 +97,48 @@ static void test_hash_has_fixed_values_and_depends_on_every_byte(void **state)
     assert_int_equal(h, 0x5d2560eb3084871bull);
 }
 
+/* Writes v[0..n) both ways into writers over cap bytes (buf NULL: count
+ * only) after `pre` bytes of something else, and compares everything. */
+static void same_as_one_by_one(const double *v, size_t n, size_t cap, bool count_only, size_t pre)
+{
+    uint8_t a[128], b[128];
+    memset(a, 0xAA, sizeof a), memset(b, 0xAA, sizeof b);
+    rs_writer wa = rs_writer_init(count_only ? NULL : a, cap);
+    rs_writer wb = rs_writer_init(count_only ? NULL : b, cap);
+    for (size_t i = 0; i < pre; i++)
+        rs_write_u8(&wa, 7), rs_write_u8(&wb, 7);
+    for (size_t i = 0; i < n; i++)
+        rs_write_f64(&wa, v[i]);
+    rs_write_f64s(&wb, v, n);
+    assert_int_equal(wa.len, wb.len);
+    assert_int_equal(wa.overflow, wb.overflow);
+    assert_int_equal(wa.nonfinite, wb.nonfinite);
+    assert_memory_equal(a, b, sizeof a);
+}
+
+static void test_many_doubles_at_once_are_written_as_one_by_one(void **state)
+{
+    (void)state;
+    const double zero = 0.0;
+    const double finite[6] = {1.5, -0.0, 0.0, 4.9e-324, -1e308, 3.0};
+    const double bad[6] = {1.0, -0.0, zero / zero, 2.0, 1.0 / zero, -1.0 / zero};
+    for (int k = 0; k < 2; k++) {
+        const double *v = k ? bad : finite;
+        same_as_one_by_one(v, 6, 128, false, 0);
+        same_as_one_by_one(v, 6, 128, false, 3);
+        same_as_one_by_one(v, 6, 128, true, 0);
+        same_as_one_by_one(v, 6, 40, false, 0);  /* five fit */
+        same_as_one_by_one(v, 6, 40, false, 45); /* already past the end */
+        same_as_one_by_one(v, 0, 128, false, 0);
+    }
+    /* The finite values alone do not set the flag. */
+    uint8_t buf[64];
+    rs_writer w = rs_writer_init(buf, sizeof buf);
+    rs_write_f64s(&w, finite, 6);
+    assert_false(w.nonfinite);
+    assert_int_equal(w.len, 48);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -105,6 +148,7 @@ int main(void)
         cmocka_unit_test(test_reader_error_is_sticky_after_reading_past_the_end),
         cmocka_unit_test(test_size_query_counts_without_writing),
         cmocka_unit_test(test_hash_has_fixed_values_and_depends_on_every_byte),
+        cmocka_unit_test(test_many_doubles_at_once_are_written_as_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,32 @@ void rs_write_f64(rs_writer *w, double v)
     put(w, bits, 8);
 }
 
+void rs_write_f64s(rs_writer *w, const double *v, size_t n)
+{
+    if (!w->buf || w->len > w->cap || w->cap - w->len < 8 * n) {
+        /* Counting only, or not all of it fits: value by value, so the
+         * ones that fit are written as before. */
+        for (size_t i = 0; i < n; i++)
+            rs_write_f64(w, v[i]);
+        return;
+    }
+    /* Nothing below reads *w, so the stores need not reload it (a byte
+     * store may alias it). x - x is 0 only for a finite x. */
+    uint8_t *dst = w->buf + w->len;
+    double finite = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double x = v[i] == 0.0 ? 0.0 : v[i]; /* -0.0 as +0.0 */
+        uint64_t bits;
+        finite += x - x;
+        memcpy(&bits, &x, sizeof bits);
+        for (unsigned b = 0; b < 8; b++)
+            dst[8 * i + b] = (uint8_t)(bits >> (8u * b));
+    }
+    if (!(finite == 0.0))
+        w->nonfinite = true;
+    w->len += 8 * n;
+}
+
 void rs_write_bytes(rs_writer *w, const void *p, size_t n)
 {
     const uint8_t *b = p;

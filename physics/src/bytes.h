@@ -36,6 +36,10 @@ void rs_write_u32(rs_writer *w, uint32_t v);
 void rs_write_u64(rs_writer *w, uint64_t v);
 void rs_write_i32(rs_writer *w, int32_t v);
 void rs_write_f64(rs_writer *w, double v);
+/* n doubles, exactly as n rs_write_f64 calls would write them, with one
+ * bounds check: snapshots are written for every tick a client predicts
+ * and every tick a lap proof records. */
+void rs_write_f64s(rs_writer *w, const double *v, size_t n);
 void rs_write_bytes(rs_writer *w, const void *p, size_t n);
 
 rs_reader rs_reader_init(const uint8_t *buf, size_t len);

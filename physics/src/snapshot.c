@@ -23,30 +23,35 @@
 
 #define SNAPSHOT_MAGIC 0x53575352u /* "RSWS" */
 #define SNAPSHOT_FORMAT 2u
+#define CAR_DOUBLES 37 /* body 13, wheels 4 x 5, drivetrain 4 */
 
 static void rs_snapshot_write_car(const rs_car *car, rs_writer *w)
 {
-    rs_write_u64(w, car->params->hash);
+    /* The doubles in their order, written in one go (rs_write_f64s). */
+    double v[CAR_DOUBLES];
+    int n = 0;
     for (int j = 0; j < 3; j++)
-        rs_write_f64(w, car->pos[j]);
+        v[n++] = car->pos[j];
     for (int j = 0; j < 4; j++)
-        rs_write_f64(w, car->q[j]);
+        v[n++] = car->q[j];
     for (int j = 0; j < 3; j++)
-        rs_write_f64(w, car->vel[j]);
+        v[n++] = car->vel[j];
     for (int j = 0; j < 3; j++)
-        rs_write_f64(w, car->w[j]);
+        v[n++] = car->w[j];
     for (int i = 0; i < 4; i++) {
         const rs_wheel *wh = &car->wheel[i];
-        rs_write_f64(w, wh->travel_m);
-        rs_write_f64(w, wh->travel_v);
-        rs_write_f64(w, wh->omega);
-        rs_write_f64(w, wh->kappa);
-        rs_write_f64(w, wh->tan_alpha);
+        v[n++] = wh->travel_m;
+        v[n++] = wh->travel_v;
+        v[n++] = wh->omega;
+        v[n++] = wh->kappa;
+        v[n++] = wh->tan_alpha;
     }
-    rs_write_f64(w, car->omega_e);
-    rs_write_f64(w, car->shift_timer_s);
-    rs_write_f64(w, car->shift_cooldown_s);
-    rs_write_f64(w, car->drive_prev_nm);
+    v[n++] = car->omega_e;
+    v[n++] = car->shift_timer_s;
+    v[n++] = car->shift_cooldown_s;
+    v[n++] = car->drive_prev_nm;
+    rs_write_u64(w, car->params->hash);
+    rs_write_f64s(w, v, (size_t)n);
     rs_write_i32(w, car->gear);
     rs_write_i32(w, car->shift_target);
     rs_write_i32(w, car->auto_mode_gear);
