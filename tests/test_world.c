@@ -1,6 +1,7 @@
 /*
- * World-level tests: snapshot/restore continuity, the golden hash, and that
- * malformed snapshots are refused without touching the world.
+ * World-level tests: snapshot/restore and image save/load continuity, the
+ * golden hash, and that malformed snapshots and foreign images are refused
+ * without touching the world.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +14,8 @@
 #include <cmocka.h>
 
 #include "golden_scenario.h"
-#include "race.h"
 #include "racesim/physics.h"
+#include "world.h"
 #include "test_fixtures.h"
 
 static rs_golden *golden(void)
@@ -158,6 +159,130 @@ static void test_snapshot_size_query_writes_nothing_into_a_small_buffer(void **s
         assert_int_equal(small[i], 0xab);
 }
 
+/* A world image taken mid-race and loaded back into the same world after
+ * it has run on must continue exactly as it did the first time, tick by
+ * tick, and exactly as a second world restored from a snapshot of the same
+ * moment (which writes -0.0 as +0.0 and keeps the caches it has). */
+static void test_image_load_then_continue_matches_the_first_run_and_a_snapshot(void **state)
+{
+    enum { AT = 700, TICKS = 900 };
+    const golden_pair *pair = *state;
+    rs_golden *a = pair->a, *b = pair->b;
+    rs_world *wa = rs_golden_world(a), *wb = rs_golden_world(b);
+    run(a, AT);
+    size_t n;
+    uint8_t *snap = fixture_snapshot(wa, &n);
+    size_t image_len = rs_world_image_size(wa);
+    uint8_t *image = malloc(image_len + 1); /* +1: saved at an odd address */
+    uint64_t *hashes = malloc(TICKS * sizeof *hashes);
+    rs_input *inputs = malloc(TICKS * RS_GOLDEN_CARS * sizeof *inputs);
+    assert_true(image && hashes && inputs);
+    assert_int_equal(rs_world_image_save(wa, image + 1, image_len), RS_OK);
+    uint64_t at_hash = 0;
+    assert_int_equal(rs_world_image_hash(wa, image + 1, image_len, &at_hash), RS_OK);
+    assert_int_equal(at_hash, rs_world_hash(wa));
+    for (int t = 0; t < TICKS; t++) {
+        assert_int_equal(rs_golden_step(a), RS_OK);
+        memcpy(&inputs[t * RS_GOLDEN_CARS], rs_golden_last_inputs(a),
+               RS_GOLDEN_CARS * sizeof *inputs);
+        hashes[t] = rs_world_hash(wa);
+    }
+    /* The image still hashes as the state it holds, not the world's now. */
+    uint64_t later = 0;
+    assert_int_equal(rs_world_image_hash(wa, image + 1, image_len, &later), RS_OK);
+    assert_int_equal(later, at_hash);
+    assert_int_not_equal(rs_world_hash(wa), at_hash);
+
+    run(b, 13); /* a different state, to be overwritten */
+    assert_int_equal(rs_world_image_load(wa, image + 1, image_len), RS_OK);
+    assert_int_equal(rs_world_restore(wb, snap, n), RS_OK);
+    assert_int_equal(rs_world_tick(wa), AT);
+    assert_int_equal(rs_world_hash(wa), at_hash);
+    for (int t = 0; t < TICKS; t++) {
+        for (uint16_t c = 0; c < RS_GOLDEN_CARS; c++) {
+            const rs_input *in = &inputs[t * RS_GOLDEN_CARS + c];
+            rs_world_set_input(wa, (rs_car_id){(uint16_t)(c + 1)}, in);
+            rs_world_set_input(wb, (rs_car_id){(uint16_t)(c + 1)}, in);
+        }
+        assert_int_equal(rs_world_step(wa), RS_OK);
+        assert_int_equal(rs_world_step(wb), RS_OK);
+        assert_int_equal(rs_world_hash(wa), hashes[t]);
+        assert_int_equal(rs_world_hash(wb), hashes[t]);
+    }
+    free(inputs);
+    free(hashes);
+    free(image);
+    free(snap);
+}
+
+/* Loading an image brings back every byte it promises, whatever ran in
+ * between: each car from pos on, its race and contact state, the race and
+ * the tick. The hashes above cover only what a snapshot writes. */
+static void test_image_load_brings_back_every_state_byte(void **state)
+{
+    const golden_pair *pair = *state;
+    rs_world *w = rs_golden_world(pair->a);
+    run(pair->a, 400);
+    uint32_t n = w->count;
+    rs_car *cars = malloc(n * sizeof *cars);
+    rs_race_car *race_cars = malloc(n * sizeof *race_cars);
+    rs_collide_car *contact = malloc(n * sizeof *contact);
+    size_t len = rs_world_image_size(w);
+    uint8_t *image = malloc(len);
+    assert_true(cars && race_cars && contact && image);
+    memcpy(cars, w->cars, n * sizeof *cars);
+    memcpy(race_cars, w->race_cars, n * sizeof *race_cars);
+    memcpy(contact, w->contact, n * sizeof *contact);
+    rs_race race = w->race;
+    assert_int_equal(rs_world_image_save(w, image, len), RS_OK);
+    run(pair->a, 300);
+    for (uint32_t c = 0; c < n; c++) /* as if every car had been hit since */
+        memset(&w->contact[c], 0x5a, sizeof w->contact[c]);
+    assert_int_equal(rs_world_image_load(w, image, len), RS_OK);
+    size_t from = offsetof(rs_car, pos);
+    for (uint32_t c = 0; c < n; c++) {
+        assert_memory_equal((const uint8_t *)&w->cars[c] + from, (const uint8_t *)&cars[c] + from,
+                            sizeof(rs_car) - from);
+        assert_memory_equal(&w->race_cars[c], &race_cars[c], sizeof(rs_race_car));
+        assert_memory_equal(&w->contact[c], &contact[c], sizeof(rs_collide_car));
+    }
+    assert_memory_equal(&w->race, &race, sizeof race);
+    assert_int_equal(rs_world_tick(w), 400);
+    free(image);
+    free(contact);
+    free(race_cars);
+    free(cars);
+}
+
+/* An image is only for the world that saved it, with the cars it had:
+ * anything else is refused and the world is left as it was. */
+static void test_image_refuses_another_world_a_short_buffer_and_a_new_car(void **state)
+{
+    const golden_pair *pair = *state;
+    rs_world *wa = rs_golden_world(pair->a), *wb = rs_golden_world(pair->b);
+    run(pair->a, 50);
+    run(pair->b, 80);
+    size_t len = rs_world_image_size(wa);
+    uint8_t *image = malloc(len);
+    assert_non_null(image);
+    assert_int_equal(rs_world_image_save(wa, image, len - 1), RS_ERR_BUFFER);
+    assert_int_equal(rs_world_image_save(wa, NULL, len), RS_ERR_ARG);
+    assert_int_equal(rs_world_image_save(wa, image, len), RS_OK);
+    uint64_t hb = rs_world_hash(wb), h;
+    assert_int_equal(rs_world_image_load(wb, image, len), RS_ERR_MISMATCH);
+    assert_int_equal(rs_world_image_hash(wb, image, len, &h), RS_ERR_MISMATCH);
+    assert_int_equal(rs_world_hash(wb), hb);
+    uint64_t ha = rs_world_hash(wa);
+    run(pair->a, 5);
+    assert_int_equal(rs_world_image_load(wa, image, len - 1), RS_ERR_BUFFER);
+    assert_int_equal(rs_world_image_load(wa, image, 3), RS_ERR_BUFFER);
+    assert_int_equal(rs_world_image_load(wa, NULL, len), RS_ERR_ARG);
+    assert_int_not_equal(rs_world_hash(wa), ha);
+    assert_int_equal(rs_world_image_load(wa, image, len), RS_OK);
+    assert_int_equal(rs_world_hash(wa), ha);
+    free(image);
+}
+
 /* A world without a track and without cars, room for max_cars. */
 static rs_world *bare_world(uint32_t max_cars)
 {
@@ -177,8 +302,8 @@ static void test_snapshot_length_is_what_is_written_for_every_car_count(void **s
     enum { MAX_CARS = 5, CAP = 8192 };
     rs_car_params *p = fixture_car("c5");
     rs_world *w = bare_world(MAX_CARS);
-    uint8_t *buf = malloc(CAP);
-    assert_non_null(buf);
+    uint8_t *buf = malloc(CAP), *image = malloc(CAP);
+    assert_true(buf && image);
     for (uint32_t cars = 0; cars <= MAX_CARS; cars++) {
         if (cars > 0) {
             rs_car_spawn sp = rs_car_spawn_default();
@@ -195,8 +320,17 @@ static void test_snapshot_length_is_what_is_written_for_every_car_count(void **s
         /* restore insists on the exact length for the count it reads */
         assert_int_equal(rs_world_restore(w, buf, n), RS_OK);
         assert_int_equal(rs_snapshot_hash(buf, n), rs_world_hash(w));
+        /* An image of one car fewer is refused, and so is its hash. */
+        if (cars > 0) {
+            uint64_t h;
+            assert_int_equal(rs_world_image_load(w, image, CAP), RS_ERR_MISMATCH);
+            assert_int_equal(rs_world_image_hash(w, image, CAP, &h), RS_ERR_MISMATCH);
+        }
+        assert_true(rs_world_image_size(w) <= CAP);
+        assert_int_equal(rs_world_image_save(w, image, CAP), RS_OK);
     }
     free(buf);
+    free(image);
     rs_world_destroy(w);
     rs_car_params_destroy(p);
 }
@@ -245,6 +379,9 @@ int main(void)
         WITH_GOLDEN_PAIR(test_golden_scenario_final_hash_matches_checked_in_value),
         WITH_GOLDEN_PAIR(test_restore_refuses_every_truncation_and_leaves_world_unchanged),
         WITH_GOLDEN_PAIR(test_snapshot_size_query_writes_nothing_into_a_small_buffer),
+        WITH_GOLDEN_PAIR(test_image_load_then_continue_matches_the_first_run_and_a_snapshot),
+        WITH_GOLDEN_PAIR(test_image_load_brings_back_every_state_byte),
+        WITH_GOLDEN_PAIR(test_image_refuses_another_world_a_short_buffer_and_a_new_car),
         cmocka_unit_test(test_snapshot_length_is_what_is_written_for_every_car_count),
         cmocka_unit_test(test_world_refuses_a_car_beyond_capacity),
         cmocka_unit_test(test_quantised_inputs_clamp_out_of_range_and_nan),

@@ -5,12 +5,16 @@
  * "One tick").
  *
  * The ring holds, for every tick from the oldest one a rollback may need up
- * to the present, the world's snapshot at that tick, its hash and the inputs
- * stepped from it. Predicting a tick stores its snapshot; confirming a tick
- * whose inputs match only moves the confirmed tick on. A mismatch marks the
- * tick, and the next advance restores its snapshot and steps again to the
- * present: confirmed inputs up to the confirmed tick, fresh predictions
- * after it. Nothing is allocated after rs_predict_create.
+ * to the present, the world's image at that tick (rs_world_image_save: its
+ * state copied as it lies in memory, which only this world reads back), its
+ * hash and the inputs stepped from it. Predicting a tick stores its image;
+ * confirming a tick whose inputs match only moves the confirmed tick on. A
+ * mismatch marks the tick, and the next advance loads its image and steps
+ * again to the present: confirmed inputs up to the confirmed tick, fresh
+ * predictions after it. Images are not snapshots because a rollback stores
+ * one for every tick it steps again and uses few of them: canonical bytes
+ * are needed only for the hashes the server checks, and those are computed
+ * from the image when asked. Nothing is allocated after rs_predict_create.
  */
 #include "predict_internal.h"
 
@@ -46,7 +50,7 @@ void rs_predict_destroy(rs_predict *p)
         return;
     rs_world_destroy(p->world);
     free(p->ring);
-    free(p->snap_bytes);
+    free(p->image_bytes);
     free(p->input_bytes);
     free(p->last_confirmed);
     free(p->step_inputs);
@@ -66,21 +70,21 @@ static rs_predict_status store_present(rs_predict *p)
         s->tick = p->present;
         s->has_expect = false;
     }
-    size_t n = rs_world_snapshot(p->world, s->snap, p->snap_cap);
-    if (n > p->snap_cap) /* the world's snapshot never grows; a bug if it did */
+    /* The world's car count, and so the image's size, never changes. */
+    if (rs_world_image_save(p->world, s->image, p->image_cap) != RS_OK)
         return RS_PREDICT_ERR_PHYSICS;
-    s->snap_len = n;
     s->hash_known = false;
     return RS_PREDICT_OK;
 }
 
-/* The hash of a stored state, computed from its snapshot bytes the first
- * time it is needed: only hashed ticks (one in hash_interval) are ever
- * checked, so hashing every step would be wasted work. */
-static uint64_t slot_hash(rs_predict_slot *s)
+/* The hash of a stored state, computed from its image the first time it is
+ * needed: only hashed ticks (one in hash_interval) are ever checked, so
+ * hashing every step would be wasted work. The image is this world's own,
+ * so it cannot be refused. */
+static uint64_t slot_hash(const rs_predict *p, rs_predict_slot *s)
 {
     if (!s->hash_known) {
-        s->hash = rs_snapshot_hash(s->snap, s->snap_len);
+        rs_world_image_hash(p->world, s->image, p->image_cap, &s->hash);
         s->hash_known = true;
     }
     return s->hash;
@@ -105,9 +109,9 @@ rs_predict_status rs_predict_create(rs_world *world, const rs_predict_config *co
     p->local = cfg.local_car.index1;
     p->max_lead = cfg.max_lead_ticks;
     p->ring_len = cfg.max_lead_ticks + 1u;
-    p->snap_cap = rs_world_snapshot(world, NULL, 0);
+    p->image_cap = rs_world_image_size(world);
     p->ring = calloc(p->ring_len, sizeof *p->ring);
-    p->snap_bytes = calloc(p->ring_len, p->snap_cap);
+    p->image_bytes = calloc(p->ring_len, p->image_cap);
     p->input_bytes = calloc((size_t)p->ring_len * n, sizeof *p->input_bytes);
     p->last_confirmed = calloc(n, sizeof *p->last_confirmed);
     p->step_inputs = calloc(n, sizeof *p->step_inputs);
@@ -115,13 +119,13 @@ rs_predict_status rs_predict_create(rs_world *world, const rs_predict_config *co
     p->local_tick = calloc(p->ring_len, sizeof *p->local_tick);
     p->pose_prev = calloc(n, sizeof *p->pose_prev);
     p->pose_cur = calloc(n, sizeof *p->pose_cur);
-    if (!p->ring || !p->snap_bytes || !p->input_bytes || !p->last_confirmed || !p->step_inputs ||
+    if (!p->ring || !p->image_bytes || !p->input_bytes || !p->last_confirmed || !p->step_inputs ||
         !p->local_in || !p->local_tick || !p->pose_prev || !p->pose_cur)
         goto fail;
     rs_input neutral = rs_input_default();
     for (uint32_t i = 0; i < p->ring_len; i++) {
         p->ring[i].tick = NO_TICK;
-        p->ring[i].snap = p->snap_bytes + (size_t)i * p->snap_cap;
+        p->ring[i].image = p->image_bytes + (size_t)i * p->image_cap;
         p->ring[i].inputs = p->input_bytes + (size_t)i * n;
         p->local_tick[i] = NO_TICK;
         for (uint32_t c = 0; c < n; c++)
@@ -199,7 +203,7 @@ static rs_predict_status step_once(rs_predict *p, const rs_input *inputs, bool s
     rs_predict_slot *next = slot_of(p, p->present);
     if (next->has_expect && p->present <= p->confirmed) {
         next->has_expect = false;
-        if (check_hash(p, p->present, slot_hash(next), next->expect_hash) != RS_PREDICT_OK)
+        if (check_hash(p, p->present, slot_hash(p, next), next->expect_hash) != RS_PREDICT_OK)
             *hash_st = RS_PREDICT_DESYNC;
     }
     if (shift_poses)
@@ -219,7 +223,7 @@ static rs_predict_status resolve(rs_predict *p)
     double before[3] = {0, 0, 0};
     if (p->local)
         memcpy(before, p->pose_cur[p->local - 1u].pos_m, sizeof before);
-    if (s->tick != from || rs_world_restore(p->world, s->snap, s->snap_len) != RS_OK)
+    if (s->tick != from || rs_world_image_load(p->world, s->image, p->image_cap) != RS_OK)
         return RS_PREDICT_ERR_PHYSICS; /* the ring always holds it: a bug if not */
     p->present = from;
     if (from + 1 == target)
@@ -302,7 +306,7 @@ rs_predict_status rs_predict_confirm(rs_predict *p, uint64_t tick, const rs_inpu
             return step_st;
         p->c.predicted_steps++;
         if (has_hash &&
-            check_hash(p, tick + 1, slot_hash(slot_of(p, tick + 1)), hash) != RS_PREDICT_OK)
+            check_hash(p, tick + 1, slot_hash(p, slot_of(p, tick + 1)), hash) != RS_PREDICT_OK)
             st = RS_PREDICT_DESYNC;
         return st;
     }
@@ -324,7 +328,7 @@ rs_predict_status rs_predict_confirm(rs_predict *p, uint64_t tick, const rs_inpu
         if (covered) {
             next->expect_hash = hash; /* checked when re-simulated */
             next->has_expect = true;
-        } else if (check_hash(p, tick + 1, slot_hash(next), hash) != RS_PREDICT_OK) {
+        } else if (check_hash(p, tick + 1, slot_hash(p, next), hash) != RS_PREDICT_OK) {
             st = RS_PREDICT_DESYNC;
         }
     }
@@ -360,18 +364,17 @@ rs_predict_status rs_predict_reset_snapshot(rs_predict *p, uint64_t tick, const 
 {
     if (!p || !bytes)
         return RS_PREDICT_ERR_ARG;
-    if (len > p->snap_cap)
-        return RS_PREDICT_ERR_SNAPSHOT;
     /* rs_world_restore leaves the world untouched when it refuses the
-     * bytes; a snapshot of another tick than announced is undone from the
-     * present's slot, which the ring always holds. */
+     * bytes (a wrong length among them); a snapshot of another tick than
+     * announced is undone from the present's slot, which the ring always
+     * holds. */
     uint64_t old_present = p->present;
     if (rs_world_restore(p->world, bytes, len) != RS_OK)
         return RS_PREDICT_ERR_SNAPSHOT;
     if (rs_world_tick(p->world) != tick) {
         /* Put the present back (its snapshot is in the ring). */
         rs_predict_slot *s = slot_of(p, old_present);
-        rs_world_restore(p->world, s->snap, s->snap_len);
+        rs_world_image_load(p->world, s->image, p->image_cap);
         return RS_PREDICT_ERR_SNAPSHOT;
     }
     p->present = p->confirmed = tick;
@@ -405,7 +408,7 @@ uint64_t rs_predict_confirmed_hash(rs_predict *p)
     if (!p)
         return 0;
     resolve(p);
-    return slot_hash(slot_of(p, p->confirmed));
+    return slot_hash(p, slot_of(p, p->confirmed));
 }
 
 const rs_world *rs_predict_world(const rs_predict *p)

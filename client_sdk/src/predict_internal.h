@@ -12,16 +12,15 @@
 #include "racesim/predict.h"
 
 /* One simulated tick in the ring: the world's state at `tick` (before its
- * step), that state's hash, and the inputs stepped from it (meaningful once
- * the tick has been stepped, that is for tick < present). */
+ * step) as an image, that state's hash, and the inputs stepped from it
+ * (meaningful once the tick has been stepped, that is for tick < present). */
 typedef struct rs_predict_slot {
     uint64_t tick;        /* which tick the slot holds; UINT64_MAX = none */
     uint64_t hash;        /* rs_world_hash of the state, once hash_known */
     bool hash_known;      /* hashed lazily: only checked states need it */
     uint64_t expect_hash; /* the server's hash of this state, when has_expect */
     bool has_expect;      /* to be checked once the state is final (re-simulated) */
-    size_t snap_len;
-    uint8_t *snap;        /* snap_cap bytes */
+    uint8_t *image;       /* image_cap bytes (rs_world_image_save) */
     rs_input *inputs;     /* car_count inputs */
 } rs_predict_slot;
 
@@ -48,9 +47,9 @@ struct rs_predict {
     uint16_t local;            /* local car index1; 0 = none */
     uint32_t max_lead;
     uint32_t ring_len;         /* max_lead + 1 */
-    size_t snap_cap;
+    size_t image_cap;          /* rs_world_image_size: fixed, as the car count is */
     rs_predict_slot *ring;     /* ring_len slots, indexed by tick % ring_len */
-    uint8_t *snap_bytes;       /* backing store of the slots' snapshots */
+    uint8_t *image_bytes;      /* backing store of the slots' images */
     rs_input *input_bytes;     /* backing store of the slots' inputs */
     rs_input *last_confirmed;  /* car_count: the inputs of tick confirmed - 1 */
     rs_input *step_inputs;     /* car_count: scratch for one step */

@@ -67,7 +67,7 @@ static void rs_snapshot_write_car(const rs_car *car, rs_writer *w)
     rs_write_u8(w, car->input.buttons);
 }
 
-static void write_slot_parts(const rs_car *car, const rs_race_car *rc, const rs_collide_car *cc,
+void rs_snapshot_write_parts(const rs_car *car, const rs_race_car *rc, const rs_collide_car *cc,
                              rs_writer *w)
 {
     rs_snapshot_write_car(car, w);
@@ -87,13 +87,13 @@ size_t rs_snapshot_car_size(void)
     rs_race_car_init(&rc, 0);
     rs_collide_car_init(&cc);
     rs_writer w = rs_writer_init(NULL, 0);
-    write_slot_parts(&probe, &rc, &cc, &w);
+    rs_snapshot_write_parts(&probe, &rc, &cc, &w);
     return w.len;
 }
 
 void rs_snapshot_write_slot(const rs_world *world, uint32_t slot, rs_writer *w)
 {
-    write_slot_parts(&world->cars[slot], &world->race_cars[slot], &world->contact[slot], w);
+    rs_snapshot_write_parts(&world->cars[slot], &world->race_cars[slot], &world->contact[slot], w);
 }
 
 enum { FLAG_CAR_COLLISIONS = 1u << 0, FLAG_NO_START_HOLD = 1u << 1 };
@@ -160,24 +160,30 @@ static size_t snapshot_len(const rs_world *world)
     return HEADER_BYTES + rs_race_size() + 4u + (size_t)world->count * rs_snapshot_car_size();
 }
 
+void rs_snapshot_write_head(const rs_world *world, uint64_t tick, const rs_race *race,
+                            rs_writer *w)
+{
+    rs_write_u32(w, SNAPSHOT_MAGIC);
+    rs_write_u32(w, SNAPSHOT_FORMAT);
+    rs_write_u32(w, RS_PHYSICS_VERSION);
+    rs_write_u64(w, tick);
+    rs_write_u32(w, world->def.tick_hz);
+    rs_write_u32(w, world->def.substeps);
+    rs_write_u64(w, track_hash(world));
+    rs_write_u32(w, world->def.laps);
+    rs_write_u64(w, world->def.start_tick);
+    rs_write_u8(w, world_flags(&world->def));
+    rs_race_write(race, w);
+    rs_write_u32(w, world->count);
+}
+
 size_t rs_world_snapshot(const rs_world *world, uint8_t *buf, size_t cap)
 {
     size_t len = snapshot_len(world);
     if (!buf || len > cap)
         return len; /* a size query, or a buffer too small: left untouched */
     rs_writer w = rs_writer_init(buf, cap);
-    rs_write_u32(&w, SNAPSHOT_MAGIC);
-    rs_write_u32(&w, SNAPSHOT_FORMAT);
-    rs_write_u32(&w, RS_PHYSICS_VERSION);
-    rs_write_u64(&w, world->tick);
-    rs_write_u32(&w, world->def.tick_hz);
-    rs_write_u32(&w, world->def.substeps);
-    rs_write_u64(&w, track_hash(world));
-    rs_write_u32(&w, world->def.laps);
-    rs_write_u64(&w, world->def.start_tick);
-    rs_write_u8(&w, world_flags(&world->def));
-    rs_race_write(&world->race, &w);
-    rs_write_u32(&w, world->count);
+    rs_snapshot_write_head(world, world->tick, &world->race, &w);
     for (uint32_t c = 0; c < world->count; c++)
         rs_snapshot_write_slot(world, c, &w);
     return w.len;

@@ -45,6 +45,16 @@ size_t rs_snapshot_car_size(void);
 /* Writes one slot (car dynamics, race and contact state) canonically. */
 void rs_snapshot_write_slot(const rs_world *world, uint32_t slot, rs_writer *w);
 
+/* The same from the slot's parts wherever they are kept (a world image's
+ * copies): of the car, only its parameter hash and state are read. */
+void rs_snapshot_write_parts(const rs_car *car, const rs_race_car *rc, const rs_collide_car *cc,
+                             rs_writer *w);
+
+/* Everything a snapshot holds before its cars: the header with tick, the
+ * race state race and world's car count. */
+void rs_snapshot_write_head(const rs_world *world, uint64_t tick, const rs_race *race,
+                            rs_writer *w);
+
 /* The number of cars in snapshot bytes, read from their header; false when
  * the bytes are not a snapshot of this format or their length does not fit
  * that number. Nothing else is checked (rs_world_restore does that). */

@@ -250,6 +250,22 @@ uint64_t rs_world_hash(const rs_world *world);
  * client that keeps snapshots anyway hash only the states it checks. */
 uint64_t rs_snapshot_hash(const uint8_t *snapshot, size_t len);
 
+/* A world image: the world's dynamic state copied as it lies in memory, for
+ * going back to it later in the same world (a client's prediction ring).
+ * Much cheaper than a snapshot both ways, but only the world object that
+ * saved an image can load it, with the same cars: it is not canonical, not
+ * portable, and not for the wire or a file. rs_world_image_size is the
+ * bytes an image takes (fixed while the car count is); the buffer needs no
+ * alignment. Loading an image of another world or car count refuses with
+ * RS_ERR_MISMATCH and leaves the world unchanged. */
+size_t rs_world_image_size(const rs_world *world);
+rs_status rs_world_image_save(const rs_world *world, void *image, size_t cap);
+rs_status rs_world_image_load(rs_world *world, const void *image, size_t len);
+
+/* rs_world_hash of the state an image holds, computed without loading it. */
+rs_status rs_world_image_hash(const rs_world *world, const void *image, size_t len,
+                              uint64_t *hash);
+
 /* 64-bit hash of one car's part of the snapshot, for naming a divergence. */
 uint64_t rs_world_car_hash(const rs_world *world, rs_car_id car);
 
