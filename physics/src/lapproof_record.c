@@ -3,10 +3,12 @@
  * input log kept while a race runs, and the proof written from them.
  *
  * When a lap starts is only known after the tick in which it started (the
- * line crossing happens inside a substep), so the recorder snapshots every
- * tick into one buffer, and at the next tick boundary, seeing that a car's
- * lap began in the tick just stepped, copies that snapshot to the car's own
- * start buffer. Inputs go to a ring indexed by tick. The snapshot already
+ * line crossing happens inside a substep), so the recorder saves the world's
+ * image every tick into one buffer, and at the next tick boundary, seeing
+ * that a car's lap began in the tick just stepped, writes that image's
+ * snapshot into the car's own start buffer. An image, not a snapshot, every
+ * tick: a room records around every tick it steps, a lap starts in few of
+ * them, and saving an image costs a tenth of writing a snapshot. Inputs go to a ring indexed by tick. The snapshot already
  * holds each car's input for its first tick; the log repeats it so the
  * replay is one simple loop.
  *
@@ -40,8 +42,8 @@ struct rs_lap_recorder {
     uint32_t cars;        /* cars in the world at the last rs_lap_recorder_before_step */
     uint32_t max_ticks;
     size_t snap_cap;      /* a snapshot of max_cars cars */
-    uint8_t *cur_snap;    /* the snapshot at the start of tick cur_tick */
-    size_t cur_len;
+    size_t image_cap;     /* an image of max_cars cars (rs_world_image_cap) */
+    uint8_t *cur_image;   /* the world's image at the start of tick cur_tick */
     uint32_t cur_cars;    /* the cars in it */
     uint64_t cur_tick;
     bool have_cur;
@@ -80,7 +82,7 @@ static void recorder_layout(void *obj, rs_block *b)
 {
     rs_lap_recorder *rec = obj;
     size_t cars = rec->max_cars;
-    rec->cur_snap = rs_block_take(b, rec->snap_cap, 1);
+    rec->cur_image = rs_block_take(b, rec->image_cap, 1);
     rec->start_snap = rs_block_take(b, cars, rec->snap_cap);
     rec->start_len = rs_block_take(b, cars, sizeof *rec->start_len);
     rec->start_cars = rs_block_take(b, cars, sizeof *rec->start_cars);
@@ -111,6 +113,7 @@ rs_status rs_lap_recorder_create(const rs_world *world, uint32_t max_lap_ticks,
     head.max_ticks = max_lap_ticks;
     head.snap_cap = rs_world_snapshot(world, NULL, 0) +
                     (size_t)(head.max_cars - world->count) * rs_snapshot_car_size();
+    head.image_cap = rs_world_image_cap(world);
     rs_lap_recorder *rec = rs_block_alloc(&head, sizeof head, recorder_layout);
     if (!rec)
         return RS_ERR_NOMEM;
@@ -148,6 +151,8 @@ rs_status rs_lap_recorder_before_step(rs_lap_recorder *rec, const rs_world *worl
     uint64_t t = world->tick;
     bool continuous = rec->have_cur && t == rec->cur_tick + 1;
     continuous = note_joins(rec, world, t) && continuous;
+    const uint8_t *cur_snap = NULL; /* cur_image's snapshot, once a lap start needs it */
+    size_t cur_len = 0;
     for (uint32_t c = 0; c < rec->cars; c++) {
         lap_mark m = mark_of(world, c);
         lap_mark *old = &rec->mark[c];
@@ -156,18 +161,29 @@ rs_status rs_lap_recorder_before_step(rs_lap_recorder *rec, const rs_world *worl
         if (!continuous) {
             rec->has_start[c] = false; /* we did not see this lap begin */
         } else if (changed) {
-            /* Its lap began in the tick just stepped, from cur_snap. */
+            /* Its lap began in the tick just stepped, from cur_image:
+             * written as a snapshot once, copied for any other car. */
+            uint8_t *start = rec->start_snap + (size_t)c * rec->snap_cap;
             rec->has_start[c] = m.status == RS_RACE_RACING;
+            if (rec->has_start[c] && cur_snap) {
+                memcpy(start, cur_snap, cur_len);
+            } else if (rec->has_start[c]) {
+                /* Never 0: the image is this world's, its cars are never more
+                 * than the world's, and the buffer holds max_cars. */
+                cur_len = rs_world_image_snapshot(world, rec->cur_image, rec->image_cap, start,
+                                                  rec->snap_cap);
+                cur_snap = cur_len > 0 ? start : NULL;
+                rec->has_start[c] = cur_len > 0;
+            }
             if (rec->has_start[c]) {
-                memcpy(rec->start_snap + (size_t)c * rec->snap_cap, rec->cur_snap, rec->cur_len);
-                rec->start_len[c] = rec->cur_len;
+                rec->start_len[c] = cur_len;
                 rec->start_cars[c] = rec->cur_cars;
                 rec->start_tick[c] = rec->cur_tick;
             }
         }
         *old = m;
     }
-    rec->cur_len = rs_world_snapshot(world, rec->cur_snap, rec->snap_cap);
+    rs_world_image_save(world, rec->cur_image, rec->image_cap); /* sized for max_cars */
     rec->cur_cars = rec->cars;
     rs_input *row = rec->ring + (size_t)(t % rec->max_ticks) * rec->max_cars;
     for (uint32_t c = 0; c < rec->cars; c++)

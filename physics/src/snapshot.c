@@ -161,7 +161,7 @@ static size_t snapshot_len(const rs_world *world)
 }
 
 void rs_snapshot_write_head(const rs_world *world, uint64_t tick, const rs_race *race,
-                            rs_writer *w)
+                            uint32_t count, rs_writer *w)
 {
     rs_write_u32(w, SNAPSHOT_MAGIC);
     rs_write_u32(w, SNAPSHOT_FORMAT);
@@ -174,7 +174,7 @@ void rs_snapshot_write_head(const rs_world *world, uint64_t tick, const rs_race 
     rs_write_u64(w, world->def.start_tick);
     rs_write_u8(w, world_flags(&world->def));
     rs_race_write(race, w);
-    rs_write_u32(w, world->count);
+    rs_write_u32(w, count);
 }
 
 size_t rs_world_snapshot(const rs_world *world, uint8_t *buf, size_t cap)
@@ -183,7 +183,7 @@ size_t rs_world_snapshot(const rs_world *world, uint8_t *buf, size_t cap)
     if (!buf || len > cap)
         return len; /* a size query, or a buffer too small: left untouched */
     rs_writer w = rs_writer_init(buf, cap);
-    rs_snapshot_write_head(world, world->tick, &world->race, &w);
+    rs_snapshot_write_head(world, world->tick, &world->race, world->count, &w);
     for (uint32_t c = 0; c < world->count; c++)
         rs_snapshot_write_slot(world, c, &w);
     return w.len;

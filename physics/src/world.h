@@ -51,9 +51,21 @@ void rs_snapshot_write_parts(const rs_car *car, const rs_race_car *rc, const rs_
                              rs_writer *w);
 
 /* Everything a snapshot holds before its cars: the header with tick, the
- * race state race and world's car count. */
+ * race state race and the car count. */
 void rs_snapshot_write_head(const rs_world *world, uint64_t tick, const rs_race *race,
-                            rs_writer *w);
+                            uint32_t count, rs_writer *w);
+
+/* The bytes an image takes when the world is full (max_cars cars). */
+size_t rs_world_image_cap(const rs_world *world);
+
+/* Writes the snapshot of the state an image of this world holds into buf,
+ * as rs_world_snapshot would have written it then. The world may have more
+ * cars now than the image has (cars join, never leave; the lap recorder
+ * saves an image every tick and needs a snapshot only when a lap starts).
+ * Returns the snapshot's length; 0 when the image is not this world's, len
+ * does not hold it or cap is too small. */
+size_t rs_world_image_snapshot(const rs_world *world, const void *image, size_t len,
+                               uint8_t *buf, size_t cap);
 
 /* The number of cars in snapshot bytes, read from their header; false when
  * the bytes are not a snapshot of this format or their length does not fit

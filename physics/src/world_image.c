@@ -17,6 +17,7 @@
  * treats both alike (test_world_image steps worlds restored both ways side
  * by side), and the hash below is the snapshot's.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -33,9 +34,19 @@ typedef struct image_head {
 #define CAR_STATE_BYTES (sizeof(rs_car) - CAR_STATE_AT)
 #define SLOT_BYTES (CAR_STATE_BYTES + sizeof(rs_race_car) + sizeof(rs_collide_car))
 
+static size_t image_bytes(uint32_t cars)
+{
+    return sizeof(image_head) + (size_t)cars * SLOT_BYTES;
+}
+
 size_t rs_world_image_size(const rs_world *world)
 {
-    return world ? sizeof(image_head) + (size_t)world->count * SLOT_BYTES : 0;
+    return world ? image_bytes(world->count) : 0;
+}
+
+size_t rs_world_image_cap(const rs_world *world)
+{
+    return image_bytes(world->def.max_cars);
 }
 
 rs_status rs_world_image_save(const rs_world *world, void *image, size_t cap)
@@ -61,8 +72,9 @@ rs_status rs_world_image_save(const rs_world *world, void *image, size_t cap)
 }
 
 /* The image's head, when world may read the image: it saved it, with the
- * cars it has now, and len holds them all. */
-static rs_status image_head_of(const rs_world *world, const void *image, size_t len,
+ * cars it has now (or, unless exact, with fewer: cars never leave), and
+ * len holds them all. */
+static rs_status image_head_of(const rs_world *world, const void *image, size_t len, bool exact,
                                image_head *head)
 {
     if (!world || !image)
@@ -70,9 +82,10 @@ static rs_status image_head_of(const rs_world *world, const void *image, size_t 
     if (len < sizeof *head)
         return RS_ERR_BUFFER;
     memcpy(head, image, sizeof *head);
-    if (head->owner != world || head->count != world->count)
+    if (head->owner != world || head->count > world->count ||
+        (exact && head->count != world->count))
         return RS_ERR_MISMATCH;
-    if (len < rs_world_image_size(world))
+    if (len < image_bytes(head->count))
         return RS_ERR_BUFFER;
     return RS_OK;
 }
@@ -80,7 +93,7 @@ static rs_status image_head_of(const rs_world *world, const void *image, size_t 
 rs_status rs_world_image_load(rs_world *world, const void *image, size_t len)
 {
     image_head head;
-    rs_status st = image_head_of(world, image, len, &head);
+    rs_status st = image_head_of(world, image, len, true, &head);
     if (st != RS_OK)
         return st;
     const uint8_t *at = (const uint8_t *)image + sizeof head;
@@ -101,21 +114,13 @@ rs_status rs_world_image_load(rs_world *world, const void *image, size_t len)
     return RS_OK;
 }
 
-rs_status rs_world_image_hash(const rs_world *world, const void *image, size_t len,
-                              uint64_t *hash)
+/* The snapshot of an image's state, written by w: the cars' parameter
+ * hashes come from the world, the rest from the image. */
+static void write_snapshot(const rs_world *world, const image_head *head, const uint8_t *at,
+                           rs_writer *w)
 {
-    image_head head;
-    rs_status st = image_head_of(world, image, len, &head);
-    if (st != RS_OK)
-        return st;
-    if (!hash)
-        return RS_ERR_ARG;
-    /* The snapshot the saved state would have written, in the world's
-     * hashing scratch (as rs_world_hash uses it). */
-    rs_writer w = rs_writer_init(world->scratch, world->scratch_len);
-    rs_snapshot_write_head(world, head.tick, &head.race, &w);
-    const uint8_t *at = (const uint8_t *)image + sizeof head;
-    for (uint32_t c = 0; c < world->count; c++) {
+    rs_snapshot_write_head(world, head->tick, &head->race, head->count, w);
+    for (uint32_t c = 0; c < head->count; c++) {
         rs_car car;
         rs_race_car rc;
         rs_collide_car cc;
@@ -126,8 +131,33 @@ rs_status rs_world_image_hash(const rs_world *world, const void *image, size_t l
         at += sizeof rc;
         memcpy(&cc, at, sizeof cc);
         at += sizeof cc;
-        rs_snapshot_write_parts(&car, &rc, &cc, &w);
+        rs_snapshot_write_parts(&car, &rc, &cc, w);
     }
+}
+
+size_t rs_world_image_snapshot(const rs_world *world, const void *image, size_t len,
+                               uint8_t *buf, size_t cap)
+{
+    image_head head;
+    if (!buf || image_head_of(world, image, len, false, &head) != RS_OK)
+        return 0;
+    rs_writer w = rs_writer_init(buf, cap);
+    write_snapshot(world, &head, (const uint8_t *)image + sizeof head, &w);
+    return w.len <= cap ? w.len : 0;
+}
+
+rs_status rs_world_image_hash(const rs_world *world, const void *image, size_t len,
+                              uint64_t *hash)
+{
+    image_head head;
+    rs_status st = image_head_of(world, image, len, true, &head);
+    if (st != RS_OK)
+        return st;
+    if (!hash)
+        return RS_ERR_ARG;
+    /* In the world's hashing scratch, as rs_world_hash writes it. */
+    rs_writer w = rs_writer_init(world->scratch, world->scratch_len);
+    write_snapshot(world, &head, (const uint8_t *)image + sizeof head, &w);
     *hash = rs_snapshot_hash(world->scratch, w.len);
     return RS_OK;
 }
