@@ -335,28 +335,32 @@ static void check_against_brute_force(const rs_track *t, double x0, double y0, d
  * corners included: a lattice over the cell and points a hair inside and
  * outside each corner, for every `stride`-th cell that lists a segment.
  * (A lattice, because a segment wrongly dropped from a cell is missed only
- * in a sliver of it.)
- * Returns how many of the cells checked were plain asphalt. */
-static uint32_t check_cells_against_brute_force(const rs_track *t, uint32_t stride)
+ * in a sliver of it.) The lattice is 9 x 9: the corners and middles of the
+ * 4 x 4 parts the plain-asphalt masks are kept for.
+ * Counts the cells checked that are plain all over (*whole) and those that
+ * are plain in some parts only (*partly). */
+static void check_cells_against_brute_force(const rs_track *t, uint32_t stride, uint32_t *whole,
+                                            uint32_t *partly)
 {
     const rs_seggrid *g = &t->near_grid;
-    uint32_t plain = 0, listed = 0;
+    uint32_t listed = 0;
+    *whole = *partly = 0;
     for (uint32_t iy = 0; iy < g->ny; iy++)
         for (uint32_t ix = 0; ix < g->nx; ix++) {
             size_t c = (size_t)iy * g->nx + ix;
             if (g->cell_start[c] == g->cell_start[c + 1] || listed++ % stride)
                 continue;
-            plain += t->plain_cell[c];
+            *whole += t->plain_parts[c] == 0xFFFF;
+            *partly += t->plain_parts[c] != 0 && t->plain_parts[c] != 0xFFFF;
             double cx = g->x0 + ix * g->cell_m, cy = g->y0 + iy * g->cell_m;
-            for (int k = 0; k < 25; k++) /* a 5 x 5 lattice, edges included */
-                check_point(t, cx + (k % 5) * 0.25 * g->cell_m, cy + (k / 5) * 0.25 * g->cell_m);
+            for (int k = 0; k < 81; k++)
+                check_point(t, cx + (k % 9) * 0.125 * g->cell_m, cy + (k / 9) * 0.125 * g->cell_m);
             for (int k = 0; k < 4; k++) {
                 double x = cx + (k & 1) * g->cell_m, y = cy + (k >> 1) * g->cell_m;
                 for (int e = -1; e <= 1; e += 2)
                     check_point(t, x + e * 1e-9, y - e * 1e-9);
             }
         }
-    return plain;
 }
 
 static void test_ground_finds_the_same_segment_as_a_full_search(void **state)
@@ -382,10 +386,14 @@ static void test_ground_finds_the_same_segment_as_a_full_search(void **state)
         lo[1] = rs_min(lo[1], t->node[i].y), hi[1] = rs_max(hi[1], t->node[i].y);
     }
     check_against_brute_force(t, lo[0] - 20.0, lo[1] - 20.0, hi[0] + 20.0, hi[1] + 20.0);
-    /* Cell by cell, so that the cells that answer without a search are
-     * checked where they are (there must be some, or the fast path is not
+    /* Cell by cell, so that the parts that answer without a search are
+     * checked where they are (there must be cells plain all over and cells
+     * plain in some parts only, or the fast path and its parts are not
      * tested). */
-    assert_true(check_cells_against_brute_force(t, 2) > 100);
+    uint32_t whole, partly;
+    check_cells_against_brute_force(t, 4, &whole, &partly);
+    assert_true(whole > 100);
+    assert_true(partly > 100);
     rs_track_destroy(t);
 }
 

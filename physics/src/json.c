@@ -933,9 +933,16 @@ size_t rs_json_ctx_push_key(rs_json_ctx *c, const char *key)
 size_t rs_json_ctx_push_index(rs_json_ctx *c, size_t index)
 {
     size_t mark = c->path_len;
-    char buf[32];
-    snprintf(buf, sizeof buf, "[%zu]", index);
-    path_append(c, buf);
+    /* "[index]", as snprintf's "[%zu]" writes it, without its cost (a
+     * track's points each push one). */
+    char buf[32], *p = buf + sizeof buf;
+    *--p = 0;
+    *--p = ']';
+    do
+        *--p = (char)('0' + index % 10);
+    while ((index /= 10) != 0);
+    *--p = '[';
+    path_append(c, p);
     return mark;
 }
 
@@ -1019,15 +1026,18 @@ bool rs_json_as_integer(rs_json_ctx *c, const rs_json *v, int64_t min, int64_t m
     if (!rs_json_as_kind(c, v, RS_JSON_NUMBER))
         return false;
     double x = v->number;
-    char a[32];
-    rs_json_format_number(x, a);
+    char a[32]; /* formatted only for a message */
     /* Within +-2^53 every integer is exact, and the cast is in range. */
-    if (!(x >= -9007199254740992.0 && x <= 9007199254740992.0) || (double)(int64_t)x != x)
+    if (!(x >= -9007199254740992.0 && x <= 9007199254740992.0) || (double)(int64_t)x != x) {
+        rs_json_format_number(x, a);
         return rs_json_fail(c, RS_ERR_RANGE, "%s is not an integer", a);
+    }
     int64_t i = (int64_t)x;
-    if (i < min || i > max)
+    if (i < min || i > max) {
+        rs_json_format_number(x, a);
         return rs_json_fail(c, RS_ERR_RANGE, "%s outside %lld..%lld", a, (long long)min,
                             (long long)max);
+    }
     *out = i;
     return true;
 }

@@ -142,38 +142,186 @@ static bool seg_meets_box(const rs_seg2 *s, const double b[4])
     return true;
 }
 
+/* The squared distances from the corners of box b to s, corner c at
+ * (b[c & 1 ? 2 : 0], b[c & 2 ? 3 : 1]). The pruning below wants them twice
+ * (the farthest and the nearest distance), so it computes them once. */
+static void corner_d2(const rs_seg2 *s, const double b[4], double d2[4])
+{
+    for (int c = 0; c < 4; c++)
+        d2[c] = point_seg_d2(b[c & 1 ? 2 : 0], b[c & 2 ? 3 : 1], s);
+}
+
+/* rs_seg2_box_far from the corners' squared distances. */
+static double far_of(const double d2[4])
+{
+    double m = 0.0;
+    for (int c = 0; c < 4; c++)
+        m = rs_max(m, d2[c]);
+    return rs_sqrt(m);
+}
+
 /* The nearest distance between a segment and a box: 0 if they meet, else
- * attained at a corner of one of them (both are convex polygons). */
-static double seg_box_dist(const rs_seg2 *s, const double b[4])
+ * attained at a corner of one of them (both are convex polygons). cd2 are
+ * the box's corner_d2 to s. */
+static double seg_box_dist(const rs_seg2 *s, const double b[4], const double cd2[4])
 {
     if (seg_meets_box(s, b))
         return 0.0;
     double d2 = rs_min(point_box_d2(s->ax, s->ay, b), point_box_d2(s->bx, s->by, b));
     for (int c = 0; c < 4; c++)
-        d2 = rs_min(d2, point_seg_d2(b[c & 1 ? 2 : 0], b[c & 2 ? 3 : 1], s));
+        d2 = rs_min(d2, cd2[c]);
     return rs_sqrt(d2);
 }
 
 double rs_seg2_box_far(const rs_seg2 *s, const double b[4])
 {
-    double d2 = 0.0;
-    for (int c = 0; c < 4; c++)
-        d2 = rs_max(d2, point_seg_d2(b[c & 1 ? 2 : 0], b[c & 2 ? 3 : 1], s));
-    return rs_sqrt(d2);
+    double cd2[4];
+    corner_d2(s, b, cd2);
+    return far_of(cd2);
+}
+
+/* The distance between s's bounding box and box b: no more than the
+ * distance between s and b. */
+static double seg_box_gap(const rs_seg2 *s, const double b[4])
+{
+    double dx = rs_max(rs_max(rs_min(s->ax, s->bx) - b[2], b[0] - rs_max(s->ax, s->bx)), 0.0);
+    double dy = rs_max(rs_max(rs_min(s->ay, s->by) - b[3], b[1] - rs_max(s->ay, s->by)), 0.0);
+    return rs_sqrt(dx * dx + dy * dy);
 }
 
 /* The widening is far above the rounding of a lookup's arithmetic (which
  * may bin a point just outside a cell into it, and compares rounded
  * distances) and of the pruning's own, so that nothing decided from a cell's
- * box depends on a last bit. */
-void rs_seggrid_cell_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, double b[4])
+ * box depends on a last bit. It depends on the grid only: computed once per
+ * grid, not per cell. */
+static double grid_slack(const rs_seggrid *g)
 {
     double extent = rs_max(rs_max(rs_abs(g->x0), rs_abs(g->y0)),
                            rs_max(rs_abs(g->x0 + g->nx * g->cell_m),
                                   rs_abs(g->y0 + g->ny * g->cell_m)));
-    double slack = RS_SEGGRID_SLACK_M + 1e-9 * extent;
-    b[0] = g->x0 + ix * g->cell_m - slack, b[1] = g->y0 + iy * g->cell_m - slack;
-    b[2] = g->x0 + (ix + 1) * g->cell_m + slack, b[3] = g->y0 + (iy + 1) * g->cell_m + slack;
+    return RS_SEGGRID_SLACK_M + 1e-9 * extent;
+}
+
+/* The box of part (sx, sy) of cell (ix, iy) cut into `parts` x `parts`
+ * (parts = 1: the cell itself), widened by slack. step = cell_m / parts is
+ * exact (parts is a power of 2), and so is jx * step for the grids' cells. */
+static void part_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, uint32_t parts, uint32_t sx,
+                     uint32_t sy, double slack, double b[4])
+{
+    double step = g->cell_m / parts;
+    uint32_t jx = ix * parts + sx, jy = iy * parts + sy;
+    b[0] = g->x0 + jx * step - slack, b[1] = g->y0 + jy * step - slack;
+    b[2] = g->x0 + (jx + 1) * step + slack, b[3] = g->y0 + (jy + 1) * step + slack;
+}
+
+void rs_seggrid_cell_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, double b[4])
+{
+    part_box(g, ix, iy, 1, 0, 0, grid_slack(g), b);
+}
+
+#define P RS_SEGGRID_PARTS
+_Static_assert(P * P <= 16, "a cell's parts fit in 16 bits");
+
+/* The parts of cell (ix, iy) (bit P * sy + sx for part (sx, sy)) where
+ * every point is within radius[j] - RS_SEGGRID_SLACK_M of whichever segment
+ * j is the nearest to it. The cell's list idx[0..n) (cut to the segments
+ * that can be the nearest in the cell, so in any part of it) has, per
+ * segment, far[k] and near[k]: its farthest and nearest distance to the
+ * cell's box b. lat is scratch for n * (P + 1)^2 doubles.
+ *
+ * A part qualifies when each listed segment j either
+ *  (a) is within radius[j] - slack of the part's farthest point: wherever
+ *      in the part j is the nearest, the point is near enough; or
+ *  (b) is farther from the whole part than some segment is from the part's
+ *      farthest point (plus slack): j is never the nearest in it, nor tied
+ *      (the rule of rs_seggrid_keep_nearest, for the part).
+ * Both distances come from the part's box unwidened, whose corners
+ * neighbouring parts share (a (P + 1) x (P + 1) lattice per segment,
+ * instead of four corners of each widened part), and are moved by twice the
+ * widening: a point of the widened part is within sqrt(2) times the
+ * widening of the unwidened one, and distances change by at most as much
+ * (they are 1-Lipschitz). So the farthest distance plus, and the nearest
+ * minus, twice the widening bound the widened part's from above and from
+ * below, which is what the rule needs (the corners' rounding is far below
+ * the widening).
+ *
+ * Without the lattice: every part qualifies when every segment passes (a)
+ * for the whole cell; none does when every segment is farther from the
+ * whole cell than its radius, as then no segment passes (a) in any part,
+ * and the one nearest to the part's farthest point fails (b). Only cells at
+ * the radii's edges need their parts. */
+static uint16_t parts_within(const rs_seggrid *g, const rs_seg2 *segs, uint32_t ix, uint32_t iy,
+                             double slack, const uint32_t *idx, const double *far,
+                             const double *near, uint32_t n, const double *radius, double *lat)
+{
+    bool all = n > 0, none = true;
+    for (uint32_t k = 0; k < n; k++) {
+        double r = radius[idx[k]];
+        all = all && far[k] + RS_SEGGRID_SLACK_M <= r;
+        none = none && near[k] > r;
+    }
+    if (all)
+        return (uint16_t)((1u << (P * P)) - 1u);
+    if (none || n > 64)
+        return 0; /* (longer lists, never seen, would need more room below) */
+    /* The lattice: (P + 1) x (P + 1) squared distances per segment, as
+     * point_seg_d2 computes them but dividing once per segment (a rounding
+     * far below the widening, as are the corners' own). */
+    double step = g->cell_m / P, xs[P + 1], ys[P + 1];
+    for (uint32_t a = 0; a <= P; a++)
+        xs[a] = g->x0 + (ix * P + a) * step, ys[a] = g->y0 + (iy * P + a) * step;
+    double r2[64]; /* (a) as m <= r2 (the squared farthest distance) */
+    for (uint32_t k = 0; k < n; k++) {
+        const rs_seg2 *sg = &segs[idx[k]];
+        double vx = sg->bx - sg->ax, vy = sg->by - sg->ay, l2 = vx * vx + vy * vy;
+        double inv = l2 > 0.0 ? 1.0 / l2 : 0.0;
+        double *l = &lat[k * (P + 1) * (P + 1)];
+        for (uint32_t a = 0; a <= P; a++) {
+            double dy = ys[a] - sg->ay;
+            for (uint32_t c = 0; c <= P; c++) {
+                double dx = xs[c] - sg->ax;
+                double f = (dx * vx + dy * vy) * inv;
+                f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+                double ex = dx - f * vx, ey = dy - f * vy;
+                l[a * (P + 1) + c] = ex * ex + ey * ey;
+            }
+        }
+        double r = radius[idx[k]] - RS_SEGGRID_SLACK_M - 2.0 * slack;
+        r2[k] = r >= 0.0 ? r * r : -1.0;
+    }
+    uint16_t mask = 0;
+    for (uint32_t sy = 0; sy < P; sy++)
+        for (uint32_t sx = 0; sx < P; sx++) {
+            double m[64];
+            uint32_t kmin = 0;
+            for (uint32_t k = 0; k < n; k++) {
+                const double *l = &lat[k * (P + 1) * (P + 1) + sy * (P + 1) + sx];
+                m[k] = rs_max(rs_max(l[0], l[1]), rs_max(l[P + 1], l[P + 2]));
+                if (m[k] < m[kmin])
+                    kmin = k;
+            }
+            /* The segment with the least farthest distance is at most that
+             * from the part, so it never passes (b): it must pass (a). */
+            if (!(m[kmin] <= r2[kmin]))
+                continue;
+            double fmin = rs_sqrt(m[kmin]) + 2.0 * slack;
+            double b[4] = {xs[sx], ys[sy], xs[sx + 1], ys[sy + 1]};
+            bool ok = true;
+            for (uint32_t k = 0; ok && k < n; k++) {
+                if (m[k] <= r2[k])
+                    continue;
+                /* The bounding boxes' gap first: no division. */
+                if (seg_box_gap(&segs[idx[k]], b) - 2.0 * slack > fmin + RS_SEGGRID_SLACK_M)
+                    continue;
+                const double *l = &lat[k * (P + 1) * (P + 1) + sy * (P + 1) + sx];
+                double cd2[4] = {l[0], l[1], l[P + 1], l[P + 2]};
+                ok = seg_box_dist(&segs[idx[k]], b, cd2) - 2.0 * slack >
+                     fmin + RS_SEGGRID_SLACK_M;
+            }
+            if (ok)
+                mask = (uint16_t)(mask | 1u << (P * sy + sx));
+        }
+    return mask;
 }
 
 /* At any point p of a cell, the nearest distance is at most
@@ -183,29 +331,89 @@ void rs_seggrid_cell_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, double b
  * with it. Segments a cell does not list are beyond the grid's margin of
  * it; they cannot be nearer than a listed one within the margin, and when
  * none is, the lookup finds nothing either way. Cells are widened
- * (rs_seggrid_cell_box) and the comparison given the same slack. */
-void rs_seggrid_keep_nearest(rs_seggrid *g, const rs_seg2 *segs)
+ * (rs_seggrid_cell_box) and the comparison given the same slack.
+ *
+ * Each listed segment's corner distances serve both its farthest and its
+ * nearest distance (they are the same numbers as computing them apart), and
+ * empty cells have nothing to cut: most of a track's grid is empty. */
+rs_status rs_seggrid_keep_nearest(rs_seggrid *g, const rs_seg2 *segs, const double *radius,
+                                  uint16_t *parts)
 {
     if (!g->cell_start || !g->items)
-        return;
+        return RS_OK;
+    uint32_t most = 0;
+    for (size_t c = 0; c < (size_t)g->nx * g->ny; c++)
+        if (g->cell_start[c + 1] - g->cell_start[c] > most)
+            most = g->cell_start[c + 1] - g->cell_start[c];
+    /* Per listed segment: 4 corner distances, then far, near and the gap;
+     * and the parts' lattice. */
+    size_t per = 7 + (radius ? (P + 1) * (P + 1) : 0);
+    double *scratch = malloc(((size_t)most * per + 1) * sizeof *scratch);
+    if (!scratch)
+        return RS_ERR_NOMEM;
+    double *cd2 = scratch, *far = scratch + 4 * (size_t)most, *near = far + most;
+    double *gap = near + most, *lat = gap + most;
+    double slack = grid_slack(g);
     uint32_t out = 0;
     for (uint32_t iy = 0; iy < g->ny; iy++)
         for (uint32_t ix = 0; ix < g->nx; ix++) {
             size_t c = (size_t)iy * g->nx + ix;
             uint32_t k0 = g->cell_start[c], k1 = g->cell_start[c + 1];
-            double b[4];
-            rs_seggrid_cell_box(g, ix, iy, b);
-            double far = 1e300;
-            for (uint32_t k = k0; k < k1; k++)
-                far = rs_min(far, rs_seg2_box_far(&segs[g->items[k]], b));
             g->cell_start[c] = out;
-            for (uint32_t k = k0; k < k1; k++)
-                if (seg_box_dist(&segs[g->items[k]], b) <= far + RS_SEGGRID_SLACK_M)
-                    g->items[out++] = g->items[k];
+            if (k0 == k1)
+                continue;
+            double b[4];
+            part_box(g, ix, iy, 1, 0, 0, slack, b);
+            /* Gaps first: a segment's bounding box is no farther from the
+             * cell than the segment is, so one whose gap exceeds a farthest
+             * distance already found cannot give the least, and one whose
+             * gap exceeds the least by twice the slack is cut (its distance
+             * is then beyond the least plus the slack, whatever the
+             * rounding). The corners of the others give the same numbers as
+             * before, so the lists are the same. */
+            uint32_t n = k1 - k0, kbest = 0;
+            for (uint32_t k = 0; k < n; k++) {
+                gap[k] = seg_box_gap(&segs[g->items[k0 + k]], b);
+                far[k] = -1.0; /* not computed */
+                if (gap[k] < gap[kbest])
+                    kbest = k;
+            }
+            double fmin = 1e300;
+            for (uint32_t j = 0; j < n; j++) {
+                uint32_t k = j == 0 ? kbest : j == kbest ? 0 : j; /* the least gap first */
+                if (gap[k] > fmin)
+                    continue;
+                corner_d2(&segs[g->items[k0 + k]], b, &cd2[4 * (size_t)k]);
+                far[k] = far_of(&cd2[4 * (size_t)k]);
+                fmin = rs_min(fmin, far[k]);
+            }
+            uint32_t first = out;
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t i = g->items[k0 + k];
+                if (far[k] < 0.0) {
+                    if (gap[k] > fmin + 2.0 * RS_SEGGRID_SLACK_M)
+                        continue;
+                    corner_d2(&segs[i], b, &cd2[4 * (size_t)k]);
+                    far[k] = far_of(&cd2[4 * (size_t)k]);
+                }
+                double d = seg_box_dist(&segs[i], b, &cd2[4 * (size_t)k]);
+                if (d <= fmin + RS_SEGGRID_SLACK_M) {
+                    /* out - first <= k: the kept ones move down. */
+                    far[out - first] = far[k], near[out - first] = d;
+                    g->items[out++] = i;
+                }
+            }
+            if (radius)
+                parts[c] = parts_within(g, segs, ix, iy, slack, &g->items[first], far, near,
+                                        out - first, radius, lat);
         }
     g->cell_start[(size_t)g->nx * g->ny] = out;
     g->nearest_only = true;
+    free(scratch);
+    return RS_OK;
 }
+
+#undef P
 
 void rs_seggrid_query(const rs_seggrid *g, double x0, double y0, double x1, double y1,
                       rs_seggrid_visit visit, void *ctx)

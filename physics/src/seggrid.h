@@ -51,11 +51,23 @@ void rs_seggrid_free(rs_seggrid *g);
  * segment lookup that reads the one cell under a point (track_query.c)
  * finds the same segment with fewer candidates; box queries are no longer
  * possible (rs_seggrid_query reports nothing). segs are those the grid was
- * built over. */
-void rs_seggrid_keep_nearest(rs_seggrid *g, const rs_seg2 *segs);
+ * built over.
+ *
+ * With radius (one per segment; else NULL), it also sets parts[c] (one per
+ * cell, zeroed by the caller) to the mask of cell c's RS_SEGGRID_PARTS x
+ * RS_SEGGRID_PARTS parts (bit RS_SEGGRID_PARTS * sy + sx for part (sx, sy))
+ * in which every point is within radius[j] - RS_SEGGRID_SLACK_M of whichever
+ * segment j is the nearest to it (a part's box widened as a cell's is, see
+ * below). RS_ERR_NOMEM leaves the grid as it was. */
+rs_status rs_seggrid_keep_nearest(rs_seggrid *g, const rs_seg2 *segs, const double *radius,
+                                  uint16_t *parts);
+
+/* The parts a cell is cut into per side for the masks above: 0.625 m for
+ * the ground lookup's 2.5 m cells. */
+#define RS_SEGGRID_PARTS 4
 
 /* Decisions made at build time for every point of a cell (the pruning
- * above, track_build.c's cells of plain asphalt) use the cell's box widened
+ * and its parts above, track_build.c's plain asphalt) use the cell's box widened
  * by at least this much, and keep at least this much in hand when comparing
  * distances. */
 #define RS_SEGGRID_SLACK_M 1e-6

@@ -27,8 +27,8 @@
 #define CENTRE_CELL_M 10.0    /* centre-line grid, for points off the track: 8-12 candidates
                                  per cell after pruning (docs/TRACKS.md) */
 #define NEAR_CELL_M 2.5       /* the ground lookup's first try (track_internal.h); its cells list
-                                 about 3 segments each after pruning, and half the asphalt
-                                 is in cells that need no search (track_query.c) */
+                                 about 3 segments each after pruning, and most of the
+                                 asphalt needs no search (track_query.c) */
 #define NEAR_MARGIN_M 1.0     /* its reach past the widest edge plus kerb */
 #define EDGE_CELL_M 10.0      /* edges, for the crossing checks */
 #define BARRIER_CELL_M 10.0   /* barriers, for collisions */
@@ -447,34 +447,19 @@ static bool build_surfaces(build *b)
     return true;
 }
 
-/* Marks the near grid's cells that are plain asphalt: wherever in the cell
- * a listed segment is the nearest, the point is no farther from it than the
- * cell's farthest corner, so when that is less than the narrowest half-width
- * at either end of every listed segment (the lookup interpolates between
- * them), the point is on the asphalt whichever is nearest and on whichever
- * side. The slack keeps the decision off the lookup's last bits. */
-static rs_status build_plain_cells(rs_track *t, const rs_seg2 *segs)
+/* The radius of plain asphalt around centre segment i: the narrowest
+ * half-width at either end of it (the lookup interpolates between them).
+ * Wherever a point is no farther than that from the segment nearest to it,
+ * it is on the asphalt, inside the limits, on whichever side. The near
+ * grid's pruning marks the parts of its cells where that holds for every
+ * point (rs_seggrid_keep_nearest: wherever in the part a segment can be the
+ * nearest, the part's farthest point from it is within its radius, with
+ * RS_SEGGRID_SLACK_M in hand, which keeps the decision off the lookup's
+ * last bits), so the lookup answers them without a search. */
+static double plain_radius(const rs_track *t, uint32_t i)
 {
-    const rs_seggrid *g = &t->near_grid;
-    t->plain_cell = calloc((size_t)g->nx * g->ny, 1);
-    if (!t->plain_cell)
-        return RS_ERR_NOMEM;
-    for (uint32_t iy = 0; iy < g->ny; iy++)
-        for (uint32_t ix = 0; ix < g->nx; ix++) {
-            size_t c = (size_t)iy * g->nx + ix;
-            uint32_t k0 = g->cell_start[c], k1 = g->cell_start[c + 1];
-            double b[4];
-            rs_seggrid_cell_box(g, ix, iy, b);
-            bool plain = k1 > k0;
-            for (uint32_t k = k0; plain && k < k1; k++) {
-                uint32_t i = g->items[k];
-                const rs_track_node *p = &t->node[i], *q = &t->node[i + 1 < t->n ? i + 1 : 0];
-                double w = rs_min(rs_min(p->w[0], p->w[1]), rs_min(q->w[0], q->w[1]));
-                plain = rs_seg2_box_far(&segs[i], b) + RS_SEGGRID_SLACK_M <= w;
-            }
-            t->plain_cell[c] = plain;
-        }
-    return RS_OK;
+    const rs_track_node *p = &t->node[i], *q = &t->node[i + 1 < t->n ? i + 1 : 0];
+    return rs_min(rs_min(p->w[0], p->w[1]), rs_min(q->w[0], q->w[1]));
 }
 
 /* The ground lookup reaches as far as the farthest generated barrier could be
@@ -516,11 +501,20 @@ static bool build_centre_grid(build *b)
         st = rs_seggrid_build(&t->near_grid, segs, t->n, t->near_reach, NEAR_CELL_M);
     /* The lookup reads one cell and wants the nearest segment: a cell needs
      * to list only those that can be it somewhere in the cell. */
+    double *radius = NULL;
     if (st == RS_OK) {
-        rs_seggrid_keep_nearest(&t->centre_grid, segs);
-        rs_seggrid_keep_nearest(&t->near_grid, segs);
-        st = build_plain_cells(t, segs);
+        const rs_seggrid *g = &t->near_grid;
+        radius = malloc(t->n * sizeof *radius);
+        t->plain_parts = calloc((size_t)g->nx * g->ny, sizeof *t->plain_parts);
+        st = radius && t->plain_parts ? RS_OK : RS_ERR_NOMEM;
     }
+    for (uint32_t i = 0; st == RS_OK && i < t->n; i++)
+        radius[i] = plain_radius(t, i);
+    if (st == RS_OK)
+        st = rs_seggrid_keep_nearest(&t->centre_grid, segs, NULL, NULL);
+    if (st == RS_OK)
+        st = rs_seggrid_keep_nearest(&t->near_grid, segs, radius, t->plain_parts);
+    free(radius);
     free(segs);
     return st == RS_OK ? true : nomem(b);
 }
@@ -1155,7 +1149,7 @@ void rs_track_destroy(rs_track *t)
     free(t->seg);
     rs_seggrid_free(&t->centre_grid);
     rs_seggrid_free(&t->near_grid);
-    free(t->plain_cell);
+    free(t->plain_parts);
     free(t->barrier);
     free(t->barrier_xy);
     free(t->bseg);

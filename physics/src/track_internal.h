@@ -91,10 +91,11 @@ struct rs_track {
     rs_track_seg *seg;
     double near_reach;
     rs_seggrid near_grid;
-    /* Per cell of near_grid: 1 when every point of the cell is asphalt
-     * inside the limits whichever listed segment is nearest, so the lookup
-     * answers without a search (track_build.c, build_plain_cells). */
-    uint8_t *plain_cell;
+    /* Per cell of near_grid, cut into 4 x 4 parts (RS_SEGGRID_PARTS): bit
+     * 4 * sy + sx is set when every point of part (sx, sy) is asphalt
+     * inside the limits whichever segment is nearest, so the lookup answers
+     * without a search (track_build.c, plain_radius). */
+    uint16_t *plain_parts;
 
     uint32_t nbarrier;    /* polylines */
     rs_barrier_poly *barrier;

@@ -82,15 +82,16 @@ static bool read_width(rs_json_ctx *c, const rs_json *v, double *out)
     if (!rs_json_as_kind(c, v, RS_JSON_NUMBER))
         return false;
     double w = rs_json_number(v);
+    if (w > 0.0 && w <= RS_TRACK_MAX_WIDTH_M) {
+        *out = w;
+        return true;
+    }
+    /* Formatted only for the message: it is most of the cost of a width. */
     char a[32];
     rs_json_format_number(w, a);
     if (!(w > 0.0))
         return rs_json_fail(c, RS_ERR_RANGE, "width %s must be > 0", a);
-    if (w > RS_TRACK_MAX_WIDTH_M)
-        return rs_json_fail(c, RS_ERR_RANGE, "width %s must be at most %g", a,
-                            RS_TRACK_MAX_WIDTH_M);
-    *out = w;
-    return true;
+    return rs_json_fail(c, RS_ERR_RANGE, "width %s must be at most %g", a, RS_TRACK_MAX_WIDTH_M);
 }
 
 static bool read_centre_line(rs_json_ctx *c, const rs_json *root, rs_track_spec *s)

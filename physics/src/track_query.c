@@ -14,8 +14,9 @@
  * tight grid first (cars are nearly always on the track) and the wide one,
  * margin max_reach, only when that finds nothing near enough. Both grids'
  * cells list only the segments that can be the nearest somewhere in them
- * (rs_seggrid_keep_nearest), and a cell of the tight grid that is asphalt
- * all over answers without a search (track_build.c, build_plain_cells).
+ * (rs_seggrid_keep_nearest), and a part of a cell of the tight grid that
+ * is asphalt all over answers without a search (track_build.c,
+ * plain_radius).
  *
  * Version 1 tracks are flat: height 0 and an upward normal everywhere.
  */
@@ -31,6 +32,22 @@ static inline bool cell_under(const rs_seggrid *g, double x, double y, size_t *c
     if (!(fx >= 0.0 && fy >= 0.0 && fx < (double)g->nx && fy < (double)g->ny))
         return false; /* also NaN */
     *c = (size_t)(uint32_t)fy * g->nx + (uint32_t)fx;
+    return true;
+}
+
+/* The same, with `part` the part of the cell under the point when cut into
+ * 4 x 4 (4 * sy + sx, as the plain-asphalt masks have it): 4 * fx is exact,
+ * so its whole part is 4 * ix plus the part's column. */
+_Static_assert(RS_SEGGRID_PARTS == 4, "the masks' parts are quarters of a cell");
+static inline bool cell_part_under(const rs_seggrid *g, double x, double y, size_t *c,
+                                   unsigned *part)
+{
+    double fx = (x - g->x0) * g->inv_cell, fy = (y - g->y0) * g->inv_cell;
+    if (!(fx >= 0.0 && fy >= 0.0 && fx < (double)g->nx && fy < (double)g->ny))
+        return false; /* also NaN */
+    uint32_t ix = (uint32_t)fx, iy = (uint32_t)fy;
+    *c = (size_t)iy * g->nx + ix;
+    *part = ((uint32_t)(4.0 * fy) - 4 * iy) * 4 + ((uint32_t)(4.0 * fx) - 4 * ix);
     return true;
 }
 
@@ -121,10 +138,11 @@ void rs_track_ground(const void *track, double x_m, double y_m, rs_ground_hit *o
     const rs_track *t = track;
     out->height_m = 0.0;
     out->normal[0] = 0.0, out->normal[1] = 0.0, out->normal[2] = 1.0;
-    /* Most wheels are on a cell of plain asphalt: nothing to search. */
+    /* Most wheels are on plain asphalt: nothing to search. */
     size_t c;
-    bool on_grid = cell_under(&t->near_grid, x_m, y_m, &c);
-    if (on_grid && t->plain_cell[c]) {
+    unsigned part;
+    bool on_grid = cell_part_under(&t->near_grid, x_m, y_m, &c, &part);
+    if (on_grid && ((unsigned)t->plain_parts[c] >> part & 1u)) {
         out->surface = RS_SURFACE_ASPHALT;
         out->inside_limits = true;
         return;
