@@ -997,6 +997,54 @@ static void test_contact_state_round_trips_through_canonical_bytes(void **state)
     assert_true(b.barrier_quiet_s >= RS_COLLIDE_QUIET_S);
 }
 
+/* The barrier pass skips its query where the track says the nearest wall
+ * is beyond the car's reach (track_internal.h, barrier_clear). Skipping
+ * must change nothing: random poses and motions all over a real circuit,
+ * on the track, on the run-off and in the walls, give bit for bit the same
+ * car and contact state with the shortcut as without it. Both kinds must
+ * occur: many skips, and many calls that move the car. */
+static void test_barrier_shortcut_changes_nothing(void **state)
+{
+    const fixture_shipped *shipped = *state;
+    rs_track *t = shipped->technical;
+    const rs_seggrid *g = &t->near_grid;
+    rs_world_def def = rs_world_default();
+    int skipped = 0, moved = 0, trials = 0;
+    for (uint32_t c = 0; c < g->nx * g->ny && trials < 40000; c++) {
+        if (g->cell_start[c] == g->cell_start[c + 1])
+            continue;
+        double x0 = g->x0 + (c % g->nx) * g->cell_m, y0 = g->y0 + (c / g->nx) * g->cell_m;
+        for (int k = 0; k < 4; k++, trials++) {
+            const rs_car_params *p = shipped->cars[k & 1];
+            rs_car_spawn sp = spawn_at(0.0, 0.0, 0.0, 0.0);
+            rs_car a, b;
+            rs_collide_car ca, cb;
+            rs_car_init(&a, p, &sp, &def);
+            rs_collide_car_init(&ca);
+            set_random_pose(&a, x0 + urand(-8.0, 10.5), y0 + urand(-8.0, 10.5));
+            set_random_motion(&a, 90.0);
+            ca.barrier_quiet_s = urand(0.0, 1.0);
+            b = a, cb = ca;
+            rs_car before = a;
+            double prev[3] = {a.pos[0] - a.vel[0] * DT, a.pos[1] - a.vel[1] * DT, a.pos[2]};
+            skipped += rs_track_barrier_clearance(t, a.pos[0], a.pos[1]) > 6.0;
+            rs_collide_barriers(&a, 1, prev, t, DT, &ca, NULL);
+            moved += memcmp(&a, &before, sizeof a) != 0;
+            uint8_t *clear = t->barrier_clear;
+            t->barrier_clear = NULL; /* every call queries */
+            rs_collide_barriers(&b, 1, prev, t, DT, &cb, NULL);
+            t->barrier_clear = clear;
+            assert_memory_equal(&a, &b, sizeof a);
+            assert_memory_equal(&ca, &cb, sizeof ca);
+        }
+    }
+    print_message("%d calls: %d where the nearest wall is over 6 m away, %d that moved the car\n",
+                  trials, skipped, moved);
+    assert_true(trials >= 20000);
+    assert_true(skipped > trials / 4);
+    assert_true(moved > trials / 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1015,6 +1063,7 @@ int main(void)
         cmocka_unit_test(test_scrape_along_a_wall_is_one_hit_with_one_event),
         cmocka_unit_test(test_car_hit_events_name_both_cars),
         cmocka_unit_test(test_contact_state_round_trips_through_canonical_bytes),
+        cmocka_unit_test(test_barrier_shortcut_changes_nothing),
     };
     return cmocka_run_group_tests(tests, fixture_shipped_load, fixture_shipped_free);
 }

@@ -337,11 +337,19 @@ void rs_collide_barrier_pass(rs_car *car, uint16_t car_id1, const double prev_po
         box_extent(&box, e);
         double shift[2] = {prev_pos[0] - car->pos[0], prev_pos[1] - car->pos[1]};
         double pad = QUERY_PAD_M + RS_COLLIDE_TOUCH_M;
+        /* Every point of the query box below is within this of the box's
+         * centre (an L1 bound of it). Where the nearest wall is farther, no
+         * wall meets the query box: a wall outside it is neither touched
+         * nor crossed by the centre's path, so the query and everything
+         * after it would change nothing. Most substeps end here. */
+        double reach = e[0] + e[1] + 2.0 * pad + rs_abs(shift[0]) + rs_abs(shift[1]);
+        bool clear = reach < rs_track_barrier_clearance(track, box.c[0], box.c[1]);
         double x0 = box.c[0] + rs_min(0.0, shift[0]) - e[0] - pad;
         double x1 = box.c[0] + rs_max(0.0, shift[0]) + e[0] + pad;
         double y0 = box.c[1] + rs_min(0.0, shift[1]) - e[1] - pad;
         double y1 = box.c[1] + rs_max(0.0, shift[1]) + e[1] + pad;
-        rs_seggrid_query(&track->barrier_grid, x0, y0, x1, y1, collect, &cl);
+        if (!clear)
+            rs_seggrid_query(&track->barrier_grid, x0, y0, x1, y1, collect, &cl);
 
         if (cl.n > 0) {
             /* Twice: a correction could in principle cross another wall. */

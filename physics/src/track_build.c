@@ -859,6 +859,16 @@ static bool build_barriers(build *b)
     t->nbarrier = polys;
     t->nbseg = nseg;
     rs_status st = rs_seggrid_build(&t->barrier_grid, gs, nseg, 0.0, BARRIER_CELL_M);
+    /* Most of a car's substeps are nowhere near a wall: the ground grid's
+     * cells say how far the nearest one is, so the contact pass can tell
+     * without a query (collide_barrier.c). */
+    const rs_seggrid *g = &t->near_grid;
+    if (st == RS_OK) {
+        t->barrier_clear = calloc((size_t)g->nx * g->ny + 1u, 1);
+        st = t->barrier_clear ? RS_OK : RS_ERR_NOMEM;
+    }
+    if (st == RS_OK)
+        st = rs_seggrid_clearance(g, gs, nseg, t->barrier_clear);
     free(gs);
     return st == RS_OK ? true : nomem(b);
 }
@@ -1150,6 +1160,7 @@ void rs_track_destroy(rs_track *t)
     rs_seggrid_free(&t->centre_grid);
     rs_seggrid_free(&t->near_grid);
     free(t->plain_parts);
+    free(t->barrier_clear);
     free(t->barrier);
     free(t->barrier_xy);
     free(t->bseg);

@@ -96,6 +96,11 @@ struct rs_track {
      * inside the limits whichever segment is nearest, so the lookup answers
      * without a search (track_build.c, plain_radius). */
     uint16_t *plain_parts;
+    /* Per cell of near_grid that lists a segment (else 0): no barrier is
+     * nearer to any point of the cell than this many sixteenths of a
+     * metre (at most 128), so a car there whose reach is less touches
+     * none (collide_barrier.c; track_build.c, build_barriers). */
+    uint8_t *barrier_clear;
 
     uint32_t nbarrier;    /* polylines */
     rs_barrier_poly *barrier;
@@ -111,6 +116,10 @@ struct rs_track {
     uint32_t ngrid;
     rs_grid_slot grid[RS_TRACK_MAX_GRID];
 };
+
+/* How far the nearest barrier is at least from (x, y): barrier_clear of
+ * the ground grid's cell under it, in metres; 0 off that grid (and NaN). */
+double rs_track_barrier_clearance(const rs_track *t, double x, double y);
 
 /* Writes the track's canonical bytes (docs/TRACKS.md lists the layout): every
  * field that changes the simulation or the timing, the final barrier

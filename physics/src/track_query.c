@@ -35,6 +35,14 @@ static inline bool cell_under(const rs_seggrid *g, double x, double y, size_t *c
     return true;
 }
 
+double rs_track_barrier_clearance(const rs_track *t, double x, double y)
+{
+    size_t c;
+    if (!t->barrier_clear || !cell_under(&t->near_grid, x, y, &c))
+        return 0.0;
+    return t->barrier_clear[c] / 16.0; /* sixteenths, exact */
+}
+
 /* The same, with `part` the part of the cell under the point when cut into
  * 4 x 4 (4 * sy + sx, as the plain-asphalt masks have it): 4 * fx is exact,
  * so its whole part is 4 * ix plus the part's column. */
