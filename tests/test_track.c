@@ -397,32 +397,51 @@ static void test_ground_finds_the_same_segment_as_a_full_search(void **state)
     rs_track_destroy(t);
 }
 
+/* The distance from (x, y) to segment a..b. */
+static double seg_distance(double x, double y, double ax, double ay, double bx, double by)
+{
+    double vx = bx - ax, vy = by - ay, l2 = vx * vx + vy * vy;
+    double f = l2 > 0.0 ? ((x - ax) * vx + (y - ay) * vy) / l2 : 0.0;
+    f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+    double ex = x - ax - f * vx, ey = y - ay - f * vy;
+    return rs_sqrt(ex * ex + ey * ey);
+}
+
 /* The nearest barrier the slow way: every segment. */
 static double brute_barrier_distance(const rs_track *t, double x, double y)
 {
     double best = 1e300;
     for (uint32_t i = 0; i < t->nbseg; i++) {
         const rs_barrier_seg *s = &t->bseg[i];
-        double vx = s->bx - s->ax, vy = s->by - s->ay, l2 = vx * vx + vy * vy;
-        double f = l2 > 0.0 ? ((x - s->ax) * vx + (y - s->ay) * vy) / l2 : 0.0;
-        f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
-        double ex = x - s->ax - f * vx, ey = y - s->ay - f * vy;
-        best = rs_min(best, ex * ex + ey * ey);
+        best = rs_min(best, seg_distance(x, y, s->ax, s->ay, s->bx, s->by));
     }
-    return rs_sqrt(best);
+    return best;
 }
 
-/* The barrier clearance of the ground grid's cells is never more than the
- * distance from any point of the cell to the nearest barrier (the barrier
- * pass skips its query on it), and it is not a trivial bound: most of the
- * track is far from a wall, and near walls the bound comes within a few
- * centimetres of the distance. */
-static void test_barrier_clearance_is_never_more_than_the_distance(void **state)
+/* The nearest timing line the slow way. */
+static double brute_line_distance(const rs_track *t, double x, double y)
+{
+    double best = 1e300;
+    for (uint32_t i = 0; i < t->nlines; i++) {
+        const rs_timing_line *l = &t->line[i];
+        best = rs_min(best, seg_distance(x, y, l->ax, l->ay, l->bx, l->by));
+    }
+    return best;
+}
+
+/* The barrier and timing-line clearances of the ground grid's cells are
+ * never more than the distance from any point of the cell to the nearest
+ * barrier or line (the barrier pass skips its query on one, timing its
+ * crossing checks on the other), and the barriers' is not a trivial bound:
+ * most of the track is far from a wall, and near walls the bound comes
+ * within a few centimetres of the distance. (Getting either wrong by a
+ * metre also fails the golden hash and the race tests.) */
+static void test_clearances_are_never_more_than_the_distance(void **state)
 {
     (void)state;
     rs_track *t = fixture_track("technical");
     const rs_seggrid *g = &t->near_grid;
-    uint32_t listed = 0, far = 0, tight = 0;
+    uint32_t listed = 0, far = 0, tight = 0, near_line = 0;
     for (uint32_t iy = 0; iy < g->ny; iy++)
         for (uint32_t ix = 0; ix < g->nx; ix++) {
             size_t c = (size_t)iy * g->nx + ix;
@@ -436,14 +455,20 @@ static void test_barrier_clearance_is_never_more_than_the_distance(void **state)
                 double d = brute_barrier_distance(t, x, y);
                 least = rs_min(least, d);
                 assert_true(rs_track_barrier_clearance(t, x, y) <= d);
+                assert_true(rs_track_line_clearance(t, x, y) <= brute_line_distance(t, x, y));
             }
+            near_line += t->line_clear[c] < 128;
             /* A hair inside and outside each corner: whichever cell the
              * point falls in must hold for it. */
             for (int k = 0; k < 4; k++) {
                 double x = cx + (k & 1) * g->cell_m, y = cy + (k >> 1) * g->cell_m;
-                for (int e = -1; e <= 1; e += 2)
-                    assert_true(rs_track_barrier_clearance(t, x + e * 1e-9, y - e * 1e-9) <=
-                                brute_barrier_distance(t, x + e * 1e-9, y - e * 1e-9));
+                for (int e = -1; e <= 1; e += 2) {
+                    double px = x + e * 1e-9, py = y - e * 1e-9;
+                    assert_true(rs_track_barrier_clearance(t, px, py) <=
+                                brute_barrier_distance(t, px, py));
+                    assert_true(rs_track_line_clearance(t, px, py) <=
+                                brute_line_distance(t, px, py));
+                }
             }
             tight += clear < 15.0 && least - clear < 0.6;
         }
@@ -452,6 +477,7 @@ static void test_barrier_clearance_is_never_more_than_the_distance(void **state)
                   (listed + 1) / 2, far, tight);
     assert_true(far > listed / 8);
     assert_true(tight > listed / 8);
+    assert_true(near_line > 20); /* the cells around the lines are checked */
     rs_track_destroy(t);
 }
 
@@ -963,7 +989,7 @@ int main(void)
         cmocka_unit_test(test_ground_reports_asphalt_kerbs_and_runoff_zones),
         cmocka_unit_test(test_ground_is_a_pure_function_of_the_point),
         cmocka_unit_test(test_ground_finds_the_same_segment_as_a_full_search),
-        cmocka_unit_test(test_barrier_clearance_is_never_more_than_the_distance),
+        cmocka_unit_test(test_clearances_are_never_more_than_the_distance),
         cmocka_unit_test(test_locate_gives_station_offset_and_heading),
         cmocka_unit_test(test_sample_curvature_of_a_circle_is_one_over_r),
         cmocka_unit_test(test_sample_wraps_stations_and_interpolates),

@@ -338,9 +338,15 @@ void rs_race_substep(rs_race *race, rs_race_car *cars, uint32_t ncars, uint32_t 
     race_ctx c = {race, cars, ncars, car_index, n, events};
 
     /* Lines crossed in this substep, in the order the car met them (ties,
-     * only possible where lines meet, in line order). */
+     * only possible where lines meet, in line order). None when the path
+     * is shorter (an L1 bound of every point's distance from p0) than the
+     * nearest line is from p0: a path that far from a line never meets
+     * it, not even by rounding. Most substeps are. */
     crossing xs[RS_MAX_SECTORS];
     uint32_t nx = 0;
+    double path = rs_abs(p1[0] - p0[0]) + rs_abs(p1[1] - p0[1]);
+    if (path < rs_track_line_clearance(track, p0[0], p0[1]))
+        n = 0;
     for (uint32_t i = 0; i < n; i++) {
         double f;
         int dir = line_crossing(&track->line[i], p0, p1, &f);

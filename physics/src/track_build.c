@@ -1041,11 +1041,25 @@ static bool check_line_order(build *b)
 
 static bool build_lines(build *b)
 {
-    b->t->nlines = b->spec->nlines;
-    for (uint32_t k = 0; k < b->t->nlines; k++)
+    rs_track *t = b->t;
+    t->nlines = b->spec->nlines;
+    for (uint32_t k = 0; k < t->nlines; k++)
         if (!place_line(b, k))
             return false;
-    return check_line_order(b);
+    if (!check_line_order(b))
+        return false;
+    /* As for the barriers: how far the nearest line is, per cell of the
+     * ground grid, so that timing can tell a substep crosses none. */
+    rs_seg2 segs[RS_TRACK_MAX_LINES];
+    for (uint32_t k = 0; k < t->nlines; k++) {
+        const rs_timing_line *ln = &t->line[k];
+        segs[k] = (rs_seg2){ln->ax, ln->ay, ln->bx, ln->by};
+    }
+    const rs_seggrid *g = &t->near_grid;
+    t->line_clear = calloc((size_t)g->nx * g->ny + 1u, 1);
+    if (!t->line_clear || rs_seggrid_clearance(g, segs, t->nlines, t->line_clear) != RS_OK)
+        return nomem(b);
+    return true;
 }
 
 /* -------------------------------------------------------------------- grid */
@@ -1161,6 +1175,7 @@ void rs_track_destroy(rs_track *t)
     rs_seggrid_free(&t->near_grid);
     free(t->plain_parts);
     free(t->barrier_clear);
+    free(t->line_clear);
     free(t->barrier);
     free(t->barrier_xy);
     free(t->bseg);

@@ -101,6 +101,9 @@ struct rs_track {
      * metre (at most 128), so a car there whose reach is less touches
      * none (collide_barrier.c; track_build.c, build_barriers). */
     uint8_t *barrier_clear;
+    /* The same for the timing lines: a car whose substep path is shorter
+     * crosses none (race.c). */
+    uint8_t *line_clear;
 
     uint32_t nbarrier;    /* polylines */
     rs_barrier_poly *barrier;
@@ -120,6 +123,9 @@ struct rs_track {
 /* How far the nearest barrier is at least from (x, y): barrier_clear of
  * the ground grid's cell under it, in metres; 0 off that grid (and NaN). */
 double rs_track_barrier_clearance(const rs_track *t, double x, double y);
+
+/* The same for the nearest timing line (line_clear). */
+double rs_track_line_clearance(const rs_track *t, double x, double y);
 
 /* Writes the track's canonical bytes (docs/TRACKS.md lists the layout): every
  * field that changes the simulation or the timing, the final barrier

@@ -35,12 +35,23 @@ static inline bool cell_under(const rs_seggrid *g, double x, double y, size_t *c
     return true;
 }
 
-double rs_track_barrier_clearance(const rs_track *t, double x, double y)
+/* A clearance byte of the ground grid's cell under (x, y), in metres. */
+static double clearance_at(const rs_track *t, const uint8_t *clear, double x, double y)
 {
     size_t c;
-    if (!t->barrier_clear || !cell_under(&t->near_grid, x, y, &c))
+    if (!clear || !cell_under(&t->near_grid, x, y, &c))
         return 0.0;
-    return t->barrier_clear[c] / 16.0; /* sixteenths, exact */
+    return clear[c] / 16.0; /* sixteenths, exact */
+}
+
+double rs_track_barrier_clearance(const rs_track *t, double x, double y)
+{
+    return clearance_at(t, t->barrier_clear, x, y);
+}
+
+double rs_track_line_clearance(const rs_track *t, double x, double y)
+{
+    return clearance_at(t, t->line_clear, x, y);
 }
 
 /* The same, with `part` the part of the cell under the point when cut into
