@@ -441,7 +441,7 @@ static void test_clearances_are_never_more_than_the_distance(void **state)
     (void)state;
     rs_track *t = fixture_track("technical");
     const rs_seggrid *g = &t->near_grid;
-    uint32_t listed = 0, far = 0, tight = 0, near_line = 0;
+    uint32_t listed = 0, far = 0, uncapped = 0, tight = 0, near_line = 0;
     for (uint32_t iy = 0; iy < g->ny; iy++)
         for (uint32_t ix = 0; ix < g->nx; ix++) {
             size_t c = (size_t)iy * g->nx + ix;
@@ -449,7 +449,7 @@ static void test_clearances_are_never_more_than_the_distance(void **state)
                 continue;
             double cx = g->x0 + ix * g->cell_m, cy = g->y0 + iy * g->cell_m;
             double clear = t->barrier_clear[c] / 16.0, least = 1e300;
-            far += clear > 6.0;
+            far += clear >= 5.0; /* beyond a car's reach in a substep */
             for (int k = 0; k < 25; k++) {
                 double x = cx + (k % 5) * 0.25 * g->cell_m, y = cy + (k / 5) * 0.25 * g->cell_m;
                 double d = brute_barrier_distance(t, x, y);
@@ -470,13 +470,15 @@ static void test_clearances_are_never_more_than_the_distance(void **state)
                                 brute_line_distance(t, px, py));
                 }
             }
-            tight += clear < 15.0 && least - clear < 0.6;
+            uncapped += clear < 6.0; /* 6 m: the most it says */
+            tight += clear < 6.0 && least - clear < 0.6;
         }
-    print_message("%u cells checked: %u with the nearest wall over 6 m away, %u within 0.6 m of "
-                  "their bound\n",
-                  (listed + 1) / 2, far, tight);
+    print_message("%u cells checked: %u with the nearest wall 5 m away or more, %u nearer than "
+                  "6 m, %u of them within 0.6 m of their bound\n",
+                  (listed + 1) / 2, far, uncapped, tight);
     assert_true(far > listed / 8);
-    assert_true(tight > listed / 8);
+    assert_true(uncapped > 100);
+    assert_true(tight > uncapped / 2);
     assert_true(near_line > 20); /* the cells around the lines are checked */
     rs_track_destroy(t);
 }

@@ -416,23 +416,26 @@ rs_status rs_seggrid_keep_nearest(rs_seggrid *g, const rs_seg2 *segs, const doub
 #undef P
 
 #define CLEAR_UNITS 16.0 /* per metre: exact binary fractions */
-#define CLEAR_MAX 128u    /* 8 m: more than a car reaches in a substep */
+#define CLEAR_MAX 96u     /* 6 m: more than a car reaches in a substep */
 
 /* Wall by wall rather than cell by cell: a wall reaches the few cells within
  * the cap of it, while a cell's own search would visit every wall near it
- * (walls are short), and most cells of the grid list nothing to begin with. */
-rs_status rs_seggrid_clearance(const rs_seggrid *g, const rs_seg2 *segs, uint32_t n, uint8_t *out)
+ * (walls are short). The minimum is kept in the bytes themselves (rounding
+ * down commutes with taking the least), so nothing the size of the grid is
+ * allocated or written beyond out's bytes for the cells that list
+ * something: a track's grid is mostly empty, and touching all of it cost
+ * more time than the distances. */
+void rs_seggrid_clearance(const rs_seggrid *g, const rs_seg2 *segs, uint32_t n, uint8_t *out)
 {
-    size_t cells = (size_t)g->nx * g->ny;
-    memset(out, 0, cells);
     if (!g->cell_start)
-        return RS_OK;
-    double cap = CLEAR_MAX / CLEAR_UNITS, slack = grid_slack(g);
-    double *d = malloc((cells ? cells : 1) * sizeof *d);
-    if (!d)
-        return RS_ERR_NOMEM;
+        return;
+    /* No wall within the cap, until one is found; the empty cells keep
+     * their 0, and the walls below pass them over. */
+    size_t cells = (size_t)g->nx * g->ny;
     for (size_t c = 0; c < cells; c++)
-        d[c] = cap + 1.0; /* beyond the cap: no wall found within it */
+        if (g->cell_start[c] != g->cell_start[c + 1])
+            out[c] = CLEAR_MAX;
+    double cap = CLEAR_MAX / CLEAR_UNITS, slack = grid_slack(g);
     for (uint32_t i = 0; i < n; i++) {
         const rs_seg2 *sg = &segs[i];
         /* The cells whose widened box can be within the cap of the wall. */
@@ -447,25 +450,22 @@ rs_status rs_seggrid_clearance(const rs_seggrid *g, const rs_seg2 *segs, uint32_
         for (uint32_t iy = qy0; iy <= qy1; iy++)
             for (uint32_t ix = qx0; ix <= qx1; ix++) {
                 size_t c = (size_t)iy * g->nx + ix;
-                if (g->cell_start[c] == g->cell_start[c + 1])
-                    continue; /* off the track: cars are rarely here */
+                if (out[c] == 0)
+                    continue; /* off the track (cars are rarely there), or nothing to gain */
                 double b[4];
                 part_box(g, ix, iy, 1, 0, 0, slack, b);
-                if (seg_box_gap(sg, b) >= d[c])
-                    continue; /* its bounding box is no nearer: neither is it */
+                /* A wall that cannot bring the byte down is passed over: its
+                 * bounding box is no nearer than it is. */
+                double least = out[c] / CLEAR_UNITS + RS_SEGGRID_SLACK_M;
+                if (seg_box_gap(sg, b) >= least)
+                    continue;
                 double cd2[4];
                 corner_d2(sg, b, cd2);
-                d[c] = rs_min(d[c], seg_box_dist(sg, b, cd2));
+                double u = (seg_box_dist(sg, b, cd2) - RS_SEGGRID_SLACK_M) * CLEAR_UNITS;
+                if (u < out[c])
+                    out[c] = u > 0.0 ? (uint8_t)u : 0u; /* rounded down */
             }
     }
-    for (size_t c = 0; c < cells; c++) {
-        if (g->cell_start[c] == g->cell_start[c + 1])
-            continue;
-        double u = (d[c] - RS_SEGGRID_SLACK_M) * CLEAR_UNITS;
-        out[c] = u >= CLEAR_MAX ? (uint8_t)CLEAR_MAX : u > 0.0 ? (uint8_t)u : 0u;
-    }
-    free(d);
-    return RS_OK;
 }
 
 void rs_seggrid_query(const rs_seggrid *g, double x0, double y0, double x1, double y1,

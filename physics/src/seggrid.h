@@ -81,10 +81,10 @@ double rs_seg2_box_far(const rs_seg2 *s, const double b[4]);
 
 /* For every cell of g that lists a segment (the others get 0): how far the
  * cell (widened, less RS_SEGGRID_SLACK_M) is from the nearest of the n
- * segments segs (walls), in sixteenths of a metre rounded down, at most 128
- * (8 m). A point in the cell is at least that far from every one of them.
- * out has a byte per cell of g. RS_ERR_NOMEM leaves out all 0. */
-rs_status rs_seggrid_clearance(const rs_seggrid *g, const rs_seg2 *segs, uint32_t n, uint8_t *out);
+ * segments segs (walls), in sixteenths of a metre rounded down, at most 96
+ * (6 m). A point in the cell is at least that far from every one of them.
+ * out has a byte per cell of g, all 0 (calloc). */
+void rs_seggrid_clearance(const rs_seggrid *g, const rs_seg2 *segs, uint32_t n, uint8_t *out);
 
 /* Calls visit(ctx, index) once for every segment whose expanded box meets
  * [x0, x1] x [y0, y1] (a box fully outside the grid meets nothing). */

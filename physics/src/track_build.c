@@ -868,7 +868,7 @@ static bool build_barriers(build *b)
         st = t->barrier_clear ? RS_OK : RS_ERR_NOMEM;
     }
     if (st == RS_OK)
-        st = rs_seggrid_clearance(g, gs, nseg, t->barrier_clear);
+        rs_seggrid_clearance(g, gs, nseg, t->barrier_clear);
     free(gs);
     return st == RS_OK ? true : nomem(b);
 }
@@ -1057,8 +1057,9 @@ static bool build_lines(build *b)
     }
     const rs_seggrid *g = &t->near_grid;
     t->line_clear = calloc((size_t)g->nx * g->ny + 1u, 1);
-    if (!t->line_clear || rs_seggrid_clearance(g, segs, t->nlines, t->line_clear) != RS_OK)
+    if (!t->line_clear)
         return nomem(b);
+    rs_seggrid_clearance(g, segs, t->nlines, t->line_clear);
     return true;
 }
 

@@ -98,7 +98,7 @@ struct rs_track {
     uint16_t *plain_parts;
     /* Per cell of near_grid that lists a segment (else 0): no barrier is
      * nearer to any point of the cell than this many sixteenths of a
-     * metre (at most 128), so a car there whose reach is less touches
+     * metre (at most 96: 6 m), so a car there whose reach is less touches
      * none (collide_barrier.c; track_build.c, build_barriers). */
     uint8_t *barrier_clear;
     /* The same for the timing lines: a car whose substep path is shorter
