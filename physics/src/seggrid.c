@@ -151,7 +151,8 @@ static void corner_d2(const rs_seg2 *s, const double b[4], double d2[4])
         d2[c] = point_seg_d2(b[c & 1 ? 2 : 0], b[c & 2 ? 3 : 1], s);
 }
 
-/* rs_seg2_box_far from the corners' squared distances. */
+/* The farthest any point of a box is from a segment, from its corners'
+ * squared distances: at a corner, as the distance to a segment is convex. */
 static double far_of(const double d2[4])
 {
     double m = 0.0;
@@ -171,13 +172,6 @@ static double seg_box_dist(const rs_seg2 *s, const double b[4], const double cd2
     for (int c = 0; c < 4; c++)
         d2 = rs_min(d2, cd2[c]);
     return rs_sqrt(d2);
-}
-
-double rs_seg2_box_far(const rs_seg2 *s, const double b[4])
-{
-    double cd2[4];
-    corner_d2(s, b, cd2);
-    return far_of(cd2);
 }
 
 /* The distance between s's bounding box and box b: no more than the
@@ -212,11 +206,6 @@ static void part_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, uint32_t par
     uint32_t jx = ix * parts + sx, jy = iy * parts + sy;
     b[0] = g->x0 + jx * step - slack, b[1] = g->y0 + jy * step - slack;
     b[2] = g->x0 + (jx + 1) * step + slack, b[3] = g->y0 + (jy + 1) * step + slack;
-}
-
-void rs_seggrid_cell_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, double b[4])
-{
-    part_box(g, ix, iy, 1, 0, 0, grid_slack(g), b);
 }
 
 #define P RS_SEGGRID_PARTS
@@ -325,13 +314,13 @@ static uint16_t parts_within(const rs_seggrid *g, const rs_seg2 *segs, uint32_t 
 }
 
 /* At any point p of a cell, the nearest distance is at most
- * far = min over j of rs_seg2_box_far(j) (p is no farther than that from
+ * far = min over j of far_of(j) (p is no farther than that from
  * that segment), and every segment j is at least seg_box_dist(j) from p. So
  * a segment with seg_box_dist > far is never the nearest at any p, nor tied
  * with it. Segments a cell does not list are beyond the grid's margin of
  * it; they cannot be nearer than a listed one within the margin, and when
  * none is, the lookup finds nothing either way. Cells are widened
- * (rs_seggrid_cell_box) and the comparison given the same slack.
+ * (part_box, grid_slack) and the comparison given the same slack.
  *
  * Each listed segment's corner distances serve both its farthest and its
  * nearest distance (they are the same numbers as computing them apart), and

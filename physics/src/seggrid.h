@@ -72,13 +72,6 @@ rs_status rs_seggrid_keep_nearest(rs_seggrid *g, const rs_seg2 *segs, const doub
  * distances. */
 #define RS_SEGGRID_SLACK_M 1e-6
 
-/* The box {x0, y0, x1, y1} of cell (ix, iy), widened (see above). */
-void rs_seggrid_cell_box(const rs_seggrid *g, uint32_t ix, uint32_t iy, double b[4]);
-
-/* The farthest any point of box b is from segment s: at a corner, as the
- * distance to a segment is convex. */
-double rs_seg2_box_far(const rs_seg2 *s, const double b[4]);
-
 /* For every cell of g that lists a segment (the others get 0): how far the
  * cell (widened, less RS_SEGGRID_SLACK_M) is from the nearest of the n
  * segments segs (walls), in sixteenths of a metre rounded down, at most 96
