@@ -53,22 +53,47 @@ static inline rs_v4 atan_if(rs_v4m need, rs_v4 x)
     return rs_v4_any(need) ? rs_v4_atan(x) : zero();
 }
 
-/* tire.c's mf_sin: D sin(C atan(B x - E (B x - atan(B x)))) and its slope. */
-static rs_v4 mf_sin(rs_v4 B, rs_v4 C, rs_v4 D, rs_v4 E, rs_v4 x, rs_v4 *slope)
+/* tire.c's mf_sin, D sin(C atan(B x - E (B x - atan(B x)))) and its slope,
+ * for the longitudinal (1) and the lateral (2) force at once. The two are
+ * independent chains of divisions and polynomials; written one after the
+ * other the CPU ran them nearly one after the other, interleaved step by
+ * step it overlaps them (tyrebench: about 13 % off an evaluation). Each
+ * lane's operations are tire.c's, in its order: only the two chains'
+ * statements alternate. tire.c's shortcut for x = 0 on every lane only
+ * skips work whose result the selects below discard. */
+typedef struct mf_sin_args {
+    rs_v4 B, C, D, E, x;
+} mf_sin_args;
+
+static inline rs_v4 mf_phi(rs_v4 bx, rs_v4 E, rs_v4m plain, rs_v4 atan_bx)
 {
-    rs_v4 bx = B * x;
-    rs_v4m at0 = rs_v4_eq(x, zero());
-    if (rs_v4_all(at0)) {
-        *slope = D * C * B;
-        return zero();
-    }
-    rs_v4m plain = rs_v4_eq(E, zero());
-    rs_v4 phi = rs_v4_sel(plain, bx, bx - E * (bx - atan_if(~plain, bx)));
-    rs_v4 s, c;
-    rs_v4_sincos(C * rs_v4_atan(phi), &s, &c);
-    *slope = rs_v4_sel(at0, D * C * B,
-                       D * c * C / (1.0 + phi * phi) * B * (1.0 - E + E / (1.0 + bx * bx)));
-    return rs_v4_sel(at0, zero(), D * s);
+    return rs_v4_sel(plain, bx, bx - E * (bx - atan_bx));
+}
+
+static inline rs_v4 mf_slope(const mf_sin_args *a, rs_v4m at0, rs_v4 bx, rs_v4 phi, rs_v4 c)
+{
+    return rs_v4_sel(at0, a->D * a->C * a->B,
+                     a->D * c * a->C / (1.0 + phi * phi) * a->B *
+                         (1.0 - a->E + a->E / (1.0 + bx * bx)));
+}
+
+static void mf_sin_pair(const mf_sin_args *a1, const mf_sin_args *a2, rs_v4 f[2],
+                        rs_v4 slope[2])
+{
+    rs_v4 bx1 = a1->B * a1->x, bx2 = a2->B * a2->x;
+    rs_v4m at01 = rs_v4_eq(a1->x, zero()), at02 = rs_v4_eq(a2->x, zero());
+    rs_v4m plain1 = rs_v4_eq(a1->E, zero()), plain2 = rs_v4_eq(a2->E, zero());
+    rs_v4 atan_bx1 = atan_if(~plain1, bx1), atan_bx2 = atan_if(~plain2, bx2);
+    rs_v4 phi1 = mf_phi(bx1, a1->E, plain1, atan_bx1);
+    rs_v4 phi2 = mf_phi(bx2, a2->E, plain2, atan_bx2);
+    rs_v4 t1 = rs_v4_atan(phi1), t2 = rs_v4_atan(phi2);
+    rs_v4 s1, c1, s2, c2;
+    rs_v4_sincos(a1->C * t1, &s1, &c1);
+    rs_v4_sincos(a2->C * t2, &s2, &c2);
+    slope[0] = mf_slope(a1, at01, bx1, phi1, c1);
+    slope[1] = mf_slope(a2, at02, bx2, phi2, c2);
+    f[0] = rs_v4_sel(at01, zero(), a1->D * s1);
+    f[1] = rs_v4_sel(at02, zero(), a2->D * s2);
 }
 
 /* tire.c's mf_cos: cos(C atan(B x - E (B x - atan(B x)))). */
@@ -232,8 +257,6 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in4 *in, int mode, int 
     const rs_v4 kx = kappa + shx;
     const rs_v4 ex = cap_e((P(pex1) + P(pex2) * dfz + P(pex3) * dfz * dfz) *
                            (1.0 - P(pex4) * rs_v4_sign(kx)) * P(lex));
-    rs_v4 dfx0;
-    const rs_v4 fx0 = mf_sin(bx, cx, dx, ex, kx, &dfx0) + svx;
 
     /* ------------------------------------------- pure lateral, 4.E19-4.E30 */
     const rs_v4 pky3 = P(pky3);
@@ -250,8 +273,13 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in4 *in, int mode, int 
     const rs_v4 ey = cap_e((P(pey1) + P(pey2) * dfz) *
                            (1.0 - (P(pey3) + P(pey4) * gy) * sgn1(ay)) * P(ley));
     const rs_v4 by = kya / (cy * dy + EPS * sgn1(dy));
-    rs_v4 dfy0;
-    const rs_v4 fy0 = mf_sin(by, cy, dy, ey, ay, &dfy0) + svy;
+
+    /* 4.E9 and 4.E19, the two sine forms side by side. */
+    const mf_sin_args lng = {bx, cx, dx, ex, kx}, lat = {by, cy, dy, ey, ay};
+    rs_v4 f0[2], df0[2];
+    mf_sin_pair(&lng, &lat, f0, df0);
+    const rs_v4 fx0 = f0[0] + svx, dfx0 = df0[0];
+    const rs_v4 fy0 = f0[1] + svy, dfy0 = df0[1];
 
     /* ------------------------------------- combined longitudinal, 4.E50-57 */
     const rs_v4 rbx1 = P(rbx1), lxal = P(lxal), rhx1 = P(rhx1);
