@@ -124,8 +124,17 @@ static rs_v4 weighting(rs_v4 b2, rs_v4 C, rs_v4 E, rs_v4 x, rs_v4 x0)
 {
     rs_v4m fast = rs_v4_eq(C, one()) & rs_v4_eq(E, zero());
     rs_v4m x00 = rs_v4_eq(x0, zero());
-    rs_v4 g_fast = rs_v4_sel(x00, 1.0 / rs_v4_sqrt(1.0 + b2 * x * x),
-                             rs_v4_sqrt((1.0 + b2 * x0 * x0) / (1.0 + b2 * x * x)));
+    /* Each side only where a lane takes it (x0 is a tyre's constant plus a
+     * load term, so usually 0 on all four, or on none): a division and a
+     * square root less. */
+    rs_v4 g_fast;
+    if (rs_v4_all(x00))
+        g_fast = 1.0 / rs_v4_sqrt(1.0 + b2 * x * x);
+    else if (!rs_v4_any(x00))
+        g_fast = rs_v4_sqrt((1.0 + b2 * x0 * x0) / (1.0 + b2 * x * x));
+    else
+        g_fast = rs_v4_sel(x00, 1.0 / rs_v4_sqrt(1.0 + b2 * x * x),
+                           rs_v4_sqrt((1.0 + b2 * x0 * x0) / (1.0 + b2 * x * x)));
     if (rs_v4_all(fast))
         return g_fast;
     rs_v4 B = rs_v4_sqrt(b2);
