@@ -57,7 +57,7 @@ static inline rs_v4 atan_if(rs_v4m need, rs_v4 x)
  * for the longitudinal (1) and the lateral (2) force at once. The two are
  * independent chains of divisions and polynomials; written one after the
  * other the CPU ran them nearly one after the other, interleaved step by
- * step it overlaps them (tyrebench: about 13 % off an evaluation). Each
+ * step it overlaps them (tyrebench: about a tenth off an evaluation). Each
  * lane's operations are tire.c's, in its order: only the two chains'
  * statements alternate. tire.c's shortcut for x = 0 on every lane only
  * skips work whose result the selects below discard. */
