@@ -224,9 +224,15 @@ void rs_client__enet_service(rs_client *c, int64_t now_us)
         send_cookie_request(e);
         e->next_request_us = now_us + COOKIE_RETRY_US;
     }
+    /* One pass over the socket, then what it brought: enet_host_service
+     * reads every datagram waiting but returns after the first event, and
+     * calling it again for the next one read the socket again, nearly
+     * always to find it empty. enet_host_check_events hands out the rest
+     * without a system call (docs/PERFORMANCE.md, "The client reads its
+     * socket once per update"). */
     ENetEvent ev;
-    for (int guard = 0; guard < 4096; guard++) {
-        int r = enet_host_service(e->host, &ev, 0);
+    int r = enet_host_service(e->host, &ev, 0);
+    for (int guard = 0; guard < 4096; guard++, r = enet_host_check_events(e->host, &ev)) {
         if (r < 0)
             e->errors++;
         if (r <= 0)
