@@ -73,6 +73,20 @@ RS_V4__INLINE rs_v4m rs_v4__trig_in_range(rs_v4 x)
     return rs_v4_lt(rs_v4_abs(x), rs_v4_splat(DM_TRIG_LIMIT));
 }
 
+#ifdef RS_NEGCTL_LIBM_SIN
+/* The negative control's build (detmath.c), where rs_sincos is libm's: the
+ * lanes take it too, as they take rs_sincos's bits in every other build, so
+ * the cross check sees libm wherever physics takes a sine or a cosine. */
+RS_V4__INLINE void rs_v4_sincos(rs_v4 x, rs_v4 *s, rs_v4 *c)
+{
+    for (int i = 0; i < 4; i++) {
+        double si, ci;
+        rs_sincos(x[i], &si, &ci);
+        (*s)[i] = si;
+        (*c)[i] = ci;
+    }
+}
+#else
 /* *s = rs_sin(x), *c = rs_cos(x) lane by lane. */
 RS_V4__INLINE void rs_v4_sincos(rs_v4 x, rs_v4 *s, rs_v4 *c)
 {
@@ -94,6 +108,7 @@ RS_V4__INLINE void rs_v4_sincos(rs_v4 x, rs_v4 *s, rs_v4 *c)
     *s = rs_v4_sel(in, sr, xx);
     *c = rs_v4_sel(in, cr, 1.0 + xx);
 }
+#endif
 
 /* rs_sin lane by lane. */
 RS_V4__INLINE rs_v4 rs_v4_sin(rs_v4 x)
