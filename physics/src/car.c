@@ -5,57 +5,46 @@
 #include "car_internal.h"
 
 #include "detmath.h"
-#include "detmath4.h"
 #include "drivetrain.h"
-#include "v4.h"
 
 /* ------------------------------------------------------------------ setup */
 
-/* The wheels' steer angles (toe included) and their sines and cosines for
- * the bicycle-model angle steer_ref. A wheel that does not steer, or any
- * wheel with the steering straight, points along its toe, whose sine and
- * cosine are the car's constants. A steered wheel points at the turn centre
- * on the rear-axle line, r = L / tan(|steer_ref|) from the car's middle (the
- * same for both wheels, so computed once), and the Ackermann factor blends
- * from parallel (0) to that (1). The four wheels are four lanes of the same
- * arithmetic (each lane's operations are the scalar ones, rs_v4_atan and
- * rs_v4_sincos give rs_atan's and rs_sincos's bits): this runs whenever a
- * car's steering changes, which for a driven car is nearly every tick. */
+/* Wheel i's steer angle (toe included) for the bicycle-model angle
+ * steer_ref. */
+/* A wheel's steer angle for the bicycle-model angle steer_ref != 0 on a
+ * steered axle, given r = L / tan(|steer_ref|), the turn radius at the
+ * rear-axle centre (the same for both wheels, so computed once). */
+static double wheel_steer(const rs_car *car, int i, double steer_ref, double r)
+{
+    const rs_car_params_data *def = &car->params->def;
+    const rs_axle_params *a = axle_of(def, i);
+    double toe = car->derived.toe_rad[i];
+    /* Ackermann: each front wheel points at the turn centre on the rear-axle
+     * line; the ackermann factor blends from parallel (0) to full (1). */
+    double L = car->derived.wheelbase_m;
+    int inside = (steer_ref > 0.0) == is_left(i);
+    double half = 0.5 * a->track_m;
+    double ack = rs_atan(L / (inside ? r - half : r + half));
+    double mag = rs_abs(steer_ref) + def->ackermann * (ack - rs_abs(steer_ref));
+    return (steer_ref > 0.0 ? mag : -mag) + toe;
+}
+
+/* The wheels' steer angles and their sines and cosines. A wheel that does
+ * not steer, or any wheel with the steering straight, points along its toe,
+ * whose sine and cosine are the car's constants. */
 static void set_steer(rs_car *car, double steer_ref)
 {
     const rs_car_derived *d = &car->derived;
-    const rs_car_params_data *def = &car->params->def;
-    int steers[4];
-    for (int i = 0; i < 4; i++)
-        steers[i] = steer_ref != 0.0 && !(axle_of(def, i)->steer_max_rad <= 0.0);
-    if (!(steers[0] | steers[1] | steers[2] | steers[3])) {
-        for (int i = 0; i < 4; i++) {
+    double r = 0.0;
+    if (steer_ref != 0.0)
+        r = d->wheelbase_m / rs_tan(rs_abs(steer_ref));
+    for (int i = 0; i < 4; i++) {
+        if (steer_ref == 0.0 || axle_of(&car->params->def, i)->steer_max_rad <= 0.0) {
             car->steer_rad[i] = d->toe_rad[i];
             car->steer_sin[i] = d->toe_sin[i], car->steer_cos[i] = d->toe_cos[i];
-        }
-        return;
-    }
-    double L = d->wheelbase_m, a = rs_abs(steer_ref);
-    double r = L / rs_tan(a);
-    rs_v4 den, toe;
-    for (int i = 0; i < 4; i++) {
-        double half = 0.5 * axle_of(def, i)->track_m;
-        int inside = (steer_ref > 0.0) == is_left(i);
-        den[i] = inside ? r - half : r + half;
-        toe[i] = d->toe_rad[i];
-    }
-    rs_v4 ack = rs_v4_atan(L / den);
-    rs_v4 mag = a + def->ackermann * (ack - a);
-    rs_v4 angle = (steer_ref > 0.0 ? mag : -mag) + toe;
-    rs_v4 sin4, cos4;
-    rs_v4_sincos(angle, &sin4, &cos4);
-    for (int i = 0; i < 4; i++) {
-        if (steers[i]) {
-            car->steer_rad[i] = angle[i];
-            car->steer_sin[i] = sin4[i], car->steer_cos[i] = cos4[i];
         } else {
-            car->steer_rad[i] = d->toe_rad[i];
-            car->steer_sin[i] = d->toe_sin[i], car->steer_cos[i] = d->toe_cos[i];
+            car->steer_rad[i] = wheel_steer(car, i, steer_ref, r);
+            rs_sincos(car->steer_rad[i], &car->steer_sin[i], &car->steer_cos[i]);
         }
     }
 }
