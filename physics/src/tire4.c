@@ -109,25 +109,14 @@ static rs_v4 mf_cos(rs_v4 B, rs_v4 C, rs_v4 E, rs_v4 x)
     return rs_v4_sel(c1, fast, rs_v4_cos(C * rs_v4_atan(phi)));
 }
 
-/* tire.c's equivalent_slip for the aligning moment's two slips (the
- * trail's and the residual moment's) at once: two independent chains of a
- * tangent, a square root and an arctangent, side by side as in
- * mf_sin_pair. Each lane's operations are tire.c's, in its order. */
-static void equivalent_slip_pair(rs_v4 a1, rs_v4 a2, rs_v4 kk2, rs_v4 *eq1, rs_v4 *eq2)
+/* tire.c's equivalent_slip. */
+static rs_v4 equivalent_slip(rs_v4 a, rs_v4 kk2)
 {
-    rs_v4m k0 = rs_v4_eq(kk2, zero());
-    rs_v4m same1 = k0 & rs_v4_lt(rs_v4_abs(a1), rs_v4_splat(RS_HALF_PI));
-    rs_v4m same2 = k0 & rs_v4_lt(rs_v4_abs(a2), rs_v4_splat(RS_HALF_PI));
-    if (rs_v4_all(same1 & same2)) {
-        *eq1 = a1;
-        *eq2 = a2;
-        return;
-    }
-    rs_v4 t1 = rs_v4_tan(a1), t2 = rs_v4_tan(a2);
-    rs_v4 r1 = rs_v4_sqrt(t1 * t1 + kk2), r2 = rs_v4_sqrt(t2 * t2 + kk2);
-    rs_v4 q1 = rs_v4_atan(r1), q2 = rs_v4_atan(r2);
-    *eq1 = rs_v4_sel(same1, a1, q1 * rs_v4_sign(a1));
-    *eq2 = rs_v4_sel(same2, a2, q2 * rs_v4_sign(a2));
+    rs_v4m same = rs_v4_eq(kk2, zero()) & rs_v4_lt(rs_v4_abs(a), rs_v4_splat(RS_HALF_PI));
+    if (rs_v4_all(same))
+        return a;
+    rs_v4 ta = rs_v4_tan(a);
+    return rs_v4_sel(same, a, rs_v4_atan(rs_v4_sqrt(ta * ta + kk2)) * rs_v4_sign(a));
 }
 
 /* tire.c's weighting: G normalised at x0, given B^2. */
@@ -430,8 +419,8 @@ void RS_TIRE4_EVAL(const rs_tire_lanes *p, const rs_tire_in4 *in, int mode, int 
                                                                 rs_v4_atan(bt * ct * at))));
 
         const rs_v4 kk = kxk / kyap * kappa, kk2 = kk * kk;
-        rs_v4 at_eq, ar_eq;
-        equivalent_slip_pair(at, ar, kk2, &at_eq, &ar_eq);
+        const rs_v4 at_eq = equivalent_slip(at, kk2);
+        const rs_v4 ar_eq = equivalent_slip(ar, kk2);
 
         const rs_v4 t = dt * mf_cos(bt, ct, et, at_eq) * cos_ap * lfzo * w;
 
