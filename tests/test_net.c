@@ -128,6 +128,7 @@ typedef struct loop {
     ENetAddress server;
     rs_secure_identity identity;
     uint64_t received; /* RECEIVE events the adapter delivered */
+    uint32_t peer;     /* the last peer the adapter announced */
 } loop;
 
 static int loop_open(void **state, uint32_t max_clients, uint32_t max_per_address)
@@ -198,9 +199,10 @@ static void server_turn(loop *l)
     rs_net_event ev;
     int64_t t = rs_clock_us();
     while (rs_net_service(l->net, 1, &ev) > 0) {
-        if (ev.type == RS_NET_EVENT_CONNECT)
+        if (ev.type == RS_NET_EVENT_CONNECT) {
+            l->peer = ev.peer;
             rs_room_connect(l->room, ev.peer, t);
-        else if (ev.type == RS_NET_EVENT_RECEIVE) {
+        } else if (ev.type == RS_NET_EVENT_RECEIVE) {
             l->received++;
             rs_room_receive(l->room, ev.peer, ev.channel, ev.data, ev.len, t);
         }
@@ -603,6 +605,90 @@ static void test_create_refuses_bad_settings_with_a_message(void **state)
     rs_net_destroy(a);
 }
 
+/* ENet PINGs in the datagrams a client receives: how many datagrams held
+ * one, and how many held nothing else (counted by an ENet intercept that
+ * leaves every datagram to ENet). */
+static int pings_with, pings_alone;
+
+static size_t be16(const uint8_t *p)
+{
+    return (size_t)p[0] << 8 | p[1];
+}
+
+static int count_pings(ENetHost *host, ENetEvent *event)
+{
+    (void)event;
+    const uint8_t *d = host->receivedData;
+    size_t n = host->receivedDataLength;
+    if (n < 2 || (be16(d) & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED))
+        return 0;
+    size_t at = (be16(d) & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME) ? 4 : 2;
+    int commands = 0;
+    bool ping = false;
+    while (at + sizeof(ENetProtocolCommandHeader) <= n) {
+        uint8_t number = d[at] & ENET_PROTOCOL_COMMAND_MASK;
+        size_t size = enet_protocol_command_size(number);
+        if (size == 0 || at + size > n)
+            break;
+        /* The data after a send command: its length's offset in the command. */
+        if (number == ENET_PROTOCOL_COMMAND_SEND_RELIABLE)
+            size += be16(d + at + 4);
+        else if (number == ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE ||
+                 number == ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED ||
+                 number == ENET_PROTOCOL_COMMAND_SEND_FRAGMENT ||
+                 number == ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE_FRAGMENT)
+            size += be16(d + at + 6);
+        at += size;
+        commands++;
+        ping |= number == ENET_PROTOCOL_COMMAND_PING;
+    }
+    pings_with += ping;
+    pings_alone += ping && commands == 1;
+    return 0;
+}
+
+/* ENet pings every peer twice a second, by default alone in a datagram:
+ * the adapter puts its keepalives on the packets it sends anyway (a FRAME
+ * every two ticks in a race), so a client sent a packet every 33 ms gets no
+ * datagram without one, and still about two PINGs a second. */
+static void test_keepalives_ride_on_packets_going_out(void **state)
+{
+    loop *l = *state;
+    raw_client c;
+    connect_raw(l, &c, true);
+    assert_true(hello_welcome(l, &c, "rider"));
+    /* The client's own keepalives would bring acknowledgements: off. */
+    enet_peer_ping_interval(c.peer, 60000);
+    static rs_msg m;
+    while (raw_client_poll(&c, 300, &m)) {
+        /* what the room sends a newcomer */
+    }
+    rs_msg pong;
+    memset(&pong, 0, sizeof pong);
+    pong.type = RS_MSG_PONG;
+    uint8_t buf[64];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(&pong, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    pings_with = pings_alone = 0;
+    c.host->intercept = count_pings;
+    int sent = 0;
+    int64_t t0 = rs_clock_us(), next = t0;
+    while (rs_clock_us() - t0 < 2500000) {
+        if (rs_clock_us() >= next) {
+            assert_true(rs_net_send(l->net, l->peer, RS_CH_FRAME, false, buf, len));
+            sent++;
+            next += 33333;
+        }
+        raw_client_poll(&c, 1, &m);
+    }
+    c.host->intercept = NULL;
+    printf("[keepalives] 2.5 s, %d packets sent: %d datagrams with a PING, %d with it alone\n",
+           sent, pings_with, pings_alone);
+    assert_true(pings_with >= 3);
+    assert_int_equal(pings_alone, 0);
+    raw_client_close(&c);
+}
+
 int main(void)
 {
     if (enet_initialize() != 0)
@@ -635,6 +721,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_an_address_allowed_more_connections_may_ask_as_many_at_once, loop_setup_lan,
             loop_teardown),
+        cmocka_unit_test_setup_teardown(test_keepalives_ride_on_packets_going_out, loop_setup,
+                                        loop_teardown),
         cmocka_unit_test_setup_teardown(test_a_cookie_for_another_address_is_refused,
                                         loop_setup, loop_teardown),
     };

@@ -21,6 +21,14 @@
 #define RS_NET_TIMEOUT_MIN_MS 10000u
 #define RS_NET_TIMEOUT_MAX_MS 30000u
 
+/* Keepalives (ENet's PING, which the peer acknowledges): every peer gets
+ * one when nothing it acknowledged came for RS_NET_PING_MS, carried in a
+ * datagram that goes out anyway (rs_net_send); ENet's own, alone in a
+ * datagram of its own, only after RS_NET_PING_ALONE_MS (a peer nothing is
+ * sent to). */
+#define RS_NET_PING_MS 500u
+#define RS_NET_PING_ALONE_MS 1000u
+
 /* ENet buffers up to this many bytes of a peer's packets that the host has
  * not handed over yet (out-of-order reliable packets, fragments being
  * reassembled); ENet's default is 32 MiB per peer. A racesim client has at
@@ -225,7 +233,12 @@ static void on_enet_connect(rs_net *net, ENetPeer *peer, net_slot *slot, uint32_
      * INPUTs still flow. Allow 7 doublings (an attempt about 19 s after the
      * first) and drop a peer only after 30 s without an acknowledgement. */
     enet_peer_timeout(peer, RS_NET_TIMEOUT_LIMIT, RS_NET_TIMEOUT_MIN_MS, RS_NET_TIMEOUT_MAX_MS);
-    (void)net;
+    /* ENet pings a peer in a datagram of its own whenever no acknowledgement
+     * came for its ping interval (500 ms): with 1024 players, a tenth of all
+     * datagrams both ways were pings and their acknowledgements. Ours ride
+     * on the FRAMEs instead (ride_ping), and ENet's own are the fallback. */
+    enet_peer_ping_interval(peer, RS_NET_PING_ALONE_MS);
+    slot->ping_ms = net->host->serviceTime;
 }
 
 /* One packet from a peer: the key offer, or a sealed message to open.
@@ -335,6 +348,21 @@ int rs_net_service(rs_net *net, uint32_t timeout_ms, rs_net_event *ev)
     }
 }
 
+/* Puts a keepalive PING in front of a packet for p when ENet would soon
+ * send one alone: nothing acknowledged for RS_NET_PING_MS, none of ours in
+ * flight, no reliable command awaiting its acknowledgement (that one
+ * refreshes the round trip and the timeout as a PING would). */
+static void ride_ping(rs_net *net, ENetPeer *p, net_slot *slot)
+{
+    enet_uint32 now = net->host->serviceTime;
+    if (ENET_TIME_DIFFERENCE(now, p->lastReceiveTime) >= RS_NET_PING_MS &&
+        ENET_TIME_DIFFERENCE(now, slot->ping_ms) >= RS_NET_PING_MS &&
+        enet_list_empty(&p->sentReliableCommands)) {
+        enet_peer_ping(p);
+        slot->ping_ms = now;
+    }
+}
+
 bool rs_net_send(rs_net *net, uint32_t peer, uint8_t channel, bool reliable,
                  const uint8_t *data, size_t len)
 {
@@ -347,6 +375,7 @@ bool rs_net_send(rs_net *net, uint32_t peer, uint8_t channel, bool reliable,
     ENetPacket *pkt = rs_net__seal(slot, channel, data, len);
     if (!pkt)
         return false;
+    ride_ping(net, p, slot);
     if (enet_peer_send(p, channel, pkt) < 0) {
         if (pkt->referenceCount == 0)
             enet_packet_destroy(pkt);
