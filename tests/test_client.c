@@ -1326,6 +1326,55 @@ static void test_bots_connect_over_enet_with_the_cookie(void **state)
     srv_close(&sv);
 }
 
+/* A racing client's PINGs go in the datagrams of its INPUTs, and ENet's
+ * keepalives in those of the server's FRAMEs: over three seconds of a race
+ * the client sends a datagram for each INPUT and, at most, one more for
+ * each keepalive the server sent (about two a second) and a reliable
+ * message or two, where PINGs alone (4 a second) and ENet's own pings (2)
+ * used to add six a second. */
+static void test_a_racing_clients_pings_share_its_inputs_datagrams(void **state)
+{
+    scene *s = *state;
+    rs_room_config rc = room_config(s, 1);
+    enet_srv sv;
+    srv_open(&sv, &rc);
+    rs_bot *bot;
+    char err[256] = "";
+    rs_client_config cfg = named("rider");
+    int64_t t0 = rs_clock_us();
+    assert_int_equal(rs_bot_create(&cfg, "127.0.0.1", sv.port, true, t0, &bot, err, sizeof err),
+                     RS_CLIENT_OK);
+    rs_client *c = rs_bot_client(bot);
+    rs_client_stats st[2];
+    int64_t window_us = 3000000, from = 0;
+    for (int k = 0; k < 2;) {
+        int64_t now = rs_clock_us();
+        assert_true(now - t0 < 20000000);
+        srv_step(&sv, now);
+        rs_bot_update(bot, now);
+        rs_client_get_stats(c, now, &st[k]);
+        /* The window opens a second into the INPUTs: the clock settled. */
+        if ((k == 0 && st[0].inputs_sent >= 30) || (k == 1 && now - from >= window_us)) {
+            from = now;
+            k++;
+        }
+        rs_sleep_us(1000);
+    }
+    uint64_t datagrams = st[1].wire_packets_out - st[0].wire_packets_out;
+    uint64_t inputs = st[1].inputs_sent - st[0].inputs_sent;
+    uint64_t others = st[1].packets_out - st[0].packets_out - inputs;
+    printf("[pings ride] 3 s: %llu datagrams out for %llu INPUTs and %llu other messages, "
+           "rtt %.2f ms\n",
+           (unsigned long long)datagrams, (unsigned long long)inputs,
+           (unsigned long long)others, st[1].rtt_ms);
+    assert_true(inputs >= 80);  /* 30 a second */
+    assert_true(others >= 10);  /* the PINGs went on, 4 a second */
+    assert_true(datagrams <= inputs + 3 * 3 + 2);
+    assert_true(st[1].rtt_ms > 0.0);
+    rs_bot_destroy(bot);
+    srv_close(&sv);
+}
+
 /* A loop may wait on the client's socket: there is one from the connect
  * on, it becomes readable when the server speaks, and an update takes
  * what came (a custom transport has none). */
@@ -1625,6 +1674,7 @@ int main(void)
         cmocka_unit_test(test_a_stalled_room_costs_no_snapshots),
         cmocka_unit_test(test_connect_times_out_without_a_server),
         cmocka_unit_test(test_bots_connect_over_enet_with_the_cookie),
+        cmocka_unit_test(test_a_racing_clients_pings_share_its_inputs_datagrams),
         cmocka_unit_test(test_the_server_key_is_pinned_or_remembered),
         cmocka_unit_test(test_a_loop_can_wait_on_the_clients_socket),
         cmocka_unit_test(test_minimal_example_completes_a_lap),

@@ -270,6 +270,22 @@ static void send_ping(rs_client *c, int64_t now_us, int64_t interval_us)
     c->next_ping_us = now_us + interval_us;
 }
 
+/* How many ticks apart INPUTs go: a driver's every input_interval; a
+ * spectator's, which only acknowledge FRAMEs, every second tick. */
+static uint64_t input_every(const rs_client *c)
+{
+    return c->car ? input_interval(c) : 2;
+}
+
+/* How long a due PING may wait for an INPUT to share its datagram: an
+ * INPUT interval and a tick, once INPUTs flow; nothing waits otherwise. */
+static int64_t ping_grace_us(const rs_client *c)
+{
+    if (!rs_client__has_world(c) || !c->calibrated || c->welcome.tick_hz == 0)
+        return 0;
+    return (int64_t)((double)(input_every(c) + 1) * 1e6 / c->welcome.tick_hz);
+}
+
 static void send_input(rs_client *c, uint64_t newest)
 {
     rs_msg m;
@@ -395,7 +411,6 @@ void rs_client__drive(rs_client *c, int64_t now_us)
         c->clock_us = now_us;
         return;
     }
-    send_ping(c, now_us, (int64_t)c->cfg.ping_interval_ms * 1000);
     double hz = c->welcome.tick_hz;
     keep_lead(c, now_us, hz);
     if (now_us > c->clock_us)
@@ -464,13 +479,13 @@ void rs_client__drive(rs_client *c, int64_t now_us)
      * waits for a lost tick) must keep acknowledging, or the repair it needs
      * is the slower for it: one INPUT per interval whatever happens.
      * A driver's INPUT goes every input_interval_ticks (each carries every
-     * unacknowledged input); a spectator's, which only acknowledges
-     * frames, every second tick. */
-    uint64_t every = c->car ? input_interval(c) : 2;
+     * unacknowledged input). */
+    uint64_t every = input_every(c);
     bool keepalive = !stepped && present > 0 &&
                      now_us - c->input_sent_us >= (int64_t)((double)every * 1e6 / hz);
     bool due = present < c->input_sent_present || present - c->input_sent_present >= every;
-    if ((stepped && due) || keepalive) {
+    bool input_out = (stepped && due) || keepalive;
+    if (input_out) {
         c->input_sent_us = now_us;
         c->input_sent_present = present;
         /* One INPUT per update however many ticks it covered, plus, when
@@ -485,6 +500,11 @@ void rs_client__drive(rs_client *c, int64_t now_us)
             c->backlog_next_us = now_us + (int64_t)(1e6 / hz);
         }
     }
+    /* A due PING waits for the next INPUT and goes in its datagram: alone,
+     * a racing client's PINGs were a tenth of its datagrams. Its round
+     * trip is measured from when it leaves. */
+    if (input_out || now_us >= c->next_ping_us + ping_grace_us(c))
+        send_ping(c, now_us, (int64_t)c->cfg.ping_interval_ms * 1000);
     /* A rollback is due anyway when a FRAME changed the past. */
     if (c->pred)
         after_predict(c, rs_predict_advance_to(c->pred, present), now_us);
@@ -520,8 +540,8 @@ int64_t rs_client_next_due_us(const rs_client *c, int64_t now_us)
         t = c->created_us + (int64_t)c->cfg.connect_timeout_ms * 1000;
     else if (c->state == RS_CLIENT_CONNECTED) {
         t = c->last_heard_us + (int64_t)c->cfg.timeout_ms * 1000;
-        if (c->next_ping_us < t)
-            t = c->next_ping_us;
+        if (c->next_ping_us + ping_grace_us(c) < t)
+            t = c->next_ping_us + ping_grace_us(c);
         int64_t tick = next_tick_us(c, now_us);
         if (tick < t)
             t = tick;
