@@ -38,6 +38,11 @@
  * Then it disconnects the bots, sends SIGTERM to the server and exits 0 if
  * the server exited 0 and every bot raced to the end, else 1.
  *
+ * Each worker updates its bots when they are due (a racing bot: every
+ * tick, as a game's client is updated once a frame) and, while they wait
+ * for something (connecting, in the lobby), also when their socket is
+ * readable (update_bot).
+ *
  * Thread rules: each bot belongs to the worker thread that creates and
  * updates it; the main thread only reads aggregates the workers publish on
  * request.
@@ -313,6 +318,7 @@ typedef struct lt_bot {
     int64_t start_us;
     int64_t due_us; /* when it next has something to do, unless it hears first */
     bool watched;   /* its socket is in its worker's epoll set */
+    bool listening; /* ...and wakes the worker when readable (update_bot) */
     bool failed; /* creation failed (reported by the main thread) */
 } lt_bot;
 
@@ -327,6 +333,8 @@ typedef struct worker {
     pthread_mutex_t lock;
     uint32_t done; /* the last sample this worker published */
     agg sample;
+    int ep;              /* its epoll set, or -1: every bot on a timer */
+    int64_t timer_only_us; /* update_bot */
 } worker;
 
 static void collect(worker *w, int64_t now, agg *a)
@@ -363,15 +371,30 @@ static void collect(worker *w, int64_t now, agg *a)
 
 static void create_bot(worker *w, lt_bot *b, int64_t now);
 
-/* Updates a bot and notes when it next has something to do: its socket
- * wakes the worker for what the server sends, or, without epoll, it is
- * looked at every millisecond. */
-static void update_bot(lt_bot *b, int64_t now)
+/* Updates bot i and notes when it next has something to do. A racing
+ * bot, whose next update (its next tick) is at most timer_only_us away,
+ * runs on its timer alone, as a game's client runs once a frame: what the
+ * server sent meanwhile is read then, and the acknowledgements it owes
+ * leave with its INPUT (woken by every datagram, the bots made a second
+ * update per FRAME, and a datagram for each acknowledgement). Otherwise
+ * (connecting, in the lobby: a PING every 250 ms) its socket wakes the
+ * worker as well. Without epoll, it is looked at every millisecond. */
+static void update_bot(worker *w, uint32_t i, int64_t now)
 {
+    lt_bot *b = w->bots[i];
     rs_bot_update(b->sdk, now);
     b->due_us = rs_client_next_due_us(rs_bot_client(b->sdk), now);
-    if (!b->watched && b->due_us > now + 1000)
-        b->due_us = now + 1000;
+    if (!b->watched) {
+        if (b->due_us > now + 1000)
+            b->due_us = now + 1000;
+        return;
+    }
+    bool listen = b->due_us - now > w->timer_only_us;
+    if (listen != b->listening) {
+        struct epoll_event ev = {.events = listen ? EPOLLIN : 0, .data.u32 = i};
+        if (epoll_ctl(w->ep, EPOLL_CTL_MOD, rs_client_fd(rs_bot_client(b->sdk)), &ev) == 0)
+            b->listening = listen;
+    }
 }
 
 /* A worker's loop: it sleeps in epoll until one of its bots' sockets is
@@ -383,6 +406,7 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     int ep = epoll_create1(EPOLL_CLOEXEC);
+    w->ep = ep;
     if (ep < 0)
         fprintf(stderr, "loadtest: epoll_create1: %s (the bots are updated on a timer)\n",
                 strerror(errno));
@@ -397,6 +421,7 @@ static void *worker_main(void *arg)
                 int fd = b->sdk ? rs_client_fd(rs_bot_client(b->sdk)) : -1;
                 struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
                 b->watched = ep >= 0 && fd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
+                b->listening = b->watched;
                 b->due_us = now;
             }
             if (!b->sdk) {
@@ -405,7 +430,7 @@ static void *worker_main(void *arg)
                 continue;
             }
             if (now >= b->due_us)
-                update_bot(b, now);
+                update_bot(w, i, now);
             if (b->due_us < wake)
                 wake = b->due_us;
         }
@@ -425,7 +450,7 @@ static void *worker_main(void *arg)
             rs_sleep_us(wake - after < 250 ? 250 : wake - after);
         now = rs_clock_us();
         for (int k = 0; k < n; k++)
-            update_bot(w->bots[ready[k].data.u32], now);
+            update_bot(w, ready[k].data.u32, now);
     }
     if (ep >= 0)
         close(ep);
@@ -774,6 +799,9 @@ static bool setup_workers(run *r)
          * initialised. */
         w->request = &r->request;
         w->opt = &r->opt;
+        /* Four ticks: a racing client's next tick is one away (a little
+         * more while its clock slows down), a waiting one's next PING 15. */
+        w->timer_only_us = 4 * 1000000 / (int64_t)r->opt.tick_hz;
         w->port = r->port;
         w->stop = &r->stop;
         pthread_mutex_init(&w->lock, NULL);
