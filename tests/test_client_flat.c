@@ -586,9 +586,13 @@ static bool a_has_weekend(const weekend_client *a, const weekend_client *b)
     return a->seen.connected && a->seen.weekend;
 }
 
+/* Both have a world, and a's has b's car: b joins a running practice,
+ * so a hears of b's car a moment after b's world is built. */
 static bool both_driving(const weekend_client *a, const weekend_client *b)
 {
-    return a->seen.world && b->seen.world;
+    rs_flat_car_info info;
+    return a->seen.world && b->seen.world && b->seen.car != 0 &&
+           rs_flat_get_car_info(a->c, b->seen.car, &info) == RS_CLIENT_OK;
 }
 
 static bool chats_arrived(const weekend_client *a, const weekend_client *b)
