@@ -27,7 +27,6 @@
 #define COOKIE_REP_LEN 16u
 #define COOKIE_RETRY_US 250000
 #define UDP_IP_HEADER 28u /* IPv4 (20) + UDP (8) per datagram, for wire totals */
-#define CLIENT_ENET_PING_MS 5000u /* ENet's own keepalive (see where it is set) */
 
 struct rs_client_enet {
     ENetHost *host;
@@ -276,12 +275,6 @@ void rs_client__enet_service(rs_client *c, int64_t now_us)
              * link is only declared dead after 30 s without an ack. The
              * client's own silence timeout (timeout_ms) still applies. */
             enet_peer_timeout(e->peer, 128u, 10000u, 30000u);
-            /* ENet would ping every 500 ms, alone in a datagram that the
-             * server acknowledges in another: a tenth of a racing client's
-             * datagrams. The server pings us (on its FRAMEs), our PINGs
-             * measure the round trip, and timeout_ms notices a silent
-             * server: ENet's own are only a fallback. */
-            enet_peer_ping_interval(e->peer, CLIENT_ENET_PING_MS);
         }
     }
     enet_host_flush(e->host);
