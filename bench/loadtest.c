@@ -374,9 +374,8 @@ static void create_bot(worker *w, lt_bot *b, int64_t now);
 /* Updates bot i and notes when it next has something to do. A racing
  * bot, whose next update (its next tick) is at most timer_only_us away,
  * runs on its timer alone, as a game's client runs once a frame: what the
- * server sent meanwhile is read then, and the acknowledgements it owes
- * leave with its INPUT (woken by every datagram, the bots made a second
- * update per FRAME, and a datagram for each acknowledgement). Otherwise
+ * server sent meanwhile is read then (woken by every datagram, the bots
+ * made a second update per FRAME, which found the socket empty). Otherwise
  * (connecting, in the lobby: a PING every 250 ms) its socket wakes the
  * worker as well. Without epoll, it is looked at every millisecond. */
 static void update_bot(worker *w, uint32_t i, int64_t now)

@@ -268,14 +268,13 @@ void rs_client__enet_service(rs_client *c, int64_t now_us)
         e->connect_sent = true;
         if (!e->peer)
             rs_client__close(c, RS_REASON_OTHER, "ENet could not start the connection", false);
-        else {
+        else
             /* As the server does (server/net): ENet's default gives up on a
              * reliable packet after 6 losses in a row, which a lossy route
              * produces now and then; 8 attempts over about 19 s, and the
              * link is only declared dead after 30 s without an ack. The
              * client's own silence timeout (timeout_ms) still applies. */
             enet_peer_timeout(e->peer, 128u, 10000u, 30000u);
-        }
     }
     enet_host_flush(e->host);
     harvest_counters(e);
