@@ -689,6 +689,58 @@ static void test_keepalives_ride_on_packets_going_out(void **state)
     raw_client_close(&c);
 }
 
+/* Sends n PINGs from the raw client and waits until they are in the
+ * server's socket (loopback: a few milliseconds at most). */
+static void send_pings(raw_client *c, int n)
+{
+    static rs_msg m;
+    for (int i = 0; i < n; i++) {
+        memset(&m, 0, sizeof m);
+        m.type = RS_MSG_PING;
+        m.u.ping.id = (uint32_t)i;
+        raw_client_send(c, &m);
+    }
+    rs_sleep_us(20000);
+}
+
+/* The next event's type, RECEIVE events counted: NONE when there was none. */
+static int next_queued(loop *l, bool read_socket)
+{
+    rs_net_event ev;
+    int rc = read_socket ? rs_net_service(l->net, 0, &ev) : rs_net_service_queued(l->net, &ev);
+    assert_true(rc >= 0);
+    return rc == 0 ? RS_NET_EVENT_NONE : (int)ev.type;
+}
+
+/* A server in a hurry (a tick due) takes the events of what ENet has
+ * already read, and nothing more: what still sits in the socket waits for
+ * the next real service. */
+static void test_the_queued_events_are_what_was_read_and_no_more(void **state)
+{
+    loop *l = *state;
+    raw_client c;
+    connect_raw(l, &c, true);
+    assert_true(hello_welcome(l, &c, "hurried"));
+    for (int i = 0; i < 20; i++)
+        server_turn(l); /* the room's welcome goes out, nothing is left */
+    static rs_msg m;
+    while (raw_client_poll(&c, 50, &m)) {
+    }
+    assert_int_equal(next_queued(l, false), RS_NET_EVENT_NONE);
+
+    send_pings(&c, 3);
+    assert_int_equal(next_queued(l, true), RS_NET_EVENT_RECEIVE); /* reads all three */
+    send_pings(&c, 2);                                            /* in the socket */
+    assert_int_equal(next_queued(l, false), RS_NET_EVENT_RECEIVE);
+    assert_int_equal(next_queued(l, false), RS_NET_EVENT_RECEIVE);
+    assert_int_equal(next_queued(l, false), RS_NET_EVENT_NONE);
+    assert_int_equal(next_queued(l, true), RS_NET_EVENT_RECEIVE); /* now they are read */
+    assert_int_equal(next_queued(l, false), RS_NET_EVENT_RECEIVE);
+    assert_int_equal(next_queued(l, false), RS_NET_EVENT_NONE);
+    assert_int_equal(next_queued(l, true), RS_NET_EVENT_NONE);
+    raw_client_close(&c);
+}
+
 int main(void)
 {
     if (enet_initialize() != 0)
@@ -723,6 +775,8 @@ int main(void)
             loop_teardown),
         cmocka_unit_test_setup_teardown(test_keepalives_ride_on_packets_going_out, loop_setup,
                                         loop_teardown),
+        cmocka_unit_test_setup_teardown(test_the_queued_events_are_what_was_read_and_no_more,
+                                        loop_setup, loop_teardown),
         cmocka_unit_test_setup_teardown(test_a_cookie_for_another_address_is_refused,
                                         loop_setup, loop_teardown),
     };

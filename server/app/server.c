@@ -1181,20 +1181,25 @@ void rs_server_step(rs_server *srv, int64_t max_wait_us)
     int64_t wait_us = due - now;
     uint32_t wait_ms = wait_us <= 0 ? 0 : (uint32_t)((wait_us + 999) / 1000);
 
-    /* Events until something is due: a burst of packets (a thousand
-     * requests in one moment) then waits behind the ticks instead of
-     * making them late; ENet keeps the rest for the next step. */
+    /* Events until something is due, then the rest of what ENet has
+     * already read, but no further read of the socket: a burst of packets
+     * (a thousand requests in one moment) waits behind the ticks instead
+     * of making them late, while the INPUTs that came in time reach their
+     * rooms before the ticks they are for. That matters most when this
+     * thread runs late itself (starved, or the process stopped): ticks are
+     * then due at once, and the room catches up on all of them. */
     rs_net_event ev;
     int rc = rs_net_service(srv->net, wait_ms, &ev);
     for (int n = 1; rc > 0; n++) {
         int64_t t = rs_clock_us();
         handle_event(srv, &ev, t); /* every event taken from ENet is handled */
-        /* A room back from its worker has packets waiting: a burst of
-         * events must not hold them up either. */
-        if (t >= due || n >= EVENTS_PER_STEP ||
-            atomic_load_explicit(&srv->returned, memory_order_relaxed))
+        if (n >= EVENTS_PER_STEP)
             break;
-        rc = rs_net_service(srv->net, 0, &ev);
+        /* A room back from its worker has packets waiting: it hurries
+         * the step as a due tick does. ENet reads at most 256 datagrams in
+         * one pass of its socket, so what is left is bounded. */
+        bool hurry = t >= due || atomic_load_explicit(&srv->returned, memory_order_relaxed);
+        rc = hurry ? rs_net_service_queued(srv->net, &ev) : rs_net_service(srv->net, 0, &ev);
     }
     if (rc < 0)
         rs_logf(RS_LOG_WARN, "network: socket error while servicing");

@@ -298,7 +298,21 @@ void rs_net_wake(rs_net *net)
     (void)put;
 }
 
+static int next_event(rs_net *net, uint32_t timeout_ms, bool io, rs_net_event *ev);
+
 int rs_net_service(rs_net *net, uint32_t timeout_ms, rs_net_event *ev)
+{
+    return next_event(net, timeout_ms, true, ev);
+}
+
+int rs_net_service_queued(rs_net *net, rs_net_event *ev)
+{
+    return next_event(net, 0, false, ev);
+}
+
+/* One event for the caller: with io, ENet sends, reads and may wait
+ * (service_or_wait); without, only what it has already read is looked at. */
+static int next_event(rs_net *net, uint32_t timeout_ms, bool io, rs_net_event *ev)
 {
     memset(ev, 0, sizeof *ev);
     int64_t now = rs_clock_us();
@@ -309,7 +323,7 @@ int rs_net_service(rs_net *net, uint32_t timeout_ms, rs_net_event *ev)
     for (;;) {
         ENetEvent e;
         rs_net__servicing = net;
-        int rc = service_or_wait(net, &e, timeout_ms);
+        int rc = io ? service_or_wait(net, &e, timeout_ms) : enet_host_check_events(net->host, &e);
         rs_net__servicing = NULL;
         take_counters(net);
         if (rc <= 0)

@@ -84,7 +84,8 @@ typedef struct rs_net_event {
     uint8_t type;           /* rs_net_event_type */
     uint32_t peer;          /* the connection's id */
     uint8_t channel;        /* RECEIVE: the channel it came on */
-    const uint8_t *data;    /* RECEIVE: borrowed until the next rs_net_service or destroy */
+    const uint8_t *data;    /* RECEIVE: borrowed until the next rs_net_service(_queued)
+                               or destroy */
     size_t len;
     char address[24];       /* CONNECT, DISCONNECT: "a.b.c.d:port" of the peer, for logs
                                (RECEIVE: empty; see rs_net_peer_address) */
@@ -94,6 +95,12 @@ typedef struct rs_net_event {
  * 1 with *ev filled, 0 when nothing happened in time, -1 on a socket error
  * (ev type NONE). Packets an earlier event lent out are released first. */
 int rs_net_service(rs_net *net, uint32_t timeout_ms, rs_net_event *ev);
+
+/* The next event of what the host has already read from its socket, without
+ * sending, reading or waiting: 1 with *ev filled, 0 when none is left.
+ * Packets an earlier event lent out are released first, as above. A server
+ * in a hurry takes these before its ticks, and leaves the socket for later. */
+int rs_net_service_queued(rs_net *net, rs_net_event *ev);
 
 /* Ends a wait in rs_net_service early (it returns 0 if nothing happened).
  * The one call that is safe from any thread: a room worker calls it when a
