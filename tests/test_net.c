@@ -615,21 +615,22 @@ static size_t be16(const uint8_t *p)
     return (size_t)p[0] << 8 | p[1];
 }
 
-static int count_pings(ENetHost *host, ENetEvent *event)
+/* The commands of one ENet datagram (uncompressed): how many, and the
+ * reliable sequence number of its PING in *ping_seq (-1 without one). */
+static int datagram_commands(const uint8_t *d, size_t n, long *ping_seq)
 {
-    (void)event;
-    const uint8_t *d = host->receivedData;
-    size_t n = host->receivedDataLength;
+    *ping_seq = -1;
     if (n < 2 || (be16(d) & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED))
         return 0;
     size_t at = (be16(d) & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME) ? 4 : 2;
     int commands = 0;
-    bool ping = false;
     while (at + sizeof(ENetProtocolCommandHeader) <= n) {
         uint8_t number = d[at] & ENET_PROTOCOL_COMMAND_MASK;
         size_t size = enet_protocol_command_size(number);
         if (size == 0 || at + size > n)
             break;
+        if (number == ENET_PROTOCOL_COMMAND_PING)
+            *ping_seq = (long)be16(d + at + 2);
         /* The data after a send command: its length's offset in the command. */
         if (number == ENET_PROTOCOL_COMMAND_SEND_RELIABLE)
             size += be16(d + at + 4);
@@ -640,10 +641,17 @@ static int count_pings(ENetHost *host, ENetEvent *event)
             size += be16(d + at + 6);
         at += size;
         commands++;
-        ping |= number == ENET_PROTOCOL_COMMAND_PING;
     }
-    pings_with += ping;
-    pings_alone += ping && commands == 1;
+    return commands;
+}
+
+static int count_pings(ENetHost *host, ENetEvent *event)
+{
+    (void)event;
+    long seq;
+    int commands = datagram_commands(host->receivedData, host->receivedDataLength, &seq);
+    pings_with += seq >= 0;
+    pings_alone += seq >= 0 && commands == 1;
     return 0;
 }
 
@@ -686,6 +694,62 @@ static void test_keepalives_ride_on_packets_going_out(void **state)
            sent, pings_with, pings_alone);
     assert_true(pings_with >= 3);
     assert_int_equal(pings_alone, 0);
+    raw_client_close(&c);
+}
+
+/* A peer that acknowledges nothing (gone quiet, or hostile) is not pinged
+ * every 500 ms: a keepalive rides only when none awaits its
+ * acknowledgement, so it gets one PING, which ENet resends as it resends
+ * any reliable command, until its timeout drops the peer. Over 3 s of
+ * FRAMEs to a client whose host is never serviced, every PING on its
+ * socket is the same one (one reliable sequence number). */
+static void test_a_peer_that_never_acknowledges_gets_one_keepalive(void **state)
+{
+    loop *l = *state;
+    raw_client c;
+    connect_raw(l, &c, true);
+    assert_true(hello_welcome(l, &c, "mute"));
+    static rs_msg m;
+    while (raw_client_poll(&c, 300, &m)) {
+    }
+    rs_msg pong;
+    memset(&pong, 0, sizeof pong);
+    pong.type = RS_MSG_PONG;
+    uint8_t buf[64], dgram[ENET_PROTOCOL_MAXIMUM_MTU];
+    size_t len = 0;
+    assert_int_equal(rs_proto_encode(&pong, buf, sizeof buf, &len, NULL), RS_PROTO_OK);
+    long seqs[64];
+    int distinct = 0, pings = 0, datagrams = 0;
+    int64_t t0 = rs_clock_us(), next = t0;
+    while (rs_clock_us() - t0 < 3000000) {
+        if (rs_clock_us() >= next) {
+            assert_true(rs_net_send(l->net, l->peer, RS_CH_FRAME, false, buf, len));
+            next += 33333;
+        }
+        rs_net_event ev;
+        rs_net_service(l->net, 1, &ev);
+        /* The client's socket read by hand: its ENet acknowledges nothing. */
+        ENetAddress from;
+        ENetBuffer b = {.data = dgram, .dataLength = sizeof dgram};
+        int n;
+        while ((n = enet_socket_receive(c.host->socket, &from, &b, 1)) > 0) {
+            long seq;
+            datagrams++;
+            datagram_commands(dgram, (size_t)n, &seq);
+            if (seq < 0)
+                continue;
+            pings++;
+            bool seen = false;
+            for (int i = 0; i < distinct; i++)
+                seen |= seqs[i] == seq;
+            if (!seen && distinct < 64)
+                seqs[distinct++] = seq;
+        }
+    }
+    printf("[mute] 3 s: %d datagrams, %d with a PING, %d distinct PINGs\n", datagrams, pings,
+           distinct);
+    assert_true(datagrams >= 80); /* the FRAMEs kept coming */
+    assert_int_equal(distinct, 1);
     raw_client_close(&c);
 }
 
@@ -776,6 +840,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_keepalives_ride_on_packets_going_out, loop_setup,
                                         loop_teardown),
         cmocka_unit_test_setup_teardown(test_the_queued_events_are_what_was_read_and_no_more,
+                                        loop_setup, loop_teardown),
+        cmocka_unit_test_setup_teardown(test_a_peer_that_never_acknowledges_gets_one_keepalive,
                                         loop_setup, loop_teardown),
         cmocka_unit_test_setup_teardown(test_a_cookie_for_another_address_is_refused,
                                         loop_setup, loop_teardown),

@@ -1,12 +1,13 @@
 /*
- * The ENet transport of the client: the only file that includes
- * <enet/enet.h>. It performs the connect cookie exchange of SPEC.md
- * section 7, then an ENet connection with RS_CH_COUNT channels, then the
- * key exchange of section 8, and moves sealed packets between ENet and the
- * client's dispatch (reliable messages with ENET_PACKET_FLAG_RELIABLE, the
- * others ENET_PACKET_FLAG_UNSEQUENCED, each on its message's channel). The
- * client says HELLO only once the session is secure and the server's key
- * trusted (client_trust.c).
+ * The ENet transport of the client: the only file of the SDK that includes
+ * <enet/enet.h> (what it does as the server does is in racesim/enet_link.h).
+ * It performs the connect cookie exchange of SPEC.md section 7, then an
+ * ENet connection with RS_CH_COUNT channels, then the key exchange of
+ * section 8, and moves sealed packets between ENet and the client's
+ * dispatch (reliable messages with ENET_PACKET_FLAG_RELIABLE, the others
+ * ENET_PACKET_FLAG_UNSEQUENCED, each on its message's channel). The client
+ * says HELLO only once the session is secure and the server's key trusted
+ * (client_trust.c).
  *
  * The cookie: before ENet allocates a peer on the server, the client sends
  * from its host's socket a 48-byte request ("RSCKREQ1" and 40 zero bytes)
@@ -15,6 +16,7 @@
  * intercept hook, and the cookie rides in the CONNECT command's data field.
  */
 #include "client_internal.h"
+#include "racesim/enet_link.h"
 #include "racesim/secure.h"
 #include "racesim/base/err.h"
 
@@ -27,6 +29,7 @@
 #define COOKIE_REP_LEN 16u
 #define COOKIE_RETRY_US 250000
 #define UDP_IP_HEADER 28u /* IPv4 (20) + UDP (8) per datagram, for wire totals */
+#define PING_RIDE_MS 400u /* below ENet's ping interval (500 ms), so ours goes first */
 
 struct rs_client_enet {
     ENetHost *host;
@@ -39,6 +42,7 @@ struct rs_client_enet {
     uint64_t wire_in, wire_out, wire_pkts_in, wire_pkts_out;
     uint64_t errors;   /* enet_host_service failures */
     uint64_t rejected; /* sealed packets that did not open */
+    enet_uint32 ping_ms; /* ENet time of the last keepalive put on a packet */
     /* the secure session */
     rs_client_trust trust;
     bool keying;       /* the key offer is out, the reply not in */
@@ -268,13 +272,12 @@ void rs_client__enet_service(rs_client *c, int64_t now_us)
         e->connect_sent = true;
         if (!e->peer)
             rs_client__close(c, RS_REASON_OTHER, "ENet could not start the connection", false);
-        else
-            /* As the server does (server/net): ENet's default gives up on a
-             * reliable packet after 6 losses in a row, which a lossy route
-             * produces now and then; 8 attempts over about 19 s, and the
-             * link is only declared dead after 30 s without an ack. The
-             * client's own silence timeout (timeout_ms) still applies. */
-            enet_peer_timeout(e->peer, 128u, 10000u, 30000u);
+        else {
+            /* As the server does; the client's own silence timeout
+             * (timeout_ms) still applies. */
+            rs_enet_link_limits(e->peer);
+            e->ping_ms = e->host->serviceTime;
+        }
     }
     enet_host_flush(e->host);
     harvest_counters(e);
@@ -297,6 +300,13 @@ bool rs_client__enet_send(rs_client *c, uint8_t channel, bool reliable, const ui
         return false;
     }
     p->dataLength = n;
+    /* ENet pings the server, in a datagram of its own, whenever nothing
+     * was acknowledged for its ping interval (500 ms); a racing client
+     * sends an INPUT every few ticks, so the PING rides on one of those
+     * a little earlier instead. Elsewhere (the lobby) ENet pings as it
+     * always did: these PINGs keep ENet's round trip, and so its resend
+     * time for reliable messages, fresh on a lossy route. */
+    rs_enet_link_ride_ping(e->peer, &e->ping_ms, PING_RIDE_MS);
     if (enet_peer_send(e->peer, channel, p) != 0) {
         enet_packet_destroy(p);
         return false;

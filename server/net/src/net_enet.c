@@ -13,13 +13,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "racesim/enet_link.h"
 #include "racesim/protocol.h"
 #include "racesim/base/clock.h"
-
-/* Reliable retransmission limits (enet_peer_timeout; see where they are set). */
-#define RS_NET_TIMEOUT_LIMIT 128u
-#define RS_NET_TIMEOUT_MIN_MS 10000u
-#define RS_NET_TIMEOUT_MAX_MS 30000u
 
 /* Keepalives (ENet's PING, which the peer acknowledges): every peer gets
  * one when nothing it acknowledged came for RS_NET_PING_MS, carried in a
@@ -226,17 +222,11 @@ static void on_enet_connect(rs_net *net, ENetPeer *peer, net_slot *slot, uint32_
      * configures the client's side). */
     enet_peer_throttle_configure(peer, ENET_PEER_PACKET_THROTTLE_INTERVAL,
                                  ENET_PEER_PACKET_THROTTLE_ACCELERATION, 0);
-    /* ENet doubles a reliable packet's retransmission timeout on every loss
-     * and by default gives up after 5 doublings and 5 s: on a 150 ms route
-     * with 10 % loss each way, one packet in about 20 000 fails 6 times in
-     * a row and the player is dropped in mid-race, although FRAMEs and
-     * INPUTs still flow. Allow 7 doublings (an attempt about 19 s after the
-     * first) and drop a peer only after 30 s without an acknowledgement. */
-    enet_peer_timeout(peer, RS_NET_TIMEOUT_LIMIT, RS_NET_TIMEOUT_MIN_MS, RS_NET_TIMEOUT_MAX_MS);
+    rs_enet_link_limits(peer); /* as the client does */
     /* ENet pings a peer in a datagram of its own whenever no acknowledgement
      * came for its ping interval (500 ms): with 1024 players, a tenth of all
      * datagrams both ways were pings and their acknowledgements. Ours ride
-     * on the FRAMEs instead (ride_ping), and ENet's own are the fallback. */
+     * on the FRAMEs instead (rs_net_send), and ENet's own are the fallback. */
     enet_peer_ping_interval(peer, RS_NET_PING_ALONE_MS);
     slot->ping_ms = net->host->serviceTime;
 }
@@ -362,21 +352,6 @@ static int next_event(rs_net *net, uint32_t timeout_ms, bool io, rs_net_event *e
     }
 }
 
-/* Puts a keepalive PING in front of a packet for p when ENet would soon
- * send one alone: nothing acknowledged for RS_NET_PING_MS, none of ours in
- * flight, no reliable command awaiting its acknowledgement (that one
- * refreshes the round trip and the timeout as a PING would). */
-static void ride_ping(rs_net *net, ENetPeer *p, net_slot *slot)
-{
-    enet_uint32 now = net->host->serviceTime;
-    if (ENET_TIME_DIFFERENCE(now, p->lastReceiveTime) >= RS_NET_PING_MS &&
-        ENET_TIME_DIFFERENCE(now, slot->ping_ms) >= RS_NET_PING_MS &&
-        enet_list_empty(&p->sentReliableCommands)) {
-        enet_peer_ping(p);
-        slot->ping_ms = now;
-    }
-}
-
 bool rs_net_send(rs_net *net, uint32_t peer, uint8_t channel, bool reliable,
                  const uint8_t *data, size_t len)
 {
@@ -389,7 +364,7 @@ bool rs_net_send(rs_net *net, uint32_t peer, uint8_t channel, bool reliable,
     ENetPacket *pkt = rs_net__seal(slot, channel, data, len);
     if (!pkt)
         return false;
-    ride_ping(net, p, slot);
+    rs_enet_link_ride_ping(p, &slot->ping_ms, RS_NET_PING_MS);
     if (enet_peer_send(p, channel, pkt) < 0) {
         if (pkt->referenceCount == 0)
             enet_packet_destroy(pkt);

@@ -29,7 +29,7 @@ typedef struct net_slot {
     uint32_t gen;            /* generation of the last connection in this slot */
     uint8_t state;           /* net_slot_state */
     int64_t connected_us;    /* when ENet connected it (the key exchange deadline) */
-    uint32_t ping_ms;        /* ENet time of the last keepalive put on a packet (rs_net_send) */
+    enet_uint32 ping_ms;     /* ENet time of the last keepalive put on a packet (rs_net_send) */
     rs_secure_session session;
 } net_slot;
 
