@@ -20,6 +20,13 @@
  *                                     p99s, max of the maxima (per room tick)
  *   down_bytes_per_s_per_client,      the clients' ENet datagrams on the wire, ENet
  *   up_bytes_per_s_per_client         headers and 28 B of UDP/IPv4 each included
+ *   tick_late_max_ms                  from the same lines: the latest start of a tick
+ *                                     (the server stalled or starved of CPU)
+ *   bots_stall_max_ms                 the longest a bot's due update waited (this
+ *                                     process stalled or starved): either stall
+ *                                     longer than the clients' input lead (about
+ *                                     65 ms) makes inputs late that no server can
+ *                                     take in time
  *   desyncs, late_inputs              what the clients saw / the server counted
  *   bots_kept_up                      at most 1 % of the car ticks lacked an input in
  *                                     time and no bot needed a new snapshot: else the
@@ -156,6 +163,7 @@ static double self_cpu_s(void)
 typedef struct stats_line {
     int64_t at_us; /* when loadtest read it */
     double p50, p99, max, players, bytes_in, bytes_out, interval_s, cookies_rejected, ticks;
+    double late_max; /* tick_late_max_ms: the latest start of a tick in the interval */
 } stats_line;
 
 typedef struct server_log {
@@ -222,6 +230,7 @@ static void log_line(server_log *lg, const char *line)
         json_number(js, "interval_s", &s.interval_s);
         json_number(js, "drop_cookie", &s.cookies_rejected);
         json_number(js, "ticks", &s.ticks);
+        json_number(js, "tick_late_max_ms", &s.late_max);
         if (ok && lg->count == lg->cap) {
             size_t cap = lg->cap ? lg->cap * 2 : 64;
             stats_line *l = realloc(lg->lines, cap * sizeof *l);
@@ -306,6 +315,7 @@ typedef struct agg {
     uint64_t wire_in, wire_out, wire_packets_in, wire_packets_out;
     uint64_t desyncs, late_inputs, rollbacks, snapshots, frames, inputs_sent;
     uint32_t alive, connected, racing, failed;
+    int64_t stall_max_us; /* the longest a due update waited, since the previous sample */
 } agg;
 
 /* One bot of either kind. */
@@ -335,6 +345,7 @@ typedef struct worker {
     agg sample;
     int ep;              /* its epoll set, or -1: every bot on a timer */
     int64_t timer_only_us; /* update_bot */
+    int64_t stall_max_us;  /* the longest a due update waited since the last sample */
 } worker;
 
 static void collect(worker *w, int64_t now, agg *a)
@@ -428,8 +439,11 @@ static void *worker_main(void *arg)
                     wake = b->start_us;
                 continue;
             }
-            if (now >= b->due_us)
+            if (now >= b->due_us) {
+                if (now - b->due_us > w->stall_max_us)
+                    w->stall_max_us = now - b->due_us;
                 update_bot(w, i, now);
+            }
             if (b->due_us < wake)
                 wake = b->due_us;
         }
@@ -437,6 +451,8 @@ static void *worker_main(void *arg)
         if (want != w->done) {
             agg a;
             collect(w, rs_clock_us(), &a);
+            a.stall_max_us = w->stall_max_us;
+            w->stall_max_us = 0;
             pthread_mutex_lock(&w->lock);
             w->sample = a;
             w->done = want;
@@ -499,6 +515,8 @@ static bool sample_all(worker *ws, uint32_t n, atomic_uint *request, agg *out)
                 out->connected += a.connected;
                 out->racing += a.racing;
                 out->failed += a.failed;
+                if (a.stall_max_us > out->stall_max_us)
+                    out->stall_max_us = a.stall_max_us;
                 break;
             }
             if (rs_clock_us() > end)
@@ -940,6 +958,7 @@ typedef struct tick_summary {
     double players;           /* in the last line */
     double min_rate;          /* slowest interval's ticks per second per room: below tick_hz the
                                  server fell behind (stalled or starved of CPU) */
+    double late_max;          /* ms: the latest start of a tick */
     size_t lines;
 } tick_summary;
 
@@ -964,6 +983,8 @@ static void summarize_ticks(const run *r, double secs, tick_summary *ts)
                 p99 = s->p99;
             if (s->max > mx)
                 mx = s->max;
+            if (s->late_max > ts->late_max)
+                ts->late_max = s->late_max;
             ts->srv_out += s->bytes_out;
             ts->srv_in += s->bytes_in;
             ts->srv_s += iv;
@@ -1025,7 +1046,7 @@ static void report(const run *r, int rc)
         "\"input_interval\":%u,\"seconds\":%.2f,"
         "\"connected\":%u,\"racing\":%u,\"disconnected\":%u,\"server_cpu_pct\":%.1f,"
         "\"tick_p50_ms\":%.3f,\"tick_p99_ms\":%.3f,\"tick_max_ms\":%.3f,\"stats_lines\":%zu,\"min_"
-        "tick_rate_hz\":%.1f,"
+        "tick_rate_hz\":%.1f,\"tick_late_max_ms\":%.1f,\"bots_stall_max_ms\":%.1f,"
         "\"down_bytes_per_s_per_client\":%.0f,\"up_bytes_per_s_per_client\":%.0f,"
         "\"down_packets_per_s_per_client\":%.1f,\"up_packets_per_s_per_client\":%.1f,"
         "\"server_payload_out_per_s_per_client\":%.0f,\"server_payload_in_per_s_per_client\":%.0f,"
@@ -1040,7 +1061,8 @@ static void report(const run *r, int rc)
         o->input_interval, secs,
         a1->connected, a1->racing, r->clients - a1->alive,
         secs > 0 ? 100.0 * (r->end.cpu_s - r->start.cpu_s) / secs : 0.0, ts.p50, ts.p99, ts.max,
-        ts.lines, ts.min_rate, (double)(a1->wire_in - a0->wire_in) * per,
+        ts.lines, ts.min_rate, ts.late_max, (double)a1->stall_max_us / 1000.0,
+        (double)(a1->wire_in - a0->wire_in) * per,
         (double)(a1->wire_out - a0->wire_out) * per,
         (double)(a1->wire_packets_in - a0->wire_packets_in) * per,
         (double)(a1->wire_packets_out - a0->wire_packets_out) * per,
