@@ -27,6 +27,8 @@
  *                                     longer than the clients' input lead (about
  *                                     65 ms) makes inputs late that no server can
  *                                     take in time
+ *   server_socket_drops               datagrams the kernel dropped because the server's
+ *                                     socket buffer was full (its drop_socket_full)
  *   desyncs, late_inputs              what the clients saw / the server counted
  *   bots_kept_up                      at most 1 % of the car ticks lacked an input in
  *                                     time and no bot needed a new snapshot: else the
@@ -164,6 +166,7 @@ typedef struct stats_line {
     int64_t at_us; /* when loadtest read it */
     double p50, p99, max, players, bytes_in, bytes_out, interval_s, cookies_rejected, ticks;
     double late_max; /* tick_late_max_ms: the latest start of a tick in the interval */
+    double socket_full; /* drop_socket_full: datagrams the kernel dropped */
 } stats_line;
 
 typedef struct server_log {
@@ -231,6 +234,7 @@ static void log_line(server_log *lg, const char *line)
         json_number(js, "drop_cookie", &s.cookies_rejected);
         json_number(js, "ticks", &s.ticks);
         json_number(js, "tick_late_max_ms", &s.late_max);
+        json_number(js, "drop_socket_full", &s.socket_full);
         if (ok && lg->count == lg->cap) {
             size_t cap = lg->cap ? lg->cap * 2 : 64;
             stats_line *l = realloc(lg->lines, cap * sizeof *l);
@@ -959,6 +963,7 @@ typedef struct tick_summary {
     double min_rate;          /* slowest interval's ticks per second per room: below tick_hz the
                                  server fell behind (stalled or starved of CPU) */
     double late_max;          /* ms: the latest start of a tick */
+    double socket_full;       /* datagrams the kernel dropped for the server */
     size_t lines;
 } tick_summary;
 
@@ -985,6 +990,7 @@ static void summarize_ticks(const run *r, double secs, tick_summary *ts)
                 mx = s->max;
             if (s->late_max > ts->late_max)
                 ts->late_max = s->late_max;
+            ts->socket_full += s->socket_full;
             ts->srv_out += s->bytes_out;
             ts->srv_in += s->bytes_in;
             ts->srv_s += iv;
@@ -1047,6 +1053,7 @@ static void report(const run *r, int rc)
         "\"connected\":%u,\"racing\":%u,\"disconnected\":%u,\"server_cpu_pct\":%.1f,"
         "\"tick_p50_ms\":%.3f,\"tick_p99_ms\":%.3f,\"tick_max_ms\":%.3f,\"stats_lines\":%zu,\"min_"
         "tick_rate_hz\":%.1f,\"tick_late_max_ms\":%.1f,\"bots_stall_max_ms\":%.1f,"
+        "\"server_socket_drops\":%.0f,"
         "\"down_bytes_per_s_per_client\":%.0f,\"up_bytes_per_s_per_client\":%.0f,"
         "\"down_packets_per_s_per_client\":%.1f,\"up_packets_per_s_per_client\":%.1f,"
         "\"server_payload_out_per_s_per_client\":%.0f,\"server_payload_in_per_s_per_client\":%.0f,"
@@ -1061,7 +1068,7 @@ static void report(const run *r, int rc)
         o->input_interval, secs,
         a1->connected, a1->racing, r->clients - a1->alive,
         secs > 0 ? 100.0 * (r->end.cpu_s - r->start.cpu_s) / secs : 0.0, ts.p50, ts.p99, ts.max,
-        ts.lines, ts.min_rate, ts.late_max, (double)a1->stall_max_us / 1000.0,
+        ts.lines, ts.min_rate, ts.late_max, (double)a1->stall_max_us / 1000.0, ts.socket_full,
         (double)(a1->wire_in - a0->wire_in) * per,
         (double)(a1->wire_out - a0->wire_out) * per,
         (double)(a1->wire_packets_in - a0->wire_packets_in) * per,

@@ -131,7 +131,8 @@ typedef struct loop {
     uint32_t peer;     /* the last peer the adapter announced */
 } loop;
 
-static int loop_open(void **state, uint32_t max_clients, uint32_t max_per_address)
+static int loop_open(void **state, uint32_t max_clients, uint32_t max_per_address,
+                     uint32_t socket_buffer_kib)
 {
     loop *l = calloc(1, sizeof *l);
     char err[512] = "";
@@ -155,6 +156,7 @@ static int loop_open(void **state, uint32_t max_clients, uint32_t max_per_addres
     nc.max_clients = max_clients;
     nc.max_per_address = max_per_address;
     nc.handshake_ms = 400;
+    nc.socket_buffer_kib = socket_buffer_kib;
     nc.identity = &l->identity;
     if (rs_net_create(&nc, &l->net, err, sizeof err) != RS_OK) {
         fprintf(stderr, "%s\n", err);
@@ -171,13 +173,20 @@ static int loop_open(void **state, uint32_t max_clients, uint32_t max_per_addres
 
 static int loop_setup(void **state)
 {
-    return loop_open(state, 8, 3);
+    return loop_open(state, 8, 3, 0);
 }
 
 /* A LAN party's server: twenty connections allowed from one address. */
 static int loop_setup_lan(void **state)
 {
-    return loop_open(state, 32, 20);
+    return loop_open(state, 32, 20, 0);
+}
+
+/* The smallest receive buffer a server may ask for (the kernel grants
+ * 128 KiB of its own accounting: a couple of hundred small datagrams). */
+static int loop_setup_small_socket(void **state)
+{
+    return loop_open(state, 8, 3, 64);
 }
 
 static int loop_teardown(void **state)
@@ -458,6 +467,45 @@ static void test_junk_datagrams_are_all_counted(void **state)
     assert_int_equal(l->received, 0);
 }
 
+/* Datagrams that arrive while the server is not reading wait in its
+ * socket's buffer; once that is full the kernel drops them, and those are
+ * counted too (socket_full): 4000 datagrams sent while the server stands
+ * still are all accounted for, the ones it read as refused (too short to
+ * be ENet's), the rest as lost to the full buffer. */
+static void test_a_full_socket_loses_datagrams_and_counts_them(void **state)
+{
+    loop *l = *state;
+    enum { N = 4000 };
+    rs_net_stats before, after;
+    rs_net_get_stats(l->net, &before);
+    assert_true(before.socket_buffer_kib >= 64);
+    for (int i = 0; i < N; i++) {
+        uint8_t d[1] = {(uint8_t)i}; /* shorter than any ENet header */
+        ENetBuffer b = {.data = d, .dataLength = sizeof d};
+        assert_true(enet_socket_send(l->client->socket, &l->server, &b, 1) == (int)sizeof d);
+    }
+    int64_t until = rs_clock_us() + 3000000;
+    uint64_t total = 0;
+    while (total < N && rs_clock_us() < until) {
+        server_turn(l);
+        rs_net_get_stats(l->net, &after);
+        total = 0;
+        for (int r = 0; r < RS_NET_DROP_COUNT; r++)
+            total += after.drops[r] - before.drops[r];
+    }
+    uint64_t full = after.drops[RS_NET_DROP_SOCKET_FULL] - before.drops[RS_NET_DROP_SOCKET_FULL];
+    uint64_t read = after.drops[RS_NET_DROP_SHORT] - before.drops[RS_NET_DROP_SHORT];
+    printf("[socket full] %d sent: %llu read and refused, %llu lost to the full buffer "
+           "(%u KiB)\n",
+           N, (unsigned long long)read, (unsigned long long)full,
+           (unsigned)after.socket_buffer_kib);
+    assert_int_equal(total, N);
+    assert_true(full > 0);
+    assert_true(read > 0);
+    assert_int_equal(read + full, N);
+    assert_string_equal(rs_net_drop_name(RS_NET_DROP_SOCKET_FULL), "socket_full");
+}
+
 /* Runs the server for ms milliseconds while the client's host services. */
 static void run_both(loop *l, int ms, bool *client_connected)
 {
@@ -595,7 +643,14 @@ static void test_create_refuses_bad_settings_with_a_message(void **state)
     assert_int_equal(rs_net_create(&nc, &a, err, sizeof err), RS_ERR_RANGE);
     assert_non_null(strstr(err, "max_per_address"));
     nc.max_per_address = 4;
+    nc.socket_buffer_kib = 63;
+    assert_int_equal(rs_net_create(&nc, &a, err, sizeof err), RS_ERR_RANGE);
+    assert_non_null(strstr(err, "socket_buffer_kib"));
+    nc.socket_buffer_kib = 0; /* the default */
     assert_int_equal(rs_net_create(&nc, &a, err, sizeof err), RS_OK);
+    rs_net_stats st;
+    rs_net_get_stats(a, &st);
+    assert_true(st.socket_buffer_kib > 0); /* what the kernel granted: capped or not */
     nc.port = rs_net_port(a); /* taken now */
     assert_int_equal(rs_net_create(&nc, &b, err, sizeof err), RS_ERR_IO);
     assert_null(b);
@@ -828,6 +883,8 @@ int main(void)
                                         loop_setup, loop_teardown),
         cmocka_unit_test_setup_teardown(test_junk_datagrams_are_all_counted, loop_setup,
                                         loop_teardown),
+        cmocka_unit_test_setup_teardown(test_a_full_socket_loses_datagrams_and_counts_them,
+                                        loop_setup_small_socket, loop_teardown),
         cmocka_unit_test_setup_teardown(test_connect_without_a_valid_cookie_gets_no_peer,
                                         loop_setup, loop_teardown),
         cmocka_unit_test_setup_teardown(test_malformed_cookie_request_gets_no_reply,

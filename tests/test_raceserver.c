@@ -75,6 +75,7 @@ static void test_no_configuration_gives_the_documented_defaults(void **state)
     assert_false(cfg.no_db);
     assert_int_equal(cfg.stats_interval_s, 10);
     assert_int_equal(cfg.overload_late_ms, 50);
+    assert_int_equal(cfg.socket_buffer_kib, 4096);
     assert_int_equal(cfg.room_count, 1);
     assert_string_equal(cfg.rooms[0].name, "default");
     assert_non_null(strstr(cfg.rooms[0].track, "tracks/technical.json"));
@@ -141,6 +142,7 @@ static void test_json_errors_name_the_file_the_field_and_the_range(void **state)
         {"{\"rooms\": [{\"name\": \"a\"}, {\"name\": \"b\", \"laps\": 2, \"laps\": 3}]}",
          "server.json: rooms[1].laps: duplicate key", true},
         {"{\"max_per_address\": 600}", "max_per_address: 600 outside 1..512", false},
+        {"{\"socket_buffer_kib\": 32}", "socket_buffer_kib: 32 outside 64..262144", false},
         {"{\"guest_policy\": \"deny\", \"no_db\": true}", "guest_policy", false},
         {"{\"results_dir\": \"/tmp\", \"no_db\": true}",
          "results_dir: results files need the database (drop --no-db)", true},
@@ -196,6 +198,12 @@ static void test_log_format_comes_from_the_file_and_the_command_line(void **stat
     assert_string_equal(err, "--log-format: 'JSON' must be text or json");
     assert_int_equal(parse(&cfg, err, sizeof err, "--log-format", NULL), RS_ARGS_ERROR);
     assert_non_null(strstr(err, "--log-format: needs a value"));
+    assert_int_equal(parse(&cfg, err, sizeof err, "--socket-buffer-kib", "8192", NULL),
+                     RS_ARGS_OK);
+    assert_int_equal(cfg.socket_buffer_kib, 8192);
+    assert_int_equal(parse(&cfg, err, sizeof err, "--socket-buffer-kib", "300000", NULL),
+                     RS_ARGS_ERROR);
+    assert_non_null(strstr(err, "--socket-buffer-kib: 300000 outside 64..262144"));
 }
 
 static void test_room_settings_inherit_and_are_overridden(void **state)

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "config_json.h"
+#include "racesim/net.h"
 #include "racesim/base/err.h"
 #include "racesim/base/file.h"
 
@@ -32,6 +33,7 @@ void rs_config_default(rs_server_config *c, const char *data_dir)
     rs_cfg_copy(c->db, sizeof c->db, "racesim.db");
     rs_cfg_copy(c->key_file, sizeof c->key_file, "raceserver.key");
     c->max_per_address = 8;
+    c->socket_buffer_kib = RS_NET_SOCKET_BUFFER_KIB;
     c->requests_per_s = 20;
     c->registrations_per_hour = 5;
     c->registrations_per_minute = 30;
@@ -188,6 +190,8 @@ static int j_server_key(const jctx *j, rs_server_config *c, const cJSON *it)
         ok = j_str(j, it, k, 1, RS_CFG_PATH_MAX - 1, c->key_file, sizeof c->key_file);
     } else if (strcmp(k, "max_per_address") == 0) {
         ok = j_u32(j, it, k, 1, MAX_CLIENTS, &c->max_per_address);
+    } else if (strcmp(k, "socket_buffer_kib") == 0) {
+        ok = j_u32(j, it, k, 64, 262144, &c->socket_buffer_kib);
     } else if (strcmp(k, "requests_per_s") == 0) {
         ok = j_u32(j, it, k, 1, 10000, &c->requests_per_s);
     } else if (strcmp(k, "registrations_per_hour") == 0) {
@@ -405,6 +409,7 @@ void rs_config_usage(void)
         "  --print-public-key     print the server's public key (creating the key file if\n"
         "                         needed) and exit; players may pin it\n"
         "  --max-per-address N    connections from one IPv4 address, 1..4095 (default 8)\n"
+        "  --socket-buffer-kib N  the UDP socket's receive buffer, 64..262144 (default 4096)\n"
         "  --no-db                run without persistence\n"
         "  --guests allow|deny    whether unregistered players may play (default allow)\n"
         "  --log-level L          error, warn, info or debug (default info)\n"
@@ -539,6 +544,7 @@ static bool takes_value(const char *a)
     static const char *const server_options[] = {
         "--config", "--port", "--bind", "--tick-hz", "--max-clients", "--rooms", "--track",
         "--car", "--password", "--admin-secret", "--db", "--key-file", "--max-per-address",
+        "--socket-buffer-kib",
         "--guests", "--log-level", "--log-format",
         "--stats-interval", "--workers", "--overload-late-ms", "--bots", "--http", "--web-root", "--results-dir",
         "--http-requests-per-s",
@@ -608,6 +614,8 @@ static bool server_option(rs_server_config *c, cli_options *o, const char *a, co
                      err_len);
     } else if (is_opt(a, "--max-per-address")) {
         ok = arg_u32(a, val, 1, MAX_CLIENTS, &c->max_per_address, err, err_len);
+    } else if (is_opt(a, "--socket-buffer-kib")) {
+        ok = arg_u32(a, val, 64, 262144, &c->socket_buffer_kib, err, err_len);
     } else if (is_opt(a, "--guests")) {
         ok = parse_guest_policy(val, &c->guests);
         if (!ok)

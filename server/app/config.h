@@ -110,6 +110,7 @@ typedef struct rs_server_config {
     char db[RS_CFG_PATH_MAX];      /* SQLite file */
     char key_file[RS_CFG_PATH_MAX];/* the server's secret key (server_key.h) */
     uint32_t max_per_address;      /* connections from one IPv4 address, 1..max_clients */
+    uint32_t socket_buffer_kib;    /* the UDP socket's receive buffer, 64..262144 KiB */
     uint32_t requests_per_s;       /* requests per address and second, 1..10000 */
     uint32_t registrations_per_hour;   /* per address, 1..10000 */
     uint32_t registrations_per_minute; /* in all, 1..100000 */

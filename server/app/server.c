@@ -501,6 +501,26 @@ static void peer_address(void *ctx, uint32_t peer, char *out, size_t cap)
     snprintf(out, cap, "%s", p ? p->address : "");
 }
 
+/* What the kernel granted for the socket's receive buffer, and a warning
+ * when it capped the request (the kernel counts its own bookkeeping too,
+ * so a full grant shows as twice what was asked). */
+static void log_socket_buffer(rs_server *srv, uint32_t asked_kib)
+{
+    rs_net_stats ns;
+    rs_net_get_stats(srv->net, &ns);
+    if (ns.socket_buffer_kib == 0)
+        return;
+    if (ns.socket_buffer_kib < asked_kib)
+        rs_logf(RS_LOG_WARN,
+                "network: the kernel gave the socket a receive buffer of %u KiB, not the %u "
+                "asked: datagrams that arrive while it is full are lost (drop_socket_full); "
+                "raise net.core.rmem_max, or give raceserver CAP_NET_ADMIN",
+                (unsigned)ns.socket_buffer_kib, (unsigned)asked_kib);
+    else
+        rs_logf(RS_LOG_INFO, "network: socket receive buffer %u KiB",
+                (unsigned)ns.socket_buffer_kib);
+}
+
 rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *err,
                            size_t err_len)
 {
@@ -551,8 +571,10 @@ rs_status rs_server_create(const rs_server_config *cfg, rs_server **out, char *e
     nc.max_clients = cfg->max_clients;
     nc.max_per_address = cfg->max_per_address;
     nc.identity = &srv->identity;
+    nc.socket_buffer_kib = cfg->socket_buffer_kib;
     if ((st = rs_net_create(&nc, &srv->net, err, err_len)) != RS_OK)
         goto fail;
+    log_socket_buffer(srv, cfg->socket_buffer_kib);
     if (cfg->http && (st = srv_http_create(cfg, srv->room_count, hex, &srv->http, err,
                                            err_len)) != RS_OK)
         goto fail;

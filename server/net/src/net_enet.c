@@ -51,6 +51,7 @@ static const char *const drop_names[RS_NET_DROP_COUNT] = {
     [RS_NET_DROP_REPLAY] = "replay",
     [RS_NET_DROP_STALE] = "stale",
     [RS_NET_DROP_CHANNEL] = "channel",
+    [RS_NET_DROP_SOCKET_FULL] = "socket_full",
 };
 
 const char *rs_net_drop_name(rs_net_drop reason)
@@ -93,6 +94,12 @@ rs_status rs_net_create(const rs_net_config *cfg, rs_net **out, char *err, size_
                  (unsigned)cfg->handshake_ms);
         return RS_ERR_RANGE;
     }
+    if (cfg->socket_buffer_kib != 0 &&
+        (cfg->socket_buffer_kib < 64 || cfg->socket_buffer_kib > 262144)) {
+        snprintf(err, err_len, "socket_buffer_kib: %u outside 64..262144",
+                 (unsigned)cfg->socket_buffer_kib);
+        return RS_ERR_RANGE;
+    }
     rs_status st = RS_ERR_NOMEM;
     rs_net *net = calloc(1, sizeof *net);
     if (!net)
@@ -130,6 +137,12 @@ rs_status rs_net_create(const rs_net_config *cfg, rs_net **out, char *err, size_
         goto fail;
     }
     net->host->intercept = rs_net__intercept;
+    net->stats.socket_buffer_kib = rs_net__socket_buffer(
+        net->host->socket,
+        cfg->socket_buffer_kib ? cfg->socket_buffer_kib : RS_NET_SOCKET_BUFFER_KIB);
+    uint64_t kernel = 0;
+    if (rs_net__socket_drops(net->host->socket, &kernel))
+        net->kernel_drops = (uint32_t)kernel;
     net->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (net->wake_fd < 0) {
         snprintf(err, err_len, "cannot create the wake-up eventfd");
@@ -288,18 +301,6 @@ void rs_net_wake(rs_net *net)
     (void)put;
 }
 
-static int next_event(rs_net *net, uint32_t timeout_ms, bool io, rs_net_event *ev);
-
-int rs_net_service(rs_net *net, uint32_t timeout_ms, rs_net_event *ev)
-{
-    return next_event(net, timeout_ms, true, ev);
-}
-
-int rs_net_service_queued(rs_net *net, rs_net_event *ev)
-{
-    return next_event(net, 0, false, ev);
-}
-
 /* One event for the caller: with io, ENet sends, reads and may wait
  * (service_or_wait); without, only what it has already read is looked at. */
 static int next_event(rs_net *net, uint32_t timeout_ms, bool io, rs_net_event *ev)
@@ -350,6 +351,16 @@ static int next_event(rs_net *net, uint32_t timeout_ms, bool io, rs_net_event *e
         }
         timeout_ms = 0; /* an event we swallowed: look again without waiting */
     }
+}
+
+int rs_net_service(rs_net *net, uint32_t timeout_ms, rs_net_event *ev)
+{
+    return next_event(net, timeout_ms, true, ev);
+}
+
+int rs_net_service_queued(rs_net *net, rs_net_event *ev)
+{
+    return next_event(net, 0, false, ev);
 }
 
 bool rs_net_send(rs_net *net, uint32_t peer, uint8_t channel, bool reliable,
@@ -405,6 +416,12 @@ void rs_net_flush(rs_net *net)
 void rs_net_get_stats(rs_net *net, rs_net_stats *out)
 {
     take_counters(net);
+    uint64_t kernel = 0;
+    if (rs_net__socket_drops(net->host->socket, &kernel)) {
+        /* unsigned arithmetic takes a wrap of the kernel's 32-bit count */
+        net->stats.drops[RS_NET_DROP_SOCKET_FULL] += (uint32_t)((uint32_t)kernel - net->kernel_drops);
+        net->kernel_drops = (uint32_t)kernel;
+    }
     *out = net->stats;
     uint32_t used = 0;
     for (size_t i = 0; i < net->host->peerCount; i++)

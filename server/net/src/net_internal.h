@@ -60,7 +60,18 @@ struct rs_net {
     net_cookie_bucket cookie_buckets[RS_NET_COOKIE_BUCKETS];
     rs_net_stats stats;
     int wake_fd;             /* eventfd: rs_net_wake ends a wait from another thread; -1 = none */
+    uint32_t kernel_drops;   /* the kernel's drop count when last read (it wraps at 2^32) */
 };
+
+/* net_socket.c: asks the kernel for a receive buffer of kib KiB (past
+ * net.core.rmem_max where the process may) and returns what it granted in
+ * KiB, 0 if it cannot tell. */
+uint32_t rs_net__socket_buffer(int fd, uint32_t kib);
+
+/* net_socket.c: the datagrams the kernel dropped for a full receive buffer
+ * since the socket was made (a 32-bit count that wraps); false where the
+ * kernel does not say (SO_MEMINFO, Linux 4.6). */
+bool rs_net__socket_drops(int fd, uint64_t *drops);
 
 /* net_guard.c: ENet's intercept hook. Answers cookie requests, refuses and
  * counts what ENet would drop silently, and CONNECTs without a cookie. */
