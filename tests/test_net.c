@@ -430,6 +430,23 @@ static void test_one_address_gets_at_most_its_share_of_peers(void **state)
         raw_client_close(&c[i]);
 }
 
+/* Serves until n datagrams more than in *before were refused or lost, for
+ * 3 s at most: the count (every reason), with the stats in *after. */
+static uint64_t serve_until_dropped(loop *l, const rs_net_stats *before, uint64_t n,
+                                    rs_net_stats *after)
+{
+    int64_t until = rs_clock_us() + 3000000;
+    uint64_t total = 0;
+    while (total < n && rs_clock_us() < until) {
+        server_turn(l);
+        rs_net_get_stats(l->net, after);
+        total = 0;
+        for (int r = 0; r < RS_NET_DROP_COUNT; r++)
+            total += after->drops[r] - before->drops[r];
+    }
+    return total;
+}
+
 static void test_junk_datagrams_are_all_counted(void **state)
 {
     loop *l = *state;
@@ -453,15 +470,7 @@ static void test_junk_datagrams_are_all_counted(void **state)
         if (i % 100 == 0)
             server_turn(l);
     }
-    int64_t until = rs_clock_us() + 3000000;
-    uint64_t total = 0;
-    while (total < N && rs_clock_us() < until) {
-        server_turn(l);
-        rs_net_get_stats(l->net, &after);
-        total = 0;
-        for (int r = 0; r < RS_NET_DROP_COUNT; r++)
-            total += after.drops[r] - before.drops[r];
-    }
+    uint64_t total = serve_until_dropped(l, &before, N, &after);
     assert_int_equal(total, N);
     assert_int_equal(after.peers_in_use, 0);
     assert_int_equal(l->received, 0);
@@ -484,15 +493,7 @@ static void test_a_full_socket_loses_datagrams_and_counts_them(void **state)
         ENetBuffer b = {.data = d, .dataLength = sizeof d};
         assert_true(enet_socket_send(l->client->socket, &l->server, &b, 1) == (int)sizeof d);
     }
-    int64_t until = rs_clock_us() + 3000000;
-    uint64_t total = 0;
-    while (total < N && rs_clock_us() < until) {
-        server_turn(l);
-        rs_net_get_stats(l->net, &after);
-        total = 0;
-        for (int r = 0; r < RS_NET_DROP_COUNT; r++)
-            total += after.drops[r] - before.drops[r];
-    }
+    uint64_t total = serve_until_dropped(l, &before, N, &after);
     uint64_t full = after.drops[RS_NET_DROP_SOCKET_FULL] - before.drops[RS_NET_DROP_SOCKET_FULL];
     uint64_t read = after.drops[RS_NET_DROP_SHORT] - before.drops[RS_NET_DROP_SHORT];
     printf("[socket full] %d sent: %llu read and refused, %llu lost to the full buffer "
