@@ -14,6 +14,9 @@
 #                             find it from their own folder (base/src/data_dir.c)
 #   share/racesim/web/        the web page raceserver --http serves (docs/WEB.md),
 #                             found the same way
+#   share/doc/racesim/        the operators' documents (RACESERVER.md, HTTP.md)
+#                             and deploy/: the systemd unit, a sample
+#                             configuration, the sysctl setting the unit needs
 #
 # The database migrations are compiled into the programs; nothing else is
 # read at run time. Test programs and benchmarks are not installed.
@@ -31,6 +34,10 @@ install(TARGETS racesim_client racesim_client_static EXPORT racesimTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
 install(DIRECTORY ${RS_DATA_DIR}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/racesim/data)
+# What the systemd unit's Documentation= names, and what it is installed with.
+install(FILES ${CMAKE_SOURCE_DIR}/docs/RACESERVER.md ${CMAKE_SOURCE_DIR}/docs/HTTP.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/deploy/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/deploy)
 # The installed programs look for it relative to their own folder, so the
 # prefix can move (rs_data_dir_find, base/src/data_dir.c).
 file(RELATIVE_PATH RS_DATA_FROM_BIN ${CMAKE_INSTALL_FULL_BINDIR}

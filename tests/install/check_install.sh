@@ -87,7 +87,8 @@ for f in "$libdir/libracesim_client.so.$version" "$libdir/libracesim_client.a" \
          "$libdir/cmake/racesim/racesimConfig.cmake" "$libdir/cmake/racesim/racesimConfigVersion.cmake" \
          "$prefix/include/racesim/client.h" "$prefix/share/racesim/data/cars/c5.json" \
          "$prefix/share/racesim/data/tracks/oval.json" "$prefix/share/racesim/web/index.html" \
-         "$prefix/share/racesim/web/js/main.js" "$prefix/share/racesim/web/css/style.css"; do
+         "$prefix/share/racesim/web/js/main.js" "$prefix/share/racesim/web/css/style.css" \
+         "$prefix/share/doc/racesim/RACESERVER.md" "$prefix/share/doc/racesim/deploy/raceserver.service"; do
     [ -f "$f" ] || fail "missing $f"
 done
 step "installed: $tools; $(cd "$prefix" && ls -d lib*/libracesim_client.* | tr '\n' ' ')"
