@@ -191,7 +191,8 @@ static int j_server_key(const jctx *j, rs_server_config *c, const cJSON *it)
     } else if (strcmp(k, "max_per_address") == 0) {
         ok = j_u32(j, it, k, 1, MAX_CLIENTS, &c->max_per_address);
     } else if (strcmp(k, "socket_buffer_kib") == 0) {
-        ok = j_u32(j, it, k, 64, 262144, &c->socket_buffer_kib);
+        ok = j_u32(j, it, k, RS_NET_SOCKET_BUFFER_KIB_MIN, RS_NET_SOCKET_BUFFER_KIB_MAX,
+                   &c->socket_buffer_kib);
     } else if (strcmp(k, "requests_per_s") == 0) {
         ok = j_u32(j, it, k, 1, 10000, &c->requests_per_s);
     } else if (strcmp(k, "registrations_per_hour") == 0) {
@@ -615,7 +616,8 @@ static bool server_option(rs_server_config *c, cli_options *o, const char *a, co
     } else if (is_opt(a, "--max-per-address")) {
         ok = arg_u32(a, val, 1, MAX_CLIENTS, &c->max_per_address, err, err_len);
     } else if (is_opt(a, "--socket-buffer-kib")) {
-        ok = arg_u32(a, val, 64, 262144, &c->socket_buffer_kib, err, err_len);
+        ok = arg_u32(a, val, RS_NET_SOCKET_BUFFER_KIB_MIN, RS_NET_SOCKET_BUFFER_KIB_MAX,
+                     &c->socket_buffer_kib, err, err_len);
     } else if (is_opt(a, "--guests")) {
         ok = parse_guest_policy(val, &c->guests);
         if (!ok)

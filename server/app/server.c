@@ -1006,13 +1006,19 @@ static void publish_http(rs_server *srv, int64_t now)
     rs_room *rooms[RS_CFG_MAX_ROOMS];
     for (uint32_t i = 0; i < srv->room_count; i++) /* an away room keeps its last publication */
         rooms[i] = srv->rooms[i].away ? NULL : srv->rooms[i].room;
+    /* The transport's figures only when they will be published: reading
+     * them costs a system call (the kernel's drop count), and this runs
+     * every step. */
+    bool due = srv_http_publish_due(srv->http, now);
     rs_net_stats ns;
-    rs_net_get_stats(srv->net, &ns);
+    memset(&ns, 0, sizeof ns);
+    if (due)
+        rs_net_get_stats(srv->net, &ns);
     /* The database's figures are read before the watch lock: the services'
      * own lock comes first (a hook holding it may report to the observer,
      * which takes the watch lock). */
     srv_db_figures db, *dbp = NULL;
-    if (srv->services && srv_http_publish_due(srv->http, now)) {
+    if (srv->services && due) {
         rs_services_get_stats(srv->services, &db.services);
         db.writer = rs_services_writer_stats(srv->services);
         dbp = &db;

@@ -94,10 +94,11 @@ rs_status rs_net_create(const rs_net_config *cfg, rs_net **out, char *err, size_
                  (unsigned)cfg->handshake_ms);
         return RS_ERR_RANGE;
     }
-    if (cfg->socket_buffer_kib != 0 &&
-        (cfg->socket_buffer_kib < 64 || cfg->socket_buffer_kib > 262144)) {
-        snprintf(err, err_len, "socket_buffer_kib: %u outside 64..262144",
-                 (unsigned)cfg->socket_buffer_kib);
+    if (cfg->socket_buffer_kib != 0 && (cfg->socket_buffer_kib < RS_NET_SOCKET_BUFFER_KIB_MIN ||
+                                        cfg->socket_buffer_kib > RS_NET_SOCKET_BUFFER_KIB_MAX)) {
+        snprintf(err, err_len, "socket_buffer_kib: %u outside %u..%u",
+                 (unsigned)cfg->socket_buffer_kib, RS_NET_SOCKET_BUFFER_KIB_MIN,
+                 RS_NET_SOCKET_BUFFER_KIB_MAX);
         return RS_ERR_RANGE;
     }
     rs_status st = RS_ERR_NOMEM;

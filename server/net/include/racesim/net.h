@@ -62,6 +62,8 @@ typedef struct rs_net_config {
  * nothing. ENet asks for 256 KiB, which held about 11 ms of it: at 64 full
  * rooms the kernel dropped a few thousand datagrams a second. */
 #define RS_NET_SOCKET_BUFFER_KIB 4096u
+#define RS_NET_SOCKET_BUFFER_KIB_MIN 64u
+#define RS_NET_SOCKET_BUFFER_KIB_MAX 262144u /* 256 MiB */
 
 /* Any address, port 27960, 512 clients, 8 per address, 3 s to complete the
  * key exchange, the default socket buffer, no identity (the caller must set
